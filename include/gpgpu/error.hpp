@@ -1,0 +1,101 @@
+// gpgpu/error.hpp — the exceptions gpgpu throws.
+//
+// Every failure is reported as a gpgpu::Error (derived from std::runtime_error) whose
+// message names what went wrong, what was expected and what was given, so that a user can
+// act on it without a debugger. Subclasses let callers react to one kind of failure.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpgpu {
+
+// Base of every exception thrown by gpgpu.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// No EGL display or OpenGL ES 3.1+ context could be created.
+class ContextError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A GL or EGL call reported an error the library did not expect.
+class GLError : public Error {
+ public:
+  GLError(const std::string& message, unsigned code) : Error(message), code_(code) {}
+  unsigned code() const noexcept { return code_; }
+
+ private:
+  unsigned code_;
+};
+
+// The driver ran out of memory (GL_OUT_OF_MEMORY).
+class OutOfMemoryError : public GLError {
+ public:
+  using GLError::GLError;
+};
+
+// A shader failed to compile or a program failed to link; the message holds the driver's
+// log and the offending source lines, numbered as the user wrote them.
+class CompileError : public Error {
+ public:
+  CompileError(const std::string& message, std::string log) : Error(message), log_(std::move(log)) {}
+  const std::string& log() const noexcept { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// An argument does not fit the kernel: unknown or missing name, wrong element type, wrong
+// size. Thrown before anything runs, so the caller's data is untouched.
+class ArgumentError : public Error {
+ public:
+  using Error::Error;
+};
+
+// An argument name matches no active variable of the kernel.
+class UnknownArgumentError : public ArgumentError {
+ public:
+  using ArgumentError::ArgumentError;
+};
+
+// An active variable of the kernel was given no value.
+class MissingArgumentError : public ArgumentError {
+ public:
+  using ArgumentError::ArgumentError;
+};
+
+// The host element type (float, int32, uint32) does not match the GLSL declaration.
+class TypeMismatchError : public ArgumentError {
+ public:
+  using ArgumentError::ArgumentError;
+};
+
+// An array's length does not fit the GLSL declaration or the other arguments.
+class SizeMismatchError : public ArgumentError {
+ public:
+  using ArgumentError::ArgumentError;
+};
+
+// A request exceeds a limit of the device (buffer size, texture size, work-group count...).
+class LimitError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A file given to gpgpu (for example a NumPy .npy file) is malformed or unsupported.
+class FormatError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The device lacks a feature the call needs (an extension, float render targets...).
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace gpgpu
