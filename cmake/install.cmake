@@ -1,0 +1,18 @@
+# Installs the library, its headers and a CMake package so that another project can
+# find_package(gpgpu) and link gpgpu::gpgpu.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS gpgpu gpgpu_warnings EXPORT gpgpuTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT gpgpuTargets NAMESPACE gpgpu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
+configure_package_config_file(cmake/gpgpuConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)

@@ -1,0 +1,129 @@
+// gpgpu/arg.hpp — values bound to a kernel's variables by name.
+//
+// A kernel learns its variables from the driver (program introspection); an Arg is matched
+// to a variable by name and checked against its declaration:
+//   storage block / per-element input  <- host array (std::vector, std::span) or Buffer
+//   uniform scalar, vector, matrix     <- float, int32_t, uint32_t, std::array, span, vector
+//   sampler / image                    <- Texture
+// Host arrays given as const are inputs. Non-const arrays are read and written back
+// (gpgpu::in, gpgpu::out, gpgpu::inout say it explicitly; out skips the upload).
+// Matrices are taken column-major, as GLSL stores them; wrap row-major data in
+// gpgpu::row_major(...) and gpgpu transposes it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpgpu/element_type.hpp"
+
+namespace gpgpu {
+
+class Buffer;
+class Texture;
+
+enum class Access { Read, ReadWrite, Write };
+enum class MatrixLayout { ColumnMajor, RowMajor };
+
+class Arg {
+ public:
+  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture };
+
+  // Scalars (kept inside the Arg, so temporaries are fine).
+  Arg(float v) { set_value(ElementType::Float32, &v, 1); }
+  Arg(double v) {
+    const auto f = static_cast<float>(v);
+    set_value(ElementType::Float32, &f, 1);
+  }
+  Arg(std::int32_t v) { set_value(ElementType::Int32, &v, 1); }
+  Arg(std::uint32_t v) { set_value(ElementType::Uint32, &v, 1); }
+  // Small vectors and matrices by value, e.g. std::array<float, 9> for a mat3.
+  template <class T, std::size_t N>
+  Arg(const std::array<T, N>& v) {
+    static_assert(N <= 16, "pass larger uniform arrays as a std::span or std::vector");
+    set_value(element_type_of<T>(), v.data(), N);
+  }
+  Arg(std::initializer_list<float> v);
+
+  // Host arrays.
+  template <class T>
+  Arg(std::span<const T> s) : Arg(Kind::HostArray, element_type_of<T>(), s.data(), s.size(), Access::Read) {}
+  template <class T>
+  Arg(std::span<T> s)
+      : Arg(Kind::HostArray, element_type_of<T>(), s.data(), s.size(), Access::ReadWrite) {
+    writable_ = s.data();
+  }
+  template <class T>
+  Arg(const std::vector<T>& v) : Arg(std::span<const T>(v)) {}
+  template <class T>
+  Arg(std::vector<T>& v) : Arg(std::span<T>(v)) {}
+
+  // Device objects.
+  Arg(const Buffer& buffer);
+  Arg(const Texture& texture);
+
+  Kind kind() const noexcept { return kind_; }
+  ElementType element_type() const noexcept { return type_; }
+  std::size_t count() const noexcept { return count_; }  // elements of element_type()
+  Access access() const noexcept { return access_; }
+  MatrixLayout layout() const noexcept { return layout_; }
+  const void* data() const noexcept { return kind_ == Kind::Value ? inline_.data() : data_; }
+  void* writable_data() const noexcept { return writable_; }
+  const Buffer* buffer() const noexcept { return buffer_; }
+  const Texture* texture() const noexcept { return texture_; }
+  std::string describe() const;  // "a float32 array of 12", "a uint32 value", ...
+
+  Arg& with_access(Access access);
+  Arg& with_layout(MatrixLayout layout) {
+    layout_ = layout;
+    return *this;
+  }
+
+ private:
+  Arg(Kind kind, ElementType type, const void* data, std::size_t count, Access access)
+      : kind_(kind), type_(type), data_(data), count_(count), access_(access) {}
+  void set_value(ElementType type, const void* data, std::size_t count);
+
+  Kind kind_ = Kind::Value;
+  ElementType type_ = ElementType::Float32;
+  const void* data_ = nullptr;
+  void* writable_ = nullptr;
+  std::size_t count_ = 0;
+  Access access_ = Access::Read;
+  MatrixLayout layout_ = MatrixLayout::ColumnMajor;
+  const Buffer* buffer_ = nullptr;
+  const Texture* texture_ = nullptr;
+  std::array<std::uint32_t, 16> inline_{};
+};
+
+// Explicit directions for host arrays.
+template <class C>
+Arg in(const C& container) {
+  return Arg(std::span<const typename C::value_type>(container));
+}
+template <class C>
+Arg out(C& container) {
+  return Arg(std::span<typename C::value_type>(container)).with_access(Access::Write);
+}
+template <class C>
+Arg inout(C& container) {
+  return Arg(std::span<typename C::value_type>(container));
+}
+// Row-major matrix data (C order): gpgpu transposes it into GLSL's column-major matrices.
+inline Arg row_major(Arg arg) { return arg.with_layout(MatrixLayout::RowMajor); }
+inline Arg column_major(Arg arg) { return arg.with_layout(MatrixLayout::ColumnMajor); }
+
+struct NamedArg {
+  NamedArg(std::string n, Arg v) : name(std::move(n)), value(std::move(v)) {}
+  std::string name;
+  Arg value;
+};
+
+// {{"a", a}, {"alpha", 2.0f}, {"c", gpgpu::out(c)}}
+using Args = std::vector<NamedArg>;
+
+}  // namespace gpgpu

@@ -1,0 +1,87 @@
+// gpgpu/buffer.hpp — arrays that live on the GPU between kernel runs.
+//
+//   auto a = gpgpu::Buffer::from(ctx, std::span<const float>(host));  // upload once
+//   gpgpu::Buffer c(ctx, gpgpu::ElementType::Float32, n);               // uninitialised
+//   kernel.run({{"a", a}, {"c", c}});  // no host round trip
+//   next.run({{"x", c}, ...});         // c feeds the next kernel directly
+//   std::vector<float> out = c.to_vector<float>();  // explicit download
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpgpu/element_type.hpp"
+
+namespace gpgpu {
+
+class Context;
+namespace detail {
+struct ContextState;
+}
+
+class Buffer {
+ public:
+  Buffer() = default;  // holds nothing; binding it is an error
+  // An uninitialised device array of `count` elements.
+  Buffer(const Context& context, ElementType type, std::size_t count);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  template <class T>
+  static Buffer from(const Context& context, std::span<const T> data) {
+    Buffer b(context, element_type_of<T>(), data.size());
+    b.upload(data);
+    return b;
+  }
+  template <class T>
+  static Buffer from(const Context& context, const std::vector<T>& data) {
+    return from(context, std::span<const T>(data));
+  }
+
+  // Copies host data into the buffer, starting at element `offset`.
+  template <class T>
+  void upload(std::span<const T> data, std::size_t offset = 0) {
+    upload_bytes(element_type_of<T>(), data.data(), data.size(), offset);
+  }
+  template <class T>
+  void upload(const std::vector<T>& data, std::size_t offset = 0) {
+    upload(std::span<const T>(data), offset);
+  }
+  // Copies elements [offset, offset + out.size()) into `out`. Waits for the GPU.
+  template <class T>
+  void download(std::span<T> out, std::size_t offset = 0) const {
+    download_bytes(element_type_of<T>(), out.data(), out.size(), offset);
+  }
+  template <class T>
+  std::vector<T> to_vector() const {
+    std::vector<T> out(size());
+    download(std::span<T>(out));
+    return out;
+  }
+
+  ElementType element_type() const noexcept { return type_; }
+  std::size_t size() const noexcept { return count_; }  // elements
+  std::size_t bytes() const noexcept { return count_ * element_size; }
+  bool valid() const noexcept { return id_ != 0; }
+  unsigned gl_name() const noexcept { return id_; }  // for interoperation with raw GL
+  const std::shared_ptr<detail::ContextState>& context_state() const { return state_; }
+
+  // Frees the device memory now.
+  void release() noexcept;
+
+ private:
+  void upload_bytes(ElementType type, const void* data, std::size_t count, std::size_t offset);
+  void download_bytes(ElementType type, void* out, std::size_t count, std::size_t offset) const;
+
+  std::shared_ptr<detail::ContextState> state_;
+  unsigned id_ = 0;
+  ElementType type_ = ElementType::Float32;
+  std::size_t count_ = 0;
+};
+
+}  // namespace gpgpu

@@ -1,0 +1,125 @@
+// gpgpu/context.hpp — a headless OpenGL ES 3.1+ context on a GPU or on Mesa's llvmpipe.
+//
+// A Context owns one EGL display connection and one GLES context, made current on the
+// thread that created it. Everything made from it (buffers, kernels, textures) belongs to
+// it; use a Context from one thread at a time. Several Contexts, one per thread, run at once.
+//
+//   gpgpu::Context ctx;                        // GPGPU_DEVICE or "auto": a GPU if there is one
+//   gpgpu::Context cpu({.device = "llvmpipe"}); // Mesa's software rasterizer
+//   std::cout << ctx.info().renderer;
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpgpu {
+
+namespace detail {
+struct ContextState;
+}
+
+// What gpgpu found on one EGL device, before a context is made on it.
+struct DeviceDescription {
+  int index = 0;              // position in list_devices(), accepted by ContextOptions::device
+  std::string kind;           // "gpu" (hardware), "software" (llvmpipe), "surfaceless" (Mesa platform)
+  std::string egl_extensions; // the device's own EGL extension string (empty for surfaceless)
+  std::string drm_file;       // /dev/dri/... where EGL_EXT_device_drm tells it
+  int cuda_device = -1;       // CUDA ordinal where EGL_NV_device_cuda tells it
+};
+
+// Lists the EGL devices (and the Mesa surfaceless platform, if present) in the order that
+// ContextOptions::device indexes them. Never throws for a missing device: returns empty.
+std::vector<DeviceDescription> list_devices();
+
+// Capabilities and limits of a context, read once when it is made.
+struct DeviceInfo {
+  std::string vendor, renderer, version, glsl_version;
+  std::string egl_vendor, egl_version;
+  std::string device_kind;  // as in DeviceDescription::kind
+  int device_index = -1;
+  int gl_major = 0, gl_minor = 0;
+  bool is_software = false;  // llvmpipe/softpipe: the CPU runs the shaders
+
+  std::int64_t max_texture_size = 0;
+  std::int64_t max_3d_texture_size = 0;
+  std::int64_t max_array_texture_layers = 0;
+  std::int64_t max_shader_storage_block_size = 0;  // bytes
+  std::int64_t max_shader_storage_buffer_bindings = 0;
+  std::int64_t max_compute_work_group_count[3] = {0, 0, 0};
+  std::int64_t max_compute_work_group_size[3] = {0, 0, 0};
+  std::int64_t max_compute_work_group_invocations = 0;
+  std::int64_t max_compute_shared_memory_size = 0;  // bytes
+  std::int64_t max_vertex_attribs = 0;
+  std::int64_t max_transform_feedback_interleaved_components = 0;
+  std::int64_t max_transform_feedback_separate_attribs = 0;
+  std::int64_t max_transform_feedback_separate_components = 0;
+  std::int64_t max_draw_buffers = 0;
+  std::int64_t max_color_attachments = 0;
+  std::int64_t max_renderbuffer_size = 0;
+  std::int64_t max_uniform_block_size = 0;
+  std::int64_t max_image_units = 0;
+  std::int64_t max_texture_image_units = 0;
+  std::int64_t max_vertex_texture_image_units = 0;
+  std::int64_t max_combined_texture_image_units = 0;
+  std::int64_t max_viewport_dims[2] = {0, 0};
+
+  std::vector<std::string> extensions;      // GL extensions
+  std::vector<std::string> egl_extensions;  // EGL display extensions
+
+  bool has_extension(const std::string& name) const;
+  bool has_timer_query() const;          // GL_EXT_disjoint_timer_query
+  bool has_buffer_storage() const;       // GL_EXT_buffer_storage
+  bool has_color_buffer_float() const;   // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+
+  // A human-readable multi-line report (what `gpgpu info` prints).
+  std::string to_string() const;
+};
+
+struct ContextOptions {
+  // "auto" (or empty): the GPGPU_DEVICE environment variable if set, else the first hardware
+  // GPU, else Mesa's software device, else the surfaceless platform.
+  // An index ("0", "1", ...) picks from list_devices(); any other word is matched,
+  // case-insensitively, against the GL renderer and vendor ("nvidia", "llvmpipe", "intel").
+  std::string device = "auto";
+  // Ask for a GLES 3.2 context first and fall back to 3.1 (the minimum: compute shaders).
+  bool prefer_gles32 = true;
+  // Create a debug context and turn driver debug messages of high severity into errors.
+  bool debug = false;
+};
+
+class Context {
+ public:
+  // Makes the context and makes it current on this thread. Throws ContextError saying why
+  // (no EGL library, no device, GLES version too low) and what to install.
+  explicit Context(const ContextOptions& options = {});
+  ~Context();
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceInfo& info() const;
+
+  // Makes this context current on the calling thread (done automatically by every call).
+  void make_current() const;
+  // Waits until the GPU has finished all submitted work.
+  void finish() const;
+  // Drops every cached program (they are recompiled on next use).
+  void clear_program_cache();
+  std::size_t cached_program_count() const;
+
+  // Frees all GL objects and the EGL context now rather than at destruction. Objects made
+  // from this context must not be used afterwards (they throw).
+  void release();
+  bool released() const noexcept;
+
+  // For the library's own use: the state shared with buffers, kernels and textures.
+  const std::shared_ptr<detail::ContextState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<detail::ContextState> state_;
+};
+
+}  // namespace gpgpu

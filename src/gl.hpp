@@ -1,0 +1,40 @@
+// Internal: the GLES 3.2 / EGL headers and the checking of every GL call.
+#pragma once
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl32.h>
+#include <GLES2/gl2ext.h>
+
+#include <string>
+#include <type_traits>
+
+namespace gpgpu::detail {
+
+// Names a GL error code (GL_INVALID_OPERATION...).
+const char* gl_error_name(GLenum code);
+const char* egl_error_name(EGLint code);
+
+// Reads glGetError and throws GLError (OutOfMemoryError for GL_OUT_OF_MEMORY) naming the
+// call that failed. Drains every pending error flag so the next check starts clean.
+void check_gl(const char* call);
+// Throws ContextError/GLError naming the failed EGL call and eglGetError().
+[[noreturn]] void throw_egl(const char* call);
+
+// Runs a GL call and checks it; returns what the call returns.
+template <class Call>
+auto gl_call(Call&& call, const char* text) {
+  if constexpr (std::is_void_v<decltype(call())>) {
+    call();
+    check_gl(text);
+  } else {
+    auto result = call();
+    check_gl(text);
+    return result;
+  }
+}
+
+}  // namespace gpgpu::detail
+
+// GL(glBufferData(...)) runs the call and throws if it raised a GL error.
+#define GL(expr) ::gpgpu::detail::gl_call([&]() { return expr; }, #expr)

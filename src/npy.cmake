@@ -1,0 +1,1 @@
+target_sources(gpgpu PRIVATE ${CMAKE_CURRENT_LIST_DIR}/npy.cpp)
