@@ -1,0 +1,42 @@
+// gpgpu — the command-line tool: device information, running compute kernels over NumPy
+// files, and the benchmarks.
+#include <iostream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "gpgpu/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "gpgpu: GPU computing with GLSL on any OpenGL ES 3.1+ device (or the CPU through Mesa "
+      "llvmpipe)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gpgpu 0.1.0");
+  std::vector<std::pair<CLI::App*, gpgpu::cli::Command>> commands;
+  auto add = [&](auto adder) {
+    const std::size_t before = app.get_subcommands({}).size();
+    auto command = adder(app);
+    commands.emplace_back(app.get_subcommands({})[before], std::move(command));
+  };
+  add(gpgpu::cli::add_info_command);
+  add(gpgpu::cli::add_run_command);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, command] : commands) {
+      if (sub->parsed()) return command();
+    }
+  } catch (const gpgpu::Error& e) {
+    std::cerr << "gpgpu: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpgpu: unexpected error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
