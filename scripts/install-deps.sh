@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gpgpu needs to build, test and run (as root).
+# Mesa's EGL + llvmpipe are included so that everything runs without a GPU; on a machine
+# with a GPU, its vendor's EGL driver (e.g. NVIDIA's) is picked up by libglvnd as well.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libegl-dev libgles-dev libegl1 libgles2 libegl-mesa0 libgl1-mesa-dri   # EGL/GLES + llvmpipe
+  libgtest-dev libgmock-dev libbenchmark-dev                             # tests, benchmarks
+  libcli11-dev libfmt-dev nlohmann-json3-dev                             # CLI, text, JSON
+  libopenblas-dev                                                        # CPU SGEMM anchor
+  gnuplot-nox libpng-dev                                                 # charts, pictures
+  clang libclang-rt-14-dev                                               # libFuzzer, sanitizers
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "dependencies: all installed"
