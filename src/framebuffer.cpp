@@ -42,6 +42,11 @@ Framebuffer::Framebuffer(const std::vector<ColorAttachment>& attachments, const 
       if (draw_buffers.size() <= slot) draw_buffers.resize(slot + 1, GL_NONE);
       draw_buffers[slot] = point;
     }
+    if (attachments.empty()) {
+      // A framebuffer with no attachments (OpenGL ES 3.1) is complete once it has a size.
+      GL(glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_WIDTH, 1));
+      GL(glFramebufferParameteri(GL_FRAMEBUFFER, GL_FRAMEBUFFER_DEFAULT_HEIGHT, 1));
+    }
     GL(glDrawBuffers(static_cast<GLsizei>(draw_buffers.size()), draw_buffers.data()));
     const GLenum status = GL(glCheckFramebufferStatus(GL_FRAMEBUFFER));
     if (status != GL_FRAMEBUFFER_COMPLETE) {

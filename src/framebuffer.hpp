@@ -23,7 +23,9 @@ class Framebuffer {
  public:
   // Makes a framebuffer, binds it to GL_FRAMEBUFFER (draw and read), attaches the textures,
   // routes fragment output `location` to attachment `location` (glDrawBuffers) and checks
-  // completeness. Throws UnsupportedError naming the attachments and formats when the
+  // completeness. With no attachments it is a 1x1 framebuffer that draws nothing: what a
+  // draw call needs where the context has no default framebuffer (surfaceless EGL), as
+  // transform feedback does. Throws UnsupportedError naming the attachments and formats when the
   // driver refuses the combination.
   Framebuffer(const std::vector<ColorAttachment>& attachments, const std::string& label);
   // Unbinds (back to the default framebuffer) and deletes.

@@ -1,3 +1,4 @@
 # Textures, transform-feedback kernels, fragment kernels, the gpgpu.js facade and the seeds'
 # samples (issue 3); included from tests/CMakeLists.txt.
 gpgpu_add_test(texture_test ${CMAKE_CURRENT_LIST_DIR}/texture_test.cpp)
+gpgpu_add_test(transform_feedback_test ${CMAKE_CURRENT_LIST_DIR}/transform_feedback_test.cpp)
