@@ -24,9 +24,17 @@ std::map<EGLDisplay, int>& display_counts() {
 }
 }  // namespace
 
-void retain_display(EGLDisplay display) {
+bool initialize_and_retain_display(EGLDisplay display, std::string& why) {
+  // Under the lock, so that another thread's release cannot terminate the display between
+  // our eglInitialize and our count.
   std::lock_guard lock(display_mutex);
+  EGLint major = 0, minor = 0;
+  if (eglInitialize(display, &major, &minor) != EGL_TRUE) {
+    why = fmt::format("eglInitialize failed ({})", egl_error_name(eglGetError()));
+    return false;
+  }
   ++display_counts()[display];
+  return true;
 }
 
 void release_display(EGLDisplay display) noexcept {
@@ -129,14 +137,9 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
     why = fmt::format("eglGetPlatformDisplayEXT failed ({})", egl_error_name(eglGetError()));
     return nullptr;
   }
-  EGLint egl_major = 0, egl_minor = 0;
-  if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
-    why = fmt::format("eglInitialize failed ({})", egl_error_name(eglGetError()));
-    return nullptr;
-  }
+  if (!initialize_and_retain_display(display, why)) return nullptr;
   auto state = std::make_shared<ContextState>();
-  state->display = display;
-  retain_display(display);  // from here on, ~ContextState balances it
+  state->display = display;  // from here on, ~ContextState releases it
 
   if (eglBindAPI(EGL_OPENGL_ES_API) != EGL_TRUE) {
     why = fmt::format("eglBindAPI(EGL_OPENGL_ES_API) failed ({}): the EGL library has no GLES",

@@ -48,7 +48,9 @@ struct ContextState {
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that
 // another Context (maybe on another thread) still uses would destroy that context too.
-void retain_display(EGLDisplay display);
+// eglInitialize + count, atomically with respect to release_display. False with `why` set
+// when eglInitialize fails.
+bool initialize_and_retain_display(EGLDisplay display, std::string& why);
 void release_display(EGLDisplay display) noexcept;
 
 }  // namespace gpgpu::detail
