@@ -33,3 +33,4 @@
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/matmul.hpp"

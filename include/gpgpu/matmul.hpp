@@ -1,0 +1,192 @@
+// gpgpu/matmul.hpp — C = A · B in float32 on the GPU, for any m, k, n.
+//
+//   std::vector<float> a(m * k), b(k * n), c(m * n);          // row-major
+//   gpgpu::matmul(ctx, a, b, c, m, k, n);                      // upload, multiply, download
+//
+//   gpgpu::MatmulPlan plan(ctx, m, k, n);                      // compile once, run many times
+//   plan.run(a_buffer, b_buffer, c_buffer);                    // device-resident, no transfers
+//
+// Every matrix is row-major (C order): A is m x k, B is k x n, C is m x n. Sizes need not be
+// multiples of any tile: the kernels load zeros past the edges and store only what exists.
+//
+// Accuracy: each entry is a float32 dot product of length k. The result obeys the classic
+// bound |c - exact| <= gamma_k * sum_i |a_ri| |b_ic| with gamma_k ~ k * 2^-24 (the tests
+// check (k + 2) * 2^-24); for random data the typical error grows like sqrt(k) instead.
+// The methods differ in summation order, so their results differ in the last bits.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpgpu/context.hpp"
+
+namespace gpgpu {
+
+class Buffer;
+
+// How the product is computed. The compute methods run on every OpenGL ES 3.1 device; the
+// transform-feedback and fragment methods (the ways gpgpu.js had in WebGL) throw
+// UnsupportedError until their kernels land.
+enum class MatmulMethod {
+  Auto,                    // the autotuned choice for this device if cached, else a default
+  ComputeNaive,            // one output per invocation, operands read straight from storage
+  ComputeTiled,            // TILE x TILE shared-memory tiles, one output per invocation
+  ComputeRegisterBlocked,  // a block tile per work group, a TM x TN block per invocation
+  TransformFeedbackTexture,  // seed 003: one output per vertex, A and B in textures
+  TransformFeedbackVec4,     // seed 003's speed-up: B transposed, vec4 dot products
+  TransformFeedbackBlocked,  // one vertex per row segment of C
+  FragmentNaive,             // one output per fragment (GPGPUtility)
+  FragmentPacked,            // RGBA-packed 4x4 blocks through 4 render targets
+};
+
+// "compute_naive", "transform_feedback_vec4", ... (the names the bench and CLI use).
+std::string_view to_string(MatmulMethod method);
+// Accepts the names to_string gives (and "auto"); nullopt for anything else.
+std::optional<MatmulMethod> parse_matmul_method(std::string_view name);
+// Every method but Auto, in declaration order.
+std::vector<MatmulMethod> all_matmul_methods();
+// Whether this build can run the method at all (the device may still lack a feature).
+bool matmul_method_implemented(MatmulMethod method);
+
+// The tunables, compiled into the kernels as #defines. The defaults depend on the device
+// (MatmulTuning::for_device); autotune_matmul picks among a few candidates by timing them.
+struct MatmulTuning {
+  // ComputeRegisterBlocked: a work group computes a block_m x block_n tile of C, walking k in
+  // steps of block_k; each invocation accumulates thread_m x thread_n outputs, so a work
+  // group has (block_m / thread_m) * (block_n / thread_n) invocations.
+  int block_m = 64;
+  int block_n = 64;
+  int block_k = 8;
+  int thread_m = 4;  // 4 or 8: rows come in vec4 groups
+  int thread_n = 4;  // 4 or 8: columns come in vec4 groups
+  // Stage block_k-deep slices of A and B in shared memory (double-buffered). Right for GPUs;
+  // on llvmpipe, where shared memory is plain memory and barriers are coroutine switches,
+  // reading operands straight from storage is faster (and block_k is then unused).
+  bool shared_memory = true;
+  // ComputeTiled: the edge of its square tiles (and of its work group).
+  int tile = 16;
+
+  int threads() const { return (block_m / thread_m) * (block_n / thread_n); }
+  // "128x128x8 8x8" — the register-blocked shape, block then thread; " direct" is
+  // appended when shared_memory is off.
+  std::string to_string() const;
+  bool operator==(const MatmulTuning&) const = default;
+
+  // The default for a device: 128x128x8 with 8x8 per invocation (256 invocations) and
+  // shared memory on GPUs; on llvmpipe 8x256 blocks of 8x8 per invocation (32 invocations,
+  // four 8-lane vectors) read straight from storage.
+  static MatmulTuning for_device(const DeviceInfo& device);
+};
+
+// Throws ArgumentError naming the field if the tuning cannot be compiled for the device
+// (shapes that do not divide, too many invocations, too much shared memory).
+void validate_matmul_tuning(const MatmulTuning& tuning, const DeviceInfo& device);
+
+struct MatmulOptions {
+  MatmulMethod method = MatmulMethod::Auto;
+  // Unset: the autotuned tuning cached for this device, else MatmulTuning::for_device.
+  std::optional<MatmulTuning> tuning;
+  // Where autotune_matmul's cache lives (empty: $GPGPU_CACHE_DIR, else ~/.cache/gpgpu).
+  std::filesystem::path cache_dir;
+};
+
+namespace detail {
+class MatmulBackend;
+}
+
+// A multiplication of one shape, compiled once: run it as often as you like.
+class MatmulPlan {
+ public:
+  // Throws SizeMismatchError for non-positive sizes, LimitError when a matrix exceeds what
+  // one storage block holds, UnsupportedError for a method that is not available.
+  MatmulPlan(const Context& context, int m, int k, int n, const MatmulOptions& options = {});
+  ~MatmulPlan();
+  MatmulPlan(MatmulPlan&&) noexcept;
+  MatmulPlan& operator=(MatmulPlan&&) noexcept;
+  MatmulPlan(const MatmulPlan&) = delete;
+  MatmulPlan& operator=(const MatmulPlan&) = delete;
+
+  // Device-resident operands: float32 Buffers of at least m*k, k*n and m*n elements, from
+  // this plan's Context. c must not be a or b. Nothing is copied to or from the host.
+  void run(const Buffer& a, const Buffer& b, Buffer& c);
+  // Host operands of exactly m*k, k*n and m*n elements: uploads a and b, multiplies,
+  // downloads into c. Throws SizeMismatchError (before touching c) on a wrong length.
+  void run(std::span<const float> a, std::span<const float> b, std::span<float> c);
+
+  int m() const { return m_; }
+  int k() const { return k_; }
+  int n() const { return n_; }
+  MatmulMethod method() const { return method_; }  // what Auto resolved to
+  const MatmulTuning& tuning() const { return tuning_; }
+
+  // GPU nanoseconds of the last run's kernel (GL_TIME_ELAPSED), when timing is on and the
+  // device has timer queries; otherwise -1. Uploads and downloads are not included.
+  void set_timing(bool enabled);
+  double last_gpu_ns() const;
+
+ private:
+  std::shared_ptr<detail::ContextState> state_;
+  int m_ = 0, k_ = 0, n_ = 0;
+  MatmulMethod method_ = MatmulMethod::Auto;
+  MatmulTuning tuning_;
+  std::unique_ptr<detail::MatmulBackend> backend_;
+};
+
+// One-shot forms (the compiled kernels are cached by the Context, so repeated calls with the
+// same shape and method do not recompile).
+void matmul(const Context& context, std::span<const float> a, std::span<const float> b,
+            std::span<float> c, int m, int k, int n, const MatmulOptions& options = {});
+std::vector<float> matmul(const Context& context, std::span<const float> a,
+                          std::span<const float> b, int m, int k, int n,
+                          const MatmulOptions& options = {});
+void matmul(const Context& context, const Buffer& a, const Buffer& b, Buffer& c, int m, int k,
+            int n, const MatmulOptions& options = {});
+
+// ---- Autotuning ------------------------------------------------------------------------
+
+struct AutotuneOptions {
+  bool use_cache = true;    // return the cached choice for this device if there is one
+  bool write_cache = true;  // store the choice
+  int repeats = 3;          // timed runs per candidate (after one warm-up); the median counts
+  std::filesystem::path cache_dir;  // empty: $GPGPU_CACHE_DIR, else ~/.cache/gpgpu
+};
+
+struct AutotuneCandidate {
+  MatmulTuning tuning;
+  double gpu_ms = -1;  // median kernel time; -1 if the candidate failed
+  double gflops = 0;
+  std::string failure;  // why a candidate was rejected (did not compile, wrong result...)
+};
+
+struct AutotuneResult {
+  MatmulTuning best;
+  double gflops = 0;        // of the best candidate, at n x n x n
+  int n = 0;
+  bool from_cache = false;  // true: read from cache_file, nothing was timed
+  std::vector<AutotuneCandidate> candidates;  // empty when from_cache
+  std::filesystem::path cache_file;
+};
+
+// The candidates autotune_matmul times on this device (at most 8).
+std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device);
+
+// Times each candidate tuning of ComputeRegisterBlocked on an n x n x n product of random
+// data (GPU timer queries where the device has them, else wall clock after glFinish),
+// rejects any whose sampled entries disagree with a float64 reference, and caches the
+// fastest per device (keyed by its GL renderer string) in <cache dir>/matmul_tuning.json.
+// MatmulMethod::Auto uses the cached choice from then on.
+AutotuneResult autotune_matmul(const Context& context, int n = 1024,
+                               const AutotuneOptions& options = {});
+
+// The cached choice for this device, if autotune_matmul has stored one.
+std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
+                                                 const std::filesystem::path& cache_dir = {});
+// <cache_dir or $GPGPU_CACHE_DIR or ~/.cache/gpgpu>/matmul_tuning.json
+std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir = {});
+
+}  // namespace gpgpu

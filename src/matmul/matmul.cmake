@@ -1,0 +1,12 @@
+# gpgpu::matmul (issue 4): included from src/CMakeLists.txt.
+find_package(nlohmann_json 3 REQUIRED)
+target_sources(gpgpu PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/compute_naive.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compute_register_blocked.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compute_tiled.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_autotune.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_method.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_tuning.cpp)
+# Header-only, used only inside the library (the tuning cache), so not part of its interface.
+target_link_libraries(gpgpu PRIVATE nlohmann_json::nlohmann_json)

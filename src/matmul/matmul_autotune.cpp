@@ -1,0 +1,310 @@
+// autotune_matmul: time a few register-blocked tunings on this device and remember the
+// fastest in a JSON file, keyed by the GL renderer string.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/matmul.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* cache_file_name = "matmul_tuning.json";
+constexpr const char* cache_format = "gpgpu matmul tuning cache";
+constexpr int cache_version = 1;
+
+json tuning_to_json(const MatmulTuning& t) {
+  return json{{"block_m", t.block_m},   {"block_n", t.block_n},   {"block_k", t.block_k},
+              {"thread_m", t.thread_m}, {"thread_n", t.thread_n}, {"tile", t.tile},
+              {"shared_memory", t.shared_memory}};
+}
+
+MatmulTuning tuning_from_json(const json& j) {
+  MatmulTuning t;
+  t.block_m = j.at("block_m").get<int>();
+  t.block_n = j.at("block_n").get<int>();
+  t.block_k = j.at("block_k").get<int>();
+  t.thread_m = j.at("thread_m").get<int>();
+  t.thread_n = j.at("thread_n").get<int>();
+  t.tile = j.value("tile", 16);
+  t.shared_memory = j.value("shared_memory", true);
+  return t;
+}
+
+// The whole cache file, or an empty document if it does not exist. A file that is not
+// ours (or is corrupt) is reported: silently overwriting a user's file would be worse.
+json read_cache(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return json::object();
+  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    throw FormatError(fmt::format("matmul tuning cache {} is not valid JSON; delete it",
+                                  file.string()));
+  }
+  if (doc.value("format", "") != cache_format) {
+    throw FormatError(fmt::format("{} is not a gpgpu matmul tuning cache (no \"format\": \"{}\")",
+                                  file.string(), cache_format));
+  }
+  if (doc.value("version", 0) != cache_version) return json::object();  // an older layout
+  return doc;
+}
+
+// Writes through a temporary file and a rename, so a crash never leaves half a file and
+// a concurrent reader sees either the old or the new cache.
+void write_cache(const std::filesystem::path& file, const json& doc) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) {
+    throw Error(fmt::format("cannot create the cache directory {}: {}",
+                            file.parent_path().string(), ec.message()));
+  }
+  const auto temporary = file.string() + fmt::format(".{}.tmp", std::random_device{}());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << doc.dump(2) << '\n';
+    if (!out) throw Error(fmt::format("cannot write the matmul tuning cache {}", temporary));
+  }
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) {
+    std::filesystem::remove(temporary);
+    throw Error(fmt::format("cannot replace {}: {}", file.string(), ec.message()));
+  }
+}
+
+// Reading the cache on every MatmulPlan would parse the file each call; keep what was read,
+// per file, until the file changes.
+struct CacheMemo {
+  std::mutex mutex;
+  std::filesystem::path file;
+  std::filesystem::file_time_type stamp;
+  json doc;
+};
+CacheMemo& memo() {
+  static CacheMemo instance;
+  return instance;
+}
+
+json cached_document(const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto stamp = std::filesystem::last_write_time(file, ec);
+  if (ec) return json::object();
+  auto& m = memo();
+  std::lock_guard lock(m.mutex);
+  if (m.file != file || m.stamp != stamp) {
+    m.doc = read_cache(file);
+    m.file = file;
+    m.stamp = stamp;
+  }
+  return m.doc;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// Float64 check of a few entries: a candidate that compiles but computes garbage on this
+// driver must not win because it is fast. Bound: (k + 2) * 2^-24 * sum |a_ik b_kj|.
+std::string check_sample(const std::vector<float>& a, const std::vector<float>& b,
+                         const std::vector<float>& c, int n, std::mt19937& rng) {
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  const double gamma = (n + 2) * std::ldexp(1.0, -24);
+  for (int s = 0; s < 32; ++s) {
+    const int row = s == 0 ? n - 1 : pick(rng);
+    const int col = s == 0 ? n - 1 : pick(rng);
+    double exact = 0, magnitude = 0;
+    for (int i = 0; i < n; ++i) {
+      const double p = static_cast<double>(a[static_cast<std::size_t>(row) * n + i]) *
+                       b[static_cast<std::size_t>(i) * n + col];
+      exact += p;
+      magnitude += std::abs(p);
+    }
+    const double got = c[static_cast<std::size_t>(row) * n + col];
+    if (!(std::abs(got - exact) <= gamma * magnitude)) {
+      return fmt::format("wrong result: C[{}][{}] = {} but float64 gives {}", row, col, got, exact);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir) {
+  if (!cache_dir.empty()) return cache_dir / cache_file_name;
+  if (const char* env = std::getenv("GPGPU_CACHE_DIR"); env != nullptr && *env != '\0') {
+    return std::filesystem::path(env) / cache_file_name;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::filesystem::path(xdg) / "gpgpu" / cache_file_name;
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::filesystem::path(home) / ".cache" / "gpgpu" / cache_file_name;
+  }
+  return std::filesystem::temp_directory_path() / "gpgpu" / cache_file_name;
+}
+
+std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
+                                                 const std::filesystem::path& cache_dir) {
+  const json doc = cached_document(matmul_cache_file(cache_dir));
+  const auto devices = doc.find("devices");
+  if (devices == doc.end() || !devices->is_object()) return std::nullopt;
+  const auto entry = devices->find(context.info().renderer);
+  if (entry == devices->end()) return std::nullopt;
+  try {
+    MatmulTuning t = tuning_from_json(entry->at("tuning"));
+    validate_matmul_tuning(t, context.info());
+    return t;
+  } catch (const json::exception&) {
+    return std::nullopt;  // an entry we cannot read is as good as none: tune again
+  } catch (const ArgumentError&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
+  const auto shape = [](int bm, int bn, int bk, int tm, int tn) {
+    MatmulTuning t;
+    t.block_m = bm;
+    t.block_n = bn;
+    t.block_k = bk;
+    t.thread_m = tm;
+    t.thread_n = tn;
+    return t;
+  };
+  std::vector<MatmulTuning> all;
+  if (device.is_software) {
+    all = {shape(64, 64, 8, 4, 4),   shape(32, 32, 8, 4, 4),  shape(64, 64, 16, 4, 4),
+           shape(32, 64, 8, 4, 4),   shape(64, 32, 8, 4, 4),  shape(32, 32, 16, 4, 4),
+           shape(64, 64, 8, 8, 4),   shape(128, 64, 8, 8, 4)};
+  } else {
+    all = {shape(128, 128, 8, 8, 8), shape(128, 128, 16, 8, 8), shape(128, 64, 8, 8, 8),
+           shape(64, 128, 8, 8, 8),  shape(64, 64, 8, 4, 4),    shape(64, 64, 16, 8, 8),
+           shape(128, 128, 8, 8, 4), shape(32, 32, 8, 4, 4)};
+  }
+  // Keep the first one, the device default, first; drop any the device cannot run.
+  std::vector<MatmulTuning> usable;
+  for (const auto& t : all) {
+    try {
+      validate_matmul_tuning(t, device);
+      usable.push_back(t);
+    } catch (const ArgumentError&) {
+    }
+  }
+  return usable;
+}
+
+AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOptions& options) {
+  if (n <= 0) throw SizeMismatchError(fmt::format("autotune_matmul: n must be positive (got {})", n));
+  if (options.repeats <= 0) {
+    throw ArgumentError(fmt::format("autotune_matmul: repeats must be positive (got {})", options.repeats));
+  }
+  AutotuneResult result;
+  result.n = n;
+  result.cache_file = matmul_cache_file(options.cache_dir);
+  const std::string& device = context.info().renderer;
+
+  json doc = options.use_cache || options.write_cache ? read_cache(result.cache_file) : json::object();
+  if (options.use_cache && doc.contains("devices") && doc["devices"].contains(device)) {
+    const json& entry = doc["devices"][device];
+    if (entry.value("n", 0) == n) {
+      if (auto cached = cached_matmul_tuning(context, options.cache_dir)) {
+        result.best = *cached;
+        result.gflops = entry.value("gflops", 0.0);
+        result.from_cache = true;
+        return result;
+      }
+    }
+  }
+
+  const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> host_a(count), host_b(count), host_c(count);
+  for (auto& x : host_a) x = dist(rng);
+  for (auto& x : host_b) x = dist(rng);
+  const auto a = Buffer::from(context, host_a);
+  const auto b = Buffer::from(context, host_b);
+  Buffer c(context, ElementType::Float32, count);
+  const double flops = 2.0 * static_cast<double>(n) * n * n;
+
+  double best_ms = -1;
+  for (const auto& tuning : matmul_tuning_candidates(context.info())) {
+    AutotuneCandidate candidate;
+    candidate.tuning = tuning;
+    try {
+      MatmulOptions plan_options;
+      plan_options.method = MatmulMethod::ComputeRegisterBlocked;
+      plan_options.tuning = tuning;
+      MatmulPlan plan(context, n, n, n, plan_options);
+      plan.set_timing(true);
+      plan.run(a, b, c);  // warm-up: the first dispatch of a program is slower
+      std::vector<double> times;
+      for (int r = 0; r < options.repeats; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        plan.run(a, b, c);
+        double ms = plan.last_gpu_ns() / 1e6;
+        if (ms < 0) {  // no timer queries on this device: wall clock after the GPU is done
+          context.finish();
+          ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                   .count();
+        }
+        times.push_back(ms);
+      }
+      std::sort(times.begin(), times.end());
+      c.download(std::span<float>(host_c));
+      candidate.failure = check_sample(host_a, host_b, host_c, n, rng);
+      if (candidate.failure.empty()) {
+        candidate.gpu_ms = times[times.size() / 2];
+        candidate.gflops = flops / (candidate.gpu_ms * 1e6);
+        if (best_ms < 0 || candidate.gpu_ms < best_ms) {
+          best_ms = candidate.gpu_ms;
+          result.best = tuning;
+          result.gflops = candidate.gflops;
+        }
+      }
+    } catch (const CompileError& e) {
+      candidate.failure = std::string("did not compile: ") + e.what();
+    }
+    result.candidates.push_back(std::move(candidate));
+  }
+  if (best_ms < 0) {
+    std::string reasons;
+    for (const auto& c2 : result.candidates) {
+      reasons += fmt::format("\n  {}: {}", c2.tuning.to_string(), c2.failure);
+    }
+    throw Error(fmt::format("autotune_matmul: no candidate tuning worked on {}:{}", device, reasons));
+  }
+
+  if (options.write_cache) {
+    doc = read_cache(result.cache_file);  // re-read: another process may have added a device
+    doc["format"] = cache_format;
+    doc["version"] = cache_version;
+    doc["devices"][device] = json{{"tuning", tuning_to_json(result.best)},
+                                  {"gflops", result.gflops},
+                                  {"n", n},
+                                  {"gl_version", context.info().version},
+                                  {"date", today()}};
+    write_cache(result.cache_file, doc);
+  }
+  return result;
+}
+
+}  // namespace gpgpu

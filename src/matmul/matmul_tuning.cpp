@@ -1,0 +1,96 @@
+// MatmulTuning: device defaults, validation against the device's limits, and its name.
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "gpgpu/error.hpp"
+#include "gpgpu/matmul.hpp"
+
+namespace gpgpu {
+
+std::string MatmulTuning::to_string() const {
+  return fmt::format("{}x{}x{} {}x{}{}", block_m, block_n, block_k, thread_m, thread_n,
+                     shared_memory ? "" : " direct");
+}
+
+MatmulTuning MatmulTuning::for_device(const DeviceInfo& device) {
+  MatmulTuning t;
+  if (device.is_software) {
+    // llvmpipe runs 8 invocations per 256-bit vector and turns a storage load that is the
+    // same for the whole work group into one load and a broadcast. With block_m ==
+    // thread_m every invocation reads the same 8 rows of A (broadcast) and its own 8
+    // columns of B; no shared memory, no barriers (docs/matmul.md has the measurements).
+    t.block_m = 8;
+    t.block_n = 256;
+    t.block_k = 8;
+    t.thread_m = 8;
+    t.thread_n = 8;
+    t.shared_memory = false;
+  } else {
+    // The published sweet spot for NVIDIA-class GPUs: 256 invocations of 8x8 outputs,
+    // 128x128 tiles, BK 8 (17 KB of double-buffered shared memory).
+    t.block_m = 128;
+    t.block_n = 128;
+    t.block_k = 8;
+    t.thread_m = 8;
+    t.thread_n = 8;
+  }
+  t.tile = 16;
+  return t;
+}
+
+namespace {
+
+// Shared memory the register-blocked kernel declares: two slices of A (transposed, one vec4
+// of padding per row) and two of B.
+std::int64_t register_blocked_shared_bytes(const MatmulTuning& t) {
+  const std::int64_t a = static_cast<std::int64_t>(t.block_k) * (t.block_m / 4 + 1);
+  const std::int64_t b = static_cast<std::int64_t>(t.block_k) * (t.block_n / 4);
+  return 2 * (a + b) * 16;
+}
+
+}  // namespace
+
+void validate_matmul_tuning(const MatmulTuning& t, const DeviceInfo& device) {
+  const auto fail = [&](const std::string& why) {
+    throw ArgumentError(fmt::format("MatmulTuning {} (tile {}): {}", t.to_string(), t.tile, why));
+  };
+  if (t.thread_m != 4 && t.thread_m != 8) fail("thread_m must be 4 or 8");
+  if (t.thread_n != 4 && t.thread_n != 8) fail("thread_n must be 4 or 8");
+  if (t.block_m <= 0 || t.block_m % t.thread_m != 0) {
+    fail(fmt::format("block_m ({}) must be a positive multiple of thread_m ({})", t.block_m,
+                     t.thread_m));
+  }
+  if (t.block_n <= 0 || t.block_n % t.thread_n != 0) {
+    fail(fmt::format("block_n ({}) must be a positive multiple of thread_n ({})", t.block_n,
+                     t.thread_n));
+  }
+  if (t.block_k <= 0 || t.block_k % 4 != 0) {
+    fail(fmt::format("block_k ({}) must be a positive multiple of 4", t.block_k));
+  }
+  const std::int64_t threads = t.threads();
+  const std::int64_t max_threads = std::min(device.max_compute_work_group_invocations,
+                                            device.max_compute_work_group_size[0]);
+  if (threads > max_threads) {
+    fail(fmt::format("(block_m/thread_m)*(block_n/thread_n) = {} invocations per work group; the "
+                     "device allows {}",
+                     threads, max_threads));
+  }
+  const std::int64_t shared = t.shared_memory ? register_blocked_shared_bytes(t) : 0;
+  if (shared > device.max_compute_shared_memory_size) {
+    fail(fmt::format("needs {} bytes of shared memory; the device has {}", shared,
+                     device.max_compute_shared_memory_size));
+  }
+  if (t.tile <= 0 || static_cast<std::int64_t>(t.tile) * t.tile > max_threads ||
+      t.tile > device.max_compute_work_group_size[1]) {
+    fail(fmt::format("tile ({}) needs tile*tile invocations per work group; the device allows {}",
+                     t.tile, max_threads));
+  }
+  if (2 * static_cast<std::int64_t>(t.tile) * t.tile * 4 > device.max_compute_shared_memory_size) {
+    fail(fmt::format("tile ({}) needs {} bytes of shared memory; the device has {}", t.tile,
+                     2 * t.tile * t.tile * 4, device.max_compute_shared_memory_size));
+  }
+}
+
+}  // namespace gpgpu
