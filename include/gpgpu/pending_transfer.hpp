@@ -1,0 +1,61 @@
+// gpgpu/pending_transfer.hpp — the handle of a transfer that runs while you do other work.
+//
+//   auto up = queue.upload(buffer, host);        // returns once `host` may be reused
+//   kernel.run({{"x", buffer}, ...});            // ordered after the upload by GL itself
+//   auto down = queue.download(buffer, result);  // `result` is filled by wait()
+//   down.wait();
+//
+// wait() blocks until the transfer is complete (for a download: the data is in your array).
+// A handle is waited once; a second wait() throws TransferError. Destroying a handle that
+// was not waited waits for it (errors are swallowed then: call wait() to see them), so a
+// download never writes into an array after its owner stopped waiting for it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu {
+
+namespace detail {
+class TransferState;
+}
+
+// A transfer handle was misused: waited twice, or empty (default-constructed, moved from).
+class TransferError : public Error {
+ public:
+  using Error::Error;
+};
+
+class PendingTransfer {
+ public:
+  PendingTransfer() = default;  // an empty handle: wait() throws TransferError
+  PendingTransfer(std::shared_ptr<detail::TransferState> state, std::uint64_t id, std::size_t bytes);
+  ~PendingTransfer();
+  PendingTransfer(PendingTransfer&& other) noexcept;
+  PendingTransfer& operator=(PendingTransfer&& other) noexcept;
+  PendingTransfer(const PendingTransfer&) = delete;
+  PendingTransfer& operator=(const PendingTransfer&) = delete;
+
+  // Blocks until the transfer has completed; a download's data is then in the host array.
+  // Throws TransferError when called twice or on an empty handle, and Error when the
+  // Context was released meanwhile.
+  void wait();
+  // True when wait() would not have to wait for the GPU. Never blocks.
+  bool ready() const;
+  bool waited() const noexcept { return waited_; }
+  bool empty() const noexcept { return state_ == nullptr && !waited_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void finish_quietly() noexcept;
+
+  std::shared_ptr<detail::TransferState> state_;
+  std::uint64_t id_ = 0;
+  std::size_t bytes_ = 0;
+  bool waited_ = false;
+};
+
+}  // namespace gpgpu
