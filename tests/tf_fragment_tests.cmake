@@ -2,3 +2,4 @@
 # samples (issue 3); included from tests/CMakeLists.txt.
 gpgpu_add_test(texture_test ${CMAKE_CURRENT_LIST_DIR}/texture_test.cpp)
 gpgpu_add_test(transform_feedback_test ${CMAKE_CURRENT_LIST_DIR}/transform_feedback_test.cpp)
+gpgpu_add_test(fragment_kernel_test ${CMAKE_CURRENT_LIST_DIR}/fragment_kernel_test.cpp)

@@ -1,0 +1,111 @@
+// gpgpu/fragment_kernel.hpp — a fragment shader run once per output element, rendering
+// into float or integer textures (the method of GPGPUtility: one fragment per texel).
+//
+//   gpgpu::FragmentKernel square(ctx, R"(
+//     uniform sampler2D m;
+//     out float r;
+//     void main() {
+//       ivec2 ij = gpgpu_coord();            // x = column j, y = row i of this element
+//       float sum = 0.0;
+//       for (int k = 0; k < textureSize(m, 0).x; ++k)
+//         sum += texelFetch(m, ivec2(k, ij.y), 0).r * texelFetch(m, ivec2(ij.x, k), 0).r;
+//       r = sum;
+//     })");
+//   auto m = gpgpu::Texture::from(ctx, gpgpu::TexelType::Float, {128, 128}, host);
+//   std::vector<float> r(128 * 128);
+//   square.run({{"m", m}, {"r", r}}, 128, 128);         // r: row-major 128 x 128
+//
+// You write declarations and main(); gpgpu adds the geometry (one triangle covering the
+// viewport, so each output texel gets exactly one fragment), `#version`, precisions and:
+//   ivec2 gpgpu_coord()   this element's (column, row) in the output grid
+//   int gpgpu_index()     row * gpgpu_width + column: the element's index in row-major order
+//   int gpgpu_width       columns of the output grid
+//   int gpgpu_count       elements computed (rows x cols, or n for a 1-D output)
+//   vec4/ivec4/uvec4 gpgpu_fetch(sampler2D/isampler2D/usampler2D t, int i)
+//                         element i of a 1-D array texture (Texture::array), rows of
+//                         W = textureSize(t, 0).x: texelFetch(t, ivec2(i % W, i / W), 0)
+//
+// Outputs: each `out` is a render target (float R32F, vec2 RG32F, vec4 RGBA32F, int R32I,
+// uint R32UI, ivec4 RGBA32I, uvec4 RGBA32UI; float targets need GL_EXT_color_buffer_float).
+// Several outputs are written at once through multiple render targets: declare each with
+// `layout(location = N) out ...` (a single output may omit it). vec3 outputs cannot be
+// rendered in OpenGL ES (RGB32F is not colour-renderable): declare a vec4.
+// Each output takes
+//   a Texture   2-D, of the output's texel type: rendered in place and left on the GPU, so
+//               the next kernel can sample it (ping-pong); it must not also be an input;
+//   a host array written back row-major, rows x cols x components values.
+// Inputs are uniforms and Textures bound to samplers.
+//
+// The output grid (the viewport):
+//   run(args, rows, cols)  a rows x cols grid; Texture outputs must have that shape;
+//   run(args)              the shape of the Texture outputs, else a 1-D grid of n elements,
+//                          n taken from the host outputs, laid out as ceil(n / W) rows of
+//                          W = min(n, max_width()) texels (the last row partly: fragments
+//                          past n are never run). Read element i with gpgpu_index().
+// More elements than one texture holds throws LimitError; nothing is ever truncated.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpgpu/arg.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/defines.hpp"
+#include "gpgpu/kernel_variable.hpp"
+
+namespace gpgpu {
+
+namespace detail {
+class Program;
+}
+
+class FragmentKernel {
+ public:
+  // Compiles and links the kernel (or takes it from the context's cache). Throws
+  // CompileError with the driver log and the numbered source, and UnsupportedError for
+  // outputs that cannot be rendered (types, arrays, float targets without
+  // GL_EXT_color_buffer_float) or locations beyond GL_MAX_DRAW_BUFFERS.
+  FragmentKernel(const Context& context, std::string_view fragment_source,
+                 const Defines& defines = {}, std::string label = "fragment kernel");
+  ~FragmentKernel();
+  FragmentKernel(FragmentKernel&&) noexcept;
+  FragmentKernel& operator=(FragmentKernel&&) noexcept;
+  FragmentKernel(const FragmentKernel&) = delete;
+  FragmentKernel& operator=(const FragmentKernel&) = delete;
+
+  // One fragment per element of the outputs (see above for how the grid is found).
+  void run(const Args& args);
+  // One fragment per element of a rows x cols grid.
+  void run(const Args& args, std::size_t rows, std::size_t cols);
+
+  // The widest row of a 1-D grid; 0 (the default) means the device's limit
+  // (GL_MAX_TEXTURE_SIZE and GL_MAX_VIEWPORT_DIMS). Smaller widths exercise the wrapping.
+  void set_max_width(std::size_t width) { max_width_ = width; }
+  std::size_t max_width() const { return max_width_; }
+
+  std::vector<KernelVariable> variables() const;
+  const std::string& label() const;
+
+  // GPU nanoseconds of the last run's draws, when timing is on and the device has timer
+  // queries (GL_EXT_disjoint_timer_query); otherwise -1.
+  void set_timing(bool enabled) { timing_ = enabled; }
+  double last_gpu_ns() const { return last_gpu_ns_; }
+
+ private:
+  struct Grid {
+    std::size_t rows = 0, cols = 0, count = 0;
+    bool explicit_shape = false;
+  };
+  void execute(const Args& args, Grid grid);
+
+  std::shared_ptr<detail::ContextState> state_;
+  std::shared_ptr<detail::Program> program_;
+  std::size_t max_width_ = 0;
+  bool timing_ = false;
+  double last_gpu_ns_ = -1;
+};
+
+}  // namespace gpgpu
