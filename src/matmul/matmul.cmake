@@ -9,4 +9,6 @@ target_sources(gpgpu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/matmul_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_tuning.cpp)
 # Header-only, used only inside the library (the tuning cache), so not part of its interface.
-target_link_libraries(gpgpu PRIVATE nlohmann_json::nlohmann_json)
+# BUILD_INTERFACE: a static library exports even PRIVATE links (as LINK_ONLY), which would make
+# an installed gpgpu demand an nlohmann_json::nlohmann_json target from every consumer.
+target_link_libraries(gpgpu PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
