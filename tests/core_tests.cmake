@@ -10,3 +10,23 @@ gpgpu_add_test(layout_pack_test ${CMAKE_CURRENT_LIST_DIR}/layout_pack_test.cpp)
 target_include_directories(layout_pack_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 gpgpu_add_test(glsl_source_test ${CMAKE_CURRENT_LIST_DIR}/glsl_source_test.cpp)
 target_include_directories(glsl_source_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+
+# install_consumer: `cmake --install` this build into a fresh prefix, then build and run
+# tests/consumer, a project that only does find_package(gpgpu) and links gpgpu::gpgpu.
+# Needs the whole project built first (install copies every installed target).
+set(gpgpu_consumer_sanitize_flags "")
+if(GPGPU_SANITIZE)
+  set(gpgpu_consumer_sanitize_flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
+endif()
+add_test(NAME install_consumer
+         COMMAND ${CMAKE_COMMAND}
+                 -DBUILD_DIR=${PROJECT_BINARY_DIR}
+                 -DCONSUMER_DIR=${CMAKE_CURRENT_LIST_DIR}/consumer
+                 -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_consumer
+                 -DGENERATOR=${CMAKE_GENERATOR}
+                 -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                 -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
+                 "-DPREFIX_PATH=${CMAKE_PREFIX_PATH}"
+                 "-DSANITIZE_FLAGS=${gpgpu_consumer_sanitize_flags}"
+                 -P ${CMAKE_CURRENT_LIST_DIR}/consumer/run_install_consumer.cmake)
+set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
