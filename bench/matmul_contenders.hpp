@@ -1,0 +1,58 @@
+// bench/matmul_contenders.hpp — the things the matmul benchmark times: gpgpu's methods, the
+// CPU references and CUDA, behind one interface. Internal to gpgpu_bench_matmul.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpgpu/context.hpp"
+
+namespace gpgpu::bench::detail {
+
+// One size's inputs, row-major: A is m x k, B is k x n.
+struct BenchProblem {
+  int m = 0, k = 0, n = 0;
+  std::vector<float> a, b;
+};
+
+struct RunBudget {
+  int warmup = 1;
+  int repeats = 5;
+  double max_seconds = 4.0;  // for all timed runs of the point together
+};
+
+struct Measurement {
+  std::vector<double> kernel_ms;  // one per timed run (CUDA: its median)
+  std::vector<double> wall_ms;    // end to end, host arrays in and out
+  std::string kernel_clock;       // gl_time_elapsed, wall_glfinish, cuda_event, wall
+  std::vector<std::vector<float>> results;  // every C to check against float64
+  std::string detail;                       // e.g. the tuning a gpgpu method ran with
+};
+
+class Contender {
+ public:
+  Contender(std::string name, std::string family) : name_(std::move(name)), family_(std::move(family)) {}
+  virtual ~Contender() = default;
+  const std::string& name() const { return name_; }
+  const std::string& family() const { return family_; }  // "gl", "cpu" or "cuda"
+  // Why it cannot run here (not implemented, no CUDA device...); empty when it can.
+  virtual std::string unavailable_reason() const { return {}; }
+  // Warms up and times one size. Throws gpgpu::Error if the method fails.
+  virtual Measurement measure(const BenchProblem& problem, const RunBudget& budget) = 0;
+
+ private:
+  std::string name_, family_;
+};
+
+// Every name, in report order.
+std::vector<std::string> contender_names();
+// Throws gpgpu::ArgumentError for an unknown name.
+std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Context& context);
+
+// `warmup` untimed calls, then timed ones until `repeats` or until their total passes
+// max_seconds (at least one). `run` returns milliseconds.
+std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run);
+
+}  // namespace gpgpu::bench::detail

@@ -1,0 +1,58 @@
+// bench/matmul_report.hpp — the matmul benchmark's results and how they are written out:
+// markdown tables, JSON, CSV and gnuplot charts. Internal to gpgpu_bench_matmul.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matmul_check.hpp"
+
+namespace gpgpu::bench::detail {
+
+struct PointResult {
+  std::string method, family;
+  int m = 0, k = 0, n = 0;
+  std::string status;  // ok, WRONG, skipped, error
+  std::string note;    // why skipped / the error / the first wrong entry
+  std::string detail;  // tuning, threads, device
+  std::string kernel_clock;
+  int runs = 0;
+  double kernel_ms = 0, wall_ms = 0;  // medians; 0 when not measured
+  double kernel_gflops = 0, wall_gflops = 0;
+  std::string check_kind;  // "full" or "sampled"
+  CheckResult check;
+};
+
+struct BenchReport {
+  std::string date, command;
+  unsigned seed = 0;
+  std::string renderer, vendor, gl_version, glsl_version;
+  bool is_software = false, timer_query = false;
+  std::string cpu_model, openblas_config;
+  int hardware_threads = 0;
+  std::string cuda;  // "not built", "unavailable: <why>", or the device name
+  int repeats = 0, warmup = 0, full_check_max_n = 0, sampled_entries = 0;
+  double max_seconds_per_point = 0, max_seconds_per_run = 0;
+  std::vector<int> sizes;
+  std::vector<std::string> methods;  // that ran, in report order
+  std::vector<std::pair<std::string, std::string>> unavailable;  // method, why
+  std::vector<PointResult> results;
+  double total_seconds = 0;
+};
+
+// Markdown tables: kernel GFLOPS, end-to-end GFLOPS, precision; then notes.
+void print_report(std::ostream& out, const BenchReport& report);
+void write_json(const std::filesystem::path& file, const BenchReport& report);
+void write_csv(const std::filesystem::path& file, const BenchReport& report);
+// Writes matmul_chart.dat and matmul_chart.gp into out_dir and runs gnuplot on them, making
+// matmul_gflops.png, matmul_gflops_end_to_end.png and matmul_precision.png. Returns a line
+// saying what was drawn, or why nothing was (gnuplot missing or failing).
+std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport& report);
+
+// 3 significant digits: 0.0123, 1.23, 12.3, 1234.
+std::string format_gflops(double gflops);
+
+}  // namespace gpgpu::bench::detail
