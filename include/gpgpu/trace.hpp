@@ -1,0 +1,83 @@
+// gpgpu/trace.hpp — see a kernel's memory access pattern (seed 004: "visualise which
+// memory locations the invocations access").
+//
+//   gpgpu::TracedKernel traced(ctx, source, {.buffer = "dst"});
+//   gpgpu::AccessTrace trace = traced.run({{"src", in}, {"dst", gpgpu::out(out)}, ...}, items);
+//   std::cout << trace.summary();                  // coalescing of reads and writes
+//   gpgpu::write_access_png(trace, "dst.png");     // address vs invocation
+//
+// How: gpgpu compiles an instrumented copy of the kernel in which every subscript of the
+// traced array, `dst[expr]`, becomes `dst[gpgpu_trace_touch(expr, kind)]`; the helper
+// appends (invocation, element, read/write) to a log buffer with an atomic counter and
+// returns the index, so the kernel computes exactly what it computed before (your outputs
+// are written as usual). Nothing needs to change in your kernel. The kind comes from the
+// operator after the subscript (`=` writes, `+=`/`++` and atomic*() read and write, the rest
+// reads).
+// Limits: the rewrite is textual — a struct member or a local array with the traced name is
+// traced too; only subscripts are seen (an array passed whole, or copied, is not); the log
+// costs an atomic per access, so traces are for small problems (capacity accesses are kept,
+// the rest only counted); the log needs one free storage binding (the device's last).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gpgpu/access_trace.hpp"
+#include "gpgpu/arg.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/defines.hpp"
+
+namespace gpgpu {
+
+struct TraceOptions {
+  // The array to trace: a storage block's array member ("dst") or the block's name ("Out"),
+  // or a shared array.
+  std::string buffer;
+  std::size_t capacity = std::size_t{1} << 22;  // accesses kept (8 bytes each on the GPU)
+  // Bytes per element for CoalescingStats; 0: from the element's GLSL type (4 for scalars,
+  // 8 for vec2, 16 for vec3/vec4 in std430), 4 where that is unknown (structs).
+  std::size_t element_bytes = 0;
+};
+
+class TracedKernel {
+ public:
+  // Compiles the kernel as given (to learn its arrays) and the instrumented copy. Throws
+  // UnknownArgumentError when options.buffer names no array of the kernel, ArgumentError
+  // when the kernel never subscripts it, CompileError as ComputeKernel does.
+  TracedKernel(const Context& context, std::string_view source, const TraceOptions& options,
+               const Defines& defines = {}, std::string label = "traced kernel");
+  ~TracedKernel();
+  TracedKernel(TracedKernel&&) noexcept;
+  TracedKernel& operator=(TracedKernel&&) noexcept;
+  TracedKernel(const TracedKernel&) = delete;
+  TracedKernel& operator=(const TracedKernel&) = delete;
+
+  // As ComputeKernel's run and run_groups; each returns the trace of that one run.
+  AccessTrace run(const Args& args);
+  AccessTrace run(const Args& args, std::size_t items);
+  AccessTrace run(const Args& args, Size3 items);
+  AccessTrace run_groups(const Args& args, Size3 groups);
+
+  const std::string& instrumented_source() const noexcept { return instrumented_source_; }
+  std::size_t sites() const noexcept { return sites_; }
+  ComputeKernel& kernel() noexcept { return *kernel_; }
+
+ private:
+  template <class Runner>
+  AccessTrace traced(const Args& args, Runner&& run_kernel);
+
+  std::unique_ptr<ComputeKernel> kernel_;
+  Buffer log_;
+  TraceOptions options_;
+  std::string array_, glsl_type_;
+  std::string instrumented_source_;
+  std::size_t sites_ = 0;
+  std::size_t element_bytes_ = 4;
+};
+
+}  // namespace gpgpu
