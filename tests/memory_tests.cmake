@@ -5,7 +5,8 @@ set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/profiler_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfer_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/transpose_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/transpose_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/work_group_test.cpp)
 gpgpu_add_test(memory_test ${_gpgpu_memory_test_sources} LIBS nlohmann_json::nlohmann_json)
 # trace_test unit-tests the internal source rewriter.
 target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src/memory)

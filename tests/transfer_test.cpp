@@ -331,3 +331,35 @@ TEST(TransferMethodsAuto, PicksPersistentMappingWhereAvailable) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TransferQueueCopy, DeviceToDeviceWithOffsets) {
+  TransferQueue queue(context());
+  const std::size_t n = 5003;
+  const auto host = random_floats(n);
+  Buffer a = Buffer::from(context(), host);
+  Buffer b = poisoned_buffer(n);
+  queue.copy(a, b).wait();
+  expect_same_bits(host, b.to_vector<float>(), "whole copy");
+  Buffer c = poisoned_buffer(n);
+  queue.copy(a, c, 10, 2000, 1000).wait();
+  const auto part = c.to_vector<float>();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i >= 2000 && i < 3000) {
+      ASSERT_EQ(part[i], host[i - 1990]) << "element " << i;
+    } else {
+      ASSERT_TRUE(std::isnan(part[i])) << "element " << i << " outside the copy changed";
+    }
+  }
+  // Within one buffer: disjoint ranges are fine, overlapping ones are refused.
+  queue.copy(a, a, 0, 4000, 1000).wait();
+  const auto self = a.to_vector<float>();
+  for (std::size_t i = 0; i < 1000; ++i) ASSERT_EQ(self[4000 + i], host[i]);
+  EXPECT_THROW(queue.copy(a, a, 0, 500, 1000), gpgpu::ArgumentError);
+  EXPECT_THROW(queue.copy(a, c, 0, 10, 0), gpgpu::SizeMismatchError);  // all of a into c + 10
+  Buffer ints = Buffer::from(context(), std::vector<std::int32_t>(n, 3));
+  EXPECT_THROW(queue.copy(a, ints), gpgpu::TypeMismatchError);
+}
+
+}  // namespace

@@ -99,6 +99,12 @@ class TransferQueue {
   PendingTransfer copy(const Buffer& source, HostBuffer& destination, std::size_t source_offset = 0,
                        std::size_t destination_offset = 0, std::size_t count = 0);
 
+  // Copies `count` elements (all of the source from its offset when count is 0) between two
+  // Buffers on the device (glCopyBufferSubData); the device-copy bandwidth reference.
+  // Overlapping ranges of one Buffer are rejected (ArgumentError), as GL rejects them.
+  PendingTransfer copy(const Buffer& source, Buffer& destination, std::size_t source_offset = 0,
+                       std::size_t destination_offset = 0, std::size_t count = 0);
+
   // Waits for every transfer issued so far (their handles then return from wait() at once).
   void finish();
 
@@ -110,6 +116,9 @@ class TransferQueue {
                                std::size_t count, std::size_t offset);
   PendingTransfer download_bytes(const Buffer& source, ElementType type, void* data,
                                  std::size_t count, std::size_t offset);
+  // glCopyBufferSubData between GL buffers, offsets and count in elements.
+  PendingTransfer device_copy(unsigned source, std::size_t source_offset, unsigned destination,
+                              std::size_t destination_offset, std::size_t count);
 
   std::shared_ptr<detail::TransferState> state_;
 };

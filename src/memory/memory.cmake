@@ -12,7 +12,8 @@ target_sources(gpgpu PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfer_queue.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfer_state.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/transpose.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/transpose.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/work_group.cpp)
 target_include_directories(gpgpu PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 
 # Access-pattern pictures need libpng; without it write_access_png throws UnsupportedError.

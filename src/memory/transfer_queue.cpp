@@ -141,25 +141,8 @@ PendingTransfer TransferQueue::copy(const HostBuffer& source, Buffer& destinatio
                         static_cast<const unsigned char*>(source.data()) + source_offset * element_size,
                         count, destination_offset);
   }
-  state_->context().ensure_current();
-  const std::uint64_t id = state_->open();
-  try {
-    if (count > 0) {
-      GL(glBindBuffer(GL_COPY_READ_BUFFER, source.gl_name()));
-      GL(glBindBuffer(GL_COPY_WRITE_BUFFER, destination.gl_name()));
-      GL(glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
-                             static_cast<GLintptr>(source_offset * element_size),
-                             static_cast<GLintptr>(destination_offset * element_size),
-                             static_cast<GLsizeiptr>(count * element_size)));
-      GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
-      GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
-    }
-    state_->close(id);
-  } catch (...) {
-    state_->abort(id);
-    throw;
-  }
-  return PendingTransfer(state_, id, count * element_size);
+  return device_copy(source.gl_name(), source_offset, destination.gl_name(), destination_offset,
+                     count);
 }
 
 PendingTransfer TransferQueue::copy(const Buffer& source, HostBuffer& destination,
@@ -178,13 +161,41 @@ PendingTransfer TransferQueue::copy(const Buffer& source, HostBuffer& destinatio
                               destination_offset * element_size,
                           count, source_offset);
   }
+  return device_copy(source.gl_name(), source_offset, destination.gl_name(), destination_offset,
+                     count);
+}
+
+PendingTransfer TransferQueue::copy(const Buffer& source, Buffer& destination,
+                                    std::size_t source_offset, std::size_t destination_offset,
+                                    std::size_t count) {
+  if (!state_) throw Error("this TransferQueue was moved from");
+  check_buffer("copy", source, *state_);
+  check_buffer("copy", destination, *state_);
+  check_types("copy", destination.element_type(), source.element_type());
+  if (count == 0 && source_offset <= source.size()) count = source.size() - source_offset;
+  check_range("copy", "source Buffer", source_offset, count, source.size());
+  check_range("copy", "destination Buffer", destination_offset, count, destination.size());
+  if (source.gl_name() == destination.gl_name() && source_offset < destination_offset + count &&
+      destination_offset < source_offset + count) {
+    throw ArgumentError(fmt::format(
+        "TransferQueue::copy: elements [{}, {}) and [{}, {}) of one Buffer overlap", source_offset,
+        source_offset + count, destination_offset, destination_offset + count));
+  }
+  return device_copy(source.gl_name(), source_offset, destination.gl_name(), destination_offset,
+                     count);
+}
+
+PendingTransfer TransferQueue::device_copy(unsigned source, std::size_t source_offset,
+                                           unsigned destination, std::size_t destination_offset,
+                                           std::size_t count) {
   state_->context().ensure_current();
   const std::uint64_t id = state_->open();
   try {
     if (count > 0) {
+      // Shader writes to the source must land before the copy reads it.
       GL(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-      GL(glBindBuffer(GL_COPY_READ_BUFFER, source.gl_name()));
-      GL(glBindBuffer(GL_COPY_WRITE_BUFFER, destination.gl_name()));
+      GL(glBindBuffer(GL_COPY_READ_BUFFER, source));
+      GL(glBindBuffer(GL_COPY_WRITE_BUFFER, destination));
       GL(glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
                              static_cast<GLintptr>(source_offset * element_size),
                              static_cast<GLintptr>(destination_offset * element_size),
@@ -194,6 +205,9 @@ PendingTransfer TransferQueue::copy(const Buffer& source, HostBuffer& destinatio
     }
     state_->close(id);
   } catch (...) {
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    glGetError();
     state_->abort(id);
     throw;
   }

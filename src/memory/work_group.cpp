@@ -1,0 +1,134 @@
+#include "gpgpu/work_group.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/profiler.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+constexpr int conventional_size = 256;
+
+constexpr const char* saxpy_vec4 = R"(
+layout(local_size_x = LOCAL) in;
+layout(std430, binding = 0) readonly buffer X { vec4 x[]; };
+layout(std430, binding = 1) buffer Y { vec4 y[]; };
+uniform float alpha;
+void main() {
+  uint i = gpgpu_index();
+  if (i < gpgpu_count) y[i] = alpha * x[i] + y[i];
+})";
+
+std::string device_key(const DeviceInfo& info) { return info.renderer + "\n" + info.version; }
+
+std::mutex cache_mutex;
+std::map<std::string, WorkGroupChoice>& cache() {
+  static std::map<std::string, WorkGroupChoice> choices;
+  return choices;
+}
+
+int heuristic(const DeviceInfo& info) {
+  const auto limit = std::min<std::int64_t>(info.max_compute_work_group_invocations,
+                                            info.max_compute_work_group_size[0]);
+  return static_cast<int>(std::min<std::int64_t>(conventional_size, std::max<std::int64_t>(limit, 1)));
+}
+
+// log2 distance to 256: 128 and 512 are equally far.
+double distance_to_conventional(int size) {
+  return std::abs(std::log2(static_cast<double>(size) / conventional_size));
+}
+
+}  // namespace
+
+std::vector<int> work_group_size_candidates(const DeviceInfo& info) {
+  const auto limit = std::min<std::int64_t>(
+      {info.max_compute_work_group_invocations, info.max_compute_work_group_size[0], 1024});
+  std::vector<int> sizes;
+  for (int s = 32; s <= limit; s *= 2) sizes.push_back(s);
+  if (sizes.empty()) sizes.push_back(static_cast<int>(std::max<std::int64_t>(limit, 1)));
+  return sizes;
+}
+
+WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOptions& options) {
+  const auto& info = context.info();
+  const std::string key = device_key(info);
+  if (options.use_cache) {
+    std::lock_guard lock(cache_mutex);
+    if (auto it = cache().find(key); it != cache().end()) {
+      WorkGroupChoice cached = it->second;
+      cached.measured = false;
+      cached.reason = "measured earlier in this process: " + cached.reason;
+      return cached;
+    }
+  }
+  WorkGroupChoice choice;
+  if (!options.measure) {
+    choice.size = heuristic(info);
+    choice.reason = fmt::format("heuristic: {} invocations, a multiple of every common warp size",
+                                choice.size);
+    return choice;
+  }
+  if (options.repeats < 1 || options.warmup < 0) {
+    throw ArgumentError(fmt::format("choose_work_group_size: repeats {} must be >= 1, warmup {} >= 0",
+                                    options.repeats, options.warmup));
+  }
+  std::size_t floats = options.floats != 0 ? options.floats
+                                           : (info.is_software ? std::size_t{1} << 21
+                                                               : std::size_t{1} << 24);
+  floats = std::min<std::size_t>(floats, static_cast<std::size_t>(info.max_shader_storage_block_size) / 4);
+  floats = std::max<std::size_t>(floats / 4 * 4, 4);
+  std::vector<float> ones(floats, 1.0f);
+  Buffer x = Buffer::from(context, ones);
+  Buffer y = Buffer::from(context, ones);
+  Profiler profiler(context);
+  const double bytes = 3.0 * 4.0 * static_cast<double>(floats);
+  for (const int size : work_group_size_candidates(info)) {
+    ComputeKernel kernel(context, saxpy_vec4, {{"LOCAL", std::to_string(size)}},
+                         fmt::format("work-group probe {}", size));
+    const Args args{{"x", x}, {"y", y}, {"alpha", 0.5f}};
+    for (int i = 0; i < options.warmup; ++i) kernel.run(args);
+    const std::string name = std::to_string(size);
+    for (int i = 0; i < options.repeats; ++i) {
+      auto scope = profiler.scope(name);
+      kernel.run(args);
+    }
+    const auto stats = profiler.stats(name);
+    const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
+    choice.timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
+  }
+  const auto fastest = std::min_element(choice.timings.begin(), choice.timings.end(),
+                                        [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
+  const WorkGroupTiming* best = &*fastest;
+  for (const auto& t : choice.timings) {
+    if (t.median_ms <= fastest->median_ms * 1.05 &&
+        distance_to_conventional(t.size) < distance_to_conventional(best->size)) {
+      best = &t;
+    }
+  }
+  choice.size = best->size;
+  choice.measured = true;
+  choice.reason = fmt::format(
+      "vec4 SAXPY over {} floats, median of {} ({}): fastest {} at {:.1f} GB/s; {} is within 5% "
+      "and nearest 256",
+      floats, options.repeats,
+      profiler.timing_source() == TimingSource::TimerQueries ? "GPU timer" : "fenced wall clock",
+      fastest->size, fastest->gbps, best->size);
+  {
+    std::lock_guard lock(cache_mutex);
+    cache()[key] = choice;
+  }
+  return choice;
+}
+
+int preferred_work_group_size(const Context& context) { return choose_work_group_size(context).size; }
+
+}  // namespace gpgpu
