@@ -28,7 +28,9 @@ using gpgpu::test::poison_float;
 using gpgpu::test::poison_int;
 using gpgpu::test::poison_uint;
 
-gpgpu::Context& ctx() { return gpgpu::test::context(); }
+gpgpu::Context& ctx() {
+  return gpgpu::test::context();
+}
 
 // The poison value of each element type (test_support's), for filling outputs generically.
 template <class T>
@@ -42,9 +44,15 @@ T poison() {
   }
 }
 
-std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
-std::uint32_t bits(std::int32_t x) { return static_cast<std::uint32_t>(x); }
-std::uint32_t bits(std::uint32_t x) { return x; }
+std::uint32_t bits(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+std::uint32_t bits(std::int32_t x) {
+  return static_cast<std::uint32_t>(x);
+}
+std::uint32_t bits(std::uint32_t x) {
+  return x;
+}
 
 // Asserts two arrays are identical bit for bit (NaN poison included), naming the first
 // element that differs.
@@ -52,15 +60,17 @@ template <class T>
 void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(bits(got[i]), bits(want[i])) << what << " element " << i << ": got " << got[i]
-                                           << ", want " << want[i];
+    ASSERT_EQ(bits(got[i]), bits(want[i]))
+        << what << " element " << i << ": got " << got[i] << ", want " << want[i];
   }
 }
 
 // gamma_k = k u / (1 - k u): the classic bound on the relative error that k float32
 // roundings can accumulate along one path of a computation (Higham, Accuracy and Stability
 // of Numerical Algorithms, lemma 3.1).
-double gamma(int k) { return k * eps32 / (1 - k * eps32); }
+double gamma(int k) {
+  return k * eps32 / (1 - k * eps32);
+}
 
 // --- plain arrays of float -------------------------------------------------------------------
 
@@ -173,7 +183,8 @@ void run_vector_case(const VectorCase& param, const std::vector<T>& input,
   const auto n = input.size() / static_cast<std::size_t>(param.components);
   std::vector<T> output(input.size(), poison<T>());
   auto in_place = in_place_start;
-  kernel.run({{"in_values", input}, {"out_values", gpgpu::out(output)},
+  kernel.run({{"in_values", input},
+              {"out_values", gpgpu::out(output)},
               {"inout_values", gpgpu::inout(in_place)}});
 
   std::vector<T> want(input.size()), want_in_place(input.size());
@@ -206,13 +217,12 @@ TEST_P(VectorStorage, SwizzleRoundTripsThroughStd430) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, VectorStorage,
-                         ::testing::Values(VectorCase{"vec2", "yx", 2}, VectorCase{"vec3", "zxy", 3},
-                                           VectorCase{"vec4", "wzxy", 4},
-                                           VectorCase{"ivec3", "yzx", 3},
-                                           VectorCase{"uvec3", "zxy", 3},
-                                           VectorCase{"uvec4", "ywxz", 4}),
-                         [](const auto& test_info) { return std::string(test_info.param.type); });
+INSTANTIATE_TEST_SUITE_P(
+    Types, VectorStorage,
+    ::testing::Values(VectorCase{"vec2", "yx", 2}, VectorCase{"vec3", "zxy", 3},
+                      VectorCase{"vec4", "wzxy", 4}, VectorCase{"ivec3", "yzx", 3},
+                      VectorCase{"uvec3", "zxy", 3}, VectorCase{"uvec4", "ywxz", 4}),
+    [](const auto& test_info) { return std::string(test_info.param.type); });
 
 // --- matrices in storage arrays --------------------------------------------------------------
 
@@ -228,8 +238,8 @@ class MatrixStorage : public ::testing::TestWithParam<MatrixCase> {};
 float host_entry(const std::vector<float>& m, std::size_t e, int row, int column, int rows,
                  int columns, bool host_row_major) {
   const std::size_t base = e * static_cast<std::size_t>(rows * columns);
-  return m[base + static_cast<std::size_t>(host_row_major ? row * columns + column
-                                                          : column * rows + row)];
+  return m[base +
+           static_cast<std::size_t>(host_row_major ? row * columns + column : column * rows + row)];
 }
 
 // r[i] = m[i] * v[i] and m_copy[i] = m[i], for every combination of the device layout
@@ -363,8 +373,8 @@ void run_uniform_case(const UniformCase& param, const std::vector<T>& values) {
     for (std::size_t e = 0; e < 4; ++e) {
       for (int c = 0; c < param.columns; ++c) {
         for (int r = 0; r < param.rows; ++r) {
-          const auto host = static_cast<std::size_t>(row_major ? r * param.columns + c
-                                                               : c * param.rows + r);
+          const auto host =
+              static_cast<std::size_t>(row_major ? r * param.columns + c : c * param.rows + r);
           T value = values[e * per + host];
           if (param.is_bool) value = value != 0 ? 1 : 0;
           want[e * per + static_cast<std::size_t>(c * param.rows + r)] = value;
@@ -398,29 +408,20 @@ TEST_P(UniformTypes, ScalarAndArrayValuesReachTheKernel) {
 
 INSTANTIATE_TEST_SUITE_P(
     Types, UniformTypes,
-    ::testing::Values(UniformCase{"float", "float", 1, 1, false},
-                      UniformCase{"vec2", "float", 2, 1, false},
-                      UniformCase{"vec3", "float", 3, 1, false},
-                      UniformCase{"vec4", "float", 4, 1, false},
-                      UniformCase{"int", "int", 1, 1, false}, UniformCase{"ivec2", "int", 2, 1, false},
-                      UniformCase{"ivec3", "int", 3, 1, false},
-                      UniformCase{"ivec4", "int", 4, 1, false},
-                      UniformCase{"uint", "uint", 1, 1, false},
-                      UniformCase{"uvec2", "uint", 2, 1, false},
-                      UniformCase{"uvec3", "uint", 3, 1, false},
-                      UniformCase{"uvec4", "uint", 4, 1, false},
-                      UniformCase{"bool", "int", 1, 1, true}, UniformCase{"bvec2", "int", 2, 1, true},
-                      UniformCase{"bvec3", "int", 3, 1, true},
-                      UniformCase{"bvec4", "int", 4, 1, true},
-                      UniformCase{"mat2", "float", 2, 2, false},
-                      UniformCase{"mat3", "float", 3, 3, false},
-                      UniformCase{"mat4", "float", 4, 4, false},
-                      UniformCase{"mat2x3", "float", 3, 2, false},
-                      UniformCase{"mat2x4", "float", 4, 2, false},
-                      UniformCase{"mat3x2", "float", 2, 3, false},
-                      UniformCase{"mat3x4", "float", 4, 3, false},
-                      UniformCase{"mat4x2", "float", 2, 4, false},
-                      UniformCase{"mat4x3", "float", 3, 4, false}),
+    ::testing::Values(
+        UniformCase{"float", "float", 1, 1, false}, UniformCase{"vec2", "float", 2, 1, false},
+        UniformCase{"vec3", "float", 3, 1, false}, UniformCase{"vec4", "float", 4, 1, false},
+        UniformCase{"int", "int", 1, 1, false}, UniformCase{"ivec2", "int", 2, 1, false},
+        UniformCase{"ivec3", "int", 3, 1, false}, UniformCase{"ivec4", "int", 4, 1, false},
+        UniformCase{"uint", "uint", 1, 1, false}, UniformCase{"uvec2", "uint", 2, 1, false},
+        UniformCase{"uvec3", "uint", 3, 1, false}, UniformCase{"uvec4", "uint", 4, 1, false},
+        UniformCase{"bool", "int", 1, 1, true}, UniformCase{"bvec2", "int", 2, 1, true},
+        UniformCase{"bvec3", "int", 3, 1, true}, UniformCase{"bvec4", "int", 4, 1, true},
+        UniformCase{"mat2", "float", 2, 2, false}, UniformCase{"mat3", "float", 3, 3, false},
+        UniformCase{"mat4", "float", 4, 4, false}, UniformCase{"mat2x3", "float", 3, 2, false},
+        UniformCase{"mat2x4", "float", 4, 2, false}, UniformCase{"mat3x2", "float", 2, 3, false},
+        UniformCase{"mat3x4", "float", 4, 3, false}, UniformCase{"mat4x2", "float", 2, 4, false},
+        UniformCase{"mat4x3", "float", 3, 4, false}),
     [](const auto& test_info) { return std::string(test_info.param.type); });
 
 TEST(ComputeKernel, UniformsByValueFromStdArrayAndScalars) {
@@ -575,8 +576,8 @@ constexpr const char* kDoubleSource = R"(
 
 TEST(ComputeKernel, DerivedSizeCoversEveryElement) {
   gpgpu::ComputeKernel kernel(ctx(), kDoubleSource);
-  for (const std::size_t n : {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65},
-                              std::size_t{100003}}) {
+  for (const std::size_t n :
+       {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{100003}}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto a = gpgpu::test::random_floats(n);
     std::vector<float> c(n, poison_float());
@@ -665,8 +666,8 @@ TEST(ComputeKernel, DispatchBeyondTheGroupCountLimitCoversEveryIndexOnce) {
   auto counts = start;
   kernel.run({{"counts", gpgpu::inout(counts)}}, items);
   for (std::size_t w = 0; w < counts.size(); ++w) {
-    ASSERT_EQ(counts[w], start[w] + 32) << "word " << w << " (indices " << w * 32 << ".."
-                                        << w * 32 + 31 << ")";
+    ASSERT_EQ(counts[w], start[w] + 32)
+        << "word " << w << " (indices " << w * 32 << ".." << w * 32 + 31 << ")";
   }
 }
 

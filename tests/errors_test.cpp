@@ -15,7 +15,9 @@ namespace {
 
 using gpgpu::test::poison_float;
 
-gpgpu::Context& ctx() { return gpgpu::test::context(); }
+gpgpu::Context& ctx() {
+  return gpgpu::test::context();
+}
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -56,8 +58,12 @@ constexpr const char* kAxpySource = R"(
 // write of poison-like data would also show) and a copy to compare against after the error.
 struct AxpyArrays {
   explicit AxpyArrays(std::size_t n)
-      : a(gpgpu::test::random_floats(n)), b(gpgpu::test::random_floats(n)),
-        c(gpgpu::test::random_floats(n)), a_before(a), b_before(b), c_before(c) {}
+      : a(gpgpu::test::random_floats(n)),
+        b(gpgpu::test::random_floats(n)),
+        c(gpgpu::test::random_floats(n)),
+        a_before(a),
+        b_before(b),
+        c_before(c) {}
   std::vector<float> a, b, c;
   const std::vector<float> a_before, b_before, c_before;
   bool unchanged() const {
@@ -72,16 +78,16 @@ struct AxpyArrays {
 // prelude above the user's code. None of that may shift the line numbers.
 TEST(Errors, CompileErrorShowsDriverLogAndTheUsersLineNumber) {
   const std::string source =
-      "#version 310 es\n"                                                    // 1
-      "// a comment before the code\n"                                       // 2
-      "layout(local_size_x = 64) in;\n"                                      // 3
-      "#extension GL_OES_shader_image_atomic : enable\n"                     // 4
-      "layout(std430, binding = 0) buffer C { float c[]; };\n"               // 5
-      "\n"                                                                   // 6
-      "void main() {\n"                                                      // 7
-      "  uint i = gpgpu_index();\n"                                          // 8
-      "  if (i < gpgpu_count) c[i] = undeclared_variable * SCALE;\n"         // 9
-      "}\n";                                                                 // 10
+      "#version 310 es\n"                                             // 1
+      "// a comment before the code\n"                                // 2
+      "layout(local_size_x = 64) in;\n"                               // 3
+      "#extension GL_OES_shader_image_atomic : enable\n"              // 4
+      "layout(std430, binding = 0) buffer C { float c[]; };\n"        // 5
+      "\n"                                                            // 6
+      "void main() {\n"                                               // 7
+      "  uint i = gpgpu_index();\n"                                   // 8
+      "  if (i < gpgpu_count) c[i] = undeclared_variable * SCALE;\n"  // 9
+      "}\n";                                                          // 10
   try {
     gpgpu::ComputeKernel kernel(ctx(), source, {{"SCALE", "2.0"}, {"EXTRA", "1"}}, "my kernel");
     FAIL() << "compiled";
@@ -108,10 +114,10 @@ TEST(Errors, CompileErrorShowsDriverLogAndTheUsersLineNumber) {
 
 TEST(Errors, CompileErrorLineNumbersWithoutVersionLine) {
   const std::string source =
-      "layout(local_size_x = 64) in;\n"                          // 1
-      "layout(std430, binding = 0) buffer C { float c[]; };\n"   // 2
-      "void main() {\n"                                          // 3
-      "  c[0] = vec2(1.0);\n"                                    // 4: vec2 into a float
+      "layout(local_size_x = 64) in;\n"                         // 1
+      "layout(std430, binding = 0) buffer C { float c[]; };\n"  // 2
+      "void main() {\n"                                         // 3
+      "  c[0] = vec2(1.0);\n"                                   // 4: vec2 into a float
       "}\n";
   try {
     gpgpu::ComputeKernel kernel(ctx(), source, {{"UNUSED", "3"}});
@@ -123,7 +129,8 @@ TEST(Errors, CompileErrorLineNumbersWithoutVersionLine) {
 
 TEST(Errors, VersionAfterCodeIsACompileError) {
   expect_error<gpgpu::CompileError>([] {
-    gpgpu::ComputeKernel kernel(ctx(), "layout(local_size_x = 1) in;\n#version 310 es\nvoid main() {}\n");
+    gpgpu::ComputeKernel kernel(ctx(),
+                                "layout(local_size_x = 1) in;\n#version 310 es\nvoid main() {}\n");
   });
 }
 
@@ -158,8 +165,9 @@ TEST(Errors, UnknownArgumentListsTheKernelsVariables) {
 TEST(Errors, MissingArgumentsAreAllNamed) {
   gpgpu::ComputeKernel kernel(ctx(), kAxpySource);
   AxpyArrays x(100);
-  const std::string message = expect_error<gpgpu::MissingArgumentError>(
-      [&] { kernel.run({{"a", x.a}, {"c", gpgpu::out(x.c)}}); });
+  const std::string message = expect_error<gpgpu::MissingArgumentError>([&] {
+    kernel.run({{"a", x.a}, {"c", gpgpu::out(x.c)}});
+  });
   EXPECT_TRUE(x.unchanged());
   expect_contains(message, "buffer B (b)");
   expect_contains(message, "uniform float alpha");
@@ -170,8 +178,8 @@ TEST(Errors, ReservedAndDuplicateNames) {
   gpgpu::ComputeKernel kernel(ctx(), kAxpySource);
   AxpyArrays x(100);
   expect_error<gpgpu::ArgumentError>([&] {
-    kernel.run({{"a", x.a}, {"b", x.b}, {"c", gpgpu::out(x.c)}, {"alpha", 2.0f},
-                {"gpgpu_count", 5u}});
+    kernel.run(
+        {{"a", x.a}, {"b", x.b}, {"c", gpgpu::out(x.c)}, {"alpha", 2.0f}, {"gpgpu_count", 5u}});
   });
   EXPECT_TRUE(x.unchanged());
   // "A" and "a" name the same block.
@@ -223,8 +231,9 @@ TEST(Errors, Vec3ArrayOfTheWrongLengthIsASizeMismatch) {
   const auto points = gpgpu::test::random_floats(3 * 50 + 1);
   auto lengths = gpgpu::test::random_floats(50);
   const auto before = lengths;
-  const std::string message = expect_error<gpgpu::SizeMismatchError>(
-      [&] { kernel.run({{"points", points}, {"lengths", gpgpu::out(lengths)}}); });
+  const std::string message = expect_error<gpgpu::SizeMismatchError>([&] {
+    kernel.run({{"points", points}, {"lengths", gpgpu::out(lengths)}});
+  });
   EXPECT_TRUE(same_bits(lengths, before));
   expect_contains(message, "vec3");
   expect_contains(message, "151");
@@ -251,7 +260,8 @@ TEST(Errors, UniformWithTheWrongNumberOfValues) {
   expect_contains(message, "vec3 v");
   expect_contains(message, "needs 3");
   message = expect_error<gpgpu::SizeMismatchError>([&] {
-    kernel.run({{"c", gpgpu::out(c)}, {"v", std::array<float, 3>{1, 2, 3}},
+    kernel.run({{"c", gpgpu::out(c)},
+                {"v", std::array<float, 3>{1, 2, 3}},
                 {"m", std::array<float, 4>{1, 2, 3, 4}}});
   });
   EXPECT_TRUE(same_bits(c, before));
@@ -270,8 +280,9 @@ TEST(Errors, TwoBlocksSharingABindingAreRejectedClearly) {
   const auto a = gpgpu::test::random_floats(64);
   auto c = gpgpu::test::random_floats(64);
   const auto before = c;
-  const std::string message =
-      expect_error<gpgpu::ArgumentError>([&] { kernel.run({{"a", a}, {"c", gpgpu::out(c)}}); });
+  const std::string message = expect_error<gpgpu::ArgumentError>([&] {
+    kernel.run({{"a", a}, {"c", gpgpu::out(c)}});
+  });
   EXPECT_TRUE(same_bits(c, before));
   expect_contains(message, "share binding 1");
   expect_contains(message, "A");
@@ -310,8 +321,8 @@ TEST(Errors, DispatchLimits) {
   expect_error<gpgpu::LimitError>([&] { kernel.run(args, gpgpu::Size3{1, max_y + 1, 1}); });
   EXPECT_TRUE(x.unchanged());
   // More than 2^32 items: gpgpu_count is a uint.
-  const std::string message = expect_error<gpgpu::LimitError>(
-      [&] { kernel.run(args, (std::size_t{1} << 32) + 64); });
+  const std::string message =
+      expect_error<gpgpu::LimitError>([&] { kernel.run(args, (std::size_t{1} << 32) + 64); });
   EXPECT_TRUE(x.unchanged());
   expect_contains(message, "2^32");
   // Zero items and an empty group count are argument errors, not silent no-ops.
@@ -346,8 +357,9 @@ TEST(Errors, HostArrayForAMultiMemberBlockAsksForABuffer) {
     })");
   auto values = gpgpu::test::random_floats(65);
   const auto before = values;
-  const std::string message =
-      expect_error<gpgpu::ArgumentError>([&] { kernel.run({{"Params", values}}, 64); });
+  const std::string message = expect_error<gpgpu::ArgumentError>([&] {
+    kernel.run({{"Params", values}}, 64);
+  });
   EXPECT_TRUE(same_bits(values, before));
   expect_contains(message, "gpgpu::Buffer");
 }

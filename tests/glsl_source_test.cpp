@@ -27,8 +27,8 @@ gpgpu::DeviceInfo gles(int minor) {
   return info;
 }
 
-std::string complete(const std::string& user, const gpgpu::Defines& defines = {},
-                     int minor = 2, const std::string& prelude = "") {
+std::string complete(const std::string& user, const gpgpu::Defines& defines = {}, int minor = 2,
+                     const std::string& prelude = "") {
   return gpgpu::detail::complete_source(user, GL_COMPUTE_SHADER, gles(minor), defines, prelude);
 }
 
@@ -64,9 +64,9 @@ TEST(GlslSource, KeepsTheUsersVersionAndLineNumbers) {
   EXPECT_EQ(lines_of(out).at(0), "#version 310 es");
   EXPECT_EQ(count_of(out, "#version"), 1u);
   // Same number of lines, each where the user put it; the #version line is left blank.
-  EXPECT_EQ(user_part(out), (std::vector<std::string>{"// header comment", "",
-                                                       "layout(local_size_x = 1) in;",
-                                                       "void main() {}"}));
+  EXPECT_EQ(user_part(out),
+            (std::vector<std::string>{"// header comment", "", "layout(local_size_x = 1) in;",
+                                      "void main() {}"}));
 }
 
 TEST(GlslSource, HoistsExtensionsAboveEverything) {
@@ -84,8 +84,8 @@ TEST(GlslSource, HoistsExtensionsAboveEverything) {
   EXPECT_EQ(count_of(out, "#extension GL_OES_shader_image_atomic"), 1u);
   EXPECT_LT(out.find("#extension GL_EXT_texture_buffer"), out.find("#define N"));
   EXPECT_LT(out.find("#extension GL_EXT_texture_buffer"), out.find("uint helper()"));
-  EXPECT_EQ(user_part(out), (std::vector<std::string>{"layout(local_size_x = 1) in;", "",
-                                                       "void main() {}", ""}));
+  EXPECT_EQ(user_part(out),
+            (std::vector<std::string>{"layout(local_size_x = 1) in;", "", "void main() {}", ""}));
 }
 
 TEST(GlslSource, AddsDefinesAndPreludeBeforeTheUsersCode) {

@@ -98,8 +98,8 @@ TEST(LayoutPack, Mat3ColumnsArePaddedTo16Bytes) {
   // Host column-major: columns (1 2 3) (4 5 6) (7 8 9).
   check_round_trip(counting(9), 1, false, layout, {1, 2, 3, P, 4, 5, 6, P, 7, 8, 9, P});
   // Host row-major rows (1 2 3) (4 5 6) (7 8 9): columns (1 4 7) (2 5 8) (3 6 9).
-  check_round_trip(counting(18), 2, true, layout,
-                   {1, 4, 7, P, 2, 5, 8, P, 3, 6, 9, P, 10, 13, 16, P, 11, 14, 17, P, 12, 15, 18, P});
+  check_round_trip(counting(18), 2, true, layout, {1,  4,  7,  P, 2,  5,  8,  P, 3,  6,  9,  P,
+                                                   10, 13, 16, P, 11, 14, 17, P, 12, 15, 18, P});
 }
 
 TEST(LayoutPack, Mat3RowMajorDeviceStoresPaddedRows) {

@@ -37,8 +37,8 @@ int main() {
         return 1;
       }
     }
-    std::printf("installed gpgpu works on %s: %zu products correct\n",
-                ctx.info().renderer.c_str(), n);
+    std::printf("installed gpgpu works on %s: %zu products correct\n", ctx.info().renderer.c_str(),
+                n);
     return 0;
   } catch (const gpgpu::Error& e) {
     std::fprintf(stderr, "gpgpu error: %s\n", e.what());
