@@ -6,3 +6,4 @@ gpgpu_add_test(fragment_kernel_test ${CMAKE_CURRENT_LIST_DIR}/fragment_kernel_te
 gpgpu_add_test(gpgpu_js_test ${CMAKE_CURRENT_LIST_DIR}/gpgpu_js_test.cpp)
 gpgpu_add_test(seed_samples_test ${CMAKE_CURRENT_LIST_DIR}/seed_samples_test.cpp)
 target_include_directories(seed_samples_test PRIVATE ${PROJECT_SOURCE_DIR}/examples/seed_samples)
+gpgpu_add_test(three_paths_test ${CMAKE_CURRENT_LIST_DIR}/three_paths_test.cpp)
