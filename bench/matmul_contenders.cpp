@@ -42,7 +42,13 @@ class GlContender final : public Contender {
       : Contender(std::string(to_string(method)), "gl"), context_(context), method_(method) {}
 
   std::string unavailable_reason() const override {
-    return matmul_method_implemented(method_) ? std::string{} : "not implemented yet";
+    if (!matmul_method_implemented(method_)) return "not implemented yet";
+    const bool fragment =
+        method_ == MatmulMethod::FragmentNaive || method_ == MatmulMethod::FragmentPacked;
+    if (fragment && !context_.info().has_color_buffer_float()) {
+      return "the device cannot render to float textures (no GL_EXT_color_buffer_float)";
+    }
+    return {};
   }
 
   Measurement measure(const BenchProblem& p, const RunBudget& budget) override {

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -101,6 +102,9 @@ struct Config {
   MatmulOptions options;
 };
 
+// Names the configuration in gtest's messages instead of dumping its bytes.
+void PrintTo(const Config& config, std::ostream* out) { *out << config.name; }
+
 MatmulOptions with(MatmulMethod method, std::optional<MatmulTuning> tuning = std::nullopt) {
   MatmulOptions o;
   o.method = method;
@@ -141,15 +145,28 @@ std::vector<Config> configs() {
        with(MatmulMethod::ComputeRegisterBlocked, tuning(64, 64, 8, 4, 4, true))},
       {"register_blocked_direct_32x32_4x8",
        with(MatmulMethod::ComputeRegisterBlocked, tuning(32, 32, 8, 4, 8, false))},
+      {"transform_feedback_texture", with(MatmulMethod::TransformFeedbackTexture)},
+      {"transform_feedback_vec4", with(MatmulMethod::TransformFeedbackVec4)},
+      {"transform_feedback_blocked", with(MatmulMethod::TransformFeedbackBlocked)},
+      {"fragment_naive", with(MatmulMethod::FragmentNaive)},
+      {"fragment_packed", with(MatmulMethod::FragmentPacked)},
   };
   return c;
 }
 
 class MatmulAllConfigs : public ::testing::TestWithParam<Config> {};
 
+bool is_fragment(MatmulMethod method) {
+  return method == MatmulMethod::FragmentNaive || method == MatmulMethod::FragmentPacked;
+}
+
 TEST_P(MatmulAllConfigs, HostArraysMatchFloat64OnEveryShape) {
   auto& ctx = test::context();
   SCOPED_TRACE("seed " + std::to_string(test::seed()));
+  if (is_fragment(GetParam().options.method) && !ctx.info().has_color_buffer_float()) {
+    EXPECT_THROW(gpgpu::MatmulPlan(ctx, 4, 4, 4, GetParam().options), gpgpu::UnsupportedError);
+    GTEST_SKIP() << "no GL_EXT_color_buffer_float: the fragment methods cannot render floats";
+  }
   for (const Shape& s : kShapes) {
     const Problem p(s);
     std::vector<float> c(count(s.m, s.n), test::poison_float());
@@ -160,6 +177,23 @@ TEST_P(MatmulAllConfigs, HostArraysMatchFloat64OnEveryShape) {
 
 INSTANTIATE_TEST_SUITE_P(Methods, MatmulAllConfigs, ::testing::ValuesIn(configs()),
                          [](const auto& param_info) { return param_info.param.name; });
+
+TEST_P(MatmulAllConfigs, BuffersInAndOut) {
+  auto& ctx = test::context();
+  SCOPED_TRACE("seed " + std::to_string(test::seed()));
+  if (is_fragment(GetParam().options.method) && !ctx.info().has_color_buffer_float()) {
+    GTEST_SKIP() << "no GL_EXT_color_buffer_float";
+  }
+  const Shape s{37, 53, 29};
+  const Problem p(s);
+  const auto a = gpgpu::Buffer::from(ctx, p.a);
+  const auto b = gpgpu::Buffer::from(ctx, p.b);
+  gpgpu::Buffer c(ctx, gpgpu::ElementType::Float32, count(s.m, s.n));
+  c.upload(std::vector<float>(c.size(), test::poison_float()));
+  gpgpu::MatmulPlan plan(ctx, s.m, s.k, s.n, GetParam().options);
+  plan.run(a, b, c);
+  p.expect_matches(c.to_vector<float>(), GetParam().name + " on Buffers");
+}
 
 TEST(Matmul, AutoResolvesToAnImplementedMethodAndItsTuningIsValid) {
   auto& ctx = test::context();
@@ -264,15 +298,6 @@ TEST(Matmul, BadBuffersThrowBeforeRunning) {
   EXPECT_THROW(gpgpu::matmul(ctx, a_alias, b, a_alias, 4, 8, 4), gpgpu::ArgumentError);
   gpgpu::Buffer empty;
   EXPECT_THROW(gpgpu::matmul(ctx, a, empty, c, m, k, n), gpgpu::ArgumentError);
-}
-
-TEST(Matmul, MethodsNotYetAvailableSaySo) {
-  auto& ctx = test::context();
-  for (MatmulMethod method : gpgpu::all_matmul_methods()) {
-    if (gpgpu::matmul_method_implemented(method)) continue;
-    EXPECT_THROW(gpgpu::MatmulPlan(ctx, 4, 4, 4, with(method)), gpgpu::UnsupportedError)
-        << gpgpu::to_string(method);
-  }
 }
 
 TEST(Matmul, MethodNamesRoundTrip) {

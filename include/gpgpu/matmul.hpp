@@ -29,9 +29,12 @@ namespace gpgpu {
 
 class Buffer;
 
-// How the product is computed. The compute methods run on every OpenGL ES 3.1 device; the
-// transform-feedback and fragment methods (the ways gpgpu.js had in WebGL) throw
-// UnsupportedError until their kernels land.
+// How the product is computed. The compute methods are the fast ones. The transform-feedback
+// and fragment methods are the ways gpgpu.js and GPGPUtility had in WebGL, kept for
+// comparison: their operands are packed into textures and their product gathered back into
+// C by compute dispatches (included in their timings); the fragment methods need
+// GL_EXT_color_buffer_float (else UnsupportedError). Textures limit their m, k and n to the
+// device's GL_MAX_TEXTURE_SIZE (LimitError beyond).
 enum class MatmulMethod {
   Auto,                    // the autotuned choice for this device if cached, else a default
   ComputeNaive,            // one output per invocation, operands read straight from storage
@@ -39,7 +42,7 @@ enum class MatmulMethod {
   ComputeRegisterBlocked,  // a block tile per work group, a TM x TN block per invocation
   TransformFeedbackTexture,  // seed 003: one output per vertex, A and B in textures
   TransformFeedbackVec4,     // seed 003's speed-up: B transposed, vec4 dot products
-  TransformFeedbackBlocked,  // one vertex per row segment of C
+  TransformFeedbackBlocked,  // one vertex per 4x4 block of C, 4 vec4 outputs
   FragmentNaive,             // one output per fragment (GPGPUtility)
   FragmentPacked,            // RGBA-packed 4x4 blocks through 4 render targets
 };
@@ -50,7 +53,7 @@ std::string_view to_string(MatmulMethod method);
 std::optional<MatmulMethod> parse_matmul_method(std::string_view name);
 // Every method but Auto, in declaration order.
 std::vector<MatmulMethod> all_matmul_methods();
-// Whether this build can run the method at all (the device may still lack a feature).
+// Whether this build has the method (the device may still lack a feature it needs).
 bool matmul_method_implemented(MatmulMethod method);
 
 // The tunables, compiled into the kernels as #defines. The defaults depend on the device

@@ -36,4 +36,23 @@ std::unique_ptr<MatmulBackend> make_compute_register_blocked(const Context& cont
                                                              MatmulShape shape,
                                                              const MatmulTuning& tuning);
 
+// The transform-feedback backends (transform_feedback_matmul.cpp): operands packed into
+// textures, products captured from a vertex shader and gathered into C.
+std::unique_ptr<MatmulBackend> make_transform_feedback_texture(const Context& context,
+                                                               MatmulShape shape);
+std::unique_ptr<MatmulBackend> make_transform_feedback_vec4(const Context& context,
+                                                            MatmulShape shape);
+std::unique_ptr<MatmulBackend> make_transform_feedback_blocked(const Context& context,
+                                                               MatmulShape shape);
+
+// The fragment backends (fragment_matmul.cpp): products rendered into float textures.
+std::unique_ptr<MatmulBackend> make_fragment_naive(const Context& context, MatmulShape shape);
+std::unique_ptr<MatmulBackend> make_fragment_packed(const Context& context, MatmulShape shape);
+
+// GLSL shared by TransformFeedbackBlocked and FragmentPacked: uniforms A, B (RGBA32F, 4
+// consecutive k per texel of A, 4 consecutive columns per texel of B, zero-padded to whole
+// 4x4 blocks), K4, and multiply_block(x, y, c0..c3), the 4x4 block of C at column group
+// x, row group y, one vec4 per row.
+const char* matmul_blocked_body_glsl();
+
 }  // namespace gpgpu::detail

@@ -45,15 +45,7 @@ std::vector<MatmulMethod> all_matmul_methods() {
 }
 
 bool matmul_method_implemented(MatmulMethod method) {
-  switch (method) {
-    case MatmulMethod::Auto:
-    case MatmulMethod::ComputeNaive:
-    case MatmulMethod::ComputeTiled:
-    case MatmulMethod::ComputeRegisterBlocked:
-      return true;
-    default:
-      return false;
-  }
+  return parse_matmul_method(to_string(method)).has_value();
 }
 
 }  // namespace gpgpu

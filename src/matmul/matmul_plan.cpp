@@ -56,14 +56,13 @@ std::unique_ptr<detail::MatmulBackend> make_backend(const Context& context, Matm
     case MatmulMethod::ComputeRegisterBlocked:
       return detail::make_compute_register_blocked(context, shape, tuning);
     case MatmulMethod::TransformFeedbackTexture:
+      return detail::make_transform_feedback_texture(context, shape);
     case MatmulMethod::TransformFeedbackVec4:
+      return detail::make_transform_feedback_vec4(context, shape);
     case MatmulMethod::TransformFeedbackBlocked:
-    case MatmulMethod::FragmentNaive:
-    case MatmulMethod::FragmentPacked:
-      throw UnsupportedError(fmt::format(
-          "matmul: method {} is not available yet (it needs the transform-feedback and "
-          "fragment kernels); use compute_register_blocked",
-          to_string(method)));
+      return detail::make_transform_feedback_blocked(context, shape);
+    case MatmulMethod::FragmentNaive: return detail::make_fragment_naive(context, shape);
+    case MatmulMethod::FragmentPacked: return detail::make_fragment_packed(context, shape);
     case MatmulMethod::Auto: break;
   }
   throw ArgumentError(fmt::format("matmul: unknown method {}", static_cast<int>(method)));

@@ -1,0 +1,67 @@
+// Internal: moving matrices between the row-major float arrays matmul takes (Buffers or
+// host arrays) and the texture and padded layouts the transform-feedback and fragment
+// methods read and write. Each is one small compute dispatch, so Buffer operands never
+// visit the host.
+#pragma once
+
+#include <initializer_list>
+
+#include "gpgpu/arg.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/texture.hpp"
+
+namespace gpgpu::detail {
+
+// How a rows x cols row-major matrix is laid into a texture.
+enum class TextureLayout {
+  Scalar,           // R32F, rows x cols: texel (x, y) = M[y][x]
+  RowVec4,          // RGBA32F, tex_rows x ceil(cols / 4): texel (x, y) = M[y][4x .. 4x+3]
+  TransposedVec4,   // RGBA32F, cols x ceil(rows / 4): texel (x, y) = M[4x .. 4x+3][y]
+};
+
+// Writes a matrix (Buffer or host array) into a texture; entries past the matrix (the
+// padding of the last vec4, rows past `rows`) become zeros, so kernels may read them.
+class TexturePacker {
+ public:
+  TexturePacker(const Context& context, TextureLayout layout);
+  void run(const Arg& matrix, Texture& texture, int rows, int cols);
+  void set_timing(bool enabled) { kernel_.set_timing(enabled); }
+  double last_gpu_ns() const { return kernel_.last_gpu_ns(); }
+
+ private:
+  ComputeKernel kernel_;
+};
+
+// Where a product lies before it is gathered into row-major C (m x n).
+enum class ProductLayout {
+  PaddedRows,        // one float Buffer with rows of `stride` >= n floats
+  RowBlockBuffers,   // 4 vec4 Buffers of ceil(m/4) x ceil(n/4) vec4s: Buffer r, vec4
+                     // y * stride + x holds C[4y + r][4x .. 4x+3]
+  ScalarTexture,     // one R32F texture of m x n
+  RowBlockTextures,  // 4 RGBA32F textures of ceil(m/4) x ceil(n/4): texture r, texel (x, y)
+                     // holds C[4y + r][4x .. 4x+3]
+};
+
+// Gathers a product into C (a Buffer or a host array written back).
+class ProductGatherer {
+ public:
+  ProductGatherer(const Context& context, ProductLayout layout);
+  // PaddedRows: sources[0] with rows of `stride` floats. RowBlockBuffers: sources[0..3] with
+  // rows of `stride` vec4s.
+  void run(const Buffer* const* sources, const Arg& c, int m, int n, int stride);
+  // ScalarTexture: textures[0]. RowBlockTextures: textures[0..3].
+  void run(const Texture* const* textures, const Arg& c, int m, int n);
+  void set_timing(bool enabled) { kernel_.set_timing(enabled); }
+  double last_gpu_ns() const { return kernel_.last_gpu_ns(); }
+
+ private:
+  ProductLayout layout_;
+  ComputeKernel kernel_;
+};
+
+// Sums GPU times that are all known; -1 as soon as one is not.
+double sum_gpu_ns(std::initializer_list<double> times);
+
+}  // namespace gpgpu::detail
