@@ -4,27 +4,29 @@
 // registers. Per k it needs TM + TN operands for TM*TN multiply-adds, so operand traffic per
 // multiply-add falls by TM*TN/(TM+TN) against one output per invocation.
 //
-// With SHARED_TILES (GPUs; MatmulTuning::shared_memory) the work group walks k in steps of
-// BK, staging a BM x BK slice of A (transposed, so that 4 consecutive rows of A are one
-// vec4) and a BK x BN slice of B in shared memory:
-//  - the slices are double-buffered: the next one is fetched from storage into registers
-//    while the current one is used, and one barrier per slice suffices;
-//  - an invocation's rows are TM/4 groups of 4 placed BM/(TM/4) apart (columns likewise),
-//    so neighbouring invocations read neighbouring vec4s of shared memory (no bank
-//    conflicts) and write neighbouring vec4s of C (coalesced);
-//  - the transposed A slice has one vec4 of padding per row, which makes its scattered
-//    scalar stores conflict-free;
-//  - every loop touching the accumulators has constant bounds (the #defines), so compilers
-//    unroll them and the accumulators live in registers, not in local memory.
-// Without it (llvmpipe) each invocation reads its operands straight from storage: on a CPU
-// shared memory is ordinary memory and every barrier is a coroutine switch.
+// On GPUs (MatmulTuning::shared_memory) the run has up to four passes:
+//  1. A is transposed into a scratch buffer At (K x M, k-major) and zero-padded to whole
+//     block tiles, by a 32x32 shared-memory transpose. This O(n^2) pass (about 3% of the
+//     time at n = 4096 on an H100) makes every later load a plain vec4 copy: both shared
+//     slices are k-major, so the inner loop reads 4 consecutive rows of A and 4 consecutive
+//     columns of B as one vec4 each, and the slices are filled without scattered scalar
+//     stores (which cost a factor of three in our measurements, docs/matmul.md);
+//  2. B is zero-padded likewise, only when N or K is not a multiple of the block;
+//  3. the main kernel: a work group walks k in BK-deep slices, double-buffered in shared
+//     memory (the next slice is fetched into registers while the current one is used; one
+//     barrier per slice), each invocation accumulating TM x TN outputs as vec4s;
+//  4. the padded C is cropped into c, only when M or N is not a multiple of the block.
+// All passes count in last_gpu_ns(): the figure is the whole multiplication.
+// Without shared memory (llvmpipe) a single kernel reads its operands straight from storage:
+// on a CPU shared memory is ordinary memory and every barrier is a coroutine switch.
 //
-// Edges: loads past M, N or K read zeros, stores past M or N are skipped. vec4 storage
-// views need rows that start on a vec4: A_VEC4 when K % 4 == 0, B_VEC4 when N % 4 == 0;
-// otherwise the same kernel loads and stores scalars.
+// Edges (direct path): loads past M, N or K read zeros, stores past M or N are skipped.
+// vec4 storage views need rows that start on a vec4: A_VEC4 when K % 4 == 0, B_VEC4 when
+// N % 4 == 0; otherwise the same kernel loads and stores scalars.
 #include <cstdint>
 #include <string>
 
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "matmul_backend.hpp"
 
@@ -32,7 +34,7 @@ namespace gpgpu::detail {
 
 namespace {
 
-constexpr const char* register_blocked_source = R"(
+constexpr const char* direct_source = R"(
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
 
@@ -87,88 +89,6 @@ vec4 load_b(int row, int col) {
 #endif
 }
 
-#ifdef SHARED_TILES
-const int BK4 = BK / 4;        // vec4s along k in a row of the A slice
-const int A_ROW = BM4 + 1;     // + 1 vec4 of padding: conflict-free transposed stores
-const int A_SLICE = BK * A_ROW;
-const int B_SLICE = BK * BN4;
-const int A_VEC4S = BM * BK4;  // vec4s of A per slice
-const int B_VEC4S = BK * BN4;
-const int A_LOADS = (A_VEC4S + THREADS - 1) / THREADS;
-const int B_LOADS = (B_VEC4S + THREADS - 1) / THREADS;
-
-shared vec4 slice_a[2 * A_SLICE];  // A transposed: slice_a[k * A_ROW + m / 4][m % 4]
-shared vec4 slice_b[2 * B_SLICE];  // slice_b[k * BN4 + n / 4][n % 4]
-
-// This invocation's share of the next slice, held in registers between fetch and store.
-vec4 staged_a[A_LOADS];
-vec4 staged_b[B_LOADS];
-
-// Loads the slice starting at k0 from storage into staged_a/staged_b. Each invocation takes
-// vec4s tid, tid + THREADS, ... of the slice, so neighbours read neighbouring addresses.
-void fetch_slice(int tid, int row0, int col0, int k0) {
-  for (int i = 0; i < A_LOADS; ++i) {
-    int v = tid + i * THREADS;
-    staged_a[i] = (A_VEC4S % THREADS == 0 || v < A_VEC4S)
-                      ? load_a(row0 + v / BK4, k0 + (v % BK4) * 4)
-                      : vec4(0.0);
-  }
-  for (int i = 0; i < B_LOADS; ++i) {
-    int v = tid + i * THREADS;
-    staged_b[i] = (B_VEC4S % THREADS == 0 || v < B_VEC4S)
-                      ? load_b(k0 + v / BN4, col0 + (v % BN4) * 4)
-                      : vec4(0.0);
-  }
-}
-
-// Writes the staged slice into shared buffer `which`, A transposed (k-major).
-void store_slice(int tid, int which) {
-  for (int i = 0; i < A_LOADS; ++i) {
-    int v = tid + i * THREADS;
-    if (A_VEC4S % THREADS == 0 || v < A_VEC4S) {
-      int m = v / BK4;
-      int k = (v % BK4) * 4;
-      int base = which * A_SLICE + k * A_ROW + (m >> 2);
-      for (int j = 0; j < 4; ++j) slice_a[base + j * A_ROW][m & 3] = staged_a[i][j];
-    }
-  }
-  for (int i = 0; i < B_LOADS; ++i) {
-    int v = tid + i * THREADS;
-    if (B_VEC4S % THREADS == 0 || v < B_VEC4S) slice_b[which * B_SLICE + v] = staged_b[i];
-  }
-}
-
-void multiply(int tid, int tx, int ty, int row0, int col0) {
-  fetch_slice(tid, row0, col0, 0);
-  store_slice(tid, 0);
-  memoryBarrierShared();
-  barrier();
-  int slices = (K + BK - 1) / BK;
-  for (int s = 0; s < slices; ++s) {
-    int current = s & 1;
-    // Fetch the next slice into registers while this one is multiplied.
-    bool more = s + 1 < slices;
-    if (more) fetch_slice(tid, row0, col0, (s + 1) * BK);
-    int a_base = current * A_SLICE + ty;
-    int b_base = current * B_SLICE + tx;
-    for (int k = 0; k < BK; ++k) {
-      vec4 av[RM];
-      vec4 bv[RN];
-      for (int i = 0; i < RM; ++i) av[i] = slice_a[a_base + k * A_ROW + i * (BM4 / RM)];
-      for (int j = 0; j < RN; ++j) bv[j] = slice_b[b_base + k * BN4 + j * (BN4 / RN)];
-      for (int i = 0; i < RM; ++i) {
-        for (int r = 0; r < 4; ++r) {
-          for (int j = 0; j < RN; ++j) acc[(i * 4 + r) * RN + j] += av[i][r] * bv[j];
-        }
-      }
-    }
-    // The other buffer was last read before the previous barrier, so it is free to fill.
-    if (more) store_slice(tid, current ^ 1);
-    memoryBarrierShared();
-    barrier();
-  }
-}
-#else
 // Without shared memory (CPU rasterizers, where it is ordinary memory and barriers are
 // costly): each invocation reads its own rows of A and columns of B, 4 k at a time. When
 // BM == TM the A addresses are the same for the whole work group, which llvmpipe turns
@@ -188,7 +108,6 @@ void multiply(int tid, int tx, int ty, int row0, int col0) {
     }
   }
 }
-#endif
 
 void main() {
   int tid = int(gl_LocalInvocationID.x);
@@ -220,31 +139,198 @@ void main() {
 }
 )";
 
+// The main GPU kernel: operands At (K x M) and B (K x N), both zero-padded so that M, N
+// are multiples of BM, BN and K of BK; C (M x N) likewise padded.
+constexpr const char* shared_source = R"(
+#pragma optionNV(unroll all)
+layout(local_size_x = THREADS) in;
+layout(std430, binding = 0) readonly buffer MatrixAt { vec4 at[]; };
+layout(std430, binding = 1) readonly buffer MatrixB { vec4 b[]; };
+layout(std430, binding = 2) writeonly buffer MatrixC { vec4 c[]; };
+uniform int M;
+uniform int N;
+uniform int K;
+
+const int BM4 = BM / 4;
+const int BN4 = BN / 4;
+const int RM = TM / 4;           // vec4 row groups per invocation, BM4 / RM vec4s apart
+const int RN = TN / 4;           // vec4 column groups per invocation
+const int THREADS_N = BN / TN;
+const int A_VEC4S = BK * BM4;    // vec4s per slice of At
+const int B_VEC4S = BK * BN4;
+const int A_LOADS = (A_VEC4S + THREADS - 1) / THREADS;
+const int B_LOADS = (B_VEC4S + THREADS - 1) / THREADS;
+
+shared vec4 slice_a[2][BK][BM4];
+shared vec4 slice_b[2][BK][BN4];
+
+void main() {
+  int tid = int(gl_LocalInvocationID.x);
+  int tx = tid % THREADS_N;
+  int ty = tid / THREADS_N;
+  int m04 = int(gl_WorkGroupID.y) * BM4;
+  int n04 = int(gl_WorkGroupID.x) * BN4;
+  int M4 = M / 4;
+  int N4 = N / 4;
+  vec4 acc[TM * RN];
+  for (int i = 0; i < TM * RN; ++i) acc[i] = vec4(0.0);
+
+  // Each invocation copies vec4s tid, tid + THREADS, ... of a slice: neighbours read
+  // neighbouring addresses, and every index below is a constant after unrolling.
+  vec4 staged_a[A_LOADS];
+  vec4 staged_b[B_LOADS];
+  for (int l = 0; l < A_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < A_VEC4S) staged_a[l] = at[(v / BM4) * M4 + m04 + v % BM4];
+  }
+  for (int l = 0; l < B_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < B_VEC4S) staged_b[l] = b[(v / BN4) * N4 + n04 + v % BN4];
+  }
+  for (int l = 0; l < A_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < A_VEC4S) slice_a[0][v / BM4][v % BM4] = staged_a[l];
+  }
+  for (int l = 0; l < B_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < B_VEC4S) slice_b[0][v / BN4][v % BN4] = staged_b[l];
+  }
+  barrier();
+
+  int slices = K / BK;
+  for (int s = 0; s < slices; ++s) {
+    int current = s & 1;
+    bool more = s + 1 < slices;
+    if (more) {  // fetch the next slice while this one is multiplied
+      int k0 = (s + 1) * BK;
+      for (int l = 0; l < A_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < A_VEC4S) staged_a[l] = at[(k0 + v / BM4) * M4 + m04 + v % BM4];
+      }
+      for (int l = 0; l < B_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < B_VEC4S) staged_b[l] = b[(k0 + v / BN4) * N4 + n04 + v % BN4];
+      }
+    }
+    for (int k = 0; k < BK; ++k) {
+      vec4 av[RM];
+      vec4 bv[RN];
+      for (int i = 0; i < RM; ++i) av[i] = slice_a[current][k][ty + i * (BM4 / RM)];
+      for (int j = 0; j < RN; ++j) bv[j] = slice_b[current][k][tx + j * (BN4 / RN)];
+      for (int i = 0; i < RM; ++i) {
+        for (int r = 0; r < 4; ++r) {
+          for (int j = 0; j < RN; ++j) {
+            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+          }
+        }
+      }
+    }
+    // The other buffer was last read before the previous barrier: free to fill.
+    if (more) {
+      for (int l = 0; l < A_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < A_VEC4S) slice_a[current ^ 1][v / BM4][v % BM4] = staged_a[l];
+      }
+      for (int l = 0; l < B_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < B_VEC4S) slice_b[current ^ 1][v / BN4][v % BN4] = staged_b[l];
+      }
+    }
+    barrier();
+  }
+  for (int i = 0; i < RM; ++i) {
+    for (int r = 0; r < 4; ++r) {
+      int row = (m04 + ty + i * (BM4 / RM)) * 4 + r;
+      for (int j = 0; j < RN; ++j) {
+        c[row * N4 + n04 + tx + j * (BN4 / RN)] = acc[(i * 4 + r) * RN + j];
+      }
+    }
+  }
+}
+)";
+
+// Pass 1: at[kk][m] = a[m][kk] (zero outside M x K), through 32x32 shared tiles so that
+// both the reads of A and the writes of At are coalesced.
+constexpr const char* transpose_pad_source = R"(
+layout(local_size_x = 32, local_size_y = 8) in;
+layout(std430, binding = 0) readonly buffer MatrixA { float a[]; };
+layout(std430, binding = 1) writeonly buffer MatrixAt { float at[]; };
+uniform int M;   // rows of A
+uniform int K;   // columns of A
+uniform int MP;  // padded extents of At: KP rows of MP
+uniform int KP;
+shared float tile[32][33];  // + 1 column: the transposed reads hit distinct banks
+void main() {
+  int x = int(gl_WorkGroupID.x) * 32 + int(gl_LocalInvocationID.x);  // column of A (k)
+  int y0 = int(gl_WorkGroupID.y) * 32;                                // first row of A (m)
+  for (int j = int(gl_LocalInvocationID.y); j < 32; j += 8) {
+    int y = y0 + j;
+    tile[j][gl_LocalInvocationID.x] = (y < M && x < K) ? a[y * K + x] : 0.0;
+  }
+  barrier();
+  int m = y0 + int(gl_LocalInvocationID.x);
+  for (int j = int(gl_LocalInvocationID.y); j < 32; j += 8) {
+    int kk = int(gl_WorkGroupID.x) * 32 + j;
+    if (kk < KP && m < MP) at[kk * MP + m] = tile[gl_LocalInvocationID.x][j];
+  }
+}
+)";
+
+// Pass 2 (and 4 reversed): copies a ROWS x COLS matrix into or out of a zero-padded one.
+constexpr const char* pad_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Source { float src[]; };
+layout(std430, binding = 1) writeonly buffer Destination { float dst[]; };
+uniform int COLS;      // of the destination (its rows: gpgpu_count / COLS)
+uniform int SRC_ROWS;  // of the source; outside it the destination gets zeros
+uniform int SRC_COLS;
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  int row = int(i) / COLS;
+  int col = int(i) % COLS;
+  dst[i] = (row < SRC_ROWS && col < SRC_COLS) ? src[row * SRC_COLS + col] : 0.0;
+}
+)";
+
 Defines defines_for(MatmulShape shape, const MatmulTuning& t) {
-  Defines d{{"BM", std::to_string(t.block_m)},   {"BN", std::to_string(t.block_n)},
-            {"BK", std::to_string(t.block_k)},   {"TM", std::to_string(t.thread_m)},
-            {"TN", std::to_string(t.thread_n)},  {"THREADS", std::to_string(t.threads())}};
-  if (t.shared_memory) d.emplace_back("SHARED_TILES", "");
+  Defines d{{"BM", std::to_string(t.block_m)},  {"BN", std::to_string(t.block_n)},
+            {"BK", std::to_string(t.block_k)},  {"TM", std::to_string(t.thread_m)},
+            {"TN", std::to_string(t.thread_n)}, {"THREADS", std::to_string(t.threads())}};
   if (shape.k % 4 == 0) d.emplace_back("A_VEC4", "");
   if (shape.n % 4 == 0) d.emplace_back("B_VEC4", "");
   return d;
 }
 
-class ComputeRegisterBlocked final : public MatmulBackend {
+int round_up(int value, int multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+std::size_t count(int rows, int cols) {
+  return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+}
+
+// The llvmpipe path: one kernel over the operands as given.
+class DirectRegisterBlocked final : public MatmulBackend {
  public:
-  ComputeRegisterBlocked(const Context& context, MatmulShape shape, const MatmulTuning& tuning)
+  DirectRegisterBlocked(const Context& context, MatmulShape shape, const MatmulTuning& tuning)
       : shape_(shape),
         tuning_(tuning),
-        kernel_(context, register_blocked_source, defines_for(shape, tuning),
+        kernel_(context, direct_source, defines_for(shape, tuning),
                 "matmul compute_register_blocked " + tuning.to_string()) {}
 
   void run(const Arg& a, const Arg& b, const Arg& c) override {
     const auto groups = [](int extent, int block) {
       return static_cast<std::size_t>((extent + block - 1) / block);
     };
-    kernel_.run_groups({{"a", a}, {"b", b}, {"c", c}, {"M", std::int32_t{shape_.m}},
-                        {"N", std::int32_t{shape_.n}}, {"K", std::int32_t{shape_.k}}},
-                       Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
+    kernel_.run_groups(
+        {{"a", a},
+         {"b", b},
+         {"c", c},
+         {"M", std::int32_t{shape_.m}},
+         {"N", std::int32_t{shape_.n}},
+         {"K", std::int32_t{shape_.k}}},
+        Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
   }
   void set_timing(bool enabled) override { kernel_.set_timing(enabled); }
   double last_gpu_ns() const override { return kernel_.last_gpu_ns(); }
@@ -255,12 +341,104 @@ class ComputeRegisterBlocked final : public MatmulBackend {
   ComputeKernel kernel_;
 };
 
+// The GPU path: transpose-and-pad A, pad B and crop C when needed, and the shared-memory
+// kernel between (see the top of this file). Scratch buffers live as long as the plan.
+class SharedRegisterBlocked final : public MatmulBackend {
+ public:
+  SharedRegisterBlocked(const Context& context, MatmulShape shape, const MatmulTuning& t)
+      : shape_(shape),
+        mp_(round_up(shape.m, t.block_m)),
+        np_(round_up(shape.n, t.block_n)),
+        kp_(round_up(shape.k, t.block_k)),
+        pad_b_(np_ != shape.n || kp_ != shape.k),
+        crop_c_(mp_ != shape.m || np_ != shape.n),
+        tuning_(t),
+        main_(context, shared_source,
+              {{"BM", std::to_string(t.block_m)},
+               {"BN", std::to_string(t.block_n)},
+               {"BK", std::to_string(t.block_k)},
+               {"TM", std::to_string(t.thread_m)},
+               {"TN", std::to_string(t.thread_n)},
+               {"THREADS", std::to_string(t.threads())}},
+              "matmul compute_register_blocked " + t.to_string()),
+        transpose_(context, transpose_pad_source, {}, "matmul: transpose and pad A"),
+        pad_(context, pad_source, {}, "matmul: pad or crop"),
+        at_(context, ElementType::Float32, count(kp_, mp_)) {
+    if (pad_b_) padded_b_ = Buffer(context, ElementType::Float32, count(kp_, np_));
+    if (crop_c_) padded_c_ = Buffer(context, ElementType::Float32, count(mp_, np_));
+  }
+
+  void run(const Arg& a, const Arg& b, const Arg& c) override {
+    double ns = 0;
+    bool timed = timing_;
+    auto add_time = [&](double t) {
+      if (t < 0) timed = false;
+      ns += t;
+    };
+    transpose_.run_groups(
+        {{"a", a},
+         {"at", at_},
+         {"M", std::int32_t{shape_.m}},
+         {"K", std::int32_t{shape_.k}},
+         {"MP", std::int32_t{mp_}},
+         {"KP", std::int32_t{kp_}}},
+        Size3{static_cast<std::size_t>(kp_ + 31) / 32, static_cast<std::size_t>(mp_ + 31) / 32, 1});
+    add_time(transpose_.last_gpu_ns());
+    if (pad_b_) {
+      pad_.run({{"src", b},
+                {"dst", padded_b_},
+                {"COLS", std::int32_t{np_}},
+                {"SRC_ROWS", std::int32_t{shape_.k}},
+                {"SRC_COLS", std::int32_t{shape_.n}}},
+               count(kp_, np_));
+      add_time(pad_.last_gpu_ns());
+    }
+    const Arg b_operand = pad_b_ ? Arg(padded_b_) : b;
+    const Arg c_target = crop_c_ ? Arg(padded_c_) : c;
+    main_.run_groups({{"at", at_},
+                      {"b", b_operand},
+                      {"c", c_target},
+                      {"M", std::int32_t{mp_}},
+                      {"N", std::int32_t{np_}},
+                      {"K", std::int32_t{kp_}}},
+                     Size3{static_cast<std::size_t>(np_ / tuning_.block_n),
+                           static_cast<std::size_t>(mp_ / tuning_.block_m), 1});
+    add_time(main_.last_gpu_ns());
+    if (crop_c_) {
+      pad_.run({{"src", padded_c_},
+                {"dst", c},
+                {"COLS", std::int32_t{shape_.n}},
+                {"SRC_ROWS", std::int32_t{mp_}},
+                {"SRC_COLS", std::int32_t{np_}}},
+               count(shape_.m, shape_.n));
+      add_time(pad_.last_gpu_ns());
+    }
+    last_ns_ = timed ? ns : -1;
+  }
+  void set_timing(bool enabled) override {
+    timing_ = enabled;
+    for (ComputeKernel* k : {&main_, &transpose_, &pad_}) k->set_timing(enabled);
+  }
+  double last_gpu_ns() const override { return last_ns_; }
+
+ private:
+  MatmulShape shape_;
+  int mp_, np_, kp_;
+  bool pad_b_, crop_c_;
+  MatmulTuning tuning_;
+  ComputeKernel main_, transpose_, pad_;
+  Buffer at_, padded_b_, padded_c_;
+  bool timing_ = false;
+  double last_ns_ = -1;
+};
+
 }  // namespace
 
 std::unique_ptr<MatmulBackend> make_compute_register_blocked(const Context& context,
                                                              MatmulShape shape,
                                                              const MatmulTuning& tuning) {
-  return std::make_unique<ComputeRegisterBlocked>(context, shape, tuning);
+  if (tuning.shared_memory) return std::make_unique<SharedRegisterBlocked>(context, shape, tuning);
+  return std::make_unique<DirectRegisterBlocked>(context, shape, tuning);
 }
 
 }  // namespace gpgpu::detail
