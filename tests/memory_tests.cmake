@@ -11,3 +11,8 @@ gpgpu_add_test(memory_test ${_gpgpu_memory_test_sources} LIBS nlohmann_json::nlo
 # trace_test unit-tests the internal source rewriter.
 target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src/memory)
 unset(_gpgpu_memory_test_sources)
+# The soa benchmark's kernels and the runner's output (when the benchmarks are built).
+if(TARGET gpgpu_bench_memory)
+  target_sources(memory_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/particles_test.cpp)
+  target_link_libraries(memory_test PRIVATE gpgpu_bench_memory)
+endif()

@@ -91,17 +91,23 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
   Buffer y = Buffer::from(context, ones);
   Profiler profiler(context);
   const double bytes = 3.0 * 4.0 * static_cast<double>(floats);
-  for (const int size : work_group_size_candidates(info)) {
-    ComputeKernel kernel(context, saxpy_vec4, {{"LOCAL", std::to_string(size)}},
+  const Args args{{"x", x}, {"y", y}, {"alpha", 0.5f}};
+  const auto sizes = work_group_size_candidates(info);
+  std::vector<ComputeKernel> kernels;
+  for (const int size : sizes) {
+    kernels.emplace_back(context, saxpy_vec4, Defines{{"LOCAL", std::to_string(size)}},
                          fmt::format("work-group probe {}", size));
-    const Args args{{"x", x}, {"y", y}, {"alpha", 0.5f}};
-    for (int i = 0; i < options.warmup; ++i) kernel.run(args);
-    const std::string name = std::to_string(size);
-    for (int i = 0; i < options.repeats; ++i) {
-      auto scope = profiler.scope(name);
-      kernel.run(args);
+    for (int i = 0; i < options.warmup; ++i) kernels.back().run(args);
+  }
+  // Round robin, so that a burst of other load on the machine hits every size alike.
+  for (int r = 0; r < options.repeats; ++r) {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      auto scope = profiler.scope(std::to_string(sizes[k]));
+      kernels[k].run(args);
     }
-    const auto stats = profiler.stats(name);
+  }
+  for (const int size : sizes) {
+    const auto stats = profiler.stats(std::to_string(size));
     const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
     choice.timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
   }

@@ -1,0 +1,51 @@
+// bench/memory_runner.hpp — the memory benchmarks of issue 5 (seed 004), callable from the
+// CLI (`gpgpu bench memory`) and from the bench_memory program.
+//
+//   transfer   host <-> device GB/s: glBufferData, glBufferSubData, staging buffers mapped
+//              with glMapBufferRange, persistent-mapped staging (TransferQueue), a
+//              persistently mapped HostBuffer (pure GPU copy, like CUDA's pinned memory), and
+//              upload + compute + download overlapped in chunks; vs CUDA pinned copies.
+//   bandwidth  copy, scale and SAXPY kernels, float and vec4 storage, 1 and 4 vec4 per
+//              invocation, vs the device copy (glCopyBufferSubData, and CUDA's when built).
+//   transpose  naive, tiled, tiled + padding on square and non-square matrices, vs the copy.
+//   soa        a particle update as array of structures, structure of arrays and SoA of vec4.
+//   workgroup  SAXPY and the tiled transpose at work-group sizes 32..1024, and the size
+//              gpgpu::preferred_work_group_size picks.
+// Each prints a table on stdout and, with an out_dir, writes memory-<name>.json and .csv.
+// Kernel times are GPU timestamps (gpgpu::Profiler) where the device has timer queries,
+// transfer times the fenced wall clock; every figure is the median of `repeats` runs after
+// `warmup` runs. Bytes are counted once read and once written; GB/s means 1e9 bytes/s.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+
+#include "gpgpu/context.hpp"
+
+namespace gpgpu::bench {
+
+struct MemoryBenchOptions {
+  std::string which = "all";  // transfer, bandwidth, transpose, soa, workgroup or all
+  std::filesystem::path out_dir;  // empty: tables on stdout only
+  int warmup = 2;
+  int repeats = 7;
+  bool quick = false;  // the smallest sizes: a smoke test, seconds even on llvmpipe
+  // Sizes; 0 takes the defaults, which depend on the device (a GPU / llvmpipe):
+  std::size_t transfer_max_bytes = 0;  // largest transfer: 1 GiB / 64 MiB (sizes go 1 MiB, x16, ...)
+  std::size_t bandwidth_floats = 0;    // 2^28 / 2^24, clamped to the storage-block limit
+  std::size_t transpose_n = 0;         // n x n, n x n/4 and n/4 x n matrices: 8192 / 1024
+  std::size_t particles = 0;           // 2^24 / 2^20
+  bool cuda = true;                    // compare with CUDA when gpgpu_cuda_ref is built
+  std::ostream* log = nullptr;         // progress and tables; nullptr: std::cout
+};
+
+// The benchmark names `which` accepts.
+const char* const* memory_bench_names();  // null-terminated: "transfer", ..., "all"
+
+// Runs the chosen benchmarks on `context`. Returns 0; throws gpgpu::ArgumentError for an
+// unknown `which` or bad counts, gpgpu::Error when a kernel or file fails.
+int run_memory_bench(const MemoryBenchOptions& options, Context& context);
+
+}  // namespace gpgpu::bench
