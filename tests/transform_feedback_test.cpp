@@ -74,8 +74,8 @@ TEST(TransformFeedback, VectorsAndMatricesPerElement) {
 }
 
 TEST(TransformFeedback, MatrixOutputsColumnMajorOrTransposed) {
-  // A mat3 output has 9 components: more than a separate capture takes (4 on llvmpipe), so
-  // this kernel is captured interleaved.
+  // A mat3 output has 9 components, more than the 4 separate components OpenGL ES
+  // guarantees: devices with only 4 capture this kernel interleaved (llvmpipe has 64).
   TransformFeedbackKernel k(context(), R"(
     in vec3 U;
     in vec3 V;
@@ -163,12 +163,14 @@ TEST(TransformFeedback, ManyOutputsAreInterleavedAndSplit) {
     out float O3;
     out vec4 O4;
     flat out uint O5;
+    out mat2x3 O6;  // 2 columns of 3
     void main() {
       O1 = A;
       O2 = vec2(A, -A);
       O3 = A * 2.0;
       O4 = vec4(A, 1.0, 2.0, 3.0);
       O5 = uint(gl_VertexID) + 7u;
+      O6 = mat2x3(A, 2.0, 3.0, 4.0, 5.0, -A);
     })");
   if (k.captures_separately()) GTEST_SKIP() << "this device captures 5 outputs separately";
   const std::size_t n = 50;
@@ -176,7 +178,14 @@ TEST(TransformFeedback, ManyOutputsAreInterleavedAndSplit) {
   std::vector<float> o1(n, poison_float()), o2(2 * n, poison_float()), o3(n, poison_float());
   gpgpu::Buffer o4(context(), gpgpu::ElementType::Float32, 4 * n);  // a Buffer output too
   std::vector<std::uint32_t> o5(n, gpgpu::test::poison_uint);
-  k.run({{"A", a}, {"O1", o1}, {"O2", o2}, {"O3", o3}, {"O4", o4}, {"O5", o5}});
+  std::vector<float> o6(6 * n, poison_float());  // read back row-major: 3 rows of 2
+  k.run({{"A", a},
+         {"O1", o1},
+         {"O2", o2},
+         {"O3", o3},
+         {"O4", o4},
+         {"O5", o5},
+         {"O6", gpgpu::row_major(o6)}});
   const auto v4 = o4.to_vector<float>();
   for (std::size_t i = 0; i < n; ++i) {  // all exact: copies, negation, doubling
     ASSERT_EQ(o1[i], a[i]);
@@ -187,6 +196,8 @@ TEST(TransformFeedback, ManyOutputsAreInterleavedAndSplit) {
     ASSERT_EQ(v4[4 * i + 1], 1.0f);
     ASSERT_EQ(v4[4 * i + 3], 3.0f);
     ASSERT_EQ(o5[i], i + 7);
+    const std::vector<float> rows = {a[i], 4.0f, 2.0f, 5.0f, 3.0f, -a[i]};
+    ASSERT_EQ(std::vector<float>(o6.begin() + 6 * i, o6.begin() + 6 * i + 6), rows) << i;
   }
 }
 
