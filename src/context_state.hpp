@@ -21,7 +21,9 @@ struct ExtensionFunctions {
   PFNGLGETINTEGER64VEXTPROC get_integer64v = nullptr;
 };
 
-struct ContextState {
+// Always owned by a shared_ptr (made in Context's constructor), so that programs can hold a
+// weak reference to the context whose GL names they carry.
+struct ContextState : std::enable_shared_from_this<ContextState> {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
   EGLSurface surface = EGL_NO_SURFACE;  // a 1x1 pbuffer where surfaceless contexts are missing

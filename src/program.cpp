@@ -38,8 +38,8 @@ std::string program_log(GLuint program) {
 }  // namespace
 
 Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& options,
-                 std::string label)
-    : label_(std::move(label)) {
+                 std::string label, std::weak_ptr<ContextState> owner)
+    : owner_(std::move(owner)), label_(std::move(label)) {
   std::vector<ShaderHandle> shaders(stages.size());
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto& stage = stages[i];
@@ -92,10 +92,15 @@ Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& opti
 }
 
 Program::~Program() {
-  if (id_ != 0) {
-    glDeleteProgram(id_);
-    glGetError();  // a destructor must not throw; a failed delete leaves nothing to undo
-  }
+  if (id_ == 0) return;
+  // A kernel can outlive its context's cache (Context::release, clear_program_cache) and be
+  // destroyed while another context is current on this thread. Delete only in the owner:
+  // when it is gone or released, its names went with it; when it is current on another
+  // thread, leaking the program is the only safe choice.
+  const auto owner = owner_.lock();
+  if (!owner || !owner->try_make_current()) return;
+  glDeleteProgram(id_);
+  glGetError();  // a destructor must not throw; a failed delete leaves nothing to undo
 }
 
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,
@@ -104,7 +109,7 @@ std::shared_ptr<Program> cached_program(ContextState& state, const std::string& 
   state.ensure_current();
   auto it = state.programs.find(key);
   if (it != state.programs.end()) return it->second;
-  auto program = std::make_shared<Program>(stages, options, label);
+  auto program = std::make_shared<Program>(stages, options, label, state.weak_from_this());
   state.programs.emplace(key, program);
   return program;
 }

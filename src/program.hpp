@@ -24,7 +24,11 @@ struct LinkOptions {
 
 class Program {
  public:
-  Program(const std::vector<ShaderStage>& stages, const LinkOptions& options, std::string label);
+  // `owner` is the context the program is made in (current now). The destructor deletes the
+  // GL program only in that context: program names are per context, so deleting while
+  // another context is current would delete that context's program of the same number.
+  Program(const std::vector<ShaderStage>& stages, const LinkOptions& options, std::string label,
+          std::weak_ptr<ContextState> owner);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -37,6 +41,7 @@ class Program {
 
  private:
   GLuint id_ = 0;
+  std::weak_ptr<ContextState> owner_;
   ProgramInterface interface_;
   std::string label_;
 };

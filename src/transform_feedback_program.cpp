@@ -52,7 +52,7 @@ std::shared_ptr<Program> transform_feedback_program(ContextState& state, const S
   {
     LinkOptions separable;
     separable.separable = true;
-    const Program probe({vertex}, separable, label);
+    const Program probe({vertex}, separable, label, state.weak_from_this());
     outputs = probe.interface().outputs;
   }
   if (outputs.empty()) {
