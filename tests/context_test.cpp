@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -178,6 +179,28 @@ TEST(Context, UseAfterReleaseThrows) {
   EXPECT_THROW(gpgpu::ComputeKernel(ctx, kScaleAddSource), gpgpu::Error);
   EXPECT_THROW(gpgpu::Buffer(ctx, gpgpu::ElementType::Float32, 4), gpgpu::Error);
   ctx.release();  // idempotent
+}
+
+// GL program names are numbered per context, so two fresh contexts give their first
+// programs the same number. A kernel that outlives its context's cache (here through
+// release()) must not delete that number in whichever context is current when it dies.
+TEST(Context, KernelOutlivingItsContextLeavesOtherContextsAlone) {
+  gpgpu::Context first, second;
+  auto first_kernel = std::make_unique<gpgpu::ComputeKernel>(first, kScaleAddSource);
+  gpgpu::ComputeKernel second_kernel(second, kScaleAddSource);
+  // A second program in `second`, run last, so second_kernel's program is not in use (GL
+  // defers deleting a program that is in use, which would hide the bug).
+  gpgpu::ComputeKernel other_kernel(second, std::string(kScaleAddSource) + "// other\n");
+  const auto x = gpgpu::test::random_floats(1000);
+  const auto y = gpgpu::test::random_floats(1000);
+  std::vector<float> z(x.size(), gpgpu::test::poison_float());
+  other_kernel.run({{"x", x}, {"y", y}, {"z", gpgpu::out(z)}, {"alpha", 1.5f}});
+  first.release();
+  other_kernel.run({{"x", x}, {"y", y}, {"z", gpgpu::out(z)}, {"alpha", 1.5f}});  // second current
+  first_kernel.reset();
+  std::fill(z.begin(), z.end(), gpgpu::test::poison_float());
+  second_kernel.run({{"x", x}, {"y", y}, {"z", gpgpu::out(z)}, {"alpha", 0.75f}});
+  expect_scale_add(0.75f, x, y, z, "second_kernel");
 }
 
 TEST(Context, OneContextPerThreadRunsConcurrently) {
