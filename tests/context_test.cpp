@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <latch>
 #include <memory>
 #include <optional>
 #include <string>
@@ -219,12 +220,17 @@ TEST(Context, OneContextPerThreadRunsConcurrently) {
     w.y = gpgpu::test::random_floats(kCount);
     w.z.assign(kCount, gpgpu::test::poison_float());
   }
+  // Every thread makes its context and kernel, then all start running together.
+  std::latch ready(kThreads);
   std::vector<std::thread> threads;
   for (auto& w : work) {
-    threads.emplace_back([&w] {
+    threads.emplace_back([&w, &ready] {
+      bool arrived = false;
       try {
         gpgpu::Context ctx;
         gpgpu::ComputeKernel kernel(ctx, kScaleAddSource);
+        ready.arrive_and_wait();
+        arrived = true;
         // Several runs each, so the threads' dispatches overlap in time.
         for (int round = 0; round < 5; ++round) {
           std::fill(w.z.begin(), w.z.end(), gpgpu::test::poison_float());
@@ -232,6 +238,7 @@ TEST(Context, OneContextPerThreadRunsConcurrently) {
         }
       } catch (const std::exception& e) {
         w.error = e.what();
+        if (!arrived) ready.count_down();  // never leave the others waiting
       }
     });
   }
