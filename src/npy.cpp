@@ -39,6 +39,9 @@ constexpr std::size_t kDataAlignment = 64;         // what NumPy aligns the data
 constexpr std::size_t kElementSize = 4;
 // NumPy stores dimensions as intp; a larger value cannot come from NumPy.
 constexpr std::uint64_t kMaxDimension = std::numeric_limits<std::int64_t>::max();
+// NumPy 2's NPY_MAXDIMS (NumPy 1's is 32): no NumPy can make or load an array of more.
+// It also keeps the header that serialize() writes far below format 1.0's 64 KiB limit.
+constexpr std::size_t kMaxDimensions = 64;
 // How much of an offending input an error message quotes.
 constexpr std::size_t kQuoteLimit = 24;
 
@@ -50,12 +53,11 @@ constexpr std::size_t kQuoteLimit = 24;
 // ASCII as is, \n \r \t by name, everything else as \xNN, cut after kQuoteLimit bytes, so
 // that binary garbage cannot mangle the message.
 std::string quote(std::string_view bytes) {
-  if (bytes.empty()) return "the end of the input";
   const std::string_view shown = bytes.substr(0, kQuoteLimit);
-  const char delimiter = shown.find('\'') != std::string_view::npos &&
-                                 shown.find('"') == std::string_view::npos
-                             ? '"'
-                             : '\'';
+  const char delimiter =
+      shown.find('\'') != std::string_view::npos && shown.find('"') == std::string_view::npos
+          ? '"'
+          : '\'';
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(1, delimiter);
   for (const char c : shown) {
@@ -142,9 +144,9 @@ Preamble read_preamble(std::span<const std::byte> prefix, std::uint64_t total_si
                      " at the start, found " + quote(magic_found));
   }
   if (text.size() < kMagic.size() + 2) {
-    fail(origin, "truncated preamble: expected at least " +
-                     std::to_string(kVersion1PreambleSize) + " bytes (magic string, version, " +
-                     "header length), found " + std::to_string(total_size));
+    fail(origin, "truncated preamble: expected at least " + std::to_string(kVersion1PreambleSize) +
+                     " bytes (magic string, version, header length), found " +
+                     std::to_string(total_size));
   }
   const auto major = static_cast<unsigned char>(text[kMagic.size()]);
   const auto minor = static_cast<unsigned char>(text[kMagic.size() + 1]);
@@ -181,8 +183,7 @@ struct HeaderFields {
 // whitespace. String escapes and anything else Python would accept are refused.
 class HeaderParser {
  public:
-  HeaderParser(std::string_view text, const std::string& origin)
-      : text_(text), origin_(origin) {}
+  HeaderParser(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
 
   HeaderFields parse() {
     skip_whitespace();
@@ -197,13 +198,14 @@ class HeaderParser {
     while (!consume('}')) {
       const std::string key = parse_string("a quoted key or '}'");
       skip_whitespace();
-      if (!consume(':')) fail("expected ':' after the key '" + key + "', found " + rest());
+      if (!consume(':')) fail("expected ':' after the key " + quote(key) + ", found " + rest());
       skip_whitespace();
       if (key == "descr") {
         mark_seen(seen_descr, key);
         if (peek() == '[') {
-          fail("structured dtypes are not supported: expected a descr string such as '<f4', "
-               "found a list");
+          fail(
+              "structured dtypes are not supported: expected a descr string such as '<f4', "
+              "found a list");
         }
         fields.descr = parse_string("a descr string such as '<f4'");
       } else if (key == "fortran_order") {
@@ -244,7 +246,10 @@ class HeaderParser {
     npy::fail(origin_, problem + " (header offset " + std::to_string(position_) + ")");
   }
 
-  std::string rest() const { return quote(text_.substr(position_)); }
+  // What follows the current position, for "found ..." in messages.
+  std::string rest() const {
+    return position_ < text_.size() ? quote(text_.substr(position_)) : "the end of the header";
+  }
 
   // The next character, or '\0' at the end (a NUL inside the header is never valid
   // where peek() is used, so the two need not be told apart).
@@ -272,8 +277,9 @@ class HeaderParser {
 
   std::string parse_string(const char* what) {
     const char quote_char = peek();
-    if (quote_char != '\'' && quote_char != '"') fail(std::string("expected ") + what +
-                                                      ", found " + rest());
+    if (quote_char != '\'' && quote_char != '"') {
+      fail(std::string("expected ") + what + ", found " + rest());
+    }
     const std::size_t begin = ++position_;
     while (position_ < text_.size() && text_[position_] != quote_char) {
       if (text_[position_] == '\\') fail("escape sequences are not supported in header strings");
@@ -282,8 +288,8 @@ class HeaderParser {
     }
     if (position_ >= text_.size() || text_[position_] != quote_char) {
       position_ = begin - 1;
-      fail("unterminated string in the header: expected a closing " +
-           std::string(1, quote_char) + ", found " + rest());
+      fail("unterminated string in the header: expected a closing " + std::string(1, quote_char) +
+           ", found " + rest());
     }
     return std::string(text_.substr(begin, position_++ - begin));
   }
@@ -313,6 +319,10 @@ class HeaderParser {
     bool trailing_comma = false;
     skip_whitespace();
     while (!consume(')')) {
+      if (shape.size() == kMaxDimensions) {
+        fail("'shape' has more than " + std::to_string(kMaxDimensions) +
+             " dimensions, NumPy's limit");
+      }
       shape.push_back(parse_dimension());
       skip_whitespace();
       trailing_comma = consume(',');
@@ -359,38 +369,28 @@ class HeaderParser {
   std::size_t position_ = 0;
 };
 
-// NumPy's name for a type code without byte order ("f8" -> "float64"), for messages.
-std::string numpy_type_name(std::string_view code) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kNames = {{
-      {"b1", "bool"},
-      {"i1", "int8"},
-      {"u1", "uint8"},
-      {"i2", "int16"},
-      {"u2", "uint16"},
-      {"i8", "int64"},
-      {"u8", "uint64"},
-      {"f2", "float16"},
-      {"f8", "float64"},
-      {"f16", "float128"},
-      {"c8", "complex64"},
-      {"c16", "complex128"},
-      {"O", "object"},
-      {"?", "bool"},
-  }};
-  for (const auto& [known_code, name] : kNames) {
-    if (known_code == code) return std::string(name);
-  }
-  return {};
-}
+// A NumPy type that gpgpu does not read, with the conversion that makes it readable.
+struct UnsupportedType {
+  std::string_view code;  // without byte order
+  std::string_view name;
+  std::string_view convert_to;  // empty when no lossless-enough conversion exists
+};
 
-// The conversion that turns an unsupported kind of array into a supported one.
-std::string conversion_hint(std::string_view code) {
-  const char kind = code.empty() ? '\0' : code[0];
-  if (kind == 'f' || kind == 'c') return "; convert with a.astype(np.float32)";
-  if (kind == 'i' || kind == 'b' || kind == '?') return "; convert with a.astype(np.int32)";
-  if (kind == 'u') return "; convert with a.astype(np.uint32)";
-  return "";
-}
+constexpr std::array<UnsupportedType, 13> kUnsupportedTypes = {{
+    {"b1", "bool", "np.int32"},
+    {"?", "bool", "np.int32"},
+    {"i1", "int8", "np.int32"},
+    {"i2", "int16", "np.int32"},
+    {"i8", "int64", "np.int32"},
+    {"u1", "uint8", "np.uint32"},
+    {"u2", "uint16", "np.uint32"},
+    {"u8", "uint64", "np.uint32"},
+    {"f2", "float16", "np.float32"},
+    {"f8", "float64", "np.float32"},
+    {"f16", "float128", "np.float32"},
+    {"c8", "complex64", ""},
+    {"c16", "complex128", ""},
+}};
 
 DType interpret_descr(const std::string& descr, const std::string& origin) {
   std::string_view code = descr;
@@ -413,10 +413,16 @@ DType interpret_descr(const std::string& descr, const std::string& origin) {
     // pins to little-endian; a missing byte order means native too.
     return *dtype;
   }
-  const std::string name = numpy_type_name(code);
-  fail(origin, "unsupported dtype " + quote(descr) + (name.empty() ? "" : " (" + name + ")") +
-                   ": expected float32 '<f4', int32 '<i4' or uint32 '<u4'" +
-                   conversion_hint(code));
+  const auto* known = std::find_if(kUnsupportedTypes.begin(), kUnsupportedTypes.end(),
+                                   [&](const UnsupportedType& type) { return type.code == code; });
+  const bool is_known = known != kUnsupportedTypes.end();
+  std::string problem = "unsupported dtype " + quote(descr);
+  if (is_known) problem += " (" + std::string(known->name) + ")";
+  problem += ": expected float32 '<f4', int32 '<i4' or uint32 '<u4'";
+  if (is_known && !known->convert_to.empty()) {
+    problem += "; convert with a.astype(" + std::string(known->convert_to) + ")";
+  }
+  fail(origin, problem);
 }
 
 // The decoded header: element type, shape and how many data bytes must follow it.
@@ -508,7 +514,9 @@ std::string dtype_name(DType dtype) {
   throw ArgumentError("npy: invalid DType value " + std::to_string(static_cast<int>(dtype)));
 }
 
-std::size_t dtype_size(DType /*dtype*/) { return kElementSize; }
+std::size_t dtype_size(DType /*dtype*/) {
+  return kElementSize;
+}
 
 std::size_t Array::element_count() const {
   const auto count = checked_element_count(shape);
@@ -559,12 +567,13 @@ template Array make<std::uint32_t>(std::vector<std::size_t>, std::span<const std
 
 Array parse(std::span<const std::byte> bytes, const std::string& origin) {
   const Preamble preamble = read_preamble(bytes, bytes.size(), origin);
-  Header header = read_header(as_chars(bytes.subspan(preamble.header_begin, preamble.header_size)),
-                              origin);
+  Header header =
+      read_header(as_chars(bytes.subspan(preamble.header_begin, preamble.header_size)), origin);
   const std::size_t data_begin = preamble.header_begin + preamble.header_size;
   check_data_size(header, bytes.size() - data_begin, origin);
   const auto data = bytes.subspan(data_begin);
-  return Array{header.dtype, std::move(header.shape), std::vector<std::byte>(data.begin(), data.end())};
+  return Array{header.dtype, std::move(header.shape),
+               std::vector<std::byte>(data.begin(), data.end())};
 }
 
 Array load(const std::filesystem::path& path) {
@@ -580,24 +589,22 @@ Array load(const std::filesystem::path& path) {
   auto read_exactly = [&](std::byte* destination, std::size_t size) {
     file.read(reinterpret_cast<char*>(destination), static_cast<std::streamsize>(size));
     if (static_cast<std::size_t>(file.gcount()) != size) {
-      throw Error(origin + ": cannot read: the file ended early (was it modified while "
-                           "being read?)");
+      throw Error(origin + ": cannot read: the file ended early (modified while being read?)");
     }
   };
   std::array<std::byte, kVersion2PreambleSize> prefix{};
   const auto prefix_size =
       static_cast<std::size_t>(std::min<std::uintmax_t>(file_size, prefix.size()));
   read_exactly(prefix.data(), prefix_size);
-  const Preamble preamble =
-      read_preamble(std::span(prefix).first(prefix_size), file_size, origin);
+  const Preamble preamble = read_preamble(std::span(prefix).first(prefix_size), file_size, origin);
 
   // The preamble was read whole when it is shorter than the prefix (format 1.0): the
   // first header bytes are then already in the prefix.
   std::vector<std::byte> header_bytes(preamble.header_size);
   const std::size_t header_in_prefix =
       std::min(prefix_size - preamble.header_begin, preamble.header_size);
-  std::copy_n(prefix.begin() + static_cast<std::ptrdiff_t>(preamble.header_begin),
-              header_in_prefix, header_bytes.begin());
+  std::copy_n(prefix.begin() + static_cast<std::ptrdiff_t>(preamble.header_begin), header_in_prefix,
+              header_bytes.begin());
   read_exactly(header_bytes.data() + header_in_prefix, header_bytes.size() - header_in_prefix);
   Header header = read_header(as_chars(header_bytes), origin);
 
@@ -609,28 +616,29 @@ Array load(const std::filesystem::path& path) {
 
 std::vector<std::byte> serialize(const Array& array) {
   check_consistent(array, "npy::serialize");
+  if (array.shape.size() > kMaxDimensions) {
+    throw ArgumentError("npy::serialize: the shape has " + std::to_string(array.shape.size()) +
+                        " dimensions, more than NumPy's limit of " +
+                        std::to_string(kMaxDimensions));
+  }
   std::string header = "{'descr': '" + descr_of(array.dtype) +
                        "', 'fortran_order': False, 'shape': " + shape_repr(array.shape) + ", }";
   // Pad with spaces and end with a newline, as NumPy does, so that the data starts on a
-  // 64-byte boundary; format 2.0 only when the header outgrows 1.0's 16-bit length.
-  auto padded_size = [&](std::size_t preamble_size) {
-    const std::size_t unpadded = preamble_size + header.size() + 1;
-    return header.size() + 1 + (kDataAlignment - unpadded % kDataAlignment) % kDataAlignment;
-  };
-  const bool version1 = padded_size(kVersion1PreambleSize) <= std::numeric_limits<std::uint16_t>::max();
-  const std::size_t preamble_size = version1 ? kVersion1PreambleSize : kVersion2PreambleSize;
-  const std::size_t header_size = padded_size(preamble_size);
+  // 64-byte boundary. With at most kMaxDimensions dimensions the header stays far below
+  // 65535 bytes, so format 1.0 always suffices.
+  const std::size_t unpadded = kVersion1PreambleSize + header.size() + 1;
+  const std::size_t header_size =
+      header.size() + 1 + (kDataAlignment - unpadded % kDataAlignment) % kDataAlignment;
   header.resize(header_size - 1, ' ');
   header += '\n';
 
   std::vector<std::byte> bytes;
-  bytes.reserve(preamble_size + header_size + array.data.size());
+  bytes.reserve(kVersion1PreambleSize + header_size + array.data.size());
   for (char c : kMagic) bytes.push_back(static_cast<std::byte>(c));
-  bytes.push_back(std::byte{version1 ? std::uint8_t{1} : std::uint8_t{2}});
+  bytes.push_back(std::byte{1});  // version 1.0
   bytes.push_back(std::byte{0});
-  for (std::size_t i = 0; i < preamble_size - kMagic.size() - 2; ++i) {
-    bytes.push_back(static_cast<std::byte>((header_size >> (8 * i)) & 0xff));
-  }
+  bytes.push_back(static_cast<std::byte>(header_size & 0xff));
+  bytes.push_back(static_cast<std::byte>(header_size >> 8));
   for (char c : header) bytes.push_back(static_cast<std::byte>(c));
   bytes.insert(bytes.end(), array.data.begin(), array.data.end());
   return bytes;

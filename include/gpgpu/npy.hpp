@@ -1,11 +1,11 @@
 // gpgpu/npy.hpp — read and write NumPy .npy files (format versions 1.0, 2.0 and 3.0).
 //
 // Only what the GPU kernels consume is supported: little-endian float32, int32 and uint32
-// in C (row-major) order, of any shape including the 0-d scalar () and zero-length
-// dimensions. Anything else, and every malformed or hostile file, is reported as a
-// gpgpu::FormatError naming the file, what was expected and what was found; the reader
-// never reads past the input and checks the data length against the input's size before
-// it allocates, so a forged header cannot make it allocate gigabytes.
+// in C (row-major) order, of any shape up to NumPy's 64 dimensions, including the 0-d
+// scalar () and zero-length dimensions. Anything else, and every malformed or hostile file, is
+// reported as a gpgpu::FormatError naming the file, what was expected and what was found; the
+// reader never reads past the input and checks the data length against the input's size before it
+// allocates, so a forged header cannot make it allocate gigabytes.
 #pragma once
 
 #include <concepts>
@@ -67,9 +67,9 @@ Array parse(std::span<const std::byte> bytes, const std::string& origin);
 // Throws gpgpu::FormatError for bad content and gpgpu::Error when the file cannot be read.
 Array load(const std::filesystem::path& path);
 
-// Encodes an array as NumPy would (format 1.0, or 2.0 when the header needs it; header
-// padded so the data starts at a multiple of 64 bytes). Throws gpgpu::ArgumentError when
-// the array's data does not match its shape.
+// Encodes an array as NumPy would (format 1.0, header padded so that the data starts at a
+// multiple of 64 bytes). Throws gpgpu::ArgumentError when the array's data does not match
+// its shape or it has more than 64 dimensions (NumPy's limit, which parse() enforces too).
 std::vector<std::byte> serialize(const Array& array);
 
 // Writes serialize(array) to a file; throws gpgpu::Error when it cannot be written.

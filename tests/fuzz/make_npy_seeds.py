@@ -120,6 +120,9 @@ def main():
             "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,)}", data48[:8]),
         "bad-data-short.npy": numpy_bytes(numpy_array(np.float32, (3, 4)), (1, 0))[:-8],
         "bad-data-long.npy": numpy_bytes(numpy_array(np.float32, (3, 4)), (1, 0)) + b"\x01\x02",
+        "bad-65-dimensions.npy": forge(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "1, " * 65 + "), }",
+            data48[:4]),
         "bad-unterminated-string.npy": forge("{'descr"),
         "bad-escape.npy": forge("{'de\\scr': '<f4'}"),
         "bad-bool-typo.npy": forge(
