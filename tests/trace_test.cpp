@@ -190,6 +190,26 @@ TEST(TracedKernel, TiledTransposeCoalescesBothWays) {
   }
 }
 
+TEST(TracedKernel, OneCallForTheCli) {
+  const std::size_t n = 300;
+  const auto src = random_floats(n * 2);
+  std::vector<float> dst(n, poison_float());
+  const auto trace = gpgpu::trace_kernel(
+      context(), kStridedCopy, {{"src", src}, {"dst", gpgpu::out(dst)}, {"stride", 2u}},
+      gpgpu::TraceDispatch::items(n), TraceOptions{.buffer = "dst"});
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(dst[i], src[2 * i]);
+  ASSERT_EQ(trace.accesses.size(), n);
+  for (const auto& a : trace.accesses) {
+    EXPECT_EQ(a.element, a.invocation);
+    EXPECT_EQ(a.kind, AccessKind::Write);
+  }
+  const auto groups = gpgpu::trace_kernel(
+      context(), kStridedCopy, {{"src", src}, {"dst", gpgpu::out(dst)}, {"stride", 2u}},
+      gpgpu::TraceDispatch::groups({2, 1, 1}), TraceOptions{.buffer = "src"});
+  EXPECT_EQ(groups.accesses.size(), 128u);  // gpgpu_count = 2 groups of 64
+  EXPECT_NE(groups.json().find("\"reads\": {\"accesses\": 128"), std::string::npos) << groups.json();
+}
+
 TEST(TracedKernel, CapacityTruncatesButCounts) {
   const std::size_t n = 1000;
   const auto src = random_floats(n);

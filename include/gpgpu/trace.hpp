@@ -80,4 +80,21 @@ class TracedKernel {
   std::size_t element_bytes_ = 4;
 };
 
+// How a traced run is dispatched, mirroring ComputeKernel's run overloads (for the CLI).
+struct TraceDispatch {
+  enum class Mode { Derived, Items, Grid, Groups };
+  Mode mode = Mode::Derived;
+  Size3 size;
+  static TraceDispatch derived() { return {}; }                       // run(args)
+  static TraceDispatch items(std::size_t n) { return {Mode::Items, {n, 1, 1}}; }  // run(args, n)
+  static TraceDispatch grid(Size3 items) { return {Mode::Grid, items}; }     // run(args, Size3)
+  static TraceDispatch groups(Size3 groups) { return {Mode::Groups, groups}; }  // run_groups
+};
+
+// One call for `gpgpu trace`: compiles the traced kernel, runs it once as `dispatch` says and
+// returns the trace (host arrays in `args` that the kernel writes are written back).
+AccessTrace trace_kernel(const Context& context, std::string_view source, const Args& args,
+                         const TraceDispatch& dispatch, const TraceOptions& options,
+                         const Defines& defines = {}, std::string label = "traced kernel");
+
 }  // namespace gpgpu

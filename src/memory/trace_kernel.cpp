@@ -139,4 +139,17 @@ AccessTrace TracedKernel::run_groups(const Args& args, Size3 groups) {
   return traced(args, [&](const Args& a) { kernel_->run_groups(a, groups); });
 }
 
+AccessTrace trace_kernel(const Context& context, std::string_view source, const Args& args,
+                         const TraceDispatch& dispatch, const TraceOptions& options,
+                         const Defines& defines, std::string label) {
+  TracedKernel traced(context, source, options, defines, std::move(label));
+  switch (dispatch.mode) {
+    case TraceDispatch::Mode::Derived: return traced.run(args);
+    case TraceDispatch::Mode::Items: return traced.run(args, dispatch.size.x);
+    case TraceDispatch::Mode::Grid: return traced.run(args, dispatch.size);
+    case TraceDispatch::Mode::Groups: return traced.run_groups(args, dispatch.size);
+  }
+  throw ArgumentError("trace_kernel: unknown dispatch mode");
+}
+
 }  // namespace gpgpu
