@@ -1,5 +1,6 @@
 // transfer: host <-> device bandwidth by method, and chunked upload + compute + download.
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,9 +24,15 @@ std::vector<std::size_t> transfer_sizes(std::size_t max_bytes) {
   return sizes;
 }
 
-TransferOptions queue_options(TransferMethod method, std::size_t bytes) {
+TransferOptions queue_options(TransferMethod method, std::size_t bytes, std::size_t threads = 1) {
   // Chunks of a quarter of the transfer, between 1 and 16 MiB, four in flight.
-  return TransferOptions{method, std::clamp(bytes / 4, mib, 16 * mib), 4};
+  return TransferOptions{method, std::clamp(bytes / 4, mib, 16 * mib), 4, threads};
+}
+
+// Host threads for the multi-threaded rows: up to 4, leaving the GL driver a core.
+std::size_t copy_threads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::clamp<std::size_t>(cores > 1 ? cores - 1 : 1, 1, 4);
 }
 
 void check(bool ok, const std::string& what) {
@@ -86,6 +93,7 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
 void run_transfer_bench(BenchEnv& env) {
   auto& ctx = env.context;
   const bool storage = ctx.info().has_buffer_storage();
+  const std::size_t threads = copy_threads();
   ResultTable table("transfer", "host <-> device transfers (fenced wall time)",
                     {"direction", "method", "MiB", "median ms", "GB/s", "vs CUDA pinned"});
   for (const std::size_t bytes : transfer_sizes(env.options.transfer_max_bytes)) {
@@ -116,6 +124,11 @@ void run_transfer_bench(BenchEnv& env) {
       TransferQueue q(ctx, queue_options(TransferMethod::PersistentMapped, bytes));
       row("upload", "persistent-mapped staging (TransferQueue)",
           env.measure([&] { q.upload(device, host).wait(); }), cuda_up);
+      if (threads > 1) {
+        TransferQueue qt(ctx, queue_options(TransferMethod::PersistentMapped, bytes, threads));
+        row("upload", fmt::format("persistent-mapped staging, {} host threads", threads),
+            env.measure([&] { qt.upload(device, host).wait(); }), cuda_up);
+      }
       HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Write);
       std::copy(host.begin(), host.end(), pinned.span<float>().begin());
       row("upload", "persistently mapped HostBuffer (GPU copy only)",
@@ -136,6 +149,11 @@ void run_transfer_bench(BenchEnv& env) {
       TransferQueue q(ctx, queue_options(TransferMethod::PersistentMapped, bytes));
       row("download", "persistent-mapped staging (TransferQueue)",
           env.measure([&] { q.download(device, back).wait(); }), cuda_down);
+      if (threads > 1) {
+        TransferQueue qt(ctx, queue_options(TransferMethod::PersistentMapped, bytes, threads));
+        row("download", fmt::format("persistent-mapped staging, {} host threads", threads),
+            env.measure([&] { qt.download(device, back).wait(); }), cuda_down);
+      }
       HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Read);
       row("download", "persistently mapped HostBuffer (GPU copy only)",
           env.measure([&] { q.copy(device, pinned).wait(); }), cuda_down);

@@ -51,13 +51,13 @@ class TransferMethods : public ::testing::TestWithParam<TransferMethod> {
   // Small slots so that every test crosses chunk boundaries and wraps the ring.
   void SetUp() override {
     if (GetParam() == TransferMethod::PersistentMapped && !context().info().has_buffer_storage()) {
-      EXPECT_THROW(TransferQueue(context(), TransferOptions{GetParam(), 4096, 2}),
+      EXPECT_THROW(TransferQueue(context(), TransferOptions{GetParam(), 4096, 2, 1}),
                    gpgpu::UnsupportedError);
       GTEST_SKIP() << "no GL_EXT_buffer_storage on this device";
     }
   }
   TransferQueue make_queue(std::size_t chunk_bytes = 4096, std::size_t slots = 2) {
-    return TransferQueue(context(), TransferOptions{GetParam(), chunk_bytes, slots});
+    return TransferQueue(context(), TransferOptions{GetParam(), chunk_bytes, slots, 1});
   }
 };
 
@@ -84,6 +84,18 @@ TEST_P(TransferMethods, UploadSourceMayBeReusedAtOnce) {
   std::fill(host.begin(), host.end(), poison_float());  // must not reach the buffer
   pending.wait();
   expect_same_bits(expected, buffer.to_vector<float>(), "uploaded before the source changed");
+}
+
+TEST_P(TransferMethods, SeveralHostThreadsCopyLargeChunks) {
+  // 4 MiB chunks, so that three threads each copy more than the 1 MiB a thread is given.
+  TransferQueue queue(context(), TransferOptions{GetParam(), std::size_t{4} << 20, 2, 3});
+  const std::size_t n = (std::size_t{10} << 20) / 4 + 7;
+  const auto host = random_floats(n);
+  Buffer buffer = poisoned_buffer(n);
+  queue.upload(buffer, host).wait();
+  std::vector<float> out(n, poison_float());
+  queue.download(buffer, out).wait();
+  expect_same_bits(host, out, "through three host threads");
 }
 
 TEST_P(TransferMethods, DownloadDeliversEveryElement) {
@@ -298,9 +310,11 @@ TEST(TransferErrors, BadArgumentsChangeNothing) {
   gpgpu::HostBuffer small(context(), ElementType::Float32, 8);
   EXPECT_THROW(queue.copy(buffer, small), gpgpu::SizeMismatchError);
   EXPECT_THROW(gpgpu::HostBuffer(context(), ElementType::Float32, 0), gpgpu::ArgumentError);
-  EXPECT_THROW(TransferQueue(context(), TransferOptions{TransferMethod::Auto, 0, 2}),
+  EXPECT_THROW(TransferQueue(context(), TransferOptions{TransferMethod::Auto, 0, 2, 1}),
                gpgpu::ArgumentError);
-  EXPECT_THROW(TransferQueue(context(), TransferOptions{TransferMethod::Auto, 4096, 0}),
+  EXPECT_THROW(TransferQueue(context(), TransferOptions{TransferMethod::Auto, 4096, 0, 1}),
+               gpgpu::ArgumentError);
+  EXPECT_THROW(TransferQueue(context(), TransferOptions{TransferMethod::Auto, 4096, 2, 0}),
                gpgpu::ArgumentError);
 }
 

@@ -57,6 +57,9 @@ struct TransferOptions {
   std::size_t chunk_bytes = std::size_t{8} << 20;
   // Staging slots per direction: how many chunks may be in flight at once.
   std::size_t slots = 4;
+  // Threads that copy between your array and staging memory (PersistentMapped). One thread's
+  // memcpy reaches 10-20 GB/s, below a PCIe 5 bus; several approach it. 1: the calling thread.
+  std::size_t host_threads = 1;
 };
 
 class TransferQueue {

@@ -69,9 +69,10 @@ TransferQueue::TransferQueue(const Context& context, const TransferOptions& opti
         "TransferQueue: persistent mapping needs GL_EXT_buffer_storage, which this device lacks; "
         "use TransferMethod::StagingBuffers (or Auto)");
   }
-  if (o.chunk_bytes == 0 || o.slots == 0) {
-    throw ArgumentError(fmt::format("TransferQueue: chunk_bytes ({}) and slots ({}) must be positive",
-                                    o.chunk_bytes, o.slots));
+  if (o.chunk_bytes == 0 || o.slots == 0 || o.host_threads == 0) {
+    throw ArgumentError(fmt::format(
+        "TransferQueue: chunk_bytes ({}), slots ({}) and host_threads ({}) must be positive",
+        o.chunk_bytes, o.slots, o.host_threads));
   }
   // Chunks are copied with glCopyBufferSubData, whose offsets must keep 4-byte elements whole.
   o.chunk_bytes = (o.chunk_bytes + element_size - 1) / element_size * element_size;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,6 +24,27 @@ void copy_buffer(GLuint read, std::size_t read_offset, GLuint write, std::size_t
                          static_cast<GLsizeiptr>(bytes)));
   GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
   GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
+}
+
+// memcpy split over `threads` threads (the caller's among them), for copies into and out of
+// mapped staging memory, where one thread falls well short of the bus.
+void parallel_copy(void* to, const void* from, std::size_t bytes, std::size_t threads) {
+  constexpr std::size_t min_piece = std::size_t{1} << 20;
+  threads = std::min(threads, std::max<std::size_t>(bytes / min_piece, 1));
+  if (threads <= 1) {
+    std::memcpy(to, from, bytes);
+    return;
+  }
+  const std::size_t piece = (bytes / threads + 63) / 64 * 64;  // whole cache lines
+  auto* out = static_cast<unsigned char*>(to);
+  const auto* in = static_cast<const unsigned char*>(from);
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < threads; ++t) {
+    const std::size_t begin = std::min(bytes, t * piece), end = std::min(bytes, (t + 1) * piece);
+    if (begin < end) helpers.emplace_back([=] { std::memcpy(out + begin, in + begin, end - begin); });
+  }
+  std::memcpy(out, in, std::min(bytes, piece));
+  for (auto& h : helpers) h.join();
 }
 
 }  // namespace
@@ -117,8 +140,8 @@ void TransferState::retire(StagingRing& r, StagingSlot& slot, bool for_upload) {
   if (!for_upload && slot.host_destination != nullptr) {
     if (options_.method == TransferMethod::PersistentMapped) {
       // Coherent mapping: the copy's writes are visible once its fence has signalled.
-      std::memcpy(slot.host_destination, static_cast<const unsigned char*>(r.mapped) + slot.offset,
-                  slot.bytes);
+      parallel_copy(slot.host_destination, static_cast<const unsigned char*>(r.mapped) + slot.offset,
+                    slot.bytes, options_.host_threads);
     } else {
       read_gl_buffer(slot.buffer, 0, slot.bytes, slot.host_destination);
     }
@@ -151,7 +174,8 @@ void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t off
     const std::size_t n = std::min(options_.chunk_bytes, bytes - done);
     StagingSlot& slot = acquire(r, true);
     if (options_.method == TransferMethod::PersistentMapped) {
-      std::memcpy(static_cast<unsigned char*>(r.mapped) + slot.offset, source + done, n);
+      parallel_copy(static_cast<unsigned char*>(r.mapped) + slot.offset, source + done, n,
+                    options_.host_threads);
       copy_buffer(r.buffer, slot.offset, destination, offset + done, n);
     } else {
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, slot.buffer));
