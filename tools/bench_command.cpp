@@ -1,0 +1,88 @@
+// `gpgpu bench matmul|memory`: the speed tests, on the device the user picks.
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
+
+#if GPGPU_HAVE_BENCH
+#include "matmul_runner.hpp"
+#include "memory_runner.hpp"
+#endif
+
+namespace gpgpu::cli {
+
+Command add_bench_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("bench", "Speed tests: matrix multiplication, memory access");
+  sub->require_subcommand(1);
+  struct Options {
+    std::string device = "auto";
+    std::vector<int> sizes;
+    std::vector<std::string> methods;
+    std::string out_dir = "out/bench";
+    int repeats = 5;
+    int warmup = 1;
+    bool no_charts = false;
+    bool list = false;
+    std::string which = "all";
+    bool quick = false;
+    std::string command_line;
+  };
+  auto o = std::make_shared<Options>();
+  auto* matmul = sub->add_subcommand(
+      "matmul",
+      "C = A B at sizes 8..8192: every GL method, CPU loops, OpenBLAS, CUDA; GFLOPS, "
+      "precision, JSON/CSV, PNG charts");
+  matmul->add_option("--sizes", o->sizes, "square sizes n (default: fits the device)")
+      ->delimiter(',');
+  matmul->add_option("--methods", o->methods, "method names (default: all available; see --list)")
+      ->delimiter(',');
+  matmul->add_option("--repeats", o->repeats, "timed runs per point (median reported)");
+  matmul->add_option("--warmup", o->warmup, "untimed runs per point first");
+  matmul->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
+  matmul->add_flag("--list", o->list, "list the method names and exit");
+  auto* memory = sub->add_subcommand(
+      "memory", "Transfers, element-wise bandwidth, transpose, SoA vs AoS, work-group sizes");
+  memory->add_option("--which", o->which, "transfer, bandwidth, transpose, soa, workgroup or all");
+  memory->add_flag("--quick", o->quick, "smallest sizes only (a smoke test)");
+  for (auto* s : {matmul, memory}) {
+    s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
+    s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
+  }
+  return [o, matmul, memory]() -> int {
+#if GPGPU_HAVE_BENCH
+    if (matmul->parsed() && o->list) {
+      for (const auto& name : bench::list_matmul_bench_methods()) std::cout << name << "\n";
+      return 0;
+    }
+    Context ctx({.device = o->device});
+    std::cerr << "device: " << ctx.info().renderer << " (" << ctx.info().version << ")\n";
+    if (matmul->parsed()) {
+      bench::MatmulBenchOptions options;
+      options.sizes = o->sizes;
+      options.methods = o->methods;
+      options.repeats = o->repeats;
+      options.warmup = o->warmup;
+      options.out_dir = std::filesystem::path(o->out_dir) / "matmul";
+      options.charts = !o->no_charts;
+      options.command_line = "gpgpu bench matmul";
+      return bench::run_matmul_bench(options, ctx);
+    }
+    bench::MemoryBenchOptions options;
+    options.which = o->which;
+    options.quick = o->quick;
+    options.out_dir = std::filesystem::path(o->out_dir) / "memory";
+    return bench::run_memory_bench(options, ctx);
+#else
+    (void)matmul;
+    (void)memory;
+    throw UnsupportedError(
+        "this gpgpu was built without the benchmarks (configure with -DGPGPU_BUILD_BENCH=ON)");
+#endif
+  };
+}
+
+}  // namespace gpgpu::cli
