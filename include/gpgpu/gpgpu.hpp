@@ -25,6 +25,7 @@
 // variables. On any error nothing runs and the caller's arrays are unchanged.
 #pragma once
 
+#include "gpgpu/access_trace.hpp"
 #include "gpgpu/arg.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
@@ -34,8 +35,15 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/fragment_kernel.hpp"
 #include "gpgpu/gpgpu_js.hpp"
+#include "gpgpu/host_buffer.hpp"
 #include "gpgpu/kernel_variable.hpp"
 #include "gpgpu/matmul.hpp"
+#include "gpgpu/pending_transfer.hpp"
+#include "gpgpu/profiler.hpp"
 #include "gpgpu/texel_type.hpp"
 #include "gpgpu/texture.hpp"
+#include "gpgpu/trace.hpp"
+#include "gpgpu/transfer_queue.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
+#include "gpgpu/transpose.hpp"
+#include "gpgpu/work_group.hpp"
