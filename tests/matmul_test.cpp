@@ -114,8 +114,9 @@ MatmulOptions with(MatmulMethod method, std::optional<MatmulTuning> tuning = std
   return o;
 }
 
-MatmulTuning tuning(int bm, int bn, int bk, int tm, int tn, bool shared) {
+MatmulTuning tuning(int bm, int bn, int bk, int tm, int tn, bool shared, bool b_texture = false) {
   MatmulTuning t;
+  t.b_texture = b_texture;
   t.block_m = bm;
   t.block_n = bn;
   t.block_k = bk;
@@ -130,13 +131,17 @@ std::vector<Config> configs() {
       {"auto", with(MatmulMethod::Auto)},
       {"compute_naive", with(MatmulMethod::ComputeNaive)},
       {"compute_tiled", with(MatmulMethod::ComputeTiled)},
-      // Both variants of the register-blocked kernel run on every device: the GPU default
-      // (shared memory, 8x8 per invocation, 256 invocations) and the llvmpipe default
-      // (operands straight from storage).
+      // Every variant of the register-blocked kernel runs on every device: the GPU default
+      // (shared memory, 8x8 per invocation, 256 invocations), operands straight from
+      // storage, and B through a texture (the llvmpipe default).
       {"register_blocked_gpu_default",
        with(MatmulMethod::ComputeRegisterBlocked, tuning(128, 128, 8, 8, 8, true))},
       {"register_blocked_direct",
        with(MatmulMethod::ComputeRegisterBlocked, tuning(8, 256, 8, 8, 8, false))},
+      {"register_blocked_direct_btex",
+       with(MatmulMethod::ComputeRegisterBlocked, tuning(8, 256, 8, 8, 16, false, true))},
+      {"register_blocked_direct_btex_16x32_16x4",
+       with(MatmulMethod::ComputeRegisterBlocked, tuning(16, 32, 8, 16, 4, false, true))},
       // Slices that do not divide among the invocations (128 vec4s of A for 256
       // invocations), 4x4 per invocation, BK 16, rectangular blocks.
       {"register_blocked_64x32x16_4x4",
@@ -321,6 +326,8 @@ TEST(Matmul, InvalidTuningsAreRejectedNamingTheField) {
     }
   };
   expect_rejected(tuning(64, 64, 8, 6, 4, true), "thread_m");
+  expect_rejected(tuning(64, 64, 8, 4, 32, true), "thread_n");
+  expect_rejected(tuning(64, 64, 8, 4, 4, true, true), "b_texture");
   expect_rejected(tuning(60, 64, 8, 8, 4, true), "block_m");
   expect_rejected(tuning(64, 64, 6, 4, 4, true), "block_k");
   expect_rejected(tuning(512, 512, 8, 4, 4, true), "invocations");

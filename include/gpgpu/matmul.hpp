@@ -65,24 +65,29 @@ struct MatmulTuning {
   int block_m = 64;
   int block_n = 64;
   int block_k = 8;
-  int thread_m = 4;  // 4 or 8: rows come in vec4 groups
-  int thread_n = 4;  // 4 or 8: columns come in vec4 groups
+  int thread_m = 4;  // 4, 8 or 16: rows come in vec4 groups
+  int thread_n = 4;  // 4, 8 or 16: columns come in vec4 groups
   // Stage block_k-deep slices of A and B in shared memory (double-buffered). Right for GPUs;
   // on llvmpipe, where shared memory is plain memory and barriers are coroutine switches,
   // reading operands straight from storage is faster (and block_k is then unused).
   bool shared_memory = true;
+  // Without shared memory: read B through an RGBA32F texture (packed from B by one extra
+  // pass) instead of storage. On llvmpipe a texel fetch is a vector gather while a storage
+  // load whose address differs between invocations is a loop over the lanes. Ignored (B is
+  // read from storage) when B does not fit a texture of k x ceil(n/4).
+  bool b_texture = false;
   // ComputeTiled: the edge of its square tiles (and of its work group).
   int tile = 16;
 
   int threads() const { return (block_m / thread_m) * (block_n / thread_n); }
   // "128x128x8 8x8" — the register-blocked shape, block then thread; " direct" is
-  // appended when shared_memory is off.
+  // appended when shared_memory is off, " btex" when b_texture is on.
   std::string to_string() const;
   bool operator==(const MatmulTuning&) const = default;
 
   // The default for a device: 128x128x8 with 8x8 per invocation (256 invocations) and
-  // shared memory on GPUs; on llvmpipe 8x256 blocks of 8x8 per invocation (32 invocations,
-  // four 8-lane vectors) read straight from storage.
+  // shared memory on GPUs; on llvmpipe 8x256 blocks of 8x16 per invocation (16 invocations,
+  // two 8-lane vectors), A from storage, B from a texture.
   static MatmulTuning for_device(const DeviceInfo& device);
 };
 

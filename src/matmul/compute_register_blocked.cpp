@@ -18,17 +18,23 @@
 //  4. the padded C is cropped into c, only when M or N is not a multiple of the block.
 // All passes count in last_gpu_ns(): the figure is the whole multiplication.
 // Without shared memory (llvmpipe) a single kernel reads its operands straight from storage:
-// on a CPU shared memory is ordinary memory and every barrier is a coroutine switch.
+// on a CPU shared memory is ordinary memory and every barrier is a coroutine switch. There,
+// MatmulTuning::b_texture packs B into an RGBA32F texture first (one O(k n) pass), because
+// llvmpipe turns a texel fetch into a vector gather but a storage load whose address
+// differs between invocations into a loop over the lanes; A's loads are the same for the
+// whole work group when block_m == thread_m, which llvmpipe makes one scalar load.
 //
 // Edges (direct path): loads past M, N or K read zeros, stores past M or N are skipped.
 // vec4 storage views need rows that start on a vec4: A_VEC4 when K % 4 == 0, B_VEC4 when
 // N % 4 == 0; otherwise the same kernel loads and stores scalars.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "matmul_backend.hpp"
+#include "matmul_layouts.hpp"
 
 namespace gpgpu::detail {
 
@@ -43,11 +49,19 @@ layout(std430, binding = 0) readonly buffer MatrixA { vec4 a[]; };
 #else
 layout(std430, binding = 0) readonly buffer MatrixA { float a[]; };
 #endif
-#ifdef B_VEC4
+#if defined(B_TEXTURE)
+// B in an RGBA32F texture of K x ceil(N/4) texels, b_texels[row][x] = B[row][4x .. 4x+3]
+// (zero past N): on llvmpipe a texel fetch is a vector gather, while a storage load whose
+// address differs between invocations is a loop over the lanes.
+uniform highp sampler2D b_texels;
+#elif defined(B_VEC4)
 layout(std430, binding = 1) readonly buffer MatrixB { vec4 b[]; };
-layout(std430, binding = 2) writeonly buffer MatrixC { vec4 c[]; };
 #else
 layout(std430, binding = 1) readonly buffer MatrixB { float b[]; };
+#endif
+#ifdef B_VEC4
+layout(std430, binding = 2) writeonly buffer MatrixC { vec4 c[]; };
+#else
 layout(std430, binding = 2) writeonly buffer MatrixC { float c[]; };
 #endif
 uniform int M;
@@ -79,8 +93,16 @@ vec4 load_a(int row, int col) {
 
 // B[row][col .. col+3], zeros past the edges; col is a multiple of 4.
 vec4 load_b(int row, int col) {
+#if defined(B_TEXTURE)
+  // Columns past N: the texture's zero padding, or (clamped) a real texel whose products
+  // land in outputs that are never stored. Both are finite.
+  if (row >= K) return vec4(0.0);
+  return texelFetch(b_texels, ivec2(min(col >> 2, (N - 1) >> 2), row), 0);
+#else
   if (row >= K || col >= N) return vec4(0.0);
-#ifdef B_VEC4
+#endif
+#if defined(B_TEXTURE)
+#elif defined(B_VEC4)
   return b[(row * N + col) >> 2];
 #else
   int i = row * N + col;
@@ -297,6 +319,7 @@ Defines defines_for(MatmulShape shape, const MatmulTuning& t) {
   Defines d{{"BM", std::to_string(t.block_m)},  {"BN", std::to_string(t.block_n)},
             {"BK", std::to_string(t.block_k)},  {"TM", std::to_string(t.thread_m)},
             {"TN", std::to_string(t.thread_n)}, {"THREADS", std::to_string(t.threads())}};
+  if (t.b_texture) d.emplace_back("B_TEXTURE", "");
   if (shape.k % 4 == 0) d.emplace_back("A_VEC4", "");
   if (shape.n % 4 == 0) d.emplace_back("B_VEC4", "");
   return d;
@@ -310,35 +333,66 @@ std::size_t count(int rows, int cols) {
   return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
 }
 
-// The llvmpipe path: one kernel over the operands as given.
+// Whether B (K x N) fits an RGBA32F texture of K x ceil(N/4) on this device.
+bool b_fits_texture(const Context& context, MatmulShape shape) {
+  const auto max = context.info().max_texture_size;
+  return shape.k <= max && (shape.n + 3) / 4 <= max;
+}
+
+// The llvmpipe path: one kernel over the operands as given (B first packed into a texture
+// when the tuning says so and it fits; otherwise read from storage).
 class DirectRegisterBlocked final : public MatmulBackend {
  public:
-  DirectRegisterBlocked(const Context& context, MatmulShape shape, const MatmulTuning& tuning)
+  DirectRegisterBlocked(const Context& context, MatmulShape shape, MatmulTuning tuning)
       : shape_(shape),
-        tuning_(tuning),
-        kernel_(context, direct_source, defines_for(shape, tuning),
-                "matmul compute_register_blocked " + tuning.to_string()) {}
+        tuning_(with_b_texture(tuning, tuning.b_texture && b_fits_texture(context, shape))),
+        kernel_(context, direct_source, defines_for(shape, tuning_),
+                "matmul compute_register_blocked " + tuning_.to_string()) {
+    if (tuning_.b_texture) {
+      pack_b_.emplace(context, TextureLayout::RowVec4);
+      b_texels_ = Texture(context, TexelType::Vec4,
+                          {static_cast<std::size_t>(shape.k), static_cast<std::size_t>((shape.n + 3) / 4)});
+    }
+  }
 
   void run(const Arg& a, const Arg& b, const Arg& c) override {
     const auto groups = [](int extent, int block) {
       return static_cast<std::size_t>((extent + block - 1) / block);
     };
-    kernel_.run_groups(
-        {{"a", a},
-         {"b", b},
-         {"c", c},
-         {"M", std::int32_t{shape_.m}},
-         {"N", std::int32_t{shape_.n}},
-         {"K", std::int32_t{shape_.k}}},
-        Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
+    double pack_ns = 0;
+    Args args{{"a", a},
+              {"c", c},
+              {"M", std::int32_t{shape_.m}},
+              {"N", std::int32_t{shape_.n}},
+              {"K", std::int32_t{shape_.k}}};
+    if (pack_b_) {
+      pack_b_->run(b, b_texels_, shape_.k, shape_.n);
+      pack_ns = pack_b_->last_gpu_ns();
+      args.emplace_back("b_texels", b_texels_);
+    } else {
+      args.emplace_back("b", b);
+    }
+    kernel_.run_groups(args, Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
+    last_ns_ = sum_gpu_ns({pack_ns, kernel_.last_gpu_ns()});
   }
-  void set_timing(bool enabled) override { kernel_.set_timing(enabled); }
-  double last_gpu_ns() const override { return kernel_.last_gpu_ns(); }
+  void set_timing(bool enabled) override {
+    kernel_.set_timing(enabled);
+    if (pack_b_) pack_b_->set_timing(enabled);
+  }
+  double last_gpu_ns() const override { return last_ns_; }
 
  private:
+  static MatmulTuning with_b_texture(MatmulTuning t, bool on) {
+    t.b_texture = on;
+    return t;
+  }
+
   MatmulShape shape_;
   MatmulTuning tuning_;
   ComputeKernel kernel_;
+  std::optional<TexturePacker> pack_b_;
+  Texture b_texels_;
+  double last_ns_ = -1;
 };
 
 // The GPU path: transpose-and-pad A, pad B and crop C when needed, and the shared-memory

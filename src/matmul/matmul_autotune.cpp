@@ -30,7 +30,7 @@ constexpr int cache_version = 1;
 json tuning_to_json(const MatmulTuning& t) {
   return json{{"block_m", t.block_m},   {"block_n", t.block_n},   {"block_k", t.block_k},
               {"thread_m", t.thread_m}, {"thread_n", t.thread_n}, {"tile", t.tile},
-              {"shared_memory", t.shared_memory}};
+              {"shared_memory", t.shared_memory}, {"b_texture", t.b_texture}};
 }
 
 MatmulTuning tuning_from_json(const json& j) {
@@ -42,6 +42,7 @@ MatmulTuning tuning_from_json(const json& j) {
   t.thread_n = j.at("thread_n").get<int>();
   t.tile = j.value("tile", 16);
   t.shared_memory = j.value("shared_memory", true);
+  t.b_texture = j.value("b_texture", false);
   return t;
 }
 
@@ -189,11 +190,18 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
     t.thread_n = tn;
     return t;
   };
+  // llvmpipe: no shared memory; B from a texture (btex) or from storage.
+  const auto direct = [&](int bm, int bn, int tm, int tn, bool b_texture) {
+    MatmulTuning t = shape(bm, bn, 8, tm, tn);
+    t.shared_memory = false;
+    t.b_texture = b_texture;
+    return t;
+  };
   std::vector<MatmulTuning> all;
   if (device.is_software) {
-    all = {shape(64, 64, 8, 4, 4),   shape(32, 32, 8, 4, 4),  shape(64, 64, 16, 4, 4),
-           shape(32, 64, 8, 4, 4),   shape(64, 32, 8, 4, 4),  shape(32, 32, 16, 4, 4),
-           shape(64, 64, 8, 8, 4),   shape(128, 64, 8, 8, 4)};
+    all = {direct(8, 256, 8, 16, true), direct(8, 128, 8, 16, true), direct(8, 512, 8, 16, true),
+           direct(8, 256, 8, 8, true),  direct(4, 256, 4, 16, true), direct(4, 128, 4, 8, true),
+           direct(8, 256, 8, 16, false), direct(8, 256, 8, 8, false)};
   } else {
     all = {shape(128, 128, 8, 8, 8), shape(128, 128, 16, 8, 8), shape(128, 64, 8, 8, 8),
            shape(64, 128, 8, 8, 8),  shape(64, 64, 8, 4, 4),    shape(64, 64, 16, 8, 8),

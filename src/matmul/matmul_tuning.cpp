@@ -10,23 +10,25 @@
 namespace gpgpu {
 
 std::string MatmulTuning::to_string() const {
-  return fmt::format("{}x{}x{} {}x{}{}", block_m, block_n, block_k, thread_m, thread_n,
-                     shared_memory ? "" : " direct");
+  return fmt::format("{}x{}x{} {}x{}{}{}", block_m, block_n, block_k, thread_m, thread_n,
+                     shared_memory ? "" : " direct", b_texture ? " btex" : "");
 }
 
 MatmulTuning MatmulTuning::for_device(const DeviceInfo& device) {
   MatmulTuning t;
   if (device.is_software) {
-    // llvmpipe runs 8 invocations per 256-bit vector and turns a storage load that is the
-    // same for the whole work group into one load and a broadcast. With block_m ==
-    // thread_m every invocation reads the same 8 rows of A (broadcast) and its own 8
-    // columns of B; no shared memory, no barriers (docs/matmul.md has the measurements).
+    // llvmpipe runs 8 invocations per 256-bit vector. With block_m == thread_m every
+    // invocation of a work group reads the same 8 rows of A (one scalar load and a
+    // broadcast there) and fetches its own 16 columns of B from a texture (a vector
+    // gather); no shared memory, no barriers. Measured at n = 1024 against the other
+    // candidates of matmul_tuning_candidates (docs/matmul.md).
     t.block_m = 8;
     t.block_n = 256;
     t.block_k = 8;
     t.thread_m = 8;
-    t.thread_n = 8;
+    t.thread_n = 16;
     t.shared_memory = false;
+    t.b_texture = true;
   } else {
     // The published sweet spot for NVIDIA-class GPUs: 256 invocations of 8x8 outputs,
     // 128x128 tiles, BK 8 (17 KB of double-buffered shared memory).
@@ -56,8 +58,10 @@ void validate_matmul_tuning(const MatmulTuning& t, const DeviceInfo& device) {
   const auto fail = [&](const std::string& why) {
     throw ArgumentError(fmt::format("MatmulTuning {} (tile {}): {}", t.to_string(), t.tile, why));
   };
-  if (t.thread_m != 4 && t.thread_m != 8) fail("thread_m must be 4 or 8");
-  if (t.thread_n != 4 && t.thread_n != 8) fail("thread_n must be 4 or 8");
+  const auto vec4_groups = [](int x) { return x == 4 || x == 8 || x == 16; };
+  if (!vec4_groups(t.thread_m)) fail("thread_m must be 4, 8 or 16");
+  if (!vec4_groups(t.thread_n)) fail("thread_n must be 4, 8 or 16");
+  if (t.shared_memory && t.b_texture) fail("b_texture needs shared_memory off");
   if (t.block_m <= 0 || t.block_m % t.thread_m != 0) {
     fail(fmt::format("block_m ({}) must be a positive multiple of thread_m ({})", t.block_m,
                      t.thread_m));
