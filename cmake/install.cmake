@@ -6,7 +6,10 @@ include(CMakePackageConfigHelpers)
 install(TARGETS gpgpu gpgpu_warnings EXPORT gpgpuTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# cpu_matmul.hpp belongs to the CPU reference library used by the tests and the speed test,
+# which is not installed.
+install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        PATTERN "cpu_matmul.hpp" EXCLUDE)
 install(EXPORT gpgpuTargets NAMESPACE gpgpu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
 configure_package_config_file(cmake/gpgpuConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake
