@@ -55,13 +55,15 @@ void main() {
 })";
 
 struct Variant {
-  int op;          // 0 copy, 1 scale, 2 SAXPY
+  int op;  // 0 copy, 1 scale, 2 SAXPY
   bool vec4;
   int per_thread;  // 0: grid-stride loop
   bool restrict_qualified = true;
 };
 
-const char* op_name(int op) { return op == 0 ? "copy" : op == 1 ? "scale" : "SAXPY"; }
+const char* op_name(int op) {
+  return op == 0 ? "copy" : op == 1 ? "scale" : "SAXPY";
+}
 
 }  // namespace
 
@@ -88,8 +90,8 @@ void run_bandwidth_bench(BenchEnv& env) {
       fmt::format("element-wise kernels over {} floats ({} MiB per array), work group {}", n,
                   n * 4 >> 20, local),
       {"kernel", "storage", "per invocation", "median ms", "GB/s", "vs GL copy", "vs CUDA copy"});
-  table.add({"device copy: glCopyBufferSubData", "-", "-", Cell::missing(), Cell(gl_copy), ratio(1.0, 1.0),
-             ratio(gl_copy, cuda_copy)});
+  table.add({"device copy: glCopyBufferSubData", "-", "-", Cell::missing(), Cell(gl_copy),
+             ratio(1.0, 1.0), ratio(gl_copy, cuda_copy)});
   if (cuda_copy > 0) {
     table.add({"device copy: CUDA cudaMemcpy", "-", "-", Cell::missing(), Cell(cuda_copy),
                ratio(cuda_copy, gl_copy), ratio(1.0, 1.0)});
@@ -123,22 +125,24 @@ void run_bandwidth_bench(BenchEnv& env) {
       for (std::size_t i = 0; i < n; i += 97) {
         const float expect = op == 0 ? xs[i] : op == 1 ? alpha * xs[i] : alpha * xs[i] + 1.0f;
         if (std::abs(result[i] - expect) > 1e-6f * (1.0f + std::abs(expect))) {
-          throw Error(fmt::format("bench bandwidth: {} gave y[{}] = {}, expected {}", op_name(op), i,
-                                  result[i], expect));
+          throw Error(fmt::format("bench bandwidth: {} gave y[{}] = {}, expected {}", op_name(op),
+                                  i, result[i], expect));
         }
       }
       const double bytes = array_bytes * (op == 2 ? 3.0 : 2.0);
       const double g = BenchEnv::gbps(bytes, t.kernel_ms());
-      table.add({op_name(op), v.vec4 ? "vec4" : "float",
-                 (v.per_thread == 0 ? fmt::format("grid-stride ({} invocations)", invocations)
-                                    : fmt::format("{} {}", v.per_thread, v.vec4 ? "vec4" : "float")) +
-                     (v.restrict_qualified ? "" : ", no restrict"),
-                 Cell(t.kernel_ms(), 3), Cell(g), ratio(g, gl_copy), ratio(g, cuda_copy)});
+      table.add(
+          {op_name(op), v.vec4 ? "vec4" : "float",
+           (v.per_thread == 0 ? fmt::format("grid-stride ({} invocations)", invocations)
+                              : fmt::format("{} {}", v.per_thread, v.vec4 ? "vec4" : "float")) +
+               (v.restrict_qualified ? "" : ", no restrict"),
+           Cell(t.kernel_ms(), 3), Cell(g), ratio(g, gl_copy), ratio(g, cuda_copy)});
     }
   }
   table.note("storage blocks are declared restrict unless the row says otherwise");
-  table.note("GB/s counts every byte read and written once (copy and scale 8 bytes a float, "
-             "SAXPY 12); device copies count read + write as well");
+  table.note(
+      "GB/s counts every byte read and written once (copy and scale 8 bytes a float, "
+      "SAXPY 12); device copies count read + write as well");
   table.note(env.cuda_status());
   env.finish(table);
 }

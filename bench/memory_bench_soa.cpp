@@ -53,7 +53,8 @@ void run_soa_bench(BenchEnv& env) {
     DeviceParticles device(ctx, layout, host, local);
     const Timing step = env.measure([&] { device.step(params); });
     const Timing drift = env.measure([&] { device.drift(params); });
-    const double step_g = BenchEnv::gbps(static_cast<double>(n * step_useful_bytes), step.kernel_ms());
+    const double step_g =
+        BenchEnv::gbps(static_cast<double>(n * step_useful_bytes), step.kernel_ms());
     const double drift_g =
         BenchEnv::gbps(static_cast<double>(n * drift_useful_bytes), drift.kernel_ms());
     if (layout == ParticleLayout::AoS) {
@@ -65,8 +66,9 @@ void run_soa_bench(BenchEnv& env) {
     table.add({"drift (pos += vel dt)", to_string(layout), device.bytes_per_particle(),
                Cell(drift.kernel_ms(), 3), Cell(drift_g), ratio(drift_g, aos_drift)});
   }
-  table.note("AoS carries a vec4 colour the update never touches; it still shares the cache "
-             "lines, so AoS moves more bytes for the same work");
+  table.note(
+      "AoS carries a vec4 colour the update never touches; it still shares the cache "
+      "lines, so AoS moves more bytes for the same work");
   env.finish(table);
 }
 

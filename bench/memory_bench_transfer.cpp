@@ -73,17 +73,20 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
     }
     for (auto& d : downloads) d.wait();
   });
-  for (std::size_t i = 0; i < out.size(); i += 997) check(out[i] == 2.0f * in[i], "overlapped pipeline");
+  for (std::size_t i = 0; i < out.size(); i += 997)
+    check(out[i] == 2.0f * in[i], "overlapped pipeline");
 
-  ResultTable table("overlap", fmt::format("upload + compute + download of {} MiB in {} chunks",
-                                           n * chunks * 4 / mib, chunks),
+  ResultTable table("overlap",
+                    fmt::format("upload + compute + download of {} MiB in {} chunks",
+                                n * chunks * 4 / mib, chunks),
                     {"pipeline", "median ms", "GB/s (up + down)", "speed-up"});
   const double moved = 2.0 * static_cast<double>(n * chunks) * 4;
   table.add({"sequential: Buffer::upload, run, Buffer::download", Cell(sequential.wall_ms, 3),
              Cell(BenchEnv::gbps(moved, sequential.wall_ms)), ratio(1.0, 1.0)});
-  table.add({fmt::format("overlapped: TransferQueue ({}), 2 buffer pairs", to_string(queue.method())),
-             Cell(overlapped.wall_ms, 3), Cell(BenchEnv::gbps(moved, overlapped.wall_ms)),
-             ratio(sequential.wall_ms, overlapped.wall_ms)});
+  table.add(
+      {fmt::format("overlapped: TransferQueue ({}), 2 buffer pairs", to_string(queue.method())),
+       Cell(overlapped.wall_ms, 3), Cell(BenchEnv::gbps(moved, overlapped.wall_ms)),
+       ratio(sequential.wall_ms, overlapped.wall_ms)});
   table.note("wall time (fenced): the whole pipeline as the caller waits for it");
   env.finish(table);
 }
@@ -114,7 +117,8 @@ void run_transfer_bench(BenchEnv& env) {
     row("upload", "glBufferData (a new Buffer::from)",
         env.measure([&] { made.push_back(Buffer::from(ctx, host)); }), cuda_up);
     made.clear();
-    row("upload", "glBufferSubData (Buffer::upload)", env.measure([&] { device.upload(host); }), cuda_up);
+    row("upload", "glBufferSubData (Buffer::upload)", env.measure([&] { device.upload(host); }),
+        cuda_up);
     {
       TransferQueue q(ctx, queue_options(TransferMethod::StagingBuffers, bytes));
       row("upload", "staging buffers mapped by glMapBufferRange",
@@ -169,8 +173,9 @@ void run_transfer_bench(BenchEnv& env) {
     }
   }
   if (!storage) table.note("no GL_EXT_buffer_storage: the persistent-mapped rows are missing");
-  table.note("GPU copy only: the data already sits in mapped host memory, as with CUDA pinned "
-             "memory; the other rows start from an ordinary std::vector");
+  table.note(
+      "GPU copy only: the data already sits in mapped host memory, as with CUDA pinned "
+      "memory; the other rows start from an ordinary std::vector");
   table.note(env.cuda_status());
   env.finish(table);
   overlap_table(env, env.options.transfer_max_bytes);

@@ -28,8 +28,8 @@ void run_transpose_bench(BenchEnv& env) {
     Buffer out(ctx, ElementType::Float32, count);
     const double copy = env.gl_copy_gbps(in, out);
     const std::string shape = fmt::format("{} x {}", s.rows, s.cols);
-    table.add({shape, "device copy (glCopyBufferSubData)", Cell::missing(), Cell(copy), ratio(1.0, 1.0),
-               Cell::missing()});
+    table.add({shape, "device copy (glCopyBufferSubData)", Cell::missing(), Cell(copy),
+               ratio(1.0, 1.0), Cell::missing()});
     double naive = 0;
     std::vector<float> result(count);
     for (const auto method :
@@ -48,8 +48,9 @@ void run_transpose_bench(BenchEnv& env) {
                  ratio(g, naive)});
     }
   }
-  table.note("naive: coalesced reads, strided writes; tiled: 32 x 32 tiles in shared memory, "
-             "32 x 8 invocations a group; padded: tile rows 33 wide against bank conflicts");
+  table.note(
+      "naive: coalesced reads, strided writes; tiled: 32 x 32 tiles in shared memory, "
+      "32 x 8 invocations a group; padded: tile rows 33 wide against bank conflicts");
   env.finish(table);
 }
 

@@ -53,14 +53,16 @@ void run_workgroup_bench(BenchEnv& env) {
   }
   for (const int rows : {1, 2, 4, 8, 16, 32}) {
     if (32 * rows > ctx.info().max_compute_work_group_invocations) break;
-    ComputeKernel kernel(ctx, transpose_kernel_source(TransposeMethod::TiledPadded,
-                                                      ElementType::Float32, 32, rows),
-                         {}, "bench transpose");
+    ComputeKernel kernel(
+        ctx, transpose_kernel_source(TransposeMethod::TiledPadded, ElementType::Float32, 32, rows),
+        {}, "bench transpose");
     const auto side = static_cast<std::uint32_t>(t);
     const Args args{{"src", in}, {"dst", out}, {"rows", side}, {"cols", side}};
-    const Timing time = env.measure([&] { kernel.run_groups(args, Size3{(t + 31) / 32, (t + 31) / 32, 1}); });
-    transpose_rows.push_back({"transpose tiled-padded", fmt::format("32 x {} = {}", rows, 32 * rows),
-                              time.kernel_ms(),
+    const Timing time = env.measure([&] {
+      kernel.run_groups(args, Size3{(t + 31) / 32, (t + 31) / 32, 1});
+    });
+    transpose_rows.push_back({"transpose tiled-padded",
+                              fmt::format("32 x {} = {}", rows, 32 * rows), time.kernel_ms(),
                               BenchEnv::gbps(8.0 * static_cast<double>(t * t), time.kernel_ms())});
   }
   for (const auto* rows : {&saxpy_rows, &transpose_rows}) {

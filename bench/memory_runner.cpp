@@ -20,8 +20,8 @@ namespace gpgpu::bench {
 
 namespace {
 
-constexpr const char* names[] = {"transfer", "bandwidth", "transpose", "soa", "workgroup", "all",
-                                 nullptr};
+constexpr const char* names[] = {"transfer",  "bandwidth", "transpose", "soa",
+                                 "workgroup", "all",       nullptr};
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -39,25 +39,33 @@ MemoryBenchOptions resolve(MemoryBenchOptions o, const DeviceInfo& info) {
   }
   const bool sw = info.is_software;
   const std::size_t mib = std::size_t{1} << 20;
-  if (o.transfer_max_bytes == 0) o.transfer_max_bytes = o.quick ? 4 * mib : (sw ? 64 * mib : 1024 * mib);
+  if (o.transfer_max_bytes == 0)
+    o.transfer_max_bytes = o.quick ? 4 * mib : (sw ? 64 * mib : 1024 * mib);
   if (o.bandwidth_floats == 0) {
-    o.bandwidth_floats = o.quick ? std::size_t{1} << 20 : (sw ? std::size_t{1} << 24 : std::size_t{1} << 28);
+    o.bandwidth_floats =
+        o.quick ? std::size_t{1} << 20 : (sw ? std::size_t{1} << 24 : std::size_t{1} << 28);
   }
   // One array must fit one storage block.
   const auto block_floats = static_cast<std::size_t>(info.max_shader_storage_block_size) / 4;
   o.bandwidth_floats = std::min(o.bandwidth_floats, block_floats / 4 * 4);
   if (o.transpose_n == 0) o.transpose_n = o.quick ? 256 : (sw ? 1024 : 8192);
-  if (o.particles == 0) o.particles = o.quick ? std::size_t{1} << 14 : (sw ? std::size_t{1} << 20 : std::size_t{1} << 24);
-  if (o.transfer_max_bytes < 4 || o.bandwidth_floats < 1024 || o.transpose_n < 4 || o.particles < 64) {
-    throw ArgumentError("bench memory: sizes too small (transfer >= 4 bytes, bandwidth >= 1024 "
-                        "floats, transpose n >= 4, particles >= 64)");
+  if (o.particles == 0)
+    o.particles =
+        o.quick ? std::size_t{1} << 14 : (sw ? std::size_t{1} << 20 : std::size_t{1} << 24);
+  if (o.transfer_max_bytes < 4 || o.bandwidth_floats < 1024 || o.transpose_n < 4 ||
+      o.particles < 64) {
+    throw ArgumentError(
+        "bench memory: sizes too small (transfer >= 4 bytes, bandwidth >= 1024 "
+        "floats, transpose n >= 4, particles >= 64)");
   }
   return o;
 }
 
 }  // namespace
 
-const char* const* memory_bench_names() { return names; }
+const char* const* memory_bench_names() {
+  return names;
+}
 
 Cell ratio(double value, double reference) {
   if (reference <= 0 || value <= 0) return Cell::missing();
@@ -78,8 +86,8 @@ BenchEnv::BenchEnv(Context& ctx, const MemoryBenchOptions& o)
   } else {
     std::string why;
     cuda_ok_ = cuda_ref::available(&why);
-    cuda_status_ = cuda_ok_ ? "CUDA reference on " + cuda_ref::device_name()
-                            : "no CUDA comparison: " + why;
+    cuda_status_ =
+        cuda_ok_ ? "CUDA reference on " + cuda_ref::device_name() : "no CUDA comparison: " + why;
   }
 #else
   cuda_status_ = "no CUDA comparison: gpgpu was built without the CUDA reference (gpgpu_cuda_ref)";

@@ -27,18 +27,19 @@
 namespace gpgpu::bench {
 
 struct MemoryBenchOptions {
-  std::string which = "all";  // transfer, bandwidth, transpose, soa, workgroup or all
+  std::string which = "all";      // transfer, bandwidth, transpose, soa, workgroup or all
   std::filesystem::path out_dir;  // empty: tables on stdout only
   int warmup = 2;
   int repeats = 7;
   bool quick = false;  // the smallest sizes: a smoke test, seconds even on llvmpipe
   // Sizes; 0 takes the defaults, which depend on the device (a GPU / llvmpipe):
-  std::size_t transfer_max_bytes = 0;  // largest transfer: 1 GiB / 64 MiB (sizes go 1 MiB, x16, ...)
-  std::size_t bandwidth_floats = 0;    // 2^28 / 2^24, clamped to the storage-block limit
-  std::size_t transpose_n = 0;         // n x n, n x n/4 and n/4 x n matrices: 8192 / 1024
-  std::size_t particles = 0;           // 2^24 / 2^20
-  bool cuda = true;                    // compare with CUDA when gpgpu_cuda_ref is built
-  std::ostream* log = nullptr;         // progress and tables; nullptr: std::cout
+  std::size_t transfer_max_bytes =
+      0;                             // largest transfer: 1 GiB / 64 MiB (sizes go 1 MiB, x16, ...)
+  std::size_t bandwidth_floats = 0;  // 2^28 / 2^24, clamped to the storage-block limit
+  std::size_t transpose_n = 0;       // n x n, n x n/4 and n/4 x n matrices: 8192 / 1024
+  std::size_t particles = 0;         // 2^24 / 2^20
+  bool cuda = true;                  // compare with CUDA when gpgpu_cuda_ref is built
+  std::ostream* log = nullptr;       // progress and tables; nullptr: std::cout
 };
 
 // The benchmark names `which` accepts.

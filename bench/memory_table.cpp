@@ -114,7 +114,8 @@ std::string ResultTable::csv() const {
 void ResultTable::write(const std::filesystem::path& dir, const std::string& device,
                         const std::string& date) const {
   std::filesystem::create_directories(dir);
-  for (const auto& [ext, text] : {std::pair{".json", json(device, date)}, std::pair{".csv", csv()}}) {
+  for (const auto& [ext, text] :
+       {std::pair{".json", json(device, date)}, std::pair{".csv", csv()}}) {
     const auto path = dir / ("memory-" + name_ + ext);
     std::ofstream file(path);
     file << text;

@@ -11,10 +11,10 @@ namespace gpgpu::bench {
 
 // One cell: text as shown, and the number behind it where there is one (for JSON/CSV).
 struct Cell {
-  Cell(const char* s) : text(s) {}  // NOLINT: cells are written as {"name", 1.5, ...}
+  Cell(const char* s) : text(s) {}             // NOLINT: cells are written as {"name", 1.5, ...}
   Cell(std::string s) : text(std::move(s)) {}  // NOLINT
-  Cell(double v, int decimals = 2);             // NOLINT
-  Cell(std::size_t v);                          // NOLINT
+  Cell(double v, int decimals = 2);            // NOLINT
+  Cell(std::size_t v);                         // NOLINT
   Cell(int v) : Cell(static_cast<std::size_t>(v)) {}  // NOLINT
   static Cell missing() { return Cell("-"); }
   std::string text;

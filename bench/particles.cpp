@@ -77,9 +77,12 @@ layout(std430, binding = 1) buffer VelCharge { vec4 vel_charge[]; };
 
 const char* block_for(ParticleLayout layout) {
   switch (layout) {
-    case ParticleLayout::AoS: return aos_block;
-    case ParticleLayout::SoA: return soa_block;
-    case ParticleLayout::SoAVec4: return soa_vec4_block;
+    case ParticleLayout::AoS:
+      return aos_block;
+    case ParticleLayout::SoA:
+      return soa_block;
+    case ParticleLayout::SoAVec4:
+      return soa_vec4_block;
   }
   return aos_block;
 }
@@ -90,9 +93,12 @@ constexpr const char* soa_names[] = {"px", "py", "pz", "vx", "vy", "vz", "mass",
 
 std::string to_string(ParticleLayout layout) {
   switch (layout) {
-    case ParticleLayout::AoS: return "AoS (48-byte struct)";
-    case ParticleLayout::SoA: return "SoA (8 float arrays)";
-    case ParticleLayout::SoAVec4: return "SoA of vec4 (pos+mass, vel+charge)";
+    case ParticleLayout::AoS:
+      return "AoS (48-byte struct)";
+    case ParticleLayout::SoA:
+      return "SoA (8 float arrays)";
+    case ParticleLayout::SoAVec4:
+      return "SoA of vec4 (pos+mass, vel+charge)";
   }
   return "?";
 }
@@ -139,8 +145,8 @@ void cpu_drift(Particles& p, const ParticleParams& k) {
   }
 }
 
-DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout,
-                                 const Particles& h, int local_size)
+DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout, const Particles& h,
+                                 int local_size)
     : layout_(layout), count_(h.size()) {
   if (count_ == 0) throw ArgumentError("DeviceParticles: no particles");
   const std::size_t n = count_;
@@ -164,8 +170,10 @@ DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout,
     case ParticleLayout::SoAVec4: {
       std::vector<float> pm(4 * n), vq(4 * n);
       for (std::size_t i = 0; i < n; ++i) {
-        pm[4 * i] = h.px[i], pm[4 * i + 1] = h.py[i], pm[4 * i + 2] = h.pz[i], pm[4 * i + 3] = h.mass[i];
-        vq[4 * i] = h.vx[i], vq[4 * i + 1] = h.vy[i], vq[4 * i + 2] = h.vz[i], vq[4 * i + 3] = h.charge[i];
+        pm[4 * i] = h.px[i], pm[4 * i + 1] = h.py[i], pm[4 * i + 2] = h.pz[i],
+               pm[4 * i + 3] = h.mass[i];
+        vq[4 * i] = h.vx[i], vq[4 * i + 1] = h.vy[i], vq[4 * i + 2] = h.vz[i],
+               vq[4 * i + 3] = h.charge[i];
       }
       buffers_.push_back(Buffer::from(context, pm));
       buffers_.push_back(Buffer::from(context, vq));
@@ -175,9 +183,11 @@ DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout,
   const std::string source = std::string(block_for(layout)) + step_body;
   const std::string label = "particles " + to_string(layout);
   step_ = std::make_unique<ComputeKernel>(
-      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "1"}}, label + " step");
+      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "1"}},
+      label + " step");
   drift_ = std::make_unique<ComputeKernel>(
-      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "0"}}, label + " drift");
+      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "0"}},
+      label + " drift");
 }
 
 Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
@@ -188,9 +198,12 @@ Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
     a.emplace_back("drag", k.drag);
   }
   switch (layout_) {
-    case ParticleLayout::AoS: a.emplace_back("Particles", buffers_[0]); break;
+    case ParticleLayout::AoS:
+      a.emplace_back("Particles", buffers_[0]);
+      break;
     case ParticleLayout::SoA:
-      for (std::size_t b = 0; b < (with_forces ? 8u : 6u); ++b) a.emplace_back(soa_names[b], buffers_[b]);
+      for (std::size_t b = 0; b < (with_forces ? 8u : 6u); ++b)
+        a.emplace_back(soa_names[b], buffers_[b]);
       break;
     case ParticleLayout::SoAVec4:
       a.emplace_back("pos_mass", buffers_[0]);
@@ -200,8 +213,12 @@ Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
   return a;
 }
 
-void DeviceParticles::step(const ParticleParams& params) { step_->run(args(params, true), count_); }
-void DeviceParticles::drift(const ParticleParams& params) { drift_->run(args(params, false), count_); }
+void DeviceParticles::step(const ParticleParams& params) {
+  step_->run(args(params, true), count_);
+}
+void DeviceParticles::drift(const ParticleParams& params) {
+  drift_->run(args(params, false), count_);
+}
 
 Particles DeviceParticles::download() const {
   const std::size_t n = count_;
@@ -228,8 +245,10 @@ Particles DeviceParticles::download() const {
     case ParticleLayout::SoAVec4: {
       const auto pm = buffers_[0].to_vector<float>(), vq = buffers_[1].to_vector<float>();
       for (std::size_t i = 0; i < n; ++i) {
-        h.px[i] = pm[4 * i], h.py[i] = pm[4 * i + 1], h.pz[i] = pm[4 * i + 2], h.mass[i] = pm[4 * i + 3];
-        h.vx[i] = vq[4 * i], h.vy[i] = vq[4 * i + 1], h.vz[i] = vq[4 * i + 2], h.charge[i] = vq[4 * i + 3];
+        h.px[i] = pm[4 * i], h.py[i] = pm[4 * i + 1], h.pz[i] = pm[4 * i + 2],
+        h.mass[i] = pm[4 * i + 3];
+        h.vx[i] = vq[4 * i], h.vy[i] = vq[4 * i + 1], h.vz[i] = vq[4 * i + 2],
+        h.charge[i] = vq[4 * i + 3];
       }
       h.color.clear();
       break;

@@ -65,9 +65,12 @@ INSTANTIATE_TEST_SUITE_P(Layouts, ParticleLayouts,
                                            ParticleLayout::SoAVec4),
                          [](const auto& param_info) {
                            switch (param_info.param) {
-                             case ParticleLayout::AoS: return std::string("AoS");
-                             case ParticleLayout::SoA: return std::string("SoA");
-                             case ParticleLayout::SoAVec4: return std::string("SoAVec4");
+                             case ParticleLayout::AoS:
+                               return std::string("AoS");
+                             case ParticleLayout::SoA:
+                               return std::string("SoA");
+                             case ParticleLayout::SoAVec4:
+                               return std::string("SoAVec4");
                            }
                            return std::string("unknown");
                          });

@@ -59,12 +59,14 @@ void main() {
   EXPECT_NE(s.find("a[gpgpu_trace_touch(2u * i, 1u)]"), std::string::npos) << s;
   EXPECT_NE(s.find("a[gpgpu_trace_touch(i, 1u)] == x"), std::string::npos) << s;
   EXPECT_NE(s.find("a[gpgpu_trace_touch(0, 3u)] <<= 1u"), std::string::npos) << s;
-  EXPECT_NE(s.find("a[gpgpu_trace_touch(a[gpgpu_trace_touch(i, 1u)], 3u)]++"), std::string::npos) << s;
+  EXPECT_NE(s.find("a[gpgpu_trace_touch(a[gpgpu_trace_touch(i, 1u)], 3u)]++"), std::string::npos)
+      << s;
   EXPECT_NE(s.find("atomicAdd(a[gpgpu_trace_touch(3, 3u)], 1u)"), std::string::npos) << s;
   EXPECT_NE(s.find("++a[gpgpu_trace_touch(4, 3u)]"), std::string::npos) << s;
   EXPECT_NE(s.find("// a[99] = 0u;"), std::string::npos) << s;
   EXPECT_NE(s.find("a_copy[i] = a[gpgpu_trace_touch(5, 1u)]"), std::string::npos) << s;
-  EXPECT_NE(s.find("a[gpgpu_trace_touch(6, 1u)] <= a[gpgpu_trace_touch(7, 1u)]"), std::string::npos) << s;
+  EXPECT_NE(s.find("a[gpgpu_trace_touch(6, 1u)] <= a[gpgpu_trace_touch(7, 1u)]"), std::string::npos)
+      << s;
   // Declarations stay as they are; the helpers sit on the layout line (line numbers kept).
   EXPECT_NE(s.find("{ uint a[]; }"), std::string::npos) << s;
   EXPECT_EQ(count_of(s, "\n"), count_of(src, "\n"));
@@ -207,7 +209,8 @@ TEST(TracedKernel, OneCallForTheCli) {
       context(), kStridedCopy, {{"src", src}, {"dst", gpgpu::out(dst)}, {"stride", 2u}},
       gpgpu::TraceDispatch::groups({2, 1, 1}), TraceOptions{.buffer = "src"});
   EXPECT_EQ(groups.accesses.size(), 128u);  // gpgpu_count = 2 groups of 64
-  EXPECT_NE(groups.json().find("\"reads\": {\"accesses\": 128"), std::string::npos) << groups.json();
+  EXPECT_NE(groups.json().find("\"reads\": {\"accesses\": 128"), std::string::npos)
+      << groups.json();
 }
 
 TEST(TracedKernel, CapacityTruncatesButCounts) {
@@ -253,8 +256,9 @@ TEST(AccessPicture, WritesAPngAndRejectsBadWindows) {
     EXPECT_THROW(gpgpu::write_access_png(trace, path), gpgpu::UnsupportedError);
     return;
   }
-  gpgpu::write_access_png(trace, path, {.title = "naive transpose", .width = 256,
-                                        .panel_height = 64, .invocation_count = 512});
+  gpgpu::write_access_png(
+      trace, path,
+      {.title = "naive transpose", .width = 256, .panel_height = 64, .invocation_count = 512});
   std::ifstream file(path, std::ios::binary);
   char magic[8] = {};
   file.read(magic, 8);

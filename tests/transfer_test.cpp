@@ -35,8 +35,9 @@ void expect_same_bits(const std::vector<float>& expected, const std::vector<floa
   std::size_t bad = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (std::memcmp(&expected[i], &actual[i], sizeof(float)) != 0) {
-      if (++bad <= 5) ADD_FAILURE() << what << ": element " << i << " is " << actual[i]
-                                    << ", expected " << expected[i];
+      if (++bad <= 5)
+        ADD_FAILURE() << what << ": element " << i << " is " << actual[i] << ", expected "
+                      << expected[i];
     }
   }
   EXPECT_EQ(bad, 0u) << what;
@@ -163,7 +164,8 @@ TEST_P(TransferMethods, PipelineOfUploadComputeDownloadWithoutWaits) {
     const std::span<const float> in(host_in.data() + c * chunk, chunk);
     pending.push_back(queue.upload(x[c % 2], in));
     affine.run({{"x", x[c % 2]}, {"y", y[c % 2]}, {"a", a}, {"b", b}});
-    pending.push_back(queue.download(y[c % 2], std::span<float>(host_out.data() + c * chunk, chunk)));
+    pending.push_back(
+        queue.download(y[c % 2], std::span<float>(host_out.data() + c * chunk, chunk)));
   }
   for (auto& p : pending) p.wait();
   std::vector<float> expected(host_in.size());
@@ -185,7 +187,8 @@ TEST_P(TransferMethods, ManyDownloadsInFlightWrapTheRing) {
     buffers.push_back(Buffer::from(context(), sources.back()));
     results.emplace_back(n, poison_float());
   }
-  for (std::size_t t = 0; t < transfers; ++t) pending.push_back(queue.download(buffers[t], results[t]));
+  for (std::size_t t = 0; t < transfers; ++t)
+    pending.push_back(queue.download(buffers[t], results[t]));
   for (std::size_t t = transfers; t-- > 0;) pending[t].wait();  // newest first
   for (std::size_t t = 0; t < transfers; ++t) {
     expect_same_bits(sources[t], results[t], "download " + std::to_string(t));
@@ -340,7 +343,7 @@ TEST(TransferErrors, ContextReleasedWhilePending) {
 TEST(TransferMethodsAuto, PicksPersistentMappingWhereAvailable) {
   TransferQueue queue(context());
   EXPECT_EQ(queue.method(), context().info().has_buffer_storage() ? TransferMethod::PersistentMapped
-                                                                   : TransferMethod::StagingBuffers);
+                                                                  : TransferMethod::StagingBuffers);
   EXPECT_EQ(queue.options().chunk_bytes % 4, 0u);
 }
 

@@ -133,9 +133,9 @@ TEST(Transpose, BadArgumentsAreSpecificErrors) {
 
   EXPECT_EQ(gpgpu::transpose_method_from_string("tiled-padded"), TransposeMethod::TiledPadded);
   EXPECT_THROW(gpgpu::transpose_method_from_string("diagonal"), gpgpu::ArgumentError);
-  EXPECT_THROW(gpgpu::transpose_kernel_source(TransposeMethod::Tiled, gpgpu::ElementType::Float32,
-                                              32, 5),
-               gpgpu::ArgumentError);
+  EXPECT_THROW(
+      gpgpu::transpose_kernel_source(TransposeMethod::Tiled, gpgpu::ElementType::Float32, 32, 5),
+      gpgpu::ArgumentError);
 }
 
 }  // namespace

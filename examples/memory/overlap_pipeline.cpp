@@ -27,7 +27,8 @@ int main(int argc, char** argv) try {
     void main() {
       uint i = gpgpu_index();
       if (i < gpgpu_count) { float v = x[i]; y[i] = (2.0 * v - 3.0) * v + 1.0; }
-    })", {}, "polynomial");
+    })",
+                                  {}, "polynomial");
   std::vector<float> in(n * chunks), out(n * chunks, 0.0f);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 1000) / 1000.0f;
 

@@ -41,16 +41,17 @@ struct AccessTrace {
   std::size_t element_bytes = 4;
   std::array<int, 3> local_size = {1, 1, 1};
   std::size_t group_size = 1;
-  std::size_t sites = 0;             // subscripts of the array that were instrumented
-  std::uint64_t total_accesses = 0;  // all the kernel made, also beyond the capacity
-  bool truncated = false;            // true when accesses holds fewer than total_accesses
+  std::size_t sites = 0;               // subscripts of the array that were instrumented
+  std::uint64_t total_accesses = 0;    // all the kernel made, also beyond the capacity
+  bool truncated = false;              // true when accesses holds fewer than total_accesses
   std::vector<TracedAccess> accesses;  // in the order the GPU logged them
 
-  std::size_t invocations() const;   // highest invocation that accessed the array, + 1
+  std::size_t invocations() const;  // highest invocation that accessed the array, + 1
   std::uint32_t max_element() const;
   std::size_t count(AccessKind kind) const;  // ReadWrite counts as a read and as a write
   // Read: accesses that read (Read, ReadWrite); Write: that write (Write, ReadWrite).
-  CoalescingStats coalescing(AccessKind kind, int warp_size = 32, std::size_t sector_bytes = 32) const;
+  CoalescingStats coalescing(AccessKind kind, int warp_size = 32,
+                             std::size_t sector_bytes = 32) const;
   // A few lines: counts, invocations, element range, and coalescing of reads and writes.
   std::string summary(int warp_size = 32) const;
   // The summary's numbers as a JSON object (no per-access data).

@@ -32,7 +32,8 @@ class TransferError : public Error {
 class PendingTransfer {
  public:
   PendingTransfer() = default;  // an empty handle: wait() throws TransferError
-  PendingTransfer(std::shared_ptr<detail::TransferState> state, std::uint64_t id, std::size_t bytes);
+  PendingTransfer(std::shared_ptr<detail::TransferState> state, std::uint64_t id,
+                  std::size_t bytes);
   ~PendingTransfer();
   PendingTransfer(PendingTransfer&& other) noexcept;
   PendingTransfer& operator=(PendingTransfer&& other) noexcept;

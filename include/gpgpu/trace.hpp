@@ -85,9 +85,9 @@ struct TraceDispatch {
   enum class Mode { Derived, Items, Grid, Groups };
   Mode mode = Mode::Derived;
   Size3 size;
-  static TraceDispatch derived() { return {}; }                       // run(args)
+  static TraceDispatch derived() { return {}; }                                   // run(args)
   static TraceDispatch items(std::size_t n) { return {Mode::Items, {n, 1, 1}}; }  // run(args, n)
-  static TraceDispatch grid(Size3 items) { return {Mode::Grid, items}; }     // run(args, Size3)
+  static TraceDispatch grid(Size3 items) { return {Mode::Grid, items}; }        // run(args, Size3)
   static TraceDispatch groups(Size3 groups) { return {Mode::Groups, groups}; }  // run_groups
 };
 

@@ -30,8 +30,8 @@ struct WorkGroupTiming {
 
 struct WorkGroupChoice {
   int size = 0;
-  bool measured = false;     // false: from the in-process cache or the heuristic
-  std::string reason;        // how the size was chosen, in words
+  bool measured = false;                 // false: from the in-process cache or the heuristic
+  std::string reason;                    // how the size was chosen, in words
   std::vector<WorkGroupTiming> timings;  // empty unless measured
 };
 
@@ -47,7 +47,8 @@ struct WorkGroupOptions {
 std::vector<int> work_group_size_candidates(const DeviceInfo& info);
 
 // Measures (or takes from the cache) and explains the choice.
-WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOptions& options = {});
+WorkGroupChoice choose_work_group_size(const Context& context,
+                                       const WorkGroupOptions& options = {});
 
 // choose_work_group_size(context).size: measured on first use per device, then cached.
 int preferred_work_group_size(const Context& context);

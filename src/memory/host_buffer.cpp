@@ -46,7 +46,9 @@ HostBuffer::HostBuffer(const Context& context, ElementType type, std::size_t cou
   id_ = id;
 }
 
-HostBuffer::~HostBuffer() { release(); }
+HostBuffer::~HostBuffer() {
+  release();
+}
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept
     : state_(std::move(other.state_)),

@@ -8,10 +8,15 @@ PendingTransfer::PendingTransfer(std::shared_ptr<detail::TransferState> state, s
                                  std::size_t bytes)
     : state_(std::move(state)), id_(id), bytes_(bytes) {}
 
-PendingTransfer::~PendingTransfer() { finish_quietly(); }
+PendingTransfer::~PendingTransfer() {
+  finish_quietly();
+}
 
 PendingTransfer::PendingTransfer(PendingTransfer&& other) noexcept
-    : state_(std::move(other.state_)), id_(other.id_), bytes_(other.bytes_), waited_(other.waited_) {
+    : state_(std::move(other.state_)),
+      id_(other.id_),
+      bytes_(other.bytes_),
+      waited_(other.waited_) {
   other.id_ = 0;
   other.waited_ = false;
 }

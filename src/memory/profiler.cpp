@@ -22,15 +22,25 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
 }
 
-// Bits of the GPU timestamp counter; 0 where the device cannot record timestamps.
+// Bits of the GPU timestamp counter; 0 where the device cannot record timestamps. The
+// extension's own entry point first: some drivers accept GL_TIMESTAMP_EXT only there.
 GLint timestamp_bits() {
   GLint bits = 0;
+  const auto get_query_ext =
+      reinterpret_cast<PFNGLGETQUERYIVEXTPROC>(eglGetProcAddress("glGetQueryivEXT"));
+  if (get_query_ext != nullptr) {
+    get_query_ext(GL_TIMESTAMP_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
+    if (glGetError() == GL_NO_ERROR && bits > 0) return bits;
+  }
+  bits = 0;
   glGetQueryiv(GL_TIMESTAMP_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
   if (glGetError() != GL_NO_ERROR) return 0;
   return bits;
 }
 
-std::string ms_cell(double ms) { return ms < 0 ? std::string("-") : fmt::format("{:.4f}", ms); }
+std::string ms_cell(double ms) {
+  return ms < 0 ? std::string("-") : fmt::format("{:.4f}", ms);
+}
 
 }  // namespace
 
@@ -195,9 +205,9 @@ std::string Profiler::table() const {
   std::size_t width = 4;
   for (const auto& s : all) width = std::max(width, s.name.size());
   std::string out = fmt::format("profile on {}: {}\n", state_->info.renderer, description_);
-  out += fmt::format("{:<{}}  {:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}\n", "name", width,
-                     "count", "gpu total ms", "gpu med ms", "gpu min ms", "wall total ms",
-                     "wall med ms");
+  out +=
+      fmt::format("{:<{}}  {:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}\n", "name", width, "count",
+                  "gpu total ms", "gpu med ms", "gpu min ms", "wall total ms", "wall med ms");
   for (const auto& s : all) {
     out += fmt::format("{:<{}}  {:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}", s.name, width,
                        s.count, ms_cell(s.gpu_total_ms), ms_cell(s.gpu_median_ms),
@@ -216,10 +226,10 @@ std::string Profiler::json() const {
         detail::json_number(total), detail::json_number(median), detail::json_number(lo),
         detail::json_number(hi));
   };
-  std::string out = fmt::format("{{\"device\": {}, \"timing\": {}, \"gpu_timer\": {}, \"entries\": [",
-                                detail::json_string(state_->info.renderer),
-                                detail::json_string(description_),
-                                source_ == TimingSource::TimerQueries ? "true" : "false");
+  std::string out =
+      fmt::format("{{\"device\": {}, \"timing\": {}, \"gpu_timer\": {}, \"entries\": [",
+                  detail::json_string(state_->info.renderer), detail::json_string(description_),
+                  source_ == TimingSource::TimerQueries ? "true" : "false");
   bool first = true;
   for (const auto& s : stats()) {
     out += first ? "\n  " : ",\n  ";
@@ -234,7 +244,9 @@ std::string Profiler::json() const {
   return out;
 }
 
-void Profiler::clear() { samples_.clear(); }
+void Profiler::clear() {
+  samples_.clear();
+}
 
 Profiler::Scope::Scope(Scope&& other) noexcept : profiler_(other.profiler_), slot_(other.slot_) {
   other.profiler_ = nullptr;

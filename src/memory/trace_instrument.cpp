@@ -13,9 +13,15 @@ namespace {
 
 constexpr std::size_t npos = std::string_view::npos;
 
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+bool ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool space(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
 
 std::size_t skip_space(std::string_view s, std::size_t i) {
   while (i < s.size() && space(s[i])) ++i;

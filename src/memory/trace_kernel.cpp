@@ -30,7 +30,8 @@ std::string storage_arrays(const std::vector<KernelVariable>& vars) {
   std::string list;
   for (const auto& v : vars) {
     if (v.kind != KernelVariable::Kind::StorageBuffer) continue;
-    list += fmt::format("\n  buffer {}{}", v.name, v.alias.empty() ? "" : " { " + v.glsl_type + " " + v.alias + "[] }");
+    list += fmt::format("\n  buffer {}{}", v.name,
+                        v.alias.empty() ? "" : " { " + v.glsl_type + " " + v.alias + "[] }");
   }
   return list.empty() ? "\n  (none)" : list;
 }
@@ -60,9 +61,9 @@ TracedKernel::TracedKernel(const Context& context, std::string_view source,
   }
   if (match != nullptr) {
     if (match->alias.empty()) {
-      throw ArgumentError(fmt::format(
-          "trace: buffer block {} has several members; name the array member to trace",
-          match->name));
+      throw ArgumentError(
+          fmt::format("trace: buffer block {} has several members; name the array member to trace",
+                      match->name));
     }
     array_ = match->alias;
     glsl_type_ = match->glsl_type;
@@ -75,8 +76,8 @@ TracedKernel::TracedKernel(const Context& context, std::string_view source,
     instrumented = detail::instrument_array_accesses(source, array_, binding);
   } catch (const ArgumentError& e) {
     if (match != nullptr) throw;
-    throw UnknownArgumentError(fmt::format("{}; the kernel's storage arrays are:{}", e.what(),
-                                           storage_arrays(vars)));
+    throw UnknownArgumentError(
+        fmt::format("{}; the kernel's storage arrays are:{}", e.what(), storage_arrays(vars)));
   }
   instrumented_source_ = std::move(instrumented.source);
   sites_ = instrumented.sites;
@@ -106,8 +107,8 @@ AccessTrace TracedKernel::traced(const Args& args, Runner&& run_kernel) {
   trace.glsl_type = glsl_type_;
   trace.element_bytes = element_bytes_;
   trace.local_size = kernel_->local_size();
-  trace.group_size = static_cast<std::size_t>(trace.local_size[0]) * trace.local_size[1] *
-                     trace.local_size[2];
+  trace.group_size =
+      static_cast<std::size_t>(trace.local_size[0]) * trace.local_size[1] * trace.local_size[2];
   trace.sites = sites_;
   trace.total_accesses = head[0];
   const std::size_t kept = std::min<std::size_t>(head[0], options_.capacity);
@@ -144,10 +145,14 @@ AccessTrace trace_kernel(const Context& context, std::string_view source, const 
                          const Defines& defines, std::string label) {
   TracedKernel traced(context, source, options, defines, std::move(label));
   switch (dispatch.mode) {
-    case TraceDispatch::Mode::Derived: return traced.run(args);
-    case TraceDispatch::Mode::Items: return traced.run(args, dispatch.size.x);
-    case TraceDispatch::Mode::Grid: return traced.run(args, dispatch.size);
-    case TraceDispatch::Mode::Groups: return traced.run_groups(args, dispatch.size);
+    case TraceDispatch::Mode::Derived:
+      return traced.run(args);
+    case TraceDispatch::Mode::Items:
+      return traced.run(args, dispatch.size.x);
+    case TraceDispatch::Mode::Grid:
+      return traced.run(args, dispatch.size);
+    case TraceDispatch::Mode::Groups:
+      return traced.run_groups(args, dispatch.size);
   }
   throw ArgumentError("trace_kernel: unknown dispatch mode");
 }

@@ -84,8 +84,8 @@ class Canvas {
 constexpr int margin = 10, line_height = 20;
 
 struct Window {
-  std::size_t first, count;            // invocations drawn
-  std::uint32_t low, high;             // elements drawn (those the window's invocations touch)
+  std::size_t first, count;  // invocations drawn
+  std::uint32_t low, high;   // elements drawn (those the window's invocations touch)
 };
 
 void draw_panel(Canvas& canvas, const AccessTrace& trace, AccessKind kind, int top,
@@ -115,8 +115,8 @@ void draw_panel(Canvas& canvas, const AccessTrace& trace, AccessKind kind, int t
   }
   const auto warp = static_cast<std::size_t>(std::max(o.warp_size, 1));
   for (const auto& a : trace.accesses) {
-    const bool wanted = kind == AccessKind::Read ? a.kind != AccessKind::Write
-                                                 : a.kind != AccessKind::Read;
+    const bool wanted =
+        kind == AccessKind::Read ? a.kind != AccessKind::Write : a.kind != AccessKind::Read;
     if (!wanted || a.invocation < first || a.invocation >= first + count) continue;
     const double ix = static_cast<double>(a.invocation - first);
     const int x0 = static_cast<int>(std::floor(ix * sx));
@@ -147,8 +147,8 @@ bool access_png_supported() {
 void write_access_png(const AccessTrace& trace, const std::filesystem::path& path,
                       const AccessPictureOptions& o) {
   if (o.width < 64 || o.panel_height < 32) {
-    throw ArgumentError(fmt::format("access picture: {} x {} pixels is too small (at least 64 x 32)",
-                                    o.width, o.panel_height));
+    throw ArgumentError(fmt::format(
+        "access picture: {} x {} pixels is too small (at least 64 x 32)", o.width, o.panel_height));
   }
   if (o.width > 16384 || o.panel_height > 16384) {
     throw ArgumentError(fmt::format("access picture: {} x {} pixels is too large (at most 16384)",
@@ -161,8 +161,8 @@ void write_access_png(const AccessTrace& trace, const std::filesystem::path& pat
                                     o.first_invocation, all - 1));
   }
   const std::size_t first = o.first_invocation;
-  const std::size_t count = o.invocation_count == 0 ? all - first
-                                                    : std::min(o.invocation_count, all - first);
+  const std::size_t count =
+      o.invocation_count == 0 ? all - first : std::min(o.invocation_count, all - first);
   // The element axis spans what the drawn invocations touch, so a window of a few work
   // groups is not squeezed into a sliver of a large array.
   Window win{first, count, std::numeric_limits<std::uint32_t>::max(), 0};
@@ -183,8 +183,9 @@ void write_access_png(const AccessTrace& trace, const std::filesystem::path& pat
   (void)path;
   (void)panels;
   (void)win;
-  throw UnsupportedError("write_access_png: gpgpu was built without libpng (install libpng-dev "
-                         "and rebuild)");
+  throw UnsupportedError(
+      "write_access_png: gpgpu was built without libpng (install libpng-dev "
+      "and rebuild)");
 #else
   const int header_lines = o.title.empty() ? 2 : 3;
   const int height = margin + header_lines * line_height + 6 +
@@ -202,11 +203,11 @@ void write_access_png(const AccessTrace& trace, const std::filesystem::path& pat
                           trace.local_size[2], o.warp_size),
               text_colour);
   y += line_height;
-  canvas.text(margin, y,
-              fmt::format("Y: ELEMENT OF {}[] {}..{} DOWNWARDS ({} BYTES EACH){}", trace.buffer,
-                          win.low, win.high, trace.element_bytes,
-                          trace.truncated ? " - TRACE TRUNCATED" : ""),
-              text_colour);
+  canvas.text(
+      margin, y,
+      fmt::format("Y: ELEMENT OF {}[] {}..{} DOWNWARDS ({} BYTES EACH){}", trace.buffer, win.low,
+                  win.high, trace.element_bytes, trace.truncated ? " - TRACE TRUNCATED" : ""),
+      text_colour);
   y += line_height + 6;
   for (const AccessKind kind : panels) {
     draw_panel(canvas, trace, kind, y, o, win);

@@ -12,8 +12,12 @@ namespace gpgpu {
 
 namespace {
 
-bool reads(AccessKind k) { return k == AccessKind::Read || k == AccessKind::ReadWrite; }
-bool writes(AccessKind k) { return k == AccessKind::Write || k == AccessKind::ReadWrite; }
+bool reads(AccessKind k) {
+  return k == AccessKind::Read || k == AccessKind::ReadWrite;
+}
+bool writes(AccessKind k) {
+  return k == AccessKind::Write || k == AccessKind::ReadWrite;
+}
 bool matches(AccessKind k, AccessKind wanted) {
   return wanted == AccessKind::ReadWrite ? k == AccessKind::ReadWrite
                                          : (wanted == AccessKind::Read ? reads(k) : writes(k));
@@ -34,8 +38,9 @@ std::uint32_t AccessTrace::max_element() const {
 }
 
 std::size_t AccessTrace::count(AccessKind kind) const {
-  return static_cast<std::size_t>(std::count_if(
-      accesses.begin(), accesses.end(), [&](const TracedAccess& a) { return matches(a.kind, kind); }));
+  return static_cast<std::size_t>(
+      std::count_if(accesses.begin(), accesses.end(),
+                    [&](const TracedAccess& a) { return matches(a.kind, kind); }));
 }
 
 CoalescingStats AccessTrace::coalescing(AccessKind kind, int warp_size,
@@ -51,8 +56,9 @@ CoalescingStats AccessTrace::coalescing(AccessKind kind, int warp_size,
   for (const auto& a : accesses) {
     if (matches(a.kind, kind)) selected.push_back(&a);
   }
-  std::stable_sort(selected.begin(), selected.end(),
-                   [](const TracedAccess* x, const TracedAccess* y) { return x->invocation < y->invocation; });
+  std::stable_sort(
+      selected.begin(), selected.end(),
+      [](const TracedAccess* x, const TracedAccess* y) { return x->invocation < y->invocation; });
   struct Request {
     std::vector<std::uint64_t> sectors;
     std::size_t lanes = 0;
@@ -78,7 +84,8 @@ CoalescingStats AccessTrace::coalescing(AccessKind kind, int warp_size,
   double traced = 0, ideal = 0;
   for (auto& [key, r] : requests) {
     std::sort(r.sectors.begin(), r.sectors.end());
-    traced += static_cast<double>(std::unique(r.sectors.begin(), r.sectors.end()) - r.sectors.begin());
+    traced +=
+        static_cast<double>(std::unique(r.sectors.begin(), r.sectors.end()) - r.sectors.begin());
     ideal += static_cast<double>((r.lanes * element_bytes + sector_bytes - 1) / sector_bytes);
   }
   stats.sectors_per_request = traced / static_cast<double>(requests.size());
@@ -88,7 +95,8 @@ CoalescingStats AccessTrace::coalescing(AccessKind kind, int warp_size,
 
 std::string AccessTrace::summary(int warp_size) const {
   std::string out = fmt::format(
-      "trace of {}[] ({}, {} bytes per element): {} subscript(s) instrumented, work group {}x{}x{}\n",
+      "trace of {}[] ({}, {} bytes per element): {} subscript(s) instrumented, work group "
+      "{}x{}x{}\n",
       buffer, glsl_type.empty() ? "type unknown" : glsl_type, element_bytes, sites, local_size[0],
       local_size[1], local_size[2]);
   out += fmt::format("  {} accesses by {} invocations over elements 0..{}{}\n", total_accesses,
@@ -120,8 +128,8 @@ std::string AccessTrace::json(int warp_size) const {
         ", \"{}\": {{\"accesses\": {}, \"requests\": {}, \"sectors_per_request\": {}, "
         "\"ideal_sectors_per_request\": {}, \"efficiency\": {}}}",
         kind == AccessKind::Read ? "reads" : "writes", s.accesses, s.requests,
-        detail::json_number(s.sectors_per_request), detail::json_number(s.ideal_sectors_per_request),
-        detail::json_number(s.efficiency()));
+        detail::json_number(s.sectors_per_request),
+        detail::json_number(s.ideal_sectors_per_request), detail::json_number(s.efficiency()));
   }
   return out + "}\n";
 }

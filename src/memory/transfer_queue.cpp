@@ -10,10 +10,14 @@ namespace gpgpu {
 
 const char* to_string(TransferMethod method) {
   switch (method) {
-    case TransferMethod::Auto: return "auto";
-    case TransferMethod::PersistentMapped: return "persistent-mapped";
-    case TransferMethod::StagingBuffers: return "staging-buffers";
-    case TransferMethod::Direct: return "direct";
+    case TransferMethod::Auto:
+      return "auto";
+    case TransferMethod::PersistentMapped:
+      return "persistent-mapped";
+    case TransferMethod::StagingBuffers:
+      return "staging-buffers";
+    case TransferMethod::Direct:
+      return "direct";
   }
   return "?";
 }
@@ -33,7 +37,8 @@ void check_buffer(const char* what, const Buffer& buffer, const detail::Transfer
 void check_host_buffer(const char* what, const HostBuffer& buffer,
                        const detail::TransferState& state) {
   if (!buffer.valid()) {
-    throw ArgumentError(fmt::format("TransferQueue::{}: the HostBuffer is empty or released", what));
+    throw ArgumentError(
+        fmt::format("TransferQueue::{}: the HostBuffer is empty or released", what));
   }
   if (buffer.context_state() != state.context_ptr()) {
     throw ArgumentError(
@@ -43,16 +48,18 @@ void check_host_buffer(const char* what, const HostBuffer& buffer,
 
 void check_types(const char* what, ElementType device, ElementType host) {
   if (device != host) {
-    throw TypeMismatchError(fmt::format("TransferQueue::{}: the Buffer holds {} but the host data is {}",
-                                        what, to_string(device), to_string(host)));
+    throw TypeMismatchError(
+        fmt::format("TransferQueue::{}: the Buffer holds {} but the host data is {}", what,
+                    to_string(device), to_string(host)));
   }
 }
 
 void check_range(const char* what, const char* whose, std::size_t offset, std::size_t count,
                  std::size_t size) {
   if (offset > size || count > size - offset) {
-    throw SizeMismatchError(fmt::format("TransferQueue::{}: elements [{}, {}) are outside the {} of {} elements",
-                                        what, offset, offset + count, whose, size));
+    throw SizeMismatchError(
+        fmt::format("TransferQueue::{}: elements [{}, {}) are outside the {} of {} elements", what,
+                    offset, offset + count, whose, size));
   }
 }
 
@@ -84,8 +91,12 @@ TransferQueue::~TransferQueue() = default;
 TransferQueue::TransferQueue(TransferQueue&&) noexcept = default;
 TransferQueue& TransferQueue::operator=(TransferQueue&&) noexcept = default;
 
-TransferMethod TransferQueue::method() const noexcept { return state_->options().method; }
-const TransferOptions& TransferQueue::options() const noexcept { return state_->options(); }
+TransferMethod TransferQueue::method() const noexcept {
+  return state_->options().method;
+}
+const TransferOptions& TransferQueue::options() const noexcept {
+  return state_->options();
+}
 
 PendingTransfer TransferQueue::upload_bytes(Buffer& destination, ElementType type, const void* data,
                                             std::size_t count, std::size_t offset) {
@@ -138,9 +149,10 @@ PendingTransfer TransferQueue::copy(const HostBuffer& source, Buffer& destinatio
   check_range("copy", "HostBuffer", source_offset, count, source.size());
   check_range("copy", "Buffer", destination_offset, count, destination.size());
   if (!source.is_mapped()) {
-    return upload_bytes(destination, source.element_type(),
-                        static_cast<const unsigned char*>(source.data()) + source_offset * element_size,
-                        count, destination_offset);
+    return upload_bytes(
+        destination, source.element_type(),
+        static_cast<const unsigned char*>(source.data()) + source_offset * element_size, count,
+        destination_offset);
   }
   return device_copy(source.gl_name(), source_offset, destination.gl_name(), destination_offset,
                      count);
@@ -157,10 +169,10 @@ PendingTransfer TransferQueue::copy(const Buffer& source, HostBuffer& destinatio
   check_range("copy", "Buffer", source_offset, count, source.size());
   check_range("copy", "HostBuffer", destination_offset, count, destination.size());
   if (!destination.is_mapped()) {
-    return download_bytes(source, source.element_type(),
-                          static_cast<unsigned char*>(destination.data()) +
-                              destination_offset * element_size,
-                          count, source_offset);
+    return download_bytes(
+        source, source.element_type(),
+        static_cast<unsigned char*>(destination.data()) + destination_offset * element_size, count,
+        source_offset);
   }
   return device_copy(source.gl_name(), source_offset, destination.gl_name(), destination_offset,
                      count);

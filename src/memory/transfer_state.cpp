@@ -41,7 +41,8 @@ void parallel_copy(void* to, const void* from, std::size_t bytes, std::size_t th
   std::vector<std::thread> helpers;
   for (std::size_t t = 1; t < threads; ++t) {
     const std::size_t begin = std::min(bytes, t * piece), end = std::min(bytes, (t + 1) * piece);
-    if (begin < end) helpers.emplace_back([=] { std::memcpy(out + begin, in + begin, end - begin); });
+    if (begin < end)
+      helpers.emplace_back([=] { std::memcpy(out + begin, in + begin, end - begin); });
   }
   std::memcpy(out, in, std::min(bytes, piece));
   for (auto& h : helpers) h.join();
@@ -52,7 +53,9 @@ void parallel_copy(void* to, const void* from, std::size_t bytes, std::size_t th
 TransferState::TransferState(std::shared_ptr<ContextState> context, const TransferOptions& options)
     : context_(std::move(context)), options_(options) {}
 
-TransferState::~TransferState() { release_rings(); }
+TransferState::~TransferState() {
+  release_rings();
+}
 
 void TransferState::release_rings() noexcept {
   const bool current = context_ && context_->try_make_current();
@@ -85,7 +88,9 @@ std::uint64_t TransferState::open() {
   return id;
 }
 
-void TransferState::close(std::uint64_t id) { records_.at(id).done.insert(); }
+void TransferState::close(std::uint64_t id) {
+  records_.at(id).done.insert();
+}
 
 StagingRing& TransferState::ring(bool for_upload) {
   StagingRing& r = for_upload ? upload_ring_ : download_ring_;
@@ -103,10 +108,11 @@ StagingRing& TransferState::ring(bool for_upload) {
       context_->ext.buffer_storage(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(total), nullptr,
                                    map_flags | GL_CLIENT_STORAGE_BIT_EXT);
       check_gl("glBufferStorageEXT(staging ring)");
-      r.mapped = GL(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(total),
-                                     map_flags));
+      r.mapped =
+          GL(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(total), map_flags));
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
-      if (r.mapped == nullptr) throw GLError("glMapBufferRange gave no pointer for a staging ring", 0);
+      if (r.mapped == nullptr)
+        throw GLError("glMapBufferRange gave no pointer for a staging ring", 0);
     } catch (...) {
       glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
       glDeleteBuffers(1, &r.buffer);
@@ -140,12 +146,14 @@ void TransferState::retire(StagingRing& r, StagingSlot& slot, bool for_upload) {
   if (!for_upload && slot.host_destination != nullptr) {
     if (options_.method == TransferMethod::PersistentMapped) {
       // Coherent mapping: the copy's writes are visible once its fence has signalled.
-      parallel_copy(slot.host_destination, static_cast<const unsigned char*>(r.mapped) + slot.offset,
-                    slot.bytes, options_.host_threads);
+      parallel_copy(slot.host_destination,
+                    static_cast<const unsigned char*>(r.mapped) + slot.offset, slot.bytes,
+                    options_.host_threads);
     } else {
       read_gl_buffer(slot.buffer, 0, slot.bytes, slot.host_destination);
     }
-    if (auto it = records_.find(slot.transfer); it != records_.end() && it->second.chunks_left > 0) {
+    if (auto it = records_.find(slot.transfer);
+        it != records_.end() && it->second.chunks_left > 0) {
       --it->second.chunks_left;
     }
   }

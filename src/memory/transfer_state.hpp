@@ -27,10 +27,10 @@ struct StagingSlot {
 
 // The staging memory of one direction.
 struct StagingRing {
-  GLuint buffer = 0;         // PersistentMapped: one buffer holding every slot
-  void* mapped = nullptr;    // PersistentMapped: its persistent mapping
+  GLuint buffer = 0;       // PersistentMapped: one buffer holding every slot
+  void* mapped = nullptr;  // PersistentMapped: its persistent mapping
   std::vector<StagingSlot> slots;
-  std::size_t next = 0;      // slots are used round robin
+  std::size_t next = 0;  // slots are used round robin
   bool created = false;
 };
 

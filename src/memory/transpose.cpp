@@ -84,7 +84,8 @@ void dispatch(ComputeKernel& kernel, const Args& args, TransposeMethod method, S
   if (method == TransposeMethod::Naive) {
     kernel.run(args, Size3{shape.cols, shape.rows, 1});
   } else {
-    kernel.run_groups(args, Size3{(shape.cols + tile - 1) / tile, (shape.rows + tile - 1) / tile, 1});
+    kernel.run_groups(args,
+                      Size3{(shape.cols + tile - 1) / tile, (shape.rows + tile - 1) / tile, 1});
   }
 }
 
@@ -92,10 +93,14 @@ void dispatch(ComputeKernel& kernel, const Args& args, TransposeMethod method, S
 
 std::string to_string(TransposeMethod method) {
   switch (method) {
-    case TransposeMethod::Auto: return "auto";
-    case TransposeMethod::Naive: return "naive";
-    case TransposeMethod::Tiled: return "tiled";
-    case TransposeMethod::TiledPadded: return "tiled-padded";
+    case TransposeMethod::Auto:
+      return "auto";
+    case TransposeMethod::Naive:
+      return "naive";
+    case TransposeMethod::Tiled:
+      return "tiled";
+    case TransposeMethod::TiledPadded:
+      return "tiled-padded";
   }
   return "?";
 }
@@ -105,8 +110,8 @@ TransposeMethod transpose_method_from_string(const std::string& name) {
                  TransposeMethod::TiledPadded}) {
     if (to_string(m) == name) return m;
   }
-  throw ArgumentError(fmt::format(
-      "unknown transpose method '{}': use naive, tiled, tiled-padded or auto", name));
+  throw ArgumentError(
+      fmt::format("unknown transpose method '{}': use naive, tiled, tiled-padded or auto", name));
 }
 
 std::string transpose_kernel_source(TransposeMethod method, ElementType type, int local_x,
@@ -137,15 +142,15 @@ void transpose(const Context& context, std::span<const T> in, std::span<T> out, 
   const Shape shape = check_shape(rows, cols);
   const std::size_t n = rows * cols;
   if (in.size() != n || out.size() != n) {
-    throw SizeMismatchError(fmt::format(
-        "transpose: a {} x {} matrix has {} elements; in holds {}, out holds {}", rows, cols, n,
-        in.size(), out.size()));
+    throw SizeMismatchError(
+        fmt::format("transpose: a {} x {} matrix has {} elements; in holds {}, out holds {}", rows,
+                    cols, n, in.size(), out.size()));
   }
   method = resolve(method);
   ComputeKernel kernel(context, transpose_kernel_source(method, element_type_of<T>()), {},
                        "transpose (" + to_string(method) + ")");
-  dispatch(kernel, {{"src", Arg(in)}, {"dst", gpgpu::out(out)}, {"rows", shape.rows},
-                    {"cols", shape.cols}},
+  dispatch(kernel,
+           {{"src", Arg(in)}, {"dst", gpgpu::out(out)}, {"rows", shape.rows}, {"cols", shape.cols}},
            method, shape);
 }
 
@@ -164,8 +169,9 @@ void transpose(const Context& context, const Buffer& in, Buffer& out, std::size_
     throw ArgumentError("transpose: a Buffer is empty or released");
   }
   if (in.gl_name() == out.gl_name() && in.context_state() == out.context_state()) {
-    throw ArgumentError("transpose: in and out are the same Buffer; transposing in place is not "
-                        "supported");
+    throw ArgumentError(
+        "transpose: in and out are the same Buffer; transposing in place is not "
+        "supported");
   }
   if (in.element_type() != out.element_type()) {
     throw TypeMismatchError(fmt::format("transpose: in holds {} but out holds {}",
@@ -175,9 +181,9 @@ void transpose(const Context& context, const Buffer& in, Buffer& out, std::size_
   const Shape shape = check_shape(rows, cols);
   const std::size_t n = rows * cols;
   if (in.size() < n || out.size() < n) {
-    throw SizeMismatchError(fmt::format(
-        "transpose: a {} x {} matrix has {} elements; the in Buffer holds {}, out {}", rows, cols,
-        n, in.size(), out.size()));
+    throw SizeMismatchError(
+        fmt::format("transpose: a {} x {} matrix has {} elements; the in Buffer holds {}, out {}",
+                    rows, cols, n, in.size(), out.size()));
   }
   method = resolve(method);
   ComputeKernel kernel(context, transpose_kernel_source(method, in.element_type()), {},

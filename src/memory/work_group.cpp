@@ -28,7 +28,9 @@ void main() {
   if (i < gpgpu_count) y[i] = alpha * x[i] + y[i];
 })";
 
-std::string device_key(const DeviceInfo& info) { return info.renderer + "\n" + info.version; }
+std::string device_key(const DeviceInfo& info) {
+  return info.renderer + "\n" + info.version;
+}
 
 std::mutex cache_mutex;
 std::map<std::string, WorkGroupChoice>& cache() {
@@ -39,7 +41,8 @@ std::map<std::string, WorkGroupChoice>& cache() {
 int heuristic(const DeviceInfo& info) {
   const auto limit = std::min<std::int64_t>(info.max_compute_work_group_invocations,
                                             info.max_compute_work_group_size[0]);
-  return static_cast<int>(std::min<std::int64_t>(conventional_size, std::max<std::int64_t>(limit, 1)));
+  return static_cast<int>(
+      std::min<std::int64_t>(conventional_size, std::max<std::int64_t>(limit, 1)));
 }
 
 // log2 distance to 256: 128 and 512 are equally far.
@@ -73,18 +76,20 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
   WorkGroupChoice choice;
   if (!options.measure) {
     choice.size = heuristic(info);
-    choice.reason = fmt::format("heuristic: {} invocations, a multiple of every common warp size",
-                                choice.size);
+    choice.reason =
+        fmt::format("heuristic: {} invocations, a multiple of every common warp size", choice.size);
     return choice;
   }
   if (options.repeats < 1 || options.warmup < 0) {
-    throw ArgumentError(fmt::format("choose_work_group_size: repeats {} must be >= 1, warmup {} >= 0",
-                                    options.repeats, options.warmup));
+    throw ArgumentError(
+        fmt::format("choose_work_group_size: repeats {} must be >= 1, warmup {} >= 0",
+                    options.repeats, options.warmup));
   }
-  std::size_t floats = options.floats != 0 ? options.floats
-                                           : (info.is_software ? std::size_t{1} << 21
-                                                               : std::size_t{1} << 24);
-  floats = std::min<std::size_t>(floats, static_cast<std::size_t>(info.max_shader_storage_block_size) / 4);
+  std::size_t floats = options.floats != 0
+                           ? options.floats
+                           : (info.is_software ? std::size_t{1} << 21 : std::size_t{1} << 24);
+  floats = std::min<std::size_t>(floats,
+                                 static_cast<std::size_t>(info.max_shader_storage_block_size) / 4);
   floats = std::max<std::size_t>(floats / 4 * 4, 4);
   std::vector<float> ones(floats, 1.0f);
   Buffer x = Buffer::from(context, ones);
@@ -111,8 +116,9 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
     const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
     choice.timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
   }
-  const auto fastest = std::min_element(choice.timings.begin(), choice.timings.end(),
-                                        [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
+  const auto fastest =
+      std::min_element(choice.timings.begin(), choice.timings.end(),
+                       [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
   const WorkGroupTiming* best = &*fastest;
   for (const auto& t : choice.timings) {
     if (t.median_ms <= fastest->median_ms * 1.05 &&
@@ -135,6 +141,8 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
   return choice;
 }
 
-int preferred_work_group_size(const Context& context) { return choose_work_group_size(context).size; }
+int preferred_work_group_size(const Context& context) {
+  return choose_work_group_size(context).size;
+}
 
 }  // namespace gpgpu
