@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -130,6 +131,8 @@ void print_report(std::ostream& out, const BenchReport& report) {
       << "cpu: " << report.cpu_model << ", " << report.hardware_threads << " threads; OpenBLAS "
       << report.openblas_config << "\n"
       << "cuda: " << report.cuda << "\n"
+      << "load average (1, 5, 15 min) before: " << report.load_before << ", after: " << report.load_after
+      << "\n"
       << "date: " << report.date << "   seed: " << report.seed << "\n";
   if (!report.command.empty()) out << "command: " << report.command << "\n";
 
@@ -237,6 +240,8 @@ void write_json(const std::filesystem::path& file, const BenchReport& report) {
       {"host",
        {{"cpu", report.cpu_model},
         {"hardware_threads", report.hardware_threads},
+        {"loadavg_before", report.load_before},
+        {"loadavg_after", report.load_after},
         {"openblas", report.openblas_config}}},
       {"cuda", report.cuda},
       {"options",
@@ -311,9 +316,20 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
     script += fmt::format("set output '{}'\nset title {}\nset ylabel '{}'\nplot ", file,
                           gnuplot_string(heading), ylabel);
     for (std::size_t i = 0; i < plotted.size(); ++i) {
-      script += fmt::format("{}'matmul_chart.dat' index {} using 1:{} with linespoints lw 2 pt {} title {}",
-                            i ? ", \\\n     " : "", i, column, static_cast<int>(i % 13) + 1,
-                            gnuplot_string(plotted[i]));
+      // A colour of its own per method; the line style tells the family: gpgpu solid, CPU
+      // dashed, CUDA dotted.
+      static constexpr const char* colours[] = {
+          "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+          "#bcbd22", "#17becf", "#000000", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"};
+      std::string family = "gl";
+      for (const auto& r : report.results) {
+        if (r.method == plotted[i]) family = r.family;
+      }
+      const int dash = family == "cpu" ? 2 : family == "cuda" ? 3 : 1;
+      script += fmt::format(
+          "{}'matmul_chart.dat' index {} using 1:{} with linespoints lw 2 dt {} lc rgb '{}' pt {} title {}",
+          i ? ", \\\n     " : "", i, column, dash, colours[i % std::size(colours)],
+          static_cast<int>(i % 13) + 1, gnuplot_string(plotted[i]));
     }
     script += "\n";
   };

@@ -33,6 +33,7 @@ struct BenchReport {
   bool is_software = false, timer_query = false;
   std::string cpu_model, openblas_config;
   int hardware_threads = 0;
+  std::string load_before, load_after;  // /proc/loadavg: other work competes for the CPU
   std::string cuda;  // "not built", "unavailable: <why>", or the device name
   int repeats = 0, warmup = 0, full_check_max_n = 0, sampled_entries = 0;
   double max_seconds_per_point = 0, max_seconds_per_run = 0;

@@ -50,6 +50,14 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
+// The first three fields of /proc/loadavg ("" where there is none).
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return in ? one + " " + five + " " + fifteen : "";
+}
+
 std::string cuda_description() {
 #if GPGPU_BENCH_HAVE_CUDA
   std::string why;
@@ -146,6 +154,7 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   report.timer_query = info.has_timer_query();
   report.cpu_model = cpu_model();
   report.hardware_threads = static_cast<int>(std::thread::hardware_concurrency());
+  report.load_before = load_average();
   report.openblas_config = cpu::openblas_config();
   report.cuda = cuda_description();
   report.repeats = options.repeats;
@@ -234,6 +243,7 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   }
   report.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.load_after = load_average();
 
   detail::print_report(table, report);
   if (!options.out_dir.empty()) {
