@@ -184,9 +184,10 @@ struct AutotuneResult {
 std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device);
 
 // Times each candidate tuning of ComputeRegisterBlocked on an n x n x n product of random
-// data (GPU timer queries where the device has them, else wall clock after glFinish),
-// rejects any whose sampled entries disagree with a float64 reference, and caches the
-// fastest per device (keyed by its GL renderer string) in <cache dir>/matmul_tuning.json.
+// data: GPU timer queries where the device has them, else (and on llvmpipe, whose timer
+// queries do not see the work) wall clock around the run and glFinish. Rejects any
+// candidate whose sampled entries disagree with a float64 reference, and caches the fastest
+// per device (keyed by its GL renderer string) in <cache dir>/matmul_tuning.json.
 // MatmulMethod::Auto uses the cached choice from then on.
 AutotuneResult autotune_matmul(const Context& context, int n = 1024,
                                const AutotuneOptions& options = {});
