@@ -224,6 +224,22 @@ TEST(FragmentKernel, ErrorsNameTheProblemAndChangeNothing) {
   unchanged();
 }
 
+// A 1-D grid holds at most (limit) rows of the row width; beyond that nothing is truncated.
+TEST(FragmentKernel, OneDimensionalGridBeyondTheLimitIsRefused) {
+  auto& ctx = context();
+  FragmentKernel k(ctx, "out float Y; void main() { Y = float(gpgpu_index()); }");
+  k.set_max_width(4);  // rows of 4: at most 4 x GL_MAX_TEXTURE_SIZE elements
+  const auto max = static_cast<std::size_t>(ctx.info().max_texture_size);
+  std::vector<float> too_many(4 * max + 1, -7.25f);
+  EXPECT_THROW(k.run({{"Y", too_many}}), gpgpu::LimitError);
+  EXPECT_EQ(too_many, std::vector<float>(4 * max + 1, -7.25f));
+  std::vector<float> just_fits(4 * max, poison_float());
+  k.run({{"Y", just_fits}});
+  for (std::size_t i = 0; i < just_fits.size(); ++i) {
+    ASSERT_EQ(just_fits[i], static_cast<float>(i)) << i;  // below 2^24: exact
+  }
+}
+
 TEST(FragmentKernel, UnrenderableOutputsAreRefused) {
   auto& ctx = context();
   // RGB32F is not colour-renderable in OpenGL ES: the framebuffer is incomplete, which is
