@@ -130,3 +130,27 @@ TEST_F(CliTest, ExplainsBadInput) {
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.output.find("alpha"), std::string::npos) << missing.output;
 }
+
+TEST_F(CliTest, TracesAStridedWriteAndDrawsIt) {
+  // 4096 invocations write a 64 x 64 matrix column by column: a warp's 32 writes are 64
+  // elements apart, so each lands in its own 32-byte sector (32 per request, ideal 4).
+  auto r = run_cli("trace " + data_dir +
+                   "/strided_write.comp --buffer dst --size 4096 --set COLS=64 --out dst=" +
+                   path("dst.npy") + " --png " + path("access.png"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4096 accesses"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("12% efficient"), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(path("access.png")));
+  std::ifstream png(path("access.png"), std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  // The instrumented kernel still computes what the plain one does.
+  Array dst = gpgpu::npy::load(path("dst.npy"));
+  auto values = dst.view<float>();
+  ASSERT_EQ(values.size(), 4096u);
+  for (std::size_t i = 0; i < 4096; ++i) {
+    const std::size_t row = i % 64, col = i / 64;
+    ASSERT_EQ(values[row * 64 + col], static_cast<float>(i)) << "invocation " << i;
+  }
+}

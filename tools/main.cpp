@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_info_command);
   add(gpgpu::cli::add_run_command);
   add(gpgpu::cli::add_bench_command);
+  add(gpgpu::cli::add_trace_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
