@@ -2,6 +2,8 @@
 // CUDA reference.
 #include "matmul_contenders.hpp"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -22,6 +24,16 @@ namespace gpgpu::bench::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// User + system CPU time of the whole process (every thread) in milliseconds.
+double process_cpu_ms() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto ms = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+  };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
 
 double elapsed_ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -77,7 +89,7 @@ class GlContender final : public Contender {
       fell_back = fell_back || gpu_timer;
       context_.finish();
       return elapsed_ms(start);
-    });
+    }, &out.kernel_cpu_ms);
     out.kernel_clock = !gpu_timer ? "wall_glfinish" : fell_back ? "mixed" : "gl_time_elapsed";
     out.results.push_back(c.to_vector<float>());
 
@@ -115,7 +127,7 @@ class CpuContender final : public Contender {
       const auto start = Clock::now();
       function_(p.a, p.b, c, p.m, p.k, p.n);
       return elapsed_ms(start);
-    });
+    }, &out.kernel_cpu_ms);
     out.wall_ms = out.kernel_ms;
     out.kernel_clock = "wall";
     out.results.push_back(std::move(c));
@@ -213,13 +225,16 @@ std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Contex
                                   fmt::join(contender_names(), ", ")));
 }
 
-std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run) {
+std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run,
+                               std::vector<double>* cpu_ms) {
   for (int i = 0; i < budget.warmup; ++i) run();
   std::vector<double> times;
   double total_ms = 0;
   while (times.empty() ||
          (static_cast<int>(times.size()) < budget.repeats && total_ms < budget.max_seconds * 1e3)) {
+    const double cpu_start = process_cpu_ms();
     times.push_back(run());
+    if (cpu_ms != nullptr) cpu_ms->push_back(process_cpu_ms() - cpu_start);
     total_ms += times.back();
   }
   return times;

@@ -25,6 +25,9 @@ struct RunBudget {
 
 struct Measurement {
   std::vector<double> kernel_ms;  // one per timed run (CUDA: its median)
+  // CPU time this process used during each kernel run (all its threads, llvmpipe's
+  // included); empty where it means nothing (CUDA).
+  std::vector<double> kernel_cpu_ms;
   std::vector<double> wall_ms;    // end to end, host arrays in and out
   std::string kernel_clock;       // gl_time_elapsed, wall_glfinish, cuda_event, wall
   std::vector<std::vector<float>> results;  // every C to check against float64
@@ -52,7 +55,9 @@ std::vector<std::string> contender_names();
 std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Context& context);
 
 // `warmup` untimed calls, then timed ones until `repeats` or until their total passes
-// max_seconds (at least one). `run` returns milliseconds.
-std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run);
+// max_seconds (at least one). `run` returns milliseconds. With `cpu_ms`, also records the
+// CPU time of this process during each timed call.
+std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run,
+                               std::vector<double>* cpu_ms = nullptr);
 
 }  // namespace gpgpu::bench::detail

@@ -139,6 +139,14 @@ void print_report(std::ostream& out, const BenchReport& report) {
   out << "\nKernel GFLOPS (data already on the device; median of up to " << report.repeats
       << " runs after " << report.warmup << " warm-up)\n\n";
   print_table(out, report, "method \\ n", [](const PointResult& r) { return format_gflops(r.kernel_gflops); });
+  if (report.is_software) {
+    out << "\nGFLOP per CPU-second (kernel runs; CPU time of this process, llvmpipe's threads "
+           "included; less moved than GFLOPS by other processes competing for the cores, though "
+           "threads that spin while they wait count)\n\n";
+    print_table(out, report, "method \\ n", [](const PointResult& r) {
+      return format_gflops(r.gflop_per_cpu_second);
+    });
+  }
   out << "\nEnd-to-end GFLOPS (host arrays in and out: upload, kernel, download)\n\n";
   print_table(out, report, "method \\ n", [](const PointResult& r) { return format_gflops(r.wall_gflops); });
   out << "\nPrecision: max |c - c64| / max |c64| over the checked entries (full check up to n = "
@@ -213,6 +221,8 @@ void write_json(const std::filesystem::path& file, const BenchReport& report) {
                        {"wall_ms", r.wall_ms},
                        {"kernel_gflops", r.kernel_gflops},
                        {"wall_gflops", r.wall_gflops},
+                       {"kernel_cpu_ms", r.kernel_cpu_ms},
+                       {"gflop_per_cpu_second", r.gflop_per_cpu_second},
                        {"check",
                         {{"kind", r.check_kind},
                          {"entries", r.check.checked},
@@ -264,13 +274,15 @@ void write_json(const std::filesystem::path& file, const BenchReport& report) {
 
 void write_csv(const std::filesystem::path& file, const BenchReport& report) {
   std::ofstream out(file, std::ios::trunc);
-  out << "method,family,m,k,n,status,kernel_ms,wall_ms,kernel_gflops,wall_gflops,kernel_clock,runs,"
+  out << "method,family,m,k,n,status,kernel_ms,wall_ms,kernel_gflops,wall_gflops,kernel_cpu_ms,"
+         "gflop_per_cpu_second,kernel_clock,runs,"
          "check,checked_entries,wrong_entries,max_abs_error,relative_error,worst_normalised_error,"
          "bound,detail,note\n";
   for (const auto& r : report.results) {
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_field(r.method), r.family, r.m, r.k, r.n, r.status, number(r.kernel_ms),
                        number(r.wall_ms), number(r.kernel_gflops), number(r.wall_gflops),
+                       number(r.kernel_cpu_ms), number(r.gflop_per_cpu_second),
                        r.kernel_clock, r.runs, r.check_kind, r.check.checked, r.check.wrong,
                        number(r.check.max_abs_error), number(r.check.relative_error),
                        number(r.check.worst_normalised), number(r.check.bound),
@@ -313,8 +325,9 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
       "set xrange [{}:{}]\n",
       report.sizes.front() * 0.9, report.sizes.back() * 1.1);
   const auto plot = [&](const char* file, const std::string& heading, const char* ylabel, int column) {
-    script += fmt::format("set output '{}'\nset title {}\nset ylabel '{}'\nplot ", file,
-                          gnuplot_string(heading), ylabel);
+    // GFLOPS read best as plain numbers, relative errors as powers of ten.
+    script += fmt::format("set output '{}'\nset title {}\nset ylabel '{}'\nset format y '{}'\nplot ",
+                          file, gnuplot_string(heading), ylabel, column == 4 ? "%.0e" : "%g");
     for (std::size_t i = 0; i < plotted.size(); ++i) {
       // A colour of its own per method; the line style tells the family: gpgpu solid, CPU
       // dashed, CUDA dotted.

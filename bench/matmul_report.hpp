@@ -22,6 +22,8 @@ struct PointResult {
   int runs = 0;
   double kernel_ms = 0, wall_ms = 0;  // medians; 0 when not measured
   double kernel_gflops = 0, wall_gflops = 0;
+  double kernel_cpu_ms = 0;              // median CPU time of the process per kernel run
+  double gflop_per_cpu_second = 0;       // 2 m n k / that: robust to other load on the CPU
   std::string check_kind;  // "full" or "sampled"
   CheckResult check;
 };

@@ -215,6 +215,10 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
         const double flops = 2.0 * n * double(n) * n;
         r.kernel_gflops = flops / (r.kernel_ms * 1e6);
         r.wall_gflops = flops / (r.wall_ms * 1e6);
+        if (!m.kernel_cpu_ms.empty()) {
+          r.kernel_cpu_ms = median(m.kernel_cpu_ms);
+          if (r.kernel_cpu_ms > 0) r.gflop_per_cpu_second = flops / (r.kernel_cpu_ms * 1e6);
+        }
         r.check_kind = check_plan.full ? "full" : "sampled";
         for (std::size_t i = 0; i < m.results.size(); ++i) {
           const auto checked = detail::check_result(check_plan, problem, m.results[i]);

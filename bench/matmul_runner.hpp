@@ -17,6 +17,8 @@
 //               for the CPU methods (which have nothing to upload).
 //   end-to-end  host arrays in, host array out: upload of A and B, the kernel, download
 //               of C (wall clock; for CUDA its own pinned-memory figure).
+// On CPU-only devices (llvmpipe) the tables add GFLOP per CPU-second: 2 m n k over the CPU
+// time the process (all its threads) used per kernel run, a figure other load moves less.
 // Both are medians of up to `repeats` runs (fewer when a point would exceed
 // max_seconds_per_point); GFLOPS = 2 m n k / t. A method is skipped at sizes where one run
 // is predicted (from its previous size, scaling with n^3) to exceed max_seconds_per_run.
