@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On a GPU machine (the H100 here): builds everything, runs every test and the examples, and
+# (with "bench") the speed tests, writing logs and results under $1 (default: out/gpu).
+# The GL libraries and build dependencies that image lacks come from .gl/ and .deps/
+# (shared/device/prepare-gl.sh and scripts/device/fetch-deps.sh, run beforehand).
+# Usage: bash scripts/device/gpu-suite.sh OUT_DIR [tests] [bench-matmul] [bench-memory]
+set -uo pipefail
+out=${1:-out/gpu}
+shift || true
+mkdir -p "$out"
+[ -f .gl/prelude.sh ] && source .gl/prelude.sh
+[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+build=/tmp/gpgpu-gpu-build
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=ON > "$out/configure.log" 2>&1 ||
+  { tail -40 "$out/configure.log"; exit 1; }
+cmake --build $build -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+echo "built"
+for step in "$@"; do
+  case $step in
+    tests)
+      $build/tools/gpgpu info > "$out/gpgpu-info.txt" 2>&1
+      head -12 "$out/gpgpu-info.txt"
+      (cd $build && ctest -j8 --output-on-failure --timeout 300) > "$out/ctest.log" 2>&1
+      tail -25 "$out/ctest.log"
+      for example in $build/examples/*; do
+        [ -x "$example" ] && [ -f "$example" ] || continue
+        echo "-- $(basename "$example")"
+        "$example"
+      done > "$out/examples.log" 2>&1
+      echo "examples: $(grep -c '^-- ' "$out/examples.log") run"
+      ;;
+    bench-matmul)
+      $build/tools/gpgpu bench matmul --out "$out" --no-charts > "$out/bench-matmul.log" 2>&1
+      tail -60 "$out/bench-matmul.log"
+      ;;
+    bench-memory)
+      $build/tools/gpgpu bench memory --out "$out" > "$out/bench-memory.log" 2>&1
+      tail -60 "$out/bench-memory.log"
+      ;;
+  esac
+done
