@@ -6,4 +6,4 @@ include(GoogleTest)
 
 add_executable(cpu_matmul_test ${CMAKE_CURRENT_LIST_DIR}/cpu_matmul_test.cpp)
 target_link_libraries(cpu_matmul_test PRIVATE gpgpu::cpu GTest::gtest_main gpgpu_warnings)
-gtest_discover_tests(cpu_matmul_test)
+add_test(NAME cpu_matmul_test COMMAND cpu_matmul_test --gtest_color=no)

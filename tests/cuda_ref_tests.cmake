@@ -11,4 +11,4 @@ include(GoogleTest)
 add_executable(cuda_ref_test ${CMAKE_CURRENT_LIST_DIR}/cuda_ref_test.cpp)
 target_link_libraries(cuda_ref_test PRIVATE gpgpu_cuda_ref gpgpu::cpu GTest::gtest_main
                                             gpgpu_warnings)
-gtest_discover_tests(cuda_ref_test)
+add_test(NAME cuda_ref_test COMMAND cuda_ref_test --gtest_color=no)
