@@ -16,24 +16,32 @@
 #include "matmul_runner.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gpgpu matmul speed test: every method, float64-checked, GFLOPS tables, JSON, CSV, charts"};
+  CLI::App app{
+      "gpgpu matmul speed test: every method, float64-checked, GFLOPS tables, JSON, CSV, charts"};
   gpgpu::bench::MatmulBenchOptions options;
   std::string device = "auto";
   bool list = false, no_charts = false;
-  app.add_option("--sizes", options.sizes, "square sizes n, comma-separated (default: fits the device)")
+  app.add_option("--sizes", options.sizes,
+                 "square sizes n, comma-separated (default: fits the device)")
       ->delimiter(',');
-  app.add_option("--methods", options.methods, "methods, comma-separated (default: all available; --list)")
+  app.add_option("--methods", options.methods,
+                 "methods, comma-separated (default: all available; --list)")
       ->delimiter(',');
-  app.add_option("--out", options.out_dir, "directory for matmul.json, matmul.csv and the PNG charts")
+  app.add_option("--out", options.out_dir,
+                 "directory for matmul.json, matmul.csv and the PNG charts")
       ->capture_default_str();
-  app.add_option("--repeats", options.repeats, "timed runs per point, at most")->capture_default_str();
+  app.add_option("--repeats", options.repeats, "timed runs per point, at most")
+      ->capture_default_str();
   app.add_option("--warmup", options.warmup, "untimed runs per point first")->capture_default_str();
   app.add_option("--max-point-seconds", options.max_seconds_per_point,
-                 "stop repeating a point after this long")->capture_default_str();
+                 "stop repeating a point after this long")
+      ->capture_default_str();
   app.add_option("--max-run-seconds", options.max_seconds_per_run,
-                 "skip sizes where one run is predicted to take longer")->capture_default_str();
+                 "skip sizes where one run is predicted to take longer")
+      ->capture_default_str();
   app.add_option("--full-check-max-n", options.full_check_max_n,
-                 "check every entry up to this n, sample above")->capture_default_str();
+                 "check every entry up to this n, sample above")
+      ->capture_default_str();
   app.add_option("--seed", options.seed, "input data seed (0: random)");
   app.add_option("--device", device, "GL device: auto, an index, or a word of the renderer");
   app.add_flag("--no-charts", no_charts, "do not draw PNG charts");

@@ -69,7 +69,8 @@ CheckResult check_result(const CheckPlan& plan, const BenchProblem& p, std::span
     max_exact = std::fmax(max_exact, std::fabs(exact));
     if (!std::isfinite(got) || !(normalised <= r.bound)) {
       if (r.wrong++ == 0) {
-        r.first_wrong = fmt::format("C[{}][{}] = {}, float64 {}", index / p.n, index % p.n, got, exact);
+        r.first_wrong =
+            fmt::format("C[{}][{}] = {}, float64 {}", index / p.n, index % p.n, got, exact);
       }
       if (!std::isfinite(got)) {
         r.max_abs_error = INFINITY;

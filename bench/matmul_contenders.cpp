@@ -69,7 +69,8 @@ class GlContender final : public Contender {
     MatmulPlan plan(context_, p.m, p.k, p.n, options);  // compiles outside the timing
     Measurement out;
     if (method_ == MatmulMethod::ComputeRegisterBlocked) out.detail = plan.tuning().to_string();
-    if (method_ == MatmulMethod::ComputeTiled) out.detail = fmt::format("tile {}", plan.tuning().tile);
+    if (method_ == MatmulMethod::ComputeTiled)
+      out.detail = fmt::format("tile {}", plan.tuning().tile);
 
     const auto a = Buffer::from(context_, p.a);
     const auto b = Buffer::from(context_, p.b);
@@ -82,14 +83,17 @@ class GlContender final : public Contender {
     bool fell_back = false;
     RunBudget half = budget;
     half.max_seconds = budget.max_seconds / 2;
-    out.kernel_ms = timed_runs(half, [&] {
-      const auto start = Clock::now();
-      plan.run(a, b, c);
-      if (gpu_timer && plan.last_gpu_ns() > 0) return plan.last_gpu_ns() / 1e6;
-      fell_back = fell_back || gpu_timer;
-      context_.finish();
-      return elapsed_ms(start);
-    }, &out.kernel_cpu_ms);
+    out.kernel_ms = timed_runs(
+        half,
+        [&] {
+          const auto start = Clock::now();
+          plan.run(a, b, c);
+          if (gpu_timer && plan.last_gpu_ns() > 0) return plan.last_gpu_ns() / 1e6;
+          fell_back = fell_back || gpu_timer;
+          context_.finish();
+          return elapsed_ms(start);
+        },
+        &out.kernel_cpu_ms);
     out.kernel_clock = !gpu_timer ? "wall_glfinish" : fell_back ? "mixed" : "gl_time_elapsed";
     out.results.push_back(c.to_vector<float>());
 
@@ -110,8 +114,8 @@ class GlContender final : public Contender {
   MatmulMethod method_;
 };
 
-using CpuFunction = void (*)(std::span<const float>, std::span<const float>, std::span<float>,
-                             int, int, int);
+using CpuFunction = void (*)(std::span<const float>, std::span<const float>, std::span<float>, int,
+                             int, int);
 
 // A gpgpu::cpu function: nothing to upload, so its kernel and end-to-end times are one.
 class CpuContender final : public Contender {
@@ -123,11 +127,14 @@ class CpuContender final : public Contender {
     Measurement out;
     out.detail = detail_;
     auto c = poisoned(elements(p.m, p.n));
-    out.kernel_ms = timed_runs(budget, [&] {
-      const auto start = Clock::now();
-      function_(p.a, p.b, c, p.m, p.k, p.n);
-      return elapsed_ms(start);
-    }, &out.kernel_cpu_ms);
+    out.kernel_ms = timed_runs(
+        budget,
+        [&] {
+          const auto start = Clock::now();
+          function_(p.a, p.b, c, p.m, p.k, p.n);
+          return elapsed_ms(start);
+        },
+        &out.kernel_cpu_ms);
     out.wall_ms = out.kernel_ms;
     out.kernel_clock = "wall";
     out.results.push_back(std::move(c));
@@ -209,13 +216,15 @@ std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Contex
                                           "OpenMP, B transposed in the call");
   }
   if (name == "cpu_openblas") {
-    return std::make_unique<CpuContender>(
-        name, cpu::matmul_openblas, fmt::format("{} threads", cpu::openblas_threads()));
+    return std::make_unique<CpuContender>(name, cpu::matmul_openblas,
+                                          fmt::format("{} threads", cpu::openblas_threads()));
   }
 #if GPGPU_BENCH_HAVE_CUDA
   if (name == "cuda_cublas") return std::make_unique<CudaContender>(name, cuda_ref::Method::Cublas);
-  if (name == "cuda_naive") return std::make_unique<CudaContender>(name, cuda_ref::Method::NaiveKernel);
-  if (name == "cuda_tiled") return std::make_unique<CudaContender>(name, cuda_ref::Method::TiledKernel);
+  if (name == "cuda_naive")
+    return std::make_unique<CudaContender>(name, cuda_ref::Method::NaiveKernel);
+  if (name == "cuda_tiled")
+    return std::make_unique<CudaContender>(name, cuda_ref::Method::TiledKernel);
 #else
   if (name == "cuda_cublas" || name == "cuda_naive" || name == "cuda_tiled") {
     return std::make_unique<CudaContender>(name);

@@ -28,15 +28,16 @@ struct Measurement {
   // CPU time this process used during each kernel run (all its threads, llvmpipe's
   // included); empty where it means nothing (CUDA).
   std::vector<double> kernel_cpu_ms;
-  std::vector<double> wall_ms;    // end to end, host arrays in and out
-  std::string kernel_clock;       // gl_time_elapsed, wall_glfinish, cuda_event, wall
+  std::vector<double> wall_ms;              // end to end, host arrays in and out
+  std::string kernel_clock;                 // gl_time_elapsed, wall_glfinish, cuda_event, wall
   std::vector<std::vector<float>> results;  // every C to check against float64
   std::string detail;                       // e.g. the tuning a gpgpu method ran with
 };
 
 class Contender {
  public:
-  Contender(std::string name, std::string family) : name_(std::move(name)), family_(std::move(family)) {}
+  Contender(std::string name, std::string family)
+      : name_(std::move(name)), family_(std::move(family)) {}
   virtual ~Contender() = default;
   const std::string& name() const { return name_; }
   const std::string& family() const { return family_; }  // "gl", "cpu" or "cuda"

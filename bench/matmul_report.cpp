@@ -40,7 +40,8 @@ std::string status_cell(const PointResult* r) {
 }
 
 template <class Cell>
-void print_table(std::ostream& out, const BenchReport& report, const std::string& corner, Cell cell) {
+void print_table(std::ostream& out, const BenchReport& report, const std::string& corner,
+                 Cell cell) {
   std::size_t width = corner.size();
   for (const auto& m : report.methods) width = std::max(width, m.size());
   out << "| " << fmt::format("{:<{}}", corner, width);
@@ -70,7 +71,9 @@ std::string csv_field(const std::string& s) {
   return quoted + "\"";
 }
 
-std::string number(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : "inf"; }
+std::string number(double x) {
+  return std::isfinite(x) ? fmt::format("{:.6g}", x) : "inf";
+}
 
 // Finds an executable on PATH (no shell involved).
 std::string find_on_path(const std::string& name) {
@@ -95,7 +98,8 @@ int run_program(const std::string& program, const std::vector<std::string>& args
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
@@ -127,40 +131,42 @@ std::string format_gflops(double g) {
 
 void print_report(std::ostream& out, const BenchReport& report) {
   out << "\nmatmul benchmark, C = A B, float32, n x n x n\n"
-      << "device: " << report.renderer << " (" << report.vendor << ", " << report.gl_version << ")\n"
+      << "device: " << report.renderer << " (" << report.vendor << ", " << report.gl_version
+      << ")\n"
       << "cpu: " << report.cpu_model << ", " << report.hardware_threads << " threads; OpenBLAS "
       << report.openblas_config << "\n"
       << "cuda: " << report.cuda << "\n"
-      << "load average (1, 5, 15 min) before: " << report.load_before << ", after: " << report.load_after
-      << "\n"
+      << "load average (1, 5, 15 min) before: " << report.load_before
+      << ", after: " << report.load_after << "\n"
       << "date: " << report.date << "   seed: " << report.seed << "\n";
   if (!report.command.empty()) out << "command: " << report.command << "\n";
 
   out << "\nKernel GFLOPS (data already on the device; median of up to " << report.repeats
       << " runs after " << report.warmup << " warm-up)\n\n";
-  print_table(out, report, "method \\ n", [](const PointResult& r) { return format_gflops(r.kernel_gflops); });
+  print_table(out, report, "method \\ n",
+              [](const PointResult& r) { return format_gflops(r.kernel_gflops); });
   if (report.is_software) {
     out << "\nGFLOP per CPU-second (kernel runs; CPU time of this process, llvmpipe's threads "
            "included; less moved than GFLOPS by other processes competing for the cores, though "
            "threads that spin while they wait count)\n\n";
-    print_table(out, report, "method \\ n", [](const PointResult& r) {
-      return format_gflops(r.gflop_per_cpu_second);
-    });
+    print_table(out, report, "method \\ n",
+                [](const PointResult& r) { return format_gflops(r.gflop_per_cpu_second); });
   }
   out << "\nEnd-to-end GFLOPS (host arrays in and out: upload, kernel, download)\n\n";
-  print_table(out, report, "method \\ n", [](const PointResult& r) { return format_gflops(r.wall_gflops); });
+  print_table(out, report, "method \\ n",
+              [](const PointResult& r) { return format_gflops(r.wall_gflops); });
   out << "\nPrecision: max |c - c64| / max |c64| over the checked entries (full check up to n = "
-      << report.full_check_max_n << ", else " << report.sampled_entries << " sampled + corners)\n\n";
-  print_table(out, report, "method \\ n", [](const PointResult& r) {
-    return fmt::format("{:.1e}", r.check.relative_error);
-  });
+      << report.full_check_max_n << ", else " << report.sampled_entries
+      << " sampled + corners)\n\n";
+  print_table(out, report, "method \\ n",
+              [](const PointResult& r) { return fmt::format("{:.1e}", r.check.relative_error); });
   out << "\nPrecision: worst |c - c64| / (2^-24 sum_i |a_ri b_ic|); correct means <= k + 2\n\n";
-  print_table(out, report, "method \\ n", [](const PointResult& r) {
-    return fmt::format("{:.2f}", r.check.worst_normalised);
-  });
+  print_table(out, report, "method \\ n",
+              [](const PointResult& r) { return fmt::format("{:.2f}", r.check.worst_normalised); });
 
   std::string notes;
-  for (const auto& [method, why] : report.unavailable) notes += fmt::format("- {}: not run ({})\n", method, why);
+  for (const auto& [method, why] : report.unavailable)
+    notes += fmt::format("- {}: not run ({})\n", method, why);
   std::map<std::string, std::string> details;
   for (const auto& r : report.results) {
     if (!r.detail.empty()) details[r.method] = r.detail;
@@ -188,9 +194,9 @@ void print_report(std::ostream& out, const BenchReport& report) {
       }
     }
     if (best == nullptr) continue;
-    out << fmt::format("\nAt n = {}: fastest gpgpu method {} at {} GFLOPS (kernel), {} end to end\n",
-                       *n, best->method, format_gflops(best->kernel_gflops),
-                       format_gflops(best->wall_gflops));
+    out << fmt::format(
+        "\nAt n = {}: fastest gpgpu method {} at {} GFLOPS (kernel), {} end to end\n", *n,
+        best->method, format_gflops(best->kernel_gflops), format_gflops(best->wall_gflops));
     for (const auto& r : report.results) {
       if (r.n != *n || r.family == "gl" || r.status != "ok") continue;
       out << fmt::format("  vs {}: {} GFLOPS -> {:.2f}x (end to end {:.2f}x)\n", r.method,
@@ -234,7 +240,8 @@ void write_json(const std::filesystem::path& file, const BenchReport& report) {
                          {"first_wrong", r.check.first_wrong}}}});
   }
   json unavailable = json::array();
-  for (const auto& [method, why] : report.unavailable) unavailable.push_back({{"method", method}, {"reason", why}});
+  for (const auto& [method, why] : report.unavailable)
+    unavailable.push_back({{"method", method}, {"reason", why}});
   const json doc = {
       {"benchmark", "matmul"},
       {"date", report.date},
@@ -282,11 +289,11 @@ void write_csv(const std::filesystem::path& file, const BenchReport& report) {
     out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_field(r.method), r.family, r.m, r.k, r.n, r.status, number(r.kernel_ms),
                        number(r.wall_ms), number(r.kernel_gflops), number(r.wall_gflops),
-                       number(r.kernel_cpu_ms), number(r.gflop_per_cpu_second),
-                       r.kernel_clock, r.runs, r.check_kind, r.check.checked, r.check.wrong,
+                       number(r.kernel_cpu_ms), number(r.gflop_per_cpu_second), r.kernel_clock,
+                       r.runs, r.check_kind, r.check.checked, r.check.wrong,
                        number(r.check.max_abs_error), number(r.check.relative_error),
-                       number(r.check.worst_normalised), number(r.check.bound),
-                       csv_field(r.detail), csv_field(r.note));
+                       number(r.check.worst_normalised), number(r.check.bound), csv_field(r.detail),
+                       csv_field(r.note));
   }
   if (!out) throw Error(fmt::format("matmul bench: cannot write {}", file.string()));
 }
@@ -324,10 +331,12 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
       "set xlabel 'matrix size n (n x n times n x n)'\n"
       "set xrange [{}:{}]\n",
       report.sizes.front() * 0.9, report.sizes.back() * 1.1);
-  const auto plot = [&](const char* file, const std::string& heading, const char* ylabel, int column) {
+  const auto plot = [&](const char* file, const std::string& heading, const char* ylabel,
+                        int column) {
     // GFLOPS read best as plain numbers, relative errors as powers of ten.
-    script += fmt::format("set output '{}'\nset title {}\nset ylabel '{}'\nset format y '{}'\nplot ",
-                          file, gnuplot_string(heading), ylabel, column == 4 ? "%.0e" : "%g");
+    script +=
+        fmt::format("set output '{}'\nset title {}\nset ylabel '{}'\nset format y '{}'\nplot ",
+                    file, gnuplot_string(heading), ylabel, column == 4 ? "%.0e" : "%g");
     for (std::size_t i = 0; i < plotted.size(); ++i) {
       // A colour of its own per method; the line style tells the family: gpgpu solid, CPU
       // dashed, CUDA dotted.
@@ -340,15 +349,16 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
       }
       const int dash = family == "cpu" ? 2 : family == "cuda" ? 3 : 1;
       script += fmt::format(
-          "{}'matmul_chart.dat' index {} using 1:{} with linespoints lw 2 dt {} lc rgb '{}' pt {} title {}",
+          "{}'matmul_chart.dat' index {} using 1:{} with linespoints lw 2 dt {} lc rgb '{}' pt {} "
+          "title {}",
           i ? ", \\\n     " : "", i, column, dash, colours[i % std::size(colours)],
           static_cast<int>(i % 13) + 1, gnuplot_string(plotted[i]));
     }
     script += "\n";
   };
   plot("matmul_gflops.png", "matmul kernel GFLOPS (data on the device) — " + title, "GFLOPS", 2);
-  plot("matmul_gflops_end_to_end.png", "matmul end-to-end GFLOPS (upload + kernel + download) — " + title,
-       "GFLOPS", 3);
+  plot("matmul_gflops_end_to_end.png",
+       "matmul end-to-end GFLOPS (upload + kernel + download) — " + title, "GFLOPS", 3);
   plot("matmul_precision.png", "matmul max |c - c64| / max |c64| — " + title, "relative error", 4);
   {
     std::ofstream gp(out_dir / "matmul_chart.gp", std::ios::trunc);
@@ -358,17 +368,20 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
   const std::string gnuplot = find_on_path("gnuplot");
   if (gnuplot.empty()) {
     return "gnuplot not found on PATH: no PNG charts (install gnuplot, e.g. Debian's gnuplot-nox, "
-           "and run `gnuplot matmul_chart.gp` in " + out_dir.string() + ")";
+           "and run `gnuplot matmul_chart.gp` in " +
+           out_dir.string() + ")";
   }
   // The script names its files relative to out_dir; gnuplot's own `cd` goes there, so this
   // process's working directory stays as it is.
   const auto dir = std::filesystem::absolute(out_dir);
   std::string quoted_dir;
   for (char ch : dir.string()) quoted_dir += ch == '\'' ? std::string("''") : std::string(1, ch);
-  const int status = run_program(gnuplot, {"-e", "cd '" + quoted_dir + "'", (dir / "matmul_chart.gp").string()},
-                                 dir / "matmul_chart.log");
+  const int status =
+      run_program(gnuplot, {"-e", "cd '" + quoted_dir + "'", (dir / "matmul_chart.gp").string()},
+                  dir / "matmul_chart.log");
   if (status != 0) {
-    return fmt::format("gnuplot failed (exit {}); see {}", status, (out_dir / "matmul_chart.log").string());
+    return fmt::format("gnuplot failed (exit {}); see {}", status,
+                       (out_dir / "matmul_chart.log").string());
   }
   std::filesystem::remove(out_dir / "matmul_chart.log");
   return "charts: matmul_gflops.png, matmul_gflops_end_to_end.png, matmul_precision.png";

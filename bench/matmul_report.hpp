@@ -22,9 +22,9 @@ struct PointResult {
   int runs = 0;
   double kernel_ms = 0, wall_ms = 0;  // medians; 0 when not measured
   double kernel_gflops = 0, wall_gflops = 0;
-  double kernel_cpu_ms = 0;              // median CPU time of the process per kernel run
-  double gflop_per_cpu_second = 0;       // 2 m n k / that: robust to other load on the CPU
-  std::string check_kind;  // "full" or "sampled"
+  double kernel_cpu_ms = 0;         // median CPU time of the process per kernel run
+  double gflop_per_cpu_second = 0;  // 2 m n k / that: robust to other load on the CPU
+  std::string check_kind;           // "full" or "sampled"
   CheckResult check;
 };
 
@@ -36,11 +36,11 @@ struct BenchReport {
   std::string cpu_model, openblas_config;
   int hardware_threads = 0;
   std::string load_before, load_after;  // /proc/loadavg: other work competes for the CPU
-  std::string cuda;  // "not built", "unavailable: <why>", or the device name
+  std::string cuda;                     // "not built", "unavailable: <why>", or the device name
   int repeats = 0, warmup = 0, full_check_max_n = 0, sampled_entries = 0;
   double max_seconds_per_point = 0, max_seconds_per_run = 0;
   std::vector<int> sizes;
-  std::vector<std::string> methods;  // that ran, in report order
+  std::vector<std::string> methods;                              // that ran, in report order
   std::vector<std::pair<std::string, std::string>> unavailable;  // method, why
   std::vector<PointResult> results;
   double total_seconds = 0;

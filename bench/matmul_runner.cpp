@@ -74,14 +74,19 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 void validate(const MatmulBenchOptions& o) {
   for (int n : o.sizes) {
-    if (n < 1) throw ArgumentError(fmt::format("matmul bench: size {} is not a positive integer", n));
+    if (n < 1)
+      throw ArgumentError(fmt::format("matmul bench: size {} is not a positive integer", n));
   }
-  if (o.repeats < 1) throw ArgumentError(fmt::format("matmul bench: repeats must be >= 1 (got {})", o.repeats));
-  if (o.warmup < 0) throw ArgumentError(fmt::format("matmul bench: warmup must be >= 0 (got {})", o.warmup));
+  if (o.repeats < 1)
+    throw ArgumentError(fmt::format("matmul bench: repeats must be >= 1 (got {})", o.repeats));
+  if (o.warmup < 0)
+    throw ArgumentError(fmt::format("matmul bench: warmup must be >= 0 (got {})", o.warmup));
   if (!(o.max_seconds_per_point > 0) || !(o.max_seconds_per_run > 0)) {
     throw ArgumentError("matmul bench: the time limits must be positive");
   }
@@ -105,7 +110,9 @@ BenchProblem make_problem(int n, std::uint32_t seed) {
 
 }  // namespace
 
-std::vector<std::string> list_matmul_bench_methods() { return detail::contender_names(); }
+std::vector<std::string> list_matmul_bench_methods() {
+  return detail::contender_names();
+}
 
 std::vector<int> default_matmul_sizes(const gpgpu::DeviceInfo& device) {
   if (device.is_software) return {8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
@@ -118,7 +125,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   std::ostream& progress = options.progress ? *options.progress : std::cerr;
   const auto started = std::chrono::steady_clock::now();
 
-  std::vector<int> sizes = options.sizes.empty() ? default_matmul_sizes(context.info()) : options.sizes;
+  std::vector<int> sizes =
+      options.sizes.empty() ? default_matmul_sizes(context.info()) : options.sizes;
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   const auto names = options.methods.empty() ? list_matmul_bench_methods() : options.methods;
@@ -138,7 +146,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
     std::error_code ec;
     std::filesystem::create_directories(options.out_dir, ec);
     if (ec) {
-      throw Error(fmt::format("matmul bench: cannot create {}: {}", options.out_dir.string(), ec.message()));
+      throw Error(fmt::format("matmul bench: cannot create {}: {}", options.out_dir.string(),
+                              ec.message()));
     }
   }
 
@@ -167,7 +176,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
 
   progress << fmt::format("matmul bench on {}: {} sizes ({}..{}) x {} methods\n", info.renderer,
                           sizes.size(), sizes.front(), sizes.back(), contenders.size());
-  for (const auto& [name, why] : report.unavailable) progress << fmt::format("  {}: not run ({})\n", name, why);
+  for (const auto& [name, why] : report.unavailable)
+    progress << fmt::format("  {}: not run ({})\n", name, why);
 
   // Seconds of one run at the last size each method ran, to predict the next size.
   std::vector<std::pair<int, double>> last_run(contenders.size(), {0, 0.0});
@@ -178,8 +188,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   std::mt19937 sample_rng(report.seed);
   for (int n : sizes) {
     const BenchProblem problem = make_problem(n, report.seed);
-    const auto check_plan =
-        detail::make_check_plan(problem, options.full_check_max_n, options.sampled_entries, sample_rng);
+    const auto check_plan = detail::make_check_plan(problem, options.full_check_max_n,
+                                                    options.sampled_entries, sample_rng);
     for (std::size_t c = 0; c < contenders.size(); ++c) {
       Contender& contender = *contenders[c];
       PointResult r;
@@ -197,7 +207,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
         r.note = !failed[c].empty() ? failed[c]
                                     : fmt::format("one run predicted to take {:.0f} s > {:.0f} s",
                                                   predicted, options.max_seconds_per_run);
-        progress << fmt::format("[{:3}/{}] n={:<5} {:<27} skipped ({})\n", point, points, n, r.method, r.note);
+        progress << fmt::format("[{:3}/{}] n={:<5} {:<27} skipped ({})\n", point, points, n,
+                                r.method, r.note);
         report.results.push_back(std::move(r));
         continue;
       }
@@ -230,19 +241,20 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
         r.status = r.check.ok ? "ok" : "WRONG";
         if (!r.check.ok) {
           any_wrong = true;
-          r.note = fmt::format("{} of {} checked entries outside the bound; first: {}", r.check.wrong,
-                               r.check.checked, r.check.first_wrong);
+          r.note = fmt::format("{} of {} checked entries outside the bound; first: {}",
+                               r.check.wrong, r.check.checked, r.check.first_wrong);
         }
         last_run[c] = {n, std::max(r.kernel_ms, r.wall_ms) / 1e3};
-        progress << fmt::format("[{:3}/{}] n={:<5} {:<27} kernel {:>7} GFLOPS  end-to-end {:>7}  {} "
-                                "(rel err {:.1e}, {} check)\n",
-                                point, points, n, r.method, detail::format_gflops(r.kernel_gflops),
-                                detail::format_gflops(r.wall_gflops), r.status, r.check.relative_error,
-                                r.check_kind);
+        progress << fmt::format(
+            "[{:3}/{}] n={:<5} {:<27} kernel {:>7} GFLOPS  end-to-end {:>7}  {} "
+            "(rel err {:.1e}, {} check)\n",
+            point, points, n, r.method, detail::format_gflops(r.kernel_gflops),
+            detail::format_gflops(r.wall_gflops), r.status, r.check.relative_error, r.check_kind);
       } catch (const std::exception& e) {
         r.status = "error";
         r.note = first_line(e.what());
-        progress << fmt::format("[{:3}/{}] n={:<5} {:<27} error: {}\n", point, points, n, r.method, r.note);
+        progress << fmt::format("[{:3}/{}] n={:<5} {:<27} error: {}\n", point, points, n, r.method,
+                                r.note);
         failed[c] = fmt::format("failed at n={}", n);
       }
       report.results.push_back(std::move(r));
@@ -256,8 +268,10 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   if (!options.out_dir.empty()) {
     detail::write_json(options.out_dir / "matmul.json", report);
     detail::write_csv(options.out_dir / "matmul.csv", report);
-    std::string charts = options.charts ? detail::draw_charts(options.out_dir, report) : "charts off";
-    table << fmt::format("\nwrote {}/matmul.json, matmul.csv; {}\n", options.out_dir.string(), charts);
+    std::string charts =
+        options.charts ? detail::draw_charts(options.out_dir, report) : "charts off";
+    table << fmt::format("\nwrote {}/matmul.json, matmul.csv; {}\n", options.out_dir.string(),
+                         charts);
   }
   return any_wrong ? 1 : 0;
 }

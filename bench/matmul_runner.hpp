@@ -54,10 +54,10 @@ struct MatmulBenchOptions {
   int sampled_entries = 256;
   // Where matmul.json, matmul.csv and the PNG charts go; empty writes no files.
   std::filesystem::path out_dir = "matmul-results";
-  bool charts = true;   // draw PNGs with gnuplot (skipped, with a note, if it is missing)
-  std::uint32_t seed = 0;  // input data; 0 picks one at random (recorded in the JSON)
-  std::string command_line;  // recorded in the JSON and printed, for reproducibility
-  std::ostream* table = nullptr;     // the result tables; null: std::cout
+  bool charts = true;             // draw PNGs with gnuplot (skipped, with a note, if it is missing)
+  std::uint32_t seed = 0;         // input data; 0 picks one at random (recorded in the JSON)
+  std::string command_line;       // recorded in the JSON and printed, for reproducibility
+  std::ostream* table = nullptr;  // the result tables; null: std::cout
   std::ostream* progress = nullptr;  // one line per point while running; null: std::cerr
 };
 

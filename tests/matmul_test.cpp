@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,8 +79,8 @@ struct Problem {
       if (!(error <= gamma * magnitude[i])) {  // also catches NaN (poison left unwritten)
         if (++failures <= 5) {
           ADD_FAILURE() << what << " " << shape_name(shape) << ": C[" << i / shape.n << "]["
-                        << i % shape.n << "] = " << c[i] << ", float64 " << exact[i]
-                        << ", error " << error << " > bound " << gamma * magnitude[i];
+                        << i % shape.n << "] = " << c[i] << ", float64 " << exact[i] << ", error "
+                        << error << " > bound " << gamma * magnitude[i];
         }
       }
     }
@@ -90,10 +90,10 @@ struct Problem {
 };
 
 const Shape kShapes[] = {
-    {1, 1, 1},       {37, 53, 29},  {128, 64, 96},  {130, 257, 67},
-    {256, 256, 256},  // a multiple of every tile
-    {33, 12, 7},      // k % 4 == 0 (vec4 loads of A) with n % 4 != 0 (scalar B and C)
-    {5, 7, 8},        // k % 4 != 0 (scalar A) with n % 4 == 0 (vec4 B and C)
+    {1, 1, 1},      {37, 53, 29},    {128, 64, 96},
+    {130, 257, 67}, {256, 256, 256},  // a multiple of every tile
+    {33, 12, 7},  // k % 4 == 0 (vec4 loads of A) with n % 4 != 0 (scalar B and C)
+    {5, 7, 8},    // k % 4 != 0 (scalar A) with n % 4 == 0 (vec4 B and C)
 };
 
 // A configuration under test: a method and, optionally, a fixed tuning.
@@ -103,7 +103,9 @@ struct Config {
 };
 
 // Names the configuration in gtest's messages instead of dumping its bytes.
-void PrintTo(const Config& config, std::ostream* out) { *out << config.name; }
+void PrintTo(const Config& config, std::ostream* out) {
+  *out << config.name;
+}
 
 MatmulOptions with(MatmulMethod method, std::optional<MatmulTuning> tuning = std::nullopt) {
   MatmulOptions o;
@@ -332,9 +334,10 @@ TEST(Matmul, InvalidTuningsAreRejectedNamingTheField) {
   expect_rejected(tuning(64, 64, 6, 4, 4, true), "block_k");
   expect_rejected(tuning(512, 512, 8, 4, 4, true), "invocations");
   expect_rejected(tuning(128, 128, 256, 8, 8, true), "shared memory");
-  EXPECT_THROW(gpgpu::MatmulPlan(ctx, 8, 8, 8,
-                                 with(MatmulMethod::ComputeRegisterBlocked, tuning(64, 64, 6, 4, 4, true))),
-               gpgpu::ArgumentError);
+  EXPECT_THROW(
+      gpgpu::MatmulPlan(ctx, 8, 8, 8,
+                        with(MatmulMethod::ComputeRegisterBlocked, tuning(64, 64, 6, 4, 4, true))),
+      gpgpu::ArgumentError);
 }
 
 // A fresh directory under the system temp dir, removed at the end of the test.
@@ -398,7 +401,8 @@ TEST(MatmulAutotune, CacheDirectoryComesFromTheEnvironment) {
   const std::string saved = old ? old : "";
   ::setenv("GPGPU_CACHE_DIR", dir.path.c_str(), 1);
   EXPECT_EQ(gpgpu::matmul_cache_file(), dir.path / "matmul_tuning.json");
-  EXPECT_EQ(gpgpu::matmul_cache_file("/elsewhere"), std::filesystem::path("/elsewhere/matmul_tuning.json"));
+  EXPECT_EQ(gpgpu::matmul_cache_file("/elsewhere"),
+            std::filesystem::path("/elsewhere/matmul_tuning.json"));
   if (old) {
     ::setenv("GPGPU_CACHE_DIR", saved.c_str(), 1);
   } else {
@@ -409,9 +413,7 @@ TEST(MatmulAutotune, CacheDirectoryComesFromTheEnvironment) {
 TEST(MatmulAutotune, ACorruptCacheIsReportedNotOverwritten) {
   auto& ctx = test::context();
   TempDir dir;
-  {
-    std::ofstream(dir.path / "matmul_tuning.json") << "{ this is not json";
-  }
+  { std::ofstream(dir.path / "matmul_tuning.json") << "{ this is not json"; }
   gpgpu::AutotuneOptions options;
   options.cache_dir = dir.path;
   EXPECT_THROW(gpgpu::autotune_matmul(ctx, 32, options), gpgpu::FormatError);

@@ -36,10 +36,10 @@ class Buffer;
 // GL_EXT_color_buffer_float (else UnsupportedError). Textures limit their m, k and n to the
 // device's GL_MAX_TEXTURE_SIZE (LimitError beyond).
 enum class MatmulMethod {
-  Auto,                    // the autotuned choice for this device if cached, else a default
-  ComputeNaive,            // one output per invocation, operands read straight from storage
-  ComputeTiled,            // TILE x TILE shared-memory tiles, one output per invocation
-  ComputeRegisterBlocked,  // a block tile per work group, a TM x TN block per invocation
+  Auto,                      // the autotuned choice for this device if cached, else a default
+  ComputeNaive,              // one output per invocation, operands read straight from storage
+  ComputeTiled,              // TILE x TILE shared-memory tiles, one output per invocation
+  ComputeRegisterBlocked,    // a block tile per work group, a TM x TN block per invocation
   TransformFeedbackTexture,  // seed 003: one output per vertex, A and B in textures
   TransformFeedbackVec4,     // seed 003's speed-up: B transposed, vec4 dot products
   TransformFeedbackBlocked,  // one vertex per 4x4 block of C, 4 vec4 outputs
@@ -173,9 +173,9 @@ struct AutotuneCandidate {
 
 struct AutotuneResult {
   MatmulTuning best;
-  double gflops = 0;        // of the best candidate, at n x n x n
+  double gflops = 0;  // of the best candidate, at n x n x n
   int n = 0;
-  bool from_cache = false;  // true: read from cache_file, nothing was timed
+  bool from_cache = false;                    // true: read from cache_file, nothing was timed
   std::vector<AutotuneCandidate> candidates;  // empty when from_cache
   std::filesystem::path cache_file;
 };

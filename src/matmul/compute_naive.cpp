@@ -42,8 +42,12 @@ class ComputeNaive final : public MatmulBackend {
   void run(const Arg& a, const Arg& b, const Arg& c) override {
     // x walks the columns of C so that neighbouring invocations read neighbouring b and
     // write neighbouring c.
-    kernel_.run({{"a", a}, {"b", b}, {"c", c}, {"M", std::int32_t{shape_.m}},
-                 {"N", std::int32_t{shape_.n}}, {"K", std::int32_t{shape_.k}}},
+    kernel_.run({{"a", a},
+                 {"b", b},
+                 {"c", c},
+                 {"M", std::int32_t{shape_.m}},
+                 {"N", std::int32_t{shape_.n}},
+                 {"K", std::int32_t{shape_.k}}},
                 Size3{static_cast<std::size_t>(shape_.n), static_cast<std::size_t>(shape_.m), 1});
   }
   void set_timing(bool enabled) override { kernel_.set_timing(enabled); }

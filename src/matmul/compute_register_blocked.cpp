@@ -350,8 +350,9 @@ class DirectRegisterBlocked final : public MatmulBackend {
                 "matmul compute_register_blocked " + tuning_.to_string()) {
     if (tuning_.b_texture) {
       pack_b_.emplace(context, TextureLayout::RowVec4);
-      b_texels_ = Texture(context, TexelType::Vec4,
-                          {static_cast<std::size_t>(shape.k), static_cast<std::size_t>((shape.n + 3) / 4)});
+      b_texels_ =
+          Texture(context, TexelType::Vec4,
+                  {static_cast<std::size_t>(shape.k), static_cast<std::size_t>((shape.n + 3) / 4)});
     }
   }
 
@@ -372,7 +373,8 @@ class DirectRegisterBlocked final : public MatmulBackend {
     } else {
       args.emplace_back("b", b);
     }
-    kernel_.run_groups(args, Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
+    kernel_.run_groups(
+        args, Size3{groups(shape_.n, tuning_.block_n), groups(shape_.m, tuning_.block_m), 1});
     last_ns_ = sum_gpu_ns({pack_ns, kernel_.last_gpu_ns()});
   }
   void set_timing(bool enabled) override {

@@ -55,8 +55,12 @@ class ComputeTiled final : public MatmulBackend {
     const auto groups = [this](int extent) {
       return static_cast<std::size_t>((extent + tile_ - 1) / tile_);
     };
-    kernel_.run_groups({{"a", a}, {"b", b}, {"c", c}, {"M", std::int32_t{shape_.m}},
-                        {"N", std::int32_t{shape_.n}}, {"K", std::int32_t{shape_.k}}},
+    kernel_.run_groups({{"a", a},
+                        {"b", b},
+                        {"c", c},
+                        {"M", std::int32_t{shape_.m}},
+                        {"N", std::int32_t{shape_.n}},
+                        {"K", std::int32_t{shape_.k}}},
                        Size3{groups(shape_.n), groups(shape_.m), 1});
   }
   void set_timing(bool enabled) override { kernel_.set_timing(enabled); }

@@ -45,8 +45,12 @@ void main() {
 }
 )";
 
-int ceil4(int x) { return (x + 3) / 4; }
-std::size_t size(int x) { return static_cast<std::size_t>(x); }
+int ceil4(int x) {
+  return (x + 3) / 4;
+}
+std::size_t size(int x) {
+  return static_cast<std::size_t>(x);
+}
 
 class FragmentNaive final : public MatmulBackend {
  public:
@@ -107,8 +111,13 @@ class FragmentPacked final : public MatmulBackend {
     const double pack_a = pack_.last_gpu_ns();
     pack_.run(b, b_, shape_.k, shape_.n);
     const double pack_b = pack_.last_gpu_ns();
-    kernel_.run({{"A", a_}, {"B", b_}, {"K4", std::int32_t{k4_}}, {"C0", rows_[0]},
-                 {"C1", rows_[1]}, {"C2", rows_[2]}, {"C3", rows_[3]}},
+    kernel_.run({{"A", a_},
+                 {"B", b_},
+                 {"K4", std::int32_t{k4_}},
+                 {"C0", rows_[0]},
+                 {"C1", rows_[1]},
+                 {"C2", rows_[2]},
+                 {"C3", rows_[3]}},
                 size(m4_), size(n4_));
     const Texture* sources[] = {&rows_[0], &rows_[1], &rows_[2], &rows_[3]};
     gather_.run(sources, c, shape_.m, shape_.n);

@@ -28,9 +28,14 @@ constexpr const char* cache_format = "gpgpu matmul tuning cache";
 constexpr int cache_version = 1;
 
 json tuning_to_json(const MatmulTuning& t) {
-  return json{{"block_m", t.block_m},   {"block_n", t.block_n},   {"block_k", t.block_k},
-              {"thread_m", t.thread_m}, {"thread_n", t.thread_n}, {"tile", t.tile},
-              {"shared_memory", t.shared_memory}, {"b_texture", t.b_texture}};
+  return json{{"block_m", t.block_m},
+              {"block_n", t.block_n},
+              {"block_k", t.block_k},
+              {"thread_m", t.thread_m},
+              {"thread_n", t.thread_n},
+              {"tile", t.tile},
+              {"shared_memory", t.shared_memory},
+              {"b_texture", t.b_texture}};
 }
 
 MatmulTuning tuning_from_json(const json& j) {
@@ -53,8 +58,8 @@ json read_cache(const std::filesystem::path& file) {
   if (!in) return json::object();
   json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    throw FormatError(fmt::format("matmul tuning cache {} is not valid JSON; delete it",
-                                  file.string()));
+    throw FormatError(
+        fmt::format("matmul tuning cache {} is not valid JSON; delete it", file.string()));
   }
   if (doc.value("format", "") != cache_format) {
     throw FormatError(fmt::format("{} is not a gpgpu matmul tuning cache (no \"format\": \"{}\")",
@@ -70,8 +75,8 @@ void write_cache(const std::filesystem::path& file, const json& doc) {
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) {
-    throw Error(fmt::format("cannot create the cache directory {}: {}",
-                            file.parent_path().string(), ec.message()));
+    throw Error(fmt::format("cannot create the cache directory {}: {}", file.parent_path().string(),
+                            ec.message()));
   }
   const auto temporary = file.string() + fmt::format(".{}.tmp", std::random_device{}());
   {
@@ -199,8 +204,8 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
   };
   std::vector<MatmulTuning> all;
   if (device.is_software) {
-    all = {direct(8, 256, 8, 16, true), direct(8, 128, 8, 16, true), direct(8, 512, 8, 16, true),
-           direct(8, 256, 8, 8, true),  direct(4, 256, 4, 16, true), direct(4, 128, 4, 8, true),
+    all = {direct(8, 256, 8, 16, true),  direct(8, 128, 8, 16, true), direct(8, 512, 8, 16, true),
+           direct(8, 256, 8, 8, true),   direct(4, 256, 4, 16, true), direct(4, 128, 4, 8, true),
            direct(8, 256, 8, 16, false), direct(8, 256, 8, 8, false)};
   } else {
     all = {shape(128, 128, 8, 8, 8), shape(128, 128, 16, 8, 8), shape(128, 64, 8, 8, 8),
@@ -220,16 +225,19 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
 }
 
 AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOptions& options) {
-  if (n <= 0) throw SizeMismatchError(fmt::format("autotune_matmul: n must be positive (got {})", n));
+  if (n <= 0)
+    throw SizeMismatchError(fmt::format("autotune_matmul: n must be positive (got {})", n));
   if (options.repeats <= 0) {
-    throw ArgumentError(fmt::format("autotune_matmul: repeats must be positive (got {})", options.repeats));
+    throw ArgumentError(
+        fmt::format("autotune_matmul: repeats must be positive (got {})", options.repeats));
   }
   AutotuneResult result;
   result.n = n;
   result.cache_file = matmul_cache_file(options.cache_dir);
   const std::string& device = context.info().renderer;
 
-  json doc = options.use_cache || options.write_cache ? read_cache(result.cache_file) : json::object();
+  json doc =
+      options.use_cache || options.write_cache ? read_cache(result.cache_file) : json::object();
   if (options.use_cache && doc.contains("devices") && doc["devices"].contains(device)) {
     const json& entry = doc["devices"][device];
     if (entry.value("n", 0) == n) {
@@ -301,7 +309,8 @@ AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOpti
     for (const auto& c2 : result.candidates) {
       reasons += fmt::format("\n  {}: {}", c2.tuning.to_string(), c2.failure);
     }
-    throw Error(fmt::format("autotune_matmul: no candidate tuning worked on {}:{}", device, reasons));
+    throw Error(
+        fmt::format("autotune_matmul: no candidate tuning worked on {}:{}", device, reasons));
   }
 
   if (options.write_cache) {

@@ -94,24 +94,33 @@ void main() {
 
 const char* layout_define(TextureLayout layout) {
   switch (layout) {
-    case TextureLayout::Scalar: return "SCALAR";
-    case TextureLayout::RowVec4: return "ROW_VEC4";
-    case TextureLayout::TransposedVec4: return "TRANSPOSED_VEC4";
+    case TextureLayout::Scalar:
+      return "SCALAR";
+    case TextureLayout::RowVec4:
+      return "ROW_VEC4";
+    case TextureLayout::TransposedVec4:
+      return "TRANSPOSED_VEC4";
   }
   return "SCALAR";
 }
 
 const char* product_define(ProductLayout layout) {
   switch (layout) {
-    case ProductLayout::PaddedRows: return "PADDED_ROWS";
-    case ProductLayout::RowBlockBuffers: return "ROW_BLOCK_BUFFERS";
-    case ProductLayout::ScalarTexture: return "SCALAR_TEXTURE";
-    case ProductLayout::RowBlockTextures: return "ROW_BLOCK_TEXTURES";
+    case ProductLayout::PaddedRows:
+      return "PADDED_ROWS";
+    case ProductLayout::RowBlockBuffers:
+      return "ROW_BLOCK_BUFFERS";
+    case ProductLayout::ScalarTexture:
+      return "SCALAR_TEXTURE";
+    case ProductLayout::RowBlockTextures:
+      return "ROW_BLOCK_TEXTURES";
   }
   return "PADDED_ROWS";
 }
 
-Size3 grid(std::size_t cols, std::size_t rows) { return Size3{cols, rows, 1}; }
+Size3 grid(std::size_t cols, std::size_t rows) {
+  return Size3{cols, rows, 1};
+}
 
 }  // namespace
 
@@ -119,7 +128,9 @@ TexturePacker::TexturePacker(const Context& context, TextureLayout layout)
     : kernel_(context, pack_source, {{layout_define(layout), ""}}, "matmul operand packing") {}
 
 void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols) {
-  kernel_.run({{"matrix", matrix}, {"texels", texture}, {"ROWS", std::int32_t{rows}},
+  kernel_.run({{"matrix", matrix},
+               {"texels", texture},
+               {"ROWS", std::int32_t{rows}},
                {"COLS", std::int32_t{cols}}},
               grid(texture.cols(), texture.rows()));
 }
@@ -129,7 +140,8 @@ ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout)
       kernel_(context, gather_source, {{product_define(layout), ""}}, "matmul product gather") {}
 
 void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int n, int stride) {
-  Args args{{"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"STRIDE", std::int32_t{stride}}};
+  Args args{
+      {"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"STRIDE", std::int32_t{stride}}};
   if (layout_ == ProductLayout::PaddedRows) {
     args.emplace_back("source", *sources[0]);
   } else if (layout_ == ProductLayout::RowBlockBuffers) {

@@ -16,9 +16,9 @@ namespace gpgpu::detail {
 
 // How a rows x cols row-major matrix is laid into a texture.
 enum class TextureLayout {
-  Scalar,           // R32F, rows x cols: texel (x, y) = M[y][x]
-  RowVec4,          // RGBA32F, tex_rows x ceil(cols / 4): texel (x, y) = M[y][4x .. 4x+3]
-  TransposedVec4,   // RGBA32F, cols x ceil(rows / 4): texel (x, y) = M[4x .. 4x+3][y]
+  Scalar,          // R32F, rows x cols: texel (x, y) = M[y][x]
+  RowVec4,         // RGBA32F, tex_rows x ceil(cols / 4): texel (x, y) = M[y][4x .. 4x+3]
+  TransposedVec4,  // RGBA32F, cols x ceil(rows / 4): texel (x, y) = M[4x .. 4x+3][y]
 };
 
 // Writes a matrix (Buffer or host array) into a texture; entries past the matrix (the

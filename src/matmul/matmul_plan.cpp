@@ -14,7 +14,9 @@ namespace gpgpu {
 
 namespace {
 
-std::string shape_text(int m, int k, int n) { return fmt::format("m={}, k={}, n={}", m, k, n); }
+std::string shape_text(int m, int k, int n) {
+  return fmt::format("m={}, k={}, n={}", m, k, n);
+}
 
 void check_sizes(const DeviceInfo& info, int m, int k, int n) {
   if (m <= 0 || k <= 0 || n <= 0) {
@@ -51,8 +53,10 @@ std::unique_ptr<detail::MatmulBackend> make_backend(const Context& context, Matm
                                                     detail::MatmulShape shape,
                                                     const MatmulTuning& tuning) {
   switch (method) {
-    case MatmulMethod::ComputeNaive: return detail::make_compute_naive(context, shape);
-    case MatmulMethod::ComputeTiled: return detail::make_compute_tiled(context, shape, tuning);
+    case MatmulMethod::ComputeNaive:
+      return detail::make_compute_naive(context, shape);
+    case MatmulMethod::ComputeTiled:
+      return detail::make_compute_tiled(context, shape, tuning);
     case MatmulMethod::ComputeRegisterBlocked:
       return detail::make_compute_register_blocked(context, shape, tuning);
     case MatmulMethod::TransformFeedbackTexture:
@@ -61,16 +65,20 @@ std::unique_ptr<detail::MatmulBackend> make_backend(const Context& context, Matm
       return detail::make_transform_feedback_vec4(context, shape);
     case MatmulMethod::TransformFeedbackBlocked:
       return detail::make_transform_feedback_blocked(context, shape);
-    case MatmulMethod::FragmentNaive: return detail::make_fragment_naive(context, shape);
-    case MatmulMethod::FragmentPacked: return detail::make_fragment_packed(context, shape);
-    case MatmulMethod::Auto: break;
+    case MatmulMethod::FragmentNaive:
+      return detail::make_fragment_naive(context, shape);
+    case MatmulMethod::FragmentPacked:
+      return detail::make_fragment_packed(context, shape);
+    case MatmulMethod::Auto:
+      break;
   }
   throw ArgumentError(fmt::format("matmul: unknown method {}", static_cast<int>(method)));
 }
 
 void check_buffer(const char* name, const Buffer& buffer, std::size_t needed, const char* dims,
                   const std::shared_ptr<detail::ContextState>& state) {
-  if (!buffer.valid()) throw ArgumentError(fmt::format("matmul: Buffer {} is empty or released", name));
+  if (!buffer.valid())
+    throw ArgumentError(fmt::format("matmul: Buffer {} is empty or released", name));
   if (buffer.context_state() != state) {
     throw ArgumentError(fmt::format("matmul: Buffer {} belongs to another Context", name));
   }
@@ -86,8 +94,8 @@ void check_buffer(const char* name, const Buffer& buffer, std::size_t needed, co
 
 void check_span(const char* name, std::size_t size, std::size_t needed, const char* dims) {
   if (size != needed) {
-    throw SizeMismatchError(fmt::format("matmul: {} has {} elements but {} is {} = {}", name,
-                                        size, name, dims, needed));
+    throw SizeMismatchError(fmt::format("matmul: {} has {} elements but {} is {} = {}", name, size,
+                                        name, dims, needed));
   }
 }
 
@@ -117,8 +125,9 @@ void MatmulPlan::run(const Buffer& a, const Buffer& b, Buffer& c) {
   check_buffer("B", b, kn, kn_text.c_str(), state_);
   check_buffer("C", c, mn, mn_text.c_str(), state_);
   if (c.gl_name() == a.gl_name() || c.gl_name() == b.gl_name()) {
-    throw ArgumentError("matmul: C must be a Buffer of its own, not A or B (the kernels read "
-                        "A and B while C is written)");
+    throw ArgumentError(
+        "matmul: C must be a Buffer of its own, not A or B (the kernels read "
+        "A and B while C is written)");
   }
   backend_->run(Arg(a), Arg(b), Arg(c));
 }
@@ -139,7 +148,9 @@ void MatmulPlan::set_timing(bool enabled) {
   if (backend_) backend_->set_timing(enabled);
 }
 
-double MatmulPlan::last_gpu_ns() const { return backend_ ? backend_->last_gpu_ns() : -1.0; }
+double MatmulPlan::last_gpu_ns() const {
+  return backend_ ? backend_->last_gpu_ns() : -1.0;
+}
 
 void matmul(const Context& context, std::span<const float> a, std::span<const float> b,
             std::span<float> c, int m, int k, int n, const MatmulOptions& options) {

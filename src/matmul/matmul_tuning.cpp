@@ -74,12 +74,13 @@ void validate_matmul_tuning(const MatmulTuning& t, const DeviceInfo& device) {
     fail(fmt::format("block_k ({}) must be a positive multiple of 4", t.block_k));
   }
   const std::int64_t threads = t.threads();
-  const std::int64_t max_threads = std::min(device.max_compute_work_group_invocations,
-                                            device.max_compute_work_group_size[0]);
+  const std::int64_t max_threads =
+      std::min(device.max_compute_work_group_invocations, device.max_compute_work_group_size[0]);
   if (threads > max_threads) {
-    fail(fmt::format("(block_m/thread_m)*(block_n/thread_n) = {} invocations per work group; the "
-                     "device allows {}",
-                     threads, max_threads));
+    fail(
+        fmt::format("(block_m/thread_m)*(block_n/thread_n) = {} invocations per work group; the "
+                    "device allows {}",
+                    threads, max_threads));
   }
   const std::int64_t shared = t.shared_memory ? register_blocked_shared_bytes(t) : 0;
   if (shared > device.max_compute_shared_memory_size) {

@@ -94,8 +94,12 @@ void main() {
 }
 )";
 
-int ceil4(int x) { return (x + 3) / 4; }
-std::size_t size(int x) { return static_cast<std::size_t>(x); }
+int ceil4(int x) {
+  return (x + 3) / 4;
+}
+std::size_t size(int x) {
+  return static_cast<std::size_t>(x);
+}
 
 class TransformFeedbackTexture final : public MatmulBackend {
  public:
@@ -113,7 +117,10 @@ class TransformFeedbackTexture final : public MatmulBackend {
     const double pack_a = pack_.last_gpu_ns();
     pack_.run(b, b_, shape_.k, shape_.n);
     const double pack_b = pack_.last_gpu_ns();
-    kernel_.run({{"A", a_}, {"B", b_}, {"K", std::int32_t{shape_.k}}, {"N", std::int32_t{shape_.n}},
+    kernel_.run({{"A", a_},
+                 {"B", b_},
+                 {"K", std::int32_t{shape_.k}},
+                 {"N", std::int32_t{shape_.n}},
                  {"C", product_}});
     const Buffer* sources[] = {&product_};
     gather_.run(sources, c, shape_.m, shape_.n, shape_.n);
@@ -151,8 +158,11 @@ class TransformFeedbackVec4 final : public MatmulBackend {
   void run(const Arg& a, const Arg& b, const Arg& c) override {
     pack_rows_.run(a, a_, shape_.m, shape_.k);
     pack_transposed_.run(b, bt_, shape_.k, shape_.n);
-    kernel_.run({{"A", a_}, {"BT", bt_}, {"K4", std::int32_t{ceil4(shape_.k)}},
-                 {"N", std::int32_t{shape_.n}}, {"C", product_}});
+    kernel_.run({{"A", a_},
+                 {"BT", bt_},
+                 {"K4", std::int32_t{ceil4(shape_.k)}},
+                 {"N", std::int32_t{shape_.n}},
+                 {"C", product_}});
     const Buffer* sources[] = {&product_};
     gather_.run(sources, c, shape_.m, shape_.n, shape_.n);
     last_ns_ = sum_gpu_ns({pack_rows_.last_gpu_ns(), pack_transposed_.last_gpu_ns(),
@@ -186,9 +196,11 @@ class TransformFeedbackBlocked final : public MatmulBackend {
         pack_(context, TextureLayout::RowVec4),
         a_(context, TexelType::Vec4, {4 * size(m4_), size(k4_)}),
         b_(context, TexelType::Vec4, {4 * size(k4_), size(n4_)}),
-        kernel_(context, std::string(blocked_body) + blocked_main, {}, "matmul transform_feedback_blocked"),
+        kernel_(context, std::string(blocked_body) + blocked_main, {},
+                "matmul transform_feedback_blocked"),
         gather_(context, ProductLayout::RowBlockBuffers) {
-    for (auto& rows : rows_) rows = Buffer(context, ElementType::Float32, 4 * size(m4_) * size(n4_));
+    for (auto& rows : rows_)
+      rows = Buffer(context, ElementType::Float32, 4 * size(m4_) * size(n4_));
   }
 
   void run(const Arg& a, const Arg& b, const Arg& c) override {
@@ -196,8 +208,14 @@ class TransformFeedbackBlocked final : public MatmulBackend {
     const double pack_a = pack_.last_gpu_ns();
     pack_.run(b, b_, shape_.k, shape_.n);
     const double pack_b = pack_.last_gpu_ns();
-    kernel_.run({{"A", a_}, {"B", b_}, {"K4", std::int32_t{k4_}}, {"N4", std::int32_t{n4_}},
-                 {"C0", rows_[0]}, {"C1", rows_[1]}, {"C2", rows_[2]}, {"C3", rows_[3]}});
+    kernel_.run({{"A", a_},
+                 {"B", b_},
+                 {"K4", std::int32_t{k4_}},
+                 {"N4", std::int32_t{n4_}},
+                 {"C0", rows_[0]},
+                 {"C1", rows_[1]},
+                 {"C2", rows_[2]},
+                 {"C3", rows_[3]}});
     const Buffer* sources[] = {&rows_[0], &rows_[1], &rows_[2], &rows_[3]};
     gather_.run(sources, c, shape_.m, shape_.n, n4_);
     last_ns_ = sum_gpu_ns({pack_a, pack_b, kernel_.last_gpu_ns(), gather_.last_gpu_ns()});
@@ -235,6 +253,8 @@ std::unique_ptr<MatmulBackend> make_transform_feedback_blocked(const Context& co
   return std::make_unique<TransformFeedbackBlocked>(context, shape);
 }
 
-const char* matmul_blocked_body_glsl() { return blocked_body; }
+const char* matmul_blocked_body_glsl() {
+  return blocked_body;
+}
 
 }  // namespace gpgpu::detail
