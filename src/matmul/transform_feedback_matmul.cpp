@@ -61,25 +61,38 @@ constexpr const char* blocked_body = R"(
 uniform highp sampler2D A;  // 4 ceil(m/4) x ceil(k/4)
 uniform highp sampler2D B;  // 4 ceil(k/4) x ceil(n/4)
 uniform int K4;
+// One k-step of 4: 8 texel fetches, 64 multiply-adds.
+void multiply_step(int i, int x, int y, inout vec4 c0, inout vec4 c1, inout vec4 c2,
+                   inout vec4 c3) {
+  vec4 a0 = texelFetch(A, ivec2(i, 4 * y), 0);
+  vec4 a1 = texelFetch(A, ivec2(i, 4 * y + 1), 0);
+  vec4 a2 = texelFetch(A, ivec2(i, 4 * y + 2), 0);
+  vec4 a3 = texelFetch(A, ivec2(i, 4 * y + 3), 0);
+  vec4 b0 = texelFetch(B, ivec2(x, 4 * i), 0);
+  vec4 b1 = texelFetch(B, ivec2(x, 4 * i + 1), 0);
+  vec4 b2 = texelFetch(B, ivec2(x, 4 * i + 2), 0);
+  vec4 b3 = texelFetch(B, ivec2(x, 4 * i + 3), 0);
+  c0 += a0.x * b0 + a0.y * b1 + a0.z * b2 + a0.w * b3;
+  c1 += a1.x * b0 + a1.y * b1 + a1.z * b2 + a1.w * b3;
+  c2 += a2.x * b0 + a2.y * b1 + a2.z * b2 + a2.w * b3;
+  c3 += a3.x * b0 + a3.y * b1 + a3.z * b2 + a3.w * b3;
+}
 void multiply_block(int x, int y, out vec4 c0, out vec4 c1, out vec4 c2, out vec4 c3) {
   c0 = vec4(0.0);
   c1 = vec4(0.0);
   c2 = vec4(0.0);
   c3 = vec4(0.0);
-  for (int i = 0; i < K4; ++i) {
-    vec4 a0 = texelFetch(A, ivec2(i, 4 * y), 0);
-    vec4 a1 = texelFetch(A, ivec2(i, 4 * y + 1), 0);
-    vec4 a2 = texelFetch(A, ivec2(i, 4 * y + 2), 0);
-    vec4 a3 = texelFetch(A, ivec2(i, 4 * y + 3), 0);
-    vec4 b0 = texelFetch(B, ivec2(x, 4 * i), 0);
-    vec4 b1 = texelFetch(B, ivec2(x, 4 * i + 1), 0);
-    vec4 b2 = texelFetch(B, ivec2(x, 4 * i + 2), 0);
-    vec4 b3 = texelFetch(B, ivec2(x, 4 * i + 3), 0);
-    c0 += a0.x * b0 + a0.y * b1 + a0.z * b2 + a0.w * b3;
-    c1 += a1.x * b0 + a1.y * b1 + a1.z * b2 + a1.w * b3;
-    c2 += a2.x * b0 + a2.y * b1 + a2.z * b2 + a2.w * b3;
-    c3 += a3.x * b0 + a3.y * b1 + a3.z * b2 + a3.w * b3;
+  // Four steps per iteration: the loop bound is a uniform, so the compiler cannot unroll
+  // it, and one step's 8 fetches alone do not hide their latency in vertex and fragment
+  // shaders.
+  int i = 0;
+  for (; i + 4 <= K4; i += 4) {
+    multiply_step(i, x, y, c0, c1, c2, c3);
+    multiply_step(i + 1, x, y, c0, c1, c2, c3);
+    multiply_step(i + 2, x, y, c0, c1, c2, c3);
+    multiply_step(i + 3, x, y, c0, c1, c2, c3);
   }
+  for (; i < K4; ++i) multiply_step(i, x, y, c0, c1, c2, c3);
 }
 )";
 
