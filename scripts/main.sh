@@ -10,11 +10,12 @@ cmake --build build/release -j"$(nproc)"
 bin=build/release
 echo "== gpgpu info"
 "$bin/tools/gpgpu" info
-echo "== examples"
-for example in "$bin"/examples/*; do
+echo "== examples (files they write go to out/examples)"
+mkdir -p out/examples
+for example in "$PWD/$bin"/examples/*; do
   [ -x "$example" ] && [ -f "$example" ] || continue
   echo "-- $(basename "$example")"
-  "$example"
+  (cd out/examples && "$example")
 done
 if "$bin/tools/gpgpu" bench --help >/dev/null 2>&1; then
   echo "== speed test (matrix multiplication), results in out/bench"
