@@ -99,7 +99,8 @@ void run_bandwidth_bench(BenchEnv& env) {
   const float alpha = 0.5f;
   std::vector<float> result(n);
   for (const int op : {0, 1, 2}) {
-    std::vector<Variant> variants{{op, false, 1}, {op, true, 1}, {op, true, 4}, {op, true, 0}};
+    std::vector<Variant> variants{{op, false, 1}, {op, true, 1}, {op, true, 2},
+                                  {op, true, 4}, {op, true, 8}, {op, true, 0}};
     if (op == 0) variants.push_back({op, true, 4, false});  // what restrict is worth
     for (const Variant& v : variants) {
       const std::size_t elements = v.vec4 ? n / 4 : n;
