@@ -45,13 +45,6 @@ void main() {
 }
 )";
 
-int ceil4(int x) {
-  return (x + 3) / 4;
-}
-std::size_t size(int x) {
-  return static_cast<std::size_t>(x);
-}
-
 class FragmentNaive final : public MatmulBackend {
  public:
   FragmentNaive(const Context& context, MatmulShape shape)

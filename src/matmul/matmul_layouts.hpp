@@ -4,6 +4,7 @@
 // visit the host.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 
 #include "gpgpu/arg.hpp"
@@ -13,6 +14,15 @@
 #include "gpgpu/texture.hpp"
 
 namespace gpgpu::detail {
+
+// Texels of 4 floats needed for x floats.
+inline int ceil4(int x) {
+  return (x + 3) / 4;
+}
+// A matrix extent as a texture or buffer size.
+inline std::size_t size(int x) {
+  return static_cast<std::size_t>(x);
+}
 
 // How a rows x cols row-major matrix is laid into a texture.
 enum class TextureLayout {

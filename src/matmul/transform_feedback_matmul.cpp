@@ -107,13 +107,6 @@ void main() {
 }
 )";
 
-int ceil4(int x) {
-  return (x + 3) / 4;
-}
-std::size_t size(int x) {
-  return static_cast<std::size_t>(x);
-}
-
 class TransformFeedbackTexture final : public MatmulBackend {
  public:
   TransformFeedbackTexture(const Context& context, MatmulShape shape)
