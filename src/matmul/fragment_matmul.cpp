@@ -87,37 +87,30 @@ class FragmentPacked final : public MatmulBackend {
  public:
   FragmentPacked(const Context& context, MatmulShape shape)
       : shape_(shape),
-        m4_(ceil4(shape.m)),
-        k4_(ceil4(shape.k)),
-        n4_(ceil4(shape.n)),
-        pack_(context, TextureLayout::RowVec4),
-        a_(context, TexelType::Vec4, {4 * size(m4_), size(k4_)}),
-        b_(context, TexelType::Vec4, {4 * size(k4_), size(n4_)}),
+        operands_(context, shape),
         kernel_(context, std::string(matmul_blocked_body_glsl()) + packed_main, {},
                 "matmul fragment_packed"),
         gather_(context, ProductLayout::RowBlockTextures) {
-    for (auto& rows : rows_) rows = Texture(context, TexelType::Vec4, {size(m4_), size(n4_)});
+    for (auto& rows : rows_)
+      rows = Texture(context, TexelType::Vec4, {size(operands_.m4), size(operands_.n4)});
   }
 
   void run(const Arg& a, const Arg& b, const Arg& c) override {
-    pack_.run(a, a_, shape_.m, shape_.k);
-    const double pack_a = pack_.last_gpu_ns();
-    pack_.run(b, b_, shape_.k, shape_.n);
-    const double pack_b = pack_.last_gpu_ns();
-    kernel_.run({{"A", a_},
-                 {"B", b_},
-                 {"K4", std::int32_t{k4_}},
+    const double pack_ns = operands_.pack(a, b);
+    kernel_.run({{"A", operands_.a},
+                 {"B", operands_.b},
+                 {"K4", std::int32_t{operands_.k4}},
                  {"C0", rows_[0]},
                  {"C1", rows_[1]},
                  {"C2", rows_[2]},
                  {"C3", rows_[3]}},
-                size(m4_), size(n4_));
+                size(operands_.m4), size(operands_.n4));
     const Texture* sources[] = {&rows_[0], &rows_[1], &rows_[2], &rows_[3]};
     gather_.run(sources, c, shape_.m, shape_.n);
-    last_ns_ = sum_gpu_ns({pack_a, pack_b, kernel_.last_gpu_ns(), gather_.last_gpu_ns()});
+    last_ns_ = sum_gpu_ns({pack_ns, kernel_.last_gpu_ns(), gather_.last_gpu_ns()});
   }
   void set_timing(bool enabled) override {
-    pack_.set_timing(enabled);
+    operands_.set_timing(enabled);
     kernel_.set_timing(enabled);
     gather_.set_timing(enabled);
   }
@@ -125,9 +118,7 @@ class FragmentPacked final : public MatmulBackend {
 
  private:
   MatmulShape shape_;
-  int m4_, k4_, n4_;
-  TexturePacker pack_;
-  Texture a_, b_;
+  BlockedOperands operands_;
   Texture rows_[4];  // render targets: C rows 4y + r for r = 0..3
   FragmentKernel kernel_;
   ProductGatherer gather_;

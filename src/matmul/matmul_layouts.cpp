@@ -167,6 +167,22 @@ void ProductGatherer::run(const Texture* const* textures, const Arg& c, int m, i
   kernel_.run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
 }
 
+BlockedOperands::BlockedOperands(const Context& context, MatmulShape matrix_shape)
+    : shape(matrix_shape),
+      m4(ceil4(shape.m)),
+      k4(ceil4(shape.k)),
+      n4(ceil4(shape.n)),
+      packer(context, TextureLayout::RowVec4),
+      a(context, TexelType::Vec4, {4 * size(m4), size(k4)}),
+      b(context, TexelType::Vec4, {4 * size(k4), size(n4)}) {}
+
+double BlockedOperands::pack(const Arg& a_matrix, const Arg& b_matrix) {
+  packer.run(a_matrix, a, shape.m, shape.k);
+  const double pack_a = packer.last_gpu_ns();
+  packer.run(b_matrix, b, shape.k, shape.n);
+  return sum_gpu_ns({pack_a, packer.last_gpu_ns()});
+}
+
 double sum_gpu_ns(std::initializer_list<double> times) {
   double total = 0;
   for (double t : times) {

@@ -12,6 +12,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/texture.hpp"
+#include "matmul_backend.hpp"
 
 namespace gpgpu::detail {
 
@@ -42,6 +43,21 @@ class TexturePacker {
 
  private:
   ComputeKernel kernel_;
+};
+
+// A and B as the 4x4-block kernels (matmul_blocked_body_glsl) read them: A with 4
+// consecutive k per RGBA texel, B with 4 consecutive columns per texel, both zero-padded to
+// whole 4x4 blocks. Shared by TransformFeedbackBlocked and FragmentPacked.
+struct BlockedOperands {
+  BlockedOperands(const Context& context, MatmulShape shape);
+  // Packs a and b into the textures; returns the GPU ns of both passes, or -1 if unknown.
+  double pack(const Arg& a_matrix, const Arg& b_matrix);
+  void set_timing(bool enabled) { packer.set_timing(enabled); }
+
+  MatmulShape shape;
+  int m4, k4, n4;
+  TexturePacker packer;
+  Texture a, b;
 };
 
 // Where a product lies before it is gathered into row-major C (m x n).
