@@ -12,7 +12,12 @@ packages=(
   libopenblas-dev                                                        # CPU SGEMM anchor
   gnuplot-nox libpng-dev                                                 # charts, pictures
   clang libclang-rt-14-dev                                               # libFuzzer, sanitizers
+  libtbb-dev zlib1g-dev                                                  # parallel CPU references, gzip
+  pybind11-dev python3-dev python3-numpy python3-pytest                 # the Python module
+  dataset-fashion-mnist                                                  # the CNN's default data
 )
+# Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
+optional=(ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,4 +27,9 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+for p in "${optional[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  [ "${GPGPU_SKIP_OPTIONAL:-0}" = 1 ] && continue
+  apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || echo "optional package $p not installed"
+done
 echo "dependencies: all installed"

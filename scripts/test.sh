@@ -5,7 +5,7 @@
 # Usage (as root, from the repository root): bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+GPGPU_SKIP_OPTIONAL=1 bash scripts/install-deps.sh
 jobs=$(nproc)
 
 echo "== build (warnings are errors) and test"
