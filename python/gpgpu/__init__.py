@@ -1,0 +1,97 @@
+"""gpgpu: GPU computing with a few lines of GLSL over NumPy arrays.
+
+You write the GLSL for one element, bind your arrays by name, run, and get the results back
+in your arrays, on any OpenGL ES 3.1+ GPU or, with no GPU, on the CPU through Mesa's llvmpipe:
+
+    import numpy as np, gpgpu
+    ctx = gpgpu.Context()
+    saxpy = gpgpu.ComputeKernel(ctx, '''
+        layout(local_size_x = 256) in;
+        layout(std430, binding = 0) readonly buffer X { float x[]; };
+        layout(std430, binding = 1) buffer Y { float y[]; };
+        uniform float alpha;
+        void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; }''')
+    x = np.ones(1 << 20, np.float32); y = np.full(1 << 20, 2, np.float32)
+    saxpy.run(x=x, y=y, alpha=3.0)          # y is updated in place: 5, 5, ...
+
+Binding rules (docs/python.md has them all):
+  * arrays bind to storage blocks, vertex inputs and outputs by name; they must be float32,
+    int32 or uint32 to match the declaration, and C-contiguous; anything else raises
+    TypeMismatchError / ArgumentError, or is converted (a copy) with copy=True;
+  * a writable array bound to a block the kernel may write is written back in place; a
+    readonly block, a read-only array or gpgpu.In(a) is input only; gpgpu.Out(a) skips the
+    upload; out="y" (or a list) returns new arrays and leaves the caller's alone;
+  * scalars and tuples set uniforms; gpgpu.Texture binds samplers and images; gpgpu.Buffer
+    keeps data on the GPU between kernels;
+  * every failure is a gpgpu.Error subclass naming the variable, what was expected and what
+    was given; nothing runs and no array changes when an argument is wrong;
+  * the GIL is released while the GPU works; a Context serves the thread that made it.
+
+Contents: Context, list_devices, ComputeKernel, TransformFeedbackKernel, FragmentKernel,
+Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
+submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
+"""
+
+import threading as _threading
+
+from . import _gpgpu
+from ._gpgpu import (
+    ArgumentError,
+    Buffer,
+    CompileError,
+    ComputeKernel,
+    Context,
+    ContextError,
+    Direction,
+    Error,
+    FormatError,
+    FragmentKernel,
+    GLError,
+    In,
+    InOut,
+    KernelVariable,
+    LimitError,
+    MatmulPlan,
+    MissingArgumentError,
+    Out,
+    OutOfMemoryError,
+    RowMajor,
+    SizeMismatchError,
+    Texture,
+    TransferError,
+    TransformFeedbackKernel,
+    TypeMismatchError,
+    UnknownArgumentError,
+    UnsupportedError,
+    list_devices,
+    matmul_methods,
+    row_major,
+)
+from . import js
+
+__version__ = "0.1.0"
+
+_per_thread = _threading.local()
+
+
+def default_context():
+    """The Context functions use when given none: one per thread (a Context serves the thread
+    that made it), made on first use on the device GPGPU_DEVICE names (else "auto")."""
+    ctx = getattr(_per_thread, "context", None)
+    if ctx is None or ctx.released:
+        ctx = Context()
+        _per_thread.context = ctx
+    return ctx
+
+
+def matmul(a, b, method="auto", out=None, ctx=None, copy=False):
+    """C = A @ B in float32 on the GPU.
+
+    a, b: 2-D float32 C-contiguous NumPy arrays (copy=True converts others), or two Buffers
+    with 2-D shapes (the product then stays on the GPU as a Buffer). method: "auto" or one of
+    matmul_methods(). out: an array (or Buffer) of shape (m, n) to write into. Each entry errs
+    by at most about (k + 2) * 2**-24 * sum_i |a_ri b_ic| (float32 dot products)."""
+    return _gpgpu.matmul(ctx if ctx is not None else default_context(), a, b, method, out, copy)
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,153 @@
+// gpgpu.ComputeKernel: a GLSL compute shader run over NumPy arrays and Buffers bound by name.
+//
+//   k = gpgpu.ComputeKernel(ctx, src)
+//   k.run(x=x, y=y, alpha=2.0)           # y written back in place
+//   y2 = k.run(x=x, y=y, alpha=2.0, out="y")   # y unchanged, the result returned
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "py_bindings.hpp"
+#include "py_compute_kernel.hpp"
+#include "py_glsl_qualifiers.hpp"
+#include "py_kernel_args.hpp"
+#include "py_kernel_common.hpp"
+
+namespace gpgpu::python {
+
+namespace {
+
+Size3 size3_from(const py::handle& value, const char* what) {
+  if (py::isinstance<py::int_>(value)) return {value.cast<std::size_t>(), 1, 1};
+  const auto t = value.cast<std::vector<std::size_t>>();
+  if (t.empty() || t.size() > 3) {
+    throw ArgumentError(std::string(what) + "= takes an int or a tuple of 1 to 3 ints");
+  }
+  Size3 s;
+  s.x = t[0];
+  if (t.size() > 1) s.y = t[1];
+  if (t.size() > 2) s.z = t[2];
+  return s;
+}
+
+std::unique_ptr<PyComputeKernel> make_kernel(std::shared_ptr<PyContext> context,
+                                             const std::string& source, const py::object& defines,
+                                             const std::string& label) {
+  auto k = std::make_unique<PyComputeKernel>();
+  k->context = std::move(context);
+  const Defines d = defines_from(defines);
+  Context& c = k->context->use();
+  {
+    py::gil_scoped_release unlocked;  // compiling can take long on llvmpipe
+    k->kernel.emplace(c, source, d, label);
+  }
+  k->table = VariableTable(k->kernel->variables(), readonly_storage_blocks(source));
+  return k;
+}
+
+}  // namespace
+
+BoundCall PyComputeKernel::bind(const py::dict& values, const py::object& out,
+                                const py::object& items, bool copy) const {
+  OutputSizing sizing;
+  if (!items.is_none() && py::isinstance<py::int_>(items)) sizing.items = items.cast<std::size_t>();
+  return bind_call(table, kernel->label(), values, parse_out(out), sizing, copy);
+}
+
+void PyComputeKernel::launch(const Args& args, const py::object& items, const py::object& groups) {
+  const std::optional<Size3> n =
+      items.is_none() ? std::nullopt : std::optional(size3_from(items, "items"));
+  const std::optional<Size3> g =
+      groups.is_none() ? std::nullopt : std::optional(size3_from(groups, "groups"));
+  if (n && g) throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+  const bool one_dimensional = n && py::isinstance<py::int_>(items);
+  context->use();
+  py::gil_scoped_release unlocked;
+  if (g) {
+    kernel->run_groups(args, *g);
+  } else if (one_dimensional) {
+    kernel->run(args, n->x);
+  } else if (n) {
+    kernel->run(args, *n);
+  } else {
+    kernel->run(args);
+  }
+}
+
+py::object PyComputeKernel::run(const py::dict& values, const py::object& out,
+                                const py::object& items, const py::object& groups, bool copy) {
+  BoundCall call = bind(values, out, items, copy);
+  launch(call.args, items, groups);
+  return call.finish();
+}
+
+void bind_compute_kernel(py::module_& m) {
+  bind_kernel_variable(m);
+  py::class_<PyComputeKernel>(
+      m, "ComputeKernel",
+      R"(A GLSL compute shader you run over NumPy arrays and Buffers, bound by name.
+
+    k = gpgpu.ComputeKernel(ctx, """
+        layout(local_size_x = 256) in;
+        layout(std430, binding = 0) readonly buffer X { float x[]; };
+        layout(std430, binding = 1) buffer Y { float y[]; };
+        uniform float alpha;
+        void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; }""")
+    k.run(x=x, y=y, alpha=2.0)        # y (writable float32) is updated in place
+
+gpgpu adds #version, precisions, gpgpu_index() and gpgpu_count. Arrays must have the declared
+element type (float32, int32, uint32) and be C-contiguous, or pass copy=True to convert them.)")
+      .def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+           py::arg("defines") = py::none(), py::arg("label") = "compute kernel")
+      .def(
+          "run",
+          [](PyComputeKernel& k, py::object items, py::object groups, py::object out, bool copy,
+             py::object args, py::kwargs kwargs) {
+            return k.run(merge_values(args, kwargs), out, items, groups, copy);
+          },
+          py::kw_only(), py::arg("items") = py::none(), py::arg("groups") = py::none(),
+          py::arg("out") = py::none(), py::arg("copy") = false, py::arg("args") = py::none(),
+          R"(Runs the kernel with the keyword arguments bound to its variables by name.
+
+items: the number of invocations (an int, or a 2-/3-D tuple); default: the common length of
+  the bound arrays. groups: a tuple of work groups instead.
+out: a name or list of names whose results are returned as new arrays (allocated when not
+  given; a given array is then left unchanged).
+copy: convert arrays of other dtypes or layouts (a copy), and copy results back into them.
+args: a dict of further arguments (for variables named items, groups, out, copy or args).
+Returns None, or the array(s) out= asks for.)")
+      .def_property_readonly("variables",
+                             [](const PyComputeKernel& k) { return variable_list(k.table.all()); })
+      .def_property_readonly(
+          "readonly_blocks",
+          [](const PyComputeKernel& k) {
+            return std::vector<std::string>(k.table.readonly_names().begin(),
+                                            k.table.readonly_names().end());
+          },
+          "Block and member names the source declares readonly: arrays bound to them are never "
+          "read back.")
+      .def_property_readonly("local_size",
+                             [](const PyComputeKernel& k) {
+                               const auto s = k.kernel->local_size();
+                               return py::make_tuple(s[0], s[1], s[2]);
+                             })
+      .def_property_readonly("label", [](const PyComputeKernel& k) { return k.kernel->label(); })
+      .def_property(
+          "timing", [](const PyComputeKernel& k) { return k.timing; },
+          [](PyComputeKernel& k, bool on) {
+            k.timing = on;
+            k.kernel->set_timing(on);
+          },
+          "Measure each run's dispatch with GPU timer queries (last_gpu_ns).")
+      .def_property_readonly(
+          "last_gpu_ns", [](const PyComputeKernel& k) { return k.kernel->last_gpu_ns(); },
+          "GPU nanoseconds of the last dispatch when timing is on and supported, else -1.")
+      .def_property_readonly("context", [](const PyComputeKernel& k) { return k.context; })
+      .def("__repr__", [](const PyComputeKernel& k) {
+        return "<gpgpu.ComputeKernel '" + k.kernel->label() + "'>";
+      });
+}
+
+}  // namespace gpgpu::python

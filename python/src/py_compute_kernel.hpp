@@ -1,0 +1,36 @@
+// The state behind gpgpu.ComputeKernel (shared with the overhead benchmark binding, which
+// times the same C++ call without Python in the loop).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "gpgpu/compute_kernel.hpp"
+#include "py_context.hpp"
+#include "py_kernel_args.hpp"
+
+namespace gpgpu::python {
+
+struct PyComputeKernel {
+  PyComputeKernel() = default;
+  PyComputeKernel(const PyComputeKernel&) = delete;
+  PyComputeKernel& operator=(const PyComputeKernel&) = delete;
+  ~PyComputeKernel() {
+    if (context && kernel) context->dispose(std::move(*kernel));
+  }
+
+  std::shared_ptr<PyContext> context;
+  std::optional<ComputeKernel> kernel;
+  VariableTable table;
+  bool timing = false;
+
+  // Binds Python values for one run (see py_kernel_args.hpp).
+  BoundCall bind(const py::dict& values, const py::object& out, const py::object& items,
+                 bool copy) const;
+  // Runs the C++ kernel on bound args, the GIL released.
+  void launch(const Args& args, const py::object& items, const py::object& groups);
+  py::object run(const py::dict& values, const py::object& out, const py::object& items,
+                 const py::object& groups, bool copy);
+};
+
+}  // namespace gpgpu::python

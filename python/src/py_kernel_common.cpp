@@ -1,0 +1,75 @@
+#include "py_kernel_common.hpp"
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::python {
+
+namespace {
+
+const char* kind_name(KernelVariable::Kind kind) {
+  switch (kind) {
+    case KernelVariable::Kind::StorageBuffer:
+      return "buffer";
+    case KernelVariable::Kind::Uniform:
+      return "uniform";
+    case KernelVariable::Kind::Sampler:
+      return "sampler";
+    case KernelVariable::Kind::Image:
+      return "image";
+    case KernelVariable::Kind::Input:
+      return "in";
+    case KernelVariable::Kind::Output:
+      return "out";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Defines defines_from(const py::object& defines) {
+  Defines out;
+  if (defines.is_none()) return out;
+  if (!py::isinstance<py::dict>(defines)) {
+    throw ArgumentError("defines= takes a dict such as {\"TILE\": 16, \"USE_FMA\": None}");
+  }
+  for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(defines)) {
+    std::string text;
+    if (py::isinstance<py::bool_>(value)) {
+      text = value.cast<bool>() ? "1" : "0";
+    } else if (!value.is_none()) {
+      text = py::str(value);
+    }
+    out.emplace_back(py::str(key), text);
+  }
+  return out;
+}
+
+py::list variable_list(const std::vector<KernelVariable>& variables) {
+  py::list out;
+  for (const auto& v : variables) out.append(v);
+  return out;
+}
+
+void bind_kernel_variable(py::module_& m) {
+  py::class_<KernelVariable>(m, "KernelVariable",
+                             "One of a kernel's variables, as the driver reports it.")
+      .def_readonly("name", &KernelVariable::name)
+      .def_readonly("alias", &KernelVariable::alias, "a storage block's member name")
+      .def_property_readonly("kind", [](const KernelVariable& v) { return kind_name(v.kind); })
+      .def_readonly("glsl_type", &KernelVariable::glsl_type)
+      .def_property_readonly(
+          "dtype", [](const KernelVariable& v) { return std::string(to_string(v.element)); })
+      .def_readonly("components", &KernelVariable::components)
+      .def_readonly("array_size", &KernelVariable::array_size, "0 for a runtime-sized array")
+      .def_readonly("host_bindable", &KernelVariable::host_bindable)
+      .def("__repr__", [](const KernelVariable& v) {
+        std::string s = std::string("<gpgpu.KernelVariable ") + kind_name(v.kind) + " " +
+                        v.glsl_type + " " + v.name;
+        if (!v.alias.empty()) s += " (" + v.alias + ")";
+        if (v.array_size != 1)
+          s += v.array_size == 0 ? "[]" : "[" + std::to_string(v.array_size) + "]";
+        return s + ">";
+      });
+}
+
+}  // namespace gpgpu::python
