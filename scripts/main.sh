@@ -21,3 +21,16 @@ if "$bin/tools/gpgpu" bench --help >/dev/null 2>&1; then
   echo "== speed test (matrix multiplication), results in out/bench"
   "$bin/tools/gpgpu" bench matmul --out out/bench
 fi
+
+# ---- The Python module (python/, docs/python.md) -------------------------------------------
+# Installed where Debian's /usr/bin/python3 (the one with python3-numpy) imports it, then the
+# notebook-style example runs against it (its results are checked against NumPy).
+if [ -n "$(ls "$bin"/python/gpgpu/_gpgpu*.so 2>/dev/null)" ]; then
+  echo "== Python module: install and run examples/python/notebook.py"
+  cmake --install "$bin" --component python
+  /usr/bin/python3 -c "import gpgpu; print('import gpgpu:', gpgpu.__file__)"
+  notebook="$PWD/examples/python/notebook.py"
+  (cd out/examples && /usr/bin/python3 "$notebook")
+else
+  echo "== Python module not built (pybind11 or python3-dev missing)"
+fi

@@ -131,8 +131,8 @@ py::array checked_array(const py::array& a, std::optional<ElementType> expected,
     if (copy && expected) return converted(a, target, what);
     if (expected) {
       throw TypeMismatchError(what + ": the kernel declares " + std::string(to_string(target)) +
-                              " data but " + describe_value(a) + " was given; pass x.astype(" +
-                              numpy_name(target) + ") or copy=True to convert it");
+                              " data but " + describe_value(a) + " was given; convert it with " +
+                              ".astype(" + numpy_name(target) + ") or pass copy=True");
     }
     throw TypeMismatchError(what + ": " + describe_value(a) +
                             " was given; gpgpu moves float32, int32 and uint32 arrays");
@@ -184,7 +184,9 @@ Unwrapped unwrap(py::handle value) {
 std::string describe_value(py::handle value) {
   if (py::isinstance<py::array>(value)) {
     auto a = py::reinterpret_borrow<py::array>(value);
-    return "a " + std::string(py::str(a.dtype())) + " array of shape " + shape_text(a);
+    const std::string dtype = py::str(a.dtype());
+    const bool vowel = !dtype.empty() && std::string("aeio").find(dtype[0]) != std::string::npos;
+    return (vowel ? "an " : "a ") + dtype + " array of shape " + shape_text(a);
   }
   return "a Python " + std::string(py::str(value.get_type().attr("__name__")));
 }
