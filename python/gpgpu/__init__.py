@@ -47,6 +47,7 @@ from ._gpgpu import (
     FormatError,
     FragmentKernel,
     GLError,
+    GlslOp,
     In,
     InOut,
     KernelVariable,
@@ -65,6 +66,7 @@ from ._gpgpu import (
     UnsupportedError,
     list_devices,
     matmul_methods,
+    no_index,
     row_major,
 )
 from . import js
@@ -92,6 +94,45 @@ def matmul(a, b, method="auto", out=None, ctx=None, copy=False):
     matmul_methods(). out: an array (or Buffer) of shape (m, n) to write into. Each entry errs
     by at most about (k + 2) * 2**-24 * sum_i |a_ri b_ic| (float32 dot products)."""
     return _gpgpu.matmul(ctx if ctx is not None else default_context(), a, b, method, out, copy)
+
+
+def _context_for(x, ctx):
+    if ctx is not None:
+        return ctx
+    if isinstance(x, Buffer):
+        return x.context
+    return default_context()
+
+
+def reduce(x, op="sum", *, components=1, range=None, out=None, out_offset=0, ctx=None,
+           copy=False):
+    """Reduces x on the GPU: "sum" (default), "product", "min", "max", or a GlslOp.
+
+    x: a float32/int32/uint32 NumPy array (uploaded straight from its memory) or a Buffer.
+    components: 2..4 reduces vecN elements per component (x holds n*components values).
+    range: (first, count) in elements. Returns a NumPy scalar (or an array of `components`);
+    with out= a Buffer, writes the result to out[out_offset...] on the GPU and returns out
+    without waiting. Float sums err by at most reduce_error_depth(n) * 2**-24 * sum|x_i|;
+    integer sums and products wrap modulo 2**32."""
+    return _gpgpu.reduce(_context_for(x, ctx), x, op, components, range, out, out_offset, copy)
+
+
+def argmin(x, *, range=None, out=None, out_offset=0, ctx=None, copy=False):
+    """(index, value) of the first smallest element of x (NaNs skipped); index is
+    gpgpu.no_index for an empty range. With out= a uint32 Buffer, the index goes there."""
+    return _gpgpu.argmin(_context_for(x, ctx), x, range, out, out_offset, copy)
+
+
+def argmax(x, *, range=None, out=None, out_offset=0, ctx=None, copy=False):
+    """(index, value) of the first largest element of x (NaNs skipped); see argmin."""
+    return _gpgpu.argmax(_context_for(x, ctx), x, range, out, out_offset, copy)
+
+
+def reduce_error_depth(n, components=1, builtin_op=True, ctx=None):
+    """The depth d of reduce's summation tree for n elements on this device:
+    |sum - exact| <= d * 2**-24 * sum|x_i|."""
+    return _gpgpu.reduce_error_depth(ctx if ctx is not None else default_context(), n,
+                                     components, builtin_op)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

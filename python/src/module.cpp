@@ -15,5 +15,6 @@ PYBIND11_MODULE(_gpgpu, m) {
   bind_fragment_kernel(m);
   bind_gpgpu_js(m);
   bind_matmul(m);
+  bind_primitives(m);
   bind_overhead(m);
 }

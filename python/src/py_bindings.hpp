@@ -19,6 +19,7 @@ void bind_transform_feedback_kernel(py::module_& m);
 void bind_fragment_kernel(py::module_& m);
 void bind_gpgpu_js(py::module_& m);
 void bind_matmul(py::module_& m);
+void bind_primitives(py::module_& m);
 void bind_overhead(py::module_& m);
 
 }  // namespace gpgpu::python
