@@ -346,29 +346,34 @@ SLOW = """
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer O { float o[]; };
 uniform int rounds;
+uniform int sweeps;
 void main() {
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
   float v = o[i];
-  for (int r = 0; r < rounds; ++r) v = v * 0.999 + 0.001;
+  for (int s = 0; s < sweeps; ++s)        // nested: llvmpipe ends any loop after 65535 trips
+    for (int r = 0; r < rounds; ++r) v = v * 0.999 + 0.001;
   o[i] = v;
 }
 """
 
 
 def test_gil_is_released_while_the_gpu_works(ctx):
-    # A kernel that runs long (calibrated to at least 0.4 s) in one thread; the main thread
-    # meanwhile runs a short Python loop. With the GIL held through the run, the loop could
-    # not finish before the run does.
+    # A kernel that runs long (calibrated to at least 0.4 s on this device) in one thread;
+    # the main thread meanwhile runs a short Python loop. With the GIL held through the run,
+    # the loop could not finish before the run does.
     slow = gpgpu.ComputeKernel(ctx, SLOW)
     o = np.ones(1 << 14, np.float32)
-    rounds = 256
+    rounds, sweeps = 256, 1
     while True:
         start = time.perf_counter()
-        slow.run(o=o, rounds=rounds)
-        if time.perf_counter() - start >= 0.4 or rounds >= 65535:
+        slow.run(o=o, rounds=rounds, sweeps=sweeps)
+        if time.perf_counter() - start >= 0.4 or sweeps >= 1 << 20:
             break
-        rounds = min(65535, rounds * 4)
+        if rounds < 65535:
+            rounds = min(65535, rounds * 4)
+        else:
+            sweeps *= 4
     started = threading.Event()
     times = {}
 
@@ -378,7 +383,7 @@ def test_gil_is_released_while_the_gpu_works(ctx):
             data = np.ones(1 << 14, np.float32)
             started.set()
             times["start"] = time.perf_counter()
-            k.run(o=data, rounds=rounds)
+            k.run(o=data, rounds=rounds, sweeps=sweeps)
             times["end"] = time.perf_counter()
 
     t = threading.Thread(target=background)
