@@ -7,7 +7,8 @@
    difference of the medians is what Python adds: keyword parsing, name lookup, dtype and
    layout checks, wrapping the arrays' memory, releasing and taking the GIL. Measured at
    several lengths: the data is never copied by the binding, so the overhead should not grow
-   with the length.
+   with the length. The binding step alone (no GL call) is timed too
+   (gpgpu._gpgpu._overhead.time_bind): it is what could grow with the data if it copied.
 2. SAXPY round trip on 2^20 float32 from NumPy and back (y += a * x, y ends up in a NumPy
    array): gpgpu (one k.run), torch (upload both, add_, copy back into y) and CuPy (upload,
    ElementwiseKernel, get(out=y)), in the same process; medians after warm-up.
@@ -85,9 +86,10 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
             cpp_times += cpp_call()
     ctx.finish()
     diffs = [p - c for p, c in zip(py_times, cpp_times)]
+    bind = _overhead.time_bind(kernel, repeats, **args)
     return {"n": n, "device_resident": device_resident, "python_us": median_us(py_times),
             "cpp_us": median_us(cpp_times), "overhead_us": median_us(diffs),
-            "repeats": len(py_times)}
+            "bind_us": median_us(bind), "repeats": len(py_times)}
 
 
 def saxpy_gpgpu(ctx, x, y0, alpha, repeats):
@@ -181,12 +183,13 @@ def round_trip(ctx, repeats):
 def markdown(report):
     lines = [f"Device: {report['device']}; {report['date']}; Python {report['python']}; "
              f"`{report['command']}`", "",
-             "| length | data | Python k.run (us) | C++ run (us) | overhead: median of paired differences (us) |",
-             "|---:|---|---:|---:|---:|"]
+             "| length | data | Python k.run (us) | C++ run (us) | overhead: median of paired "
+             "differences (us) | binding alone (us) |",
+             "|---:|---|---:|---:|---:|---:|"]
     for r in report["overhead"]:
         where = "Buffers" if r["device_resident"] else "NumPy"
         lines.append(f"| {r['n']} | {where} | {r['python_us']:.1f} | {r['cpp_us']:.1f} | "
-                     f"{r['overhead_us']:.1f} |")
+                     f"{r['overhead_us']:.1f} | {r['bind_us']:.2f} |")
     lines += ["", f"SAXPY round trip, {report['round_trip']['n']} float32 from NumPy and back "
               "(median):", "", "| library | ms | GB/s (12 B/element) | vs gpgpu | correct |",
               "|---|---:|---:|---:|---|"]
@@ -218,7 +221,8 @@ def main():
             r = overhead_at(ctx, kernel, n, repeats, resident)
             overhead.append(r)
             print(f"n={n:>8} {'Buffers' if resident else 'NumPy  '}: python {r['python_us']:9.1f} us"
-                  f"  C++ {r['cpp_us']:9.1f} us  overhead {r['overhead_us']:6.1f} us", flush=True)
+                  f"  C++ {r['cpp_us']:9.1f} us  overhead {r['overhead_us']:6.1f} us"
+                  f"  binding {r['bind_us']:5.2f} us", flush=True)
     report = {
         "device": ctx.renderer, "date": datetime.date.today().isoformat(),
         "python": platform.python_version(), "numpy": np.__version__,

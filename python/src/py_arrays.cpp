@@ -76,11 +76,16 @@ py::array converted(const py::array& a, ElementType target, const std::string& w
                             std::string(to_string(target)) +
                             " without changing its values; convert it yourself");
   }
-  auto numpy = py::module_::import("numpy");
-  return numpy.attr("ascontiguousarray")(a, dtype_of(target));
+  return numpy().attr("ascontiguousarray")(a, dtype_of(target));
 }
 
 }  // namespace
+
+const py::module_& numpy() {
+  // Never destroyed: a static py::object would be released after the interpreter is gone.
+  static const auto* module = new py::module_(py::module_::import("numpy"));
+  return *module;
+}
 
 std::optional<ElementType> element_type_of(const py::dtype& dtype) {
   if (!native_byte_order(dtype.byteorder())) return std::nullopt;
@@ -137,7 +142,7 @@ py::array checked_array(const py::array& a, std::optional<ElementType> expected,
     throw TypeMismatchError(what + ": " + describe_value(a) +
                             " was given; gpgpu moves float32, int32 and uint32 arrays");
   }
-  if (copy) return py::module_::import("numpy").attr("ascontiguousarray")(a);
+  if (copy) return numpy().attr("ascontiguousarray")(a);
   throw ArgumentError(what + ": the array is not C-contiguous (shape " + shape_text(a) +
                       ", strides " + strides_text(a) +
                       "); pass np.ascontiguousarray(x) or copy=True to copy it");
@@ -166,6 +171,7 @@ Arg array_arg(const py::array& array, bool writable) {
 Unwrapped unwrap(py::handle value) {
   Unwrapped u;
   u.value = py::reinterpret_borrow<py::object>(value);
+  if (py::isinstance<py::array>(value)) return u;  // the common case, without type lookups
   for (int depth = 0; depth < 8; ++depth) {
     if (py::isinstance<Direction>(u.value)) {
       const auto& d = u.value.cast<const Direction&>();

@@ -18,6 +18,9 @@ namespace gpgpu::python {
 
 namespace py = pybind11;
 
+// The numpy module, imported once (a hot path: PyImport_ImportModule costs microseconds).
+const py::module_& numpy();
+
 // The element type of a dtype (float32, int32, uint32 in native byte order), if it is one.
 std::optional<ElementType> element_type_of(const py::dtype& dtype);
 py::dtype dtype_of(ElementType type);

@@ -34,10 +34,8 @@ std::string quoted(const std::string& label, const std::string& name) {
 
 Arg integer_value(const std::string& what, const py::handle& value, const KernelVariable* v) {
   const ElementType target = v ? v->element : ElementType::Int32;
-  // Python ints are unbounded: read them as 128 bits' worth through two casts.
+  // Python ints are unbounded: compare them as Python ints before any C++ cast.
   const py::int_ number = py::reinterpret_borrow<py::int_>(value);
-  const bool negative = number < py::int_(0);
-  const bool too_big = number > py::int_(std::numeric_limits<std::uint32_t>::max());
   const auto fits = [&](std::int64_t lo, std::int64_t hi) {
     return !(number < py::int_(lo)) && !(number > py::int_(hi));
   };
@@ -50,7 +48,7 @@ Arg integer_value(const std::string& what, const py::handle& value, const Kernel
         break;
       return Arg(number.cast<std::int32_t>());
     case ElementType::Uint32:
-      if (negative || too_big) break;
+      if (!fits(0, std::numeric_limits<std::uint32_t>::max())) break;
       return Arg(number.cast<std::uint32_t>());
   }
   throw TypeMismatchError(what + ": " + std::string(py::str(value)) + " does not fit " +
@@ -59,15 +57,14 @@ Arg integer_value(const std::string& what, const py::handle& value, const Kernel
 
 Arg scalar_value(const std::string& what, const py::handle& value, const KernelVariable* v) {
   // bool before int (bool is an int in Python); GLSL bool uniforms take int32.
-  if (py::isinstance<py::bool_>(value) ||
-      py::isinstance(value, py::module_::import("numpy").attr("bool_"))) {
+  if (py::isinstance<py::bool_>(value) || py::isinstance(value, numpy().attr("bool_"))) {
     if (v && v->element != ElementType::Int32) {
       throw TypeMismatchError(what + ": is declared " + v->glsl_type + "; a bool was given");
     }
     return Arg(static_cast<std::int32_t>(py::cast<bool>(value)));
   }
-  const bool is_integer = py::isinstance<py::int_>(value) ||
-                          py::isinstance(value, py::module_::import("numpy").attr("integer"));
+  const bool is_integer =
+      py::isinstance<py::int_>(value) || py::isinstance(value, numpy().attr("integer"));
   if (is_integer)
     return integer_value(what, py::int_(py::reinterpret_borrow<py::object>(value)), v);
   if (v && v->element != ElementType::Float32) {
@@ -83,15 +80,14 @@ bool is_scalar(const py::handle& value) {
       py::isinstance<py::float_>(value)) {
     return true;
   }
-  auto numpy = py::module_::import("numpy");
-  return py::isinstance(value, numpy.attr("number")) || py::isinstance(value, numpy.attr("bool_"));
+  return py::isinstance(value, numpy().attr("number")) ||
+         py::isinstance(value, numpy().attr("bool_"));
 }
 
 // A Python sequence for a uniform vector, matrix or array, converted to the declared type
 // only when no value changes (ints to float32 within 2^24; no floats to ints).
 py::array sequence_values(const std::string& what, const py::handle& value, ElementType target) {
-  auto numpy = py::module_::import("numpy");
-  py::array a = numpy.attr("asarray")(value);
+  py::array a = numpy().attr("asarray")(value);
   const char kind = a.dtype().kind();
   const bool integers = kind == 'i' || kind == 'u' || kind == 'b';
   bool ok = false;
@@ -174,7 +170,7 @@ Arg Binder::bind_array(const std::string& name, const KernelVariable* v, const U
   if (py::isinstance<py::array>(u.value)) {
     original = py::reinterpret_borrow<py::array>(u.value);
   } else if (copy_) {
-    original = py::module_::import("numpy").attr("asarray")(u.value);
+    original = numpy().attr("asarray")(u.value);
   } else {
     throw TypeMismatchError(what + " takes a NumPy array or a gpgpu.Buffer; " +
                             describe_value(u.value) +
@@ -190,11 +186,10 @@ Arg Binder::bind_array(const std::string& name, const KernelVariable* v, const U
     if (bound.ptr() == original.ptr()) bound = py::array(bound.attr("copy")());
     call_.results[name] = bound;
   } else if (writes && bound.ptr() != original.ptr()) {
-    auto numpy = py::module_::import("numpy");
     if (!original.writeable()) {
       throw ArgumentError(what + ": the array is read-only, so results cannot be copied back");
     }
-    if (!numpy.attr("can_cast")(bound.dtype(), original.dtype(), "same_kind").cast<bool>()) {
+    if (!numpy().attr("can_cast")(bound.dtype(), original.dtype(), "same_kind").cast<bool>()) {
       throw TypeMismatchError(what + ": results (" + std::string(py::str(bound.dtype())) +
                               ") cannot be copied back into " + describe_value(original) +
                               " without changing their kind; pass an array of the declared type");
@@ -232,7 +227,8 @@ void Binder::bind(const std::string& name, const py::handle& value, bool returne
   const std::string what = quoted(label_, name);
   const KernelVariable* v = table_.find(name);
   Unwrapped u = unwrap(value);
-  if (py::isinstance<PyBuffer>(u.value)) {
+  const bool is_array = py::isinstance<py::array>(u.value);  // checked first: the common case
+  if (!is_array && py::isinstance<PyBuffer>(u.value)) {
     if (returned)
       throw ArgumentError(what + ": out= returns host arrays; a Buffer stays on the GPU");
     auto& b = u.value.cast<PyBuffer&>();
@@ -241,7 +237,7 @@ void Binder::bind(const std::string& name, const py::handle& value, bool returne
     call_.args.emplace_back(name, Arg(b.buffer));
     return;
   }
-  if (py::isinstance<PyTexture>(u.value)) {
+  if (!is_array && py::isinstance<PyTexture>(u.value)) {
     if (returned)
       throw ArgumentError(what + ": out= returns host arrays; a Texture stays on the GPU");
     call_.keep_alive.push_back(u.value);
@@ -356,10 +352,9 @@ py::dict merge_values(const py::object& args, const py::kwargs& kwargs) {
 }
 
 py::object BoundCall::finish() {
-  auto numpy = py::module_::import("numpy");
   for (auto& [original, converted] : write_backs) {
-    numpy.attr("copyto")(original, converted.attr("reshape")(original.attr("shape")),
-                         py::arg("casting") = "same_kind");
+    numpy().attr("copyto")(original, converted.attr("reshape")(original.attr("shape")),
+                           py::arg("casting") = "same_kind");
   }
   if (result_order.empty()) return py::none();
   if (single_result) return results.at(result_order.front());

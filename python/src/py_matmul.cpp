@@ -141,14 +141,13 @@ py::object matmul_any(const std::shared_ptr<PyContext>& context, const py::objec
   if (py::isinstance<PyBuffer>(a) || py::isinstance<PyBuffer>(b)) {
     throw ArgumentError("matmul: give two NumPy arrays or two Buffers, not one of each");
   }
-  auto numpy = py::module_::import("numpy");
+  const auto& np = numpy();
   if (!copy && (!py::isinstance<py::array>(a) || !py::isinstance<py::array>(b))) {
     throw TypeMismatchError(
         "matmul: a and b must be NumPy arrays (or Buffers); pass copy=True "
         "to convert other sequences");
   }
-  return matmul_arrays(*context, numpy.attr("asarray")(a), numpy.attr("asarray")(b), method, out,
-                       copy);
+  return matmul_arrays(*context, np.attr("asarray")(a), np.attr("asarray")(b), method, out, copy);
 }
 
 struct PyMatmulPlan {

@@ -35,6 +35,21 @@ py::list time_cpp_run(PyComputeKernel& k, int repeats, const py::object& items, 
   return out;
 }
 
+// Seconds of each of `repeats` bindings of the keyword arguments alone (matching names,
+// checking dtypes and layouts, wrapping the arrays' memory; no GL call): the part of a
+// Python run() that could grow with the data if it copied anything.
+py::list time_bind(PyComputeKernel& k, int repeats, py::kwargs kwargs) {
+  const py::dict values = merge_values(py::none(), kwargs);
+  py::list out;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    BoundCall call = k.bind(values, py::none(), py::none(), false);
+    call.finish();
+    out.append(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_overhead(py::module_& m) {
@@ -43,6 +58,9 @@ void bind_overhead(py::module_& m) {
           py::arg("items") = py::none(),
           "Binds the keyword arguments once, then times `repeats` calls of the C++ "
           "ComputeKernel::run on them; returns the seconds of each call.");
+  sub.def("time_bind", &time_bind, py::arg("kernel"), py::arg("repeats"),
+          "Times binding the keyword arguments alone (no GL call), `repeats` times; returns "
+          "the seconds of each.");
 }
 
 }  // namespace gpgpu::python
