@@ -57,13 +57,19 @@ class ComputeKernel {
 
   // Runs one invocation per element of the bound arrays (they must agree in length).
   void run(const Args& args);
-  // Runs `items` invocations (split automatically beyond the work-group count limit).
+  // Runs `items` invocations (split automatically beyond the work-group count limit). The
+  // kernel must keep every invocation inside its arrays. When every storage array is a host
+  // array and the kernel bounds its work with gpgpu_count, more items than the longest array
+  // has elements is refused (SizeMismatchError): each invocation past it would read and
+  // write outside every array, which is undefined on GPUs. Kernels that bound their
+  // accesses themselves (a uniform, or .length()) are not checked.
   void run(const Args& args, std::size_t items);
   // Runs a 2-D or 3-D grid of invocations (rounded up to whole work groups).
   void run(const Args& args, Size3 items);
-  // Runs exactly `groups` work groups.
+  // Runs exactly `groups` work groups (not checked against the arrays' lengths).
   void run_groups(const Args& args, Size3 groups);
 
+  // These throw Error on a moved-from kernel, as run() does.
   std::array<int, 3> local_size() const;
   std::vector<KernelVariable> variables() const;
   const std::string& label() const;
@@ -76,9 +82,12 @@ class ComputeKernel {
  private:
   enum class SizeMode { Derived, Items1D, Items3D, Groups };
   void execute(const Args& args, SizeMode mode, Size3 size);
+  // The compiled program; throws Error when this kernel was moved from.
+  const detail::Program& program() const;
 
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;
+  std::string label_;
   bool timing_ = false;
   double last_gpu_ns_ = -1;
 };

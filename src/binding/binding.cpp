@@ -98,10 +98,11 @@ void check_element_type(const NamedArg& arg, const GlslType& type, const std::st
                                         what, arg.name, type.name));
   }
   if (arg.value.element_type() != type.element) {
+    const int components = type.components();
     throw TypeMismatchError(fmt::format(
-        "{}: {} '{}' is declared {} ({} components) but was given {}; pass {} data", label, what,
-        arg.name, type.name, glsl_scalar_name(type.element), arg.value.describe(),
-        to_string(type.element)));
+        "{}: {} '{}' is declared {} ({} {} component{}) but was given {}; pass {} data", label,
+        what, arg.name, type.name, components, glsl_scalar_name(type.element),
+        components == 1 ? "" : "s", arg.value.describe(), to_string(type.element)));
   }
 }
 
@@ -123,6 +124,11 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
     if (v.kind() != Arg::Kind::DeviceTexture) {
       throw TypeMismatchError(fmt::format("{}: uniform {} {} takes a gpgpu::Texture, not {}",
                                           label, u.type.name, u.name, v.describe()));
+    }
+    if (v.texture() == nullptr) {
+      throw ArgumentError(fmt::format(
+          "{}: the Texture for uniform {} {} was destroyed after the argument was made", label,
+          u.type.name, u.name));
     }
     return;
   }

@@ -1,6 +1,7 @@
 #include "gpgpu/compute_kernel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "gpgpu/error.hpp"
 #include "gl/gpu_timer.hpp"
 #include "binding/layout_pack.hpp"
+#include "binding/texture_binding.hpp"
 #include "shader/program.hpp"
 
 namespace gpgpu {
@@ -50,33 +52,88 @@ struct BlockBinding {
   GLuint id = 0;
 };
 
+// Uniform values, and every Texture for a sampler or image (empty, destroyed, of another
+// Context, of the wrong kind, too many), before anything is uploaded.
+void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const DeviceInfo& info,
+                                 const std::string& name) {
+  std::int64_t samplers = 0;
+  for (auto [uniform, arg] : resolved.uniforms) {
+    detail::check_uniform(*uniform, *arg, name);
+    if (!uniform->type.is_opaque()) continue;
+    detail::check_texture_binding(*arg->value.texture(), *uniform, name);
+    if (uniform->type.is_sampler) ++samplers;
+  }
+  if (samplers > info.max_combined_texture_image_units) {
+    throw LimitError(fmt::format(
+        "{}: {} textures are bound to samplers but the device has {} texture units "
+        "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
+        name, samplers, info.max_combined_texture_image_units));
+  }
+}
+
+// run(args, items) with only host arrays, in a kernel that bounds its work with gpgpu_count:
+// items past every array's end would make each of those invocations read and write outside
+// all arrays (undefined behaviour on GPUs), so that is refused.
+void check_items_fit_arrays(const detail::ProgramInterface& pi, const detail::ResolvedArgs& resolved,
+                            const std::vector<BlockBinding>& bindings, std::size_t items,
+                            const std::string& name) {
+  if (bindings.empty() || pi.find_uniform("gpgpu_count") == nullptr) return;
+  for (auto [uniform, arg] : resolved.uniforms) {
+    if (uniform->type.is_opaque()) return;  // the work may be sized by a texture
+  }
+  const BlockBinding* longest = nullptr;
+  for (const auto& bb : bindings) {
+    if (bb.arg->value.kind() != Arg::Kind::HostArray) return;  // Buffers: the caller's sizes
+    if (longest == nullptr || bb.elements > longest->elements) longest = &bb;
+  }
+  if (items <= longest->elements) return;
+  throw SizeMismatchError(fmt::format(
+      "{}: {} work items were asked for, but the longest array, '{}', has {} elements; the "
+      "kernel bounds its work with gpgpu_count, so invocations {}..{} would read and write "
+      "past the end of every array. Ask for at most {} items, or bound the accesses in the "
+      "kernel (a uniform, or .length())",
+      name, items, longest->arg->name, longest->elements, longest->elements, items - 1,
+      longest->elements));
+}
+
 }  // namespace
 
 ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
                              const Defines& defines, std::string label)
-    : state_(context.state()) {
+    : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
   detail::ShaderStage stage{GL_COMPUTE_SHADER,
                             detail::complete_source(source, GL_COMPUTE_SHADER, state_->info,
                                                     defines, compute_prelude),
                             std::string(source)};
-  program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label);
+  program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label_);
 }
 
 ComputeKernel::~ComputeKernel() = default;
 ComputeKernel::ComputeKernel(ComputeKernel&&) noexcept = default;
 ComputeKernel& ComputeKernel::operator=(ComputeKernel&&) noexcept = default;
 
+const detail::Program& ComputeKernel::program() const {
+  if (!state_ || !program_) {
+    throw Error("this ComputeKernel was moved from and has no program; use the kernel it was "
+                "moved into");
+  }
+  return *program_;
+}
+
 std::array<int, 3> ComputeKernel::local_size() const {
-  const auto& s = program_->interface().local_size;
+  const auto& s = program().interface().local_size;
   return {s[0], s[1], s[2]};
 }
 
-const std::string& ComputeKernel::label() const { return program_->label(); }
+const std::string& ComputeKernel::label() const {
+  program();
+  return label_;
+}
 
 std::vector<KernelVariable> ComputeKernel::variables() const {
   std::vector<KernelVariable> vars;
-  const auto& pi = program_->interface();
+  const auto& pi = program().interface();
   for (const auto& b : pi.storage_blocks) {
     KernelVariable v;
     v.kind = KernelVariable::Kind::StorageBuffer;
@@ -115,10 +172,10 @@ void ComputeKernel::run_groups(const Args& args, Size3 groups) {
 }
 
 void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
-  if (!state_ || !program_) throw Error("this ComputeKernel was moved from");
+  const auto& pi = program().interface();
+  const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
-  const auto& pi = program_->interface();
-  const std::string& name = program_->label();
+  const std::string& name = label_;
   const auto& info = state_->info;
   auto resolved = detail::resolve_args(pi, args, name, false);
 
@@ -130,7 +187,11 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
     bb.arg = arg;
     const Arg& v = arg->value;
     if (v.kind() == Arg::Kind::DeviceBuffer) {
-      if (v.buffer() == nullptr || !v.buffer()->valid()) {
+      if (v.buffer() == nullptr) {
+        throw ArgumentError(fmt::format(
+            "{}: the Buffer for '{}' was destroyed after the argument was made", name, arg->name));
+      }
+      if (!v.buffer()->valid()) {
         throw ArgumentError(fmt::format("{}: Buffer for '{}' is empty or released", name, arg->name));
       }
       if (v.buffer()->context_state() != state_) {
@@ -191,7 +252,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
       }
     }
   }
-  for (auto [uniform, arg] : resolved.uniforms) detail::check_uniform(*uniform, *arg, name);
+  check_uniforms_and_textures(resolved, info, name);
 
   // 2. Work out the dispatch.
   const auto local = local_size();
@@ -266,6 +327,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   if (count > 0xFFFFFFFFull) {
     throw LimitError(fmt::format("{}: {} work items exceed 2^32 (gpgpu_count is a uint)", name, count));
   }
+  if (mode != SizeMode::Groups) check_items_fit_arrays(pi, resolved, bindings, count, name);
 
   // 3. Upload host arrays into temporary buffers.
   for (auto& bb : bindings) {
@@ -309,6 +371,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   for (const auto& bb : bindings) {
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), 0));
   }
+  state_->wait_within_timeout(started, name);
 
   // 5. Read back every written host array into staging first, then commit: if a read-back
   // fails, none of the caller's arrays has changed.
