@@ -26,6 +26,8 @@ namespace {
 constexpr std::string_view compute_prelude =
     "uniform uint gpgpu_count;\n"
     "uniform uint gpgpu_row_stride;\n"
+    "uniform uint gpgpu_pass_begin;\n"
+    "uniform uint gpgpu_pass_end;\n"
     "uint gpgpu_index() {\n"
     "  return gl_GlobalInvocationID.y * gpgpu_row_stride + gl_GlobalInvocationID.x;\n"
     "}\n";
@@ -360,6 +362,8 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   for (auto [uniform, arg] : resolved.uniforms) detail::set_uniform(*uniform, *arg, texture_unit, name);
   detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(count));
   detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(groups.x * lx));
+  detail::set_internal_uint(pi, "gpgpu_pass_begin", pass_begin_);
+  detail::set_internal_uint(pi, "gpgpu_pass_end", pass_end_);
   {
     detail::GpuTimer timer(*state_, timing_);
     GL(glDispatchCompute(static_cast<GLuint>(groups.x), static_cast<GLuint>(groups.y),
