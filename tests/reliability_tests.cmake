@@ -2,3 +2,12 @@
 # runs on llvmpipe in CI; the edge sizes are past llvmpipe's limits but kept small in m, n.
 gpgpu_add_test(long_loops_test ${CMAKE_CURRENT_LIST_DIR}/reliability/long_loops_test.cpp
                LIBS gpgpu::cpu)
+
+# The command line as a careless user drives it (needs the gpgpu tool).
+if(TARGET gpgpu_cli)
+  gpgpu_add_test(cli_misuse_test ${CMAKE_CURRENT_LIST_DIR}/reliability/cli_misuse_test.cpp)
+  add_dependencies(cli_misuse_test gpgpu_cli)
+  target_compile_definitions(cli_misuse_test PRIVATE
+    GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>"
+    GPGPU_EXAMPLE_KERNELS="${PROJECT_SOURCE_DIR}/examples/kernels")
+endif()

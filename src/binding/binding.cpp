@@ -140,8 +140,10 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
   const auto components = static_cast<std::size_t>(u.type.components());
   if (!u.is_array) {
     if (v.count() != components) {
-      throw SizeMismatchError(fmt::format("{}: uniform {} {} needs {} values, {} were given", label,
-                                          u.type.name, u.name, components, v.count()));
+      throw SizeMismatchError(fmt::format("{}: uniform {} {} needs {} value{}, {} {} given", label,
+                                          u.type.name, u.name, components,
+                                          components == 1 ? "" : "s", v.count(),
+                                          v.count() == 1 ? "was" : "were"));
     }
     return;
   }
