@@ -11,3 +11,6 @@ if(TARGET gpgpu_cli)
     GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>"
     GPGPU_EXAMPLE_KERNELS="${PROJECT_SOURCE_DIR}/examples/kernels")
 endif()
+
+# Defects found by reading the code, one regression test each.
+gpgpu_add_test(defects_test ${CMAKE_CURRENT_LIST_DIR}/reliability/defects_test.cpp)
