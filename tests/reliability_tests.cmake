@@ -14,3 +14,6 @@ endif()
 
 # Defects found by reading the code, one regression test each.
 gpgpu_add_test(defects_test ${CMAKE_CURRENT_LIST_DIR}/reliability/defects_test.cpp)
+
+# Misuse: threads, work sizes past the arrays, device limits, defines, timeouts.
+gpgpu_add_test(misuse_test ${CMAKE_CURRENT_LIST_DIR}/reliability/misuse_test.cpp)

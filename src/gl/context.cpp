@@ -101,7 +101,8 @@ void ContextState::ensure_current() const {
 }
 
 bool ContextState::try_make_current() const noexcept {
-  if (released || context == EGL_NO_CONTEXT) return false;
+  // A lost context's objects go with it when it is destroyed; never touch them one by one.
+  if (released || context == EGL_NO_CONTEXT || !lost_reason.empty()) return false;
   if (eglGetCurrentContext() == context) return true;
   bool ok = eglMakeCurrent(display, surface, surface, context) == EGL_TRUE;
   if (!ok) eglGetError();
@@ -116,9 +117,9 @@ void ContextState::release_from_this_thread() const noexcept {
 
 void ContextState::release() noexcept {
   if (released) return;
-  // A lost context's objects are gone with it (and its GPU may still be busy): do not
-  // touch them.
-  const bool current = lost_reason.empty() && try_make_current();
+  // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
+  // refuses it, so they are not touched.
+  const bool current = try_make_current();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
   } else {

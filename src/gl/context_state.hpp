@@ -47,7 +47,7 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // lost, or ContextError when another thread has it current.
   void ensure_current() const;
   // Like ensure_current, but never throws; false when the context cannot be made current
-  // (released, or current on another thread). For destructors.
+  // (released, lost, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
   // Makes no context current on this thread if this one is (so another thread may take it).
   void release_from_this_thread() const noexcept;

@@ -54,6 +54,17 @@ struct BlockBinding {
   GLuint id = 0;
 };
 
+// gpgpu_count is a uint: no dimension, nor their product, may pass 2^32 - 1 (checked before
+// anything is rounded up to work groups, where a huge count would wrap around).
+void check_item_count(Size3 size, const std::string& name) {
+  constexpr std::size_t max = 0xFFFFFFFFull;
+  if (size.x > max || size.y > max || size.z > max || size.x * size.y > max ||
+      size.x * size.y * size.z > max) {
+    throw LimitError(fmt::format("{}: {} x {} x {} work items exceed 2^32 - 1 (gpgpu_count is a uint)",
+                                 name, size.x, size.y, size.z));
+  }
+}
+
 // Uniform values, and every Texture for a sampler or image (empty, destroyed, of another
 // Context, of the wrong kind, too many), before anything is uploaded.
 void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const DeviceInfo& info,
@@ -286,6 +297,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   const auto max_x = static_cast<std::size_t>(info.max_compute_work_group_count[0]);
   const auto max_y = static_cast<std::size_t>(info.max_compute_work_group_count[1]);
   const auto max_z = static_cast<std::size_t>(info.max_compute_work_group_count[2]);
+  if (mode != SizeMode::Groups) check_item_count(size, name);
   Size3 groups;
   std::size_t count = size.total();
   if (mode == SizeMode::Items1D) {

@@ -15,6 +15,11 @@ namespace gpgpu {
 Buffer::Buffer(const Context& context, ElementType type, std::size_t count)
     : state_(context.state()), type_(type), count_(count) {
   if (count == 0) throw ArgumentError("a gpgpu::Buffer needs at least one element");
+  if (count > static_cast<std::size_t>(std::numeric_limits<GLsizeiptr>::max()) / element_size) {
+    throw LimitError(fmt::format(
+        "a gpgpu::Buffer of {} elements would be larger than any GL buffer can be ({} bytes)",
+        count, std::numeric_limits<GLsizeiptr>::max()));
+  }
   state_->ensure_current();
   id_ = detail::create_gl_buffer(count * element_size, nullptr, GL_DYNAMIC_COPY);
 }
