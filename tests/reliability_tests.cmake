@@ -17,3 +17,11 @@ gpgpu_add_test(defects_test ${CMAKE_CURRENT_LIST_DIR}/reliability/defects_test.c
 
 # Misuse: threads, work sizes past the arrays, device limits, defines, timeouts.
 gpgpu_add_test(misuse_test ${CMAKE_CURRENT_LIST_DIR}/reliability/misuse_test.cpp)
+
+# Memory under repetition (10^4 runs, 10^3 Contexts, 300 kernels). ASan's quarantine keeps
+# freed memory resident on purpose; it is turned off here so that growth means a leak.
+gpgpu_add_test(resources_test ${CMAKE_CURRENT_LIST_DIR}/reliability/resources_test.cpp)
+if(GPGPU_SANITIZE)
+  set_tests_properties(resources_test PROPERTIES ENVIRONMENT
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
+endif()
