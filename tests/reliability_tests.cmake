@@ -25,3 +25,7 @@ if(GPGPU_SANITIZE)
   set_tests_properties(resources_test PROPERTIES ENVIRONMENT
     "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
 endif()
+
+# Internal pieces (headers from src/).
+gpgpu_add_test(internals_test ${CMAKE_CURRENT_LIST_DIR}/reliability/internals_test.cpp)
+target_include_directories(internals_test PRIVATE ${PROJECT_SOURCE_DIR}/src)

@@ -1,7 +1,8 @@
 # Runs the sanitized leak_probe and checks what LeakSanitizer says about it:
 #   cmake -DPROBE=<leak_probe> -DMODE=leak|clean -DSUPPRESSIONS=<lsan.supp> -P expect_leak_report.cmake
-# MODE=leak passes only if the leaked kernel is reported (a direct leak in leak_a_kernel, and
-#   an indirect one allocated inside the library), despite the suppressions;
+# MODE=leak passes only if the leaked kernel and plan are reported (direct leaks in
+#   leak_a_kernel and leak_a_plan, and indirect ones allocated inside the library, in
+#   src/matmul/matmul_plan.cpp), despite the suppressions;
 # MODE=clean passes only if the program succeeds and LeakSanitizer reports nothing.
 # The options are set here, not inherited, so that the test means the same wherever it runs.
 set(ENV{ASAN_OPTIONS} "detect_leaks=1:abort_on_error=0:exitcode=23:strict_string_checks=1")
@@ -16,7 +17,7 @@ if(MODE STREQUAL "leak")
     message(FATAL_ERROR "the leaking probe exited 0: LeakSanitizer did not fail the run")
   endif()
   foreach(expected "LeakSanitizer: detected memory leaks" "Direct leak of" "leak_a_kernel"
-                   "compute_kernel.cpp" "src/shader/program.cpp")
+                   "leak_a_plan" "Indirect leak of" "src/matmul/matmul_plan.cpp")
     string(FIND "${all}" "${expected}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "the leak report lacks '${expected}': a leak of gpgpu's went unreported")

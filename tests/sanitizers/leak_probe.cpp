@@ -1,7 +1,7 @@
 // A program for the sanitized build's own tests (tests/sanitizers_tests.cmake): it uses gpgpu
-// as an application would and, asked to, leaks a kernel. The leak check is only worth
-// something if it reports a leak of ours, so one test runs `leak_probe leak` and passes only
-// when LeakSanitizer reports the leaked kernel (with frames inside the library), and another
+// as an application would and, asked to, leaks a kernel and a matmul plan. The leak check is
+// only worth something if it reports a leak of ours, so one test runs `leak_probe leak` and
+// passes only when LeakSanitizer reports both (with frames inside the library), and another
 // runs `leak_probe clean` and passes only when nothing at all is reported.
 //
 // The clean run ends every Context before main returns, which is what unloads the GL driver
@@ -36,10 +36,19 @@ bool scale_once(const gpgpu::Context& ctx) {
   return true;
 }
 
-// Never inlined, so that the leak report names it.
+// Never inlined, so that the leak report names them. The kernel is a direct leak; the plan
+// is too, and what it allocated inside the library (its backend, kernels and scratch
+// Buffers, in src/matmul/) leaks indirectly with frames in gpgpu's own code.
 [[gnu::noinline]] void leak_a_kernel(const gpgpu::Context& ctx) {
   auto* leaked = new gpgpu::ComputeKernel(ctx, scale_source, {{"LEAKED", "1"}}, "leaked kernel");
   std::printf("leaked a kernel at %p\n", static_cast<void*>(leaked));
+}
+
+[[gnu::noinline]] void leak_a_plan(const gpgpu::Context& ctx) {
+  gpgpu::MatmulOptions options;
+  options.method = gpgpu::MatmulMethod::ComputeNaive;
+  auto* leaked = new gpgpu::MatmulPlan(ctx, 8, 8, 8, options);
+  std::printf("leaked a matmul plan at %p\n", static_cast<void*>(leaked));
 }
 
 int count_dri_drivers_mapped() {
@@ -72,7 +81,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "FAILED: wrong result\n");
         return 1;
       }
-      if (mode == "leak") leak_a_kernel(ctx);
+      if (mode == "leak") {
+        leak_a_kernel(ctx);
+        leak_a_plan(ctx);
+      }
     }
     if (mode == "clean") {
       // A second Context after the first is gone: the driver is loaded, used and (but for
