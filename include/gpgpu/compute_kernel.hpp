@@ -59,12 +59,13 @@ class ComputeKernel {
 
   // Runs one invocation per element of the bound arrays (they must agree in length).
   void run(const Args& args);
-  // Runs `items` invocations (split automatically beyond the work-group count limit). The
-  // kernel must keep every invocation inside its arrays. When every storage array is a host
-  // array and the kernel bounds its work with gpgpu_count, more items than the longest array
-  // has elements is refused (SizeMismatchError): each invocation past it would read and
-  // write outside every array, which is undefined on GPUs. Kernels that bound their
-  // accesses themselves (a uniform, or .length()) are not checked.
+  // Runs `items` invocations (split automatically beyond the work-group count limit).
+  // The rule for explicit sizes: gpgpu runs exactly the work asked for and cannot know how a
+  // kernel indexes (a histogram rightly runs many more items than its counts array has), so
+  // the kernel must keep every access inside its arrays: compare with .length() or a size
+  // it is given, not only with gpgpu_count. Accesses past an array are undefined on GPUs;
+  // with ContextOptions::robust_buffer_access (where granted) they read zeros and writes
+  // are dropped. `gpgpu run` refuses --size past the longest array unless told otherwise.
   void run(const Args& args, std::size_t items);
   // Runs a 2-D or 3-D grid of invocations (rounded up to whole work groups).
   void run(const Args& args, Size3 items);

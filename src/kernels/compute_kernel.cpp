@@ -84,31 +84,6 @@ void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const Dev
   }
 }
 
-// run(args, items) with only host arrays, in a kernel that bounds its work with gpgpu_count:
-// items past every array's end would make each of those invocations read and write outside
-// all arrays (undefined behaviour on GPUs), so that is refused.
-void check_items_fit_arrays(const detail::ProgramInterface& pi, const detail::ResolvedArgs& resolved,
-                            const std::vector<BlockBinding>& bindings, std::size_t items,
-                            const std::string& name) {
-  if (bindings.empty() || pi.find_uniform("gpgpu_count") == nullptr) return;
-  for (auto [uniform, arg] : resolved.uniforms) {
-    if (uniform->type.is_opaque()) return;  // the work may be sized by a texture
-  }
-  const BlockBinding* longest = nullptr;
-  for (const auto& bb : bindings) {
-    if (bb.arg->value.kind() != Arg::Kind::HostArray) return;  // Buffers: the caller's sizes
-    if (longest == nullptr || bb.elements > longest->elements) longest = &bb;
-  }
-  if (items <= longest->elements) return;
-  throw SizeMismatchError(fmt::format(
-      "{}: {} work items were asked for, but the longest array, '{}', has {} elements; the "
-      "kernel bounds its work with gpgpu_count, so invocations {}..{} would read and write "
-      "past the end of every array. Ask for at most {} items, or bound the accesses in the "
-      "kernel (a uniform, or .length())",
-      name, items, longest->arg->name, longest->elements, longest->elements, items - 1,
-      longest->elements));
-}
-
 }  // namespace
 
 ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
@@ -341,7 +316,6 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   if (count > 0xFFFFFFFFull) {
     throw LimitError(fmt::format("{}: {} work items exceed 2^32 (gpgpu_count is a uint)", name, count));
   }
-  if (mode != SizeMode::Groups) check_items_fit_arrays(pi, resolved, bindings, count, name);
 
   // 3. Upload host arrays into temporary buffers.
   for (auto& bb : bindings) {
