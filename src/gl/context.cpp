@@ -115,8 +115,15 @@ void ContextState::release_from_this_thread() const noexcept {
   eglGetError();
 }
 
+void ContextState::drop_attachments() noexcept {
+  auto dropped = std::move(attachments);
+  attachments.clear();
+  dropped.clear();
+}
+
 void ContextState::release() noexcept {
   if (released) return;
+  drop_attachments();  // they free their GL objects while the context still exists
   // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
   // refuses it, so they are not touched.
   const bool current = try_make_current();
@@ -415,9 +422,17 @@ Context::Context(const ContextOptions& options) {
                   install_hint));
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  if (state_) state_->drop_attachments();
+}
 Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->drop_attachments();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
 
 const DeviceInfo& Context::info() const {
   if (!state_) throw Error("this gpgpu::Context was moved from");
@@ -450,5 +465,20 @@ void Context::release() {
 }
 
 bool Context::released() const noexcept { return !state_ || state_->released; }
+
+void* Context::find_attachment(const std::string& key) const {
+  make_current();  // throws for a released or moved-from Context
+  const auto it = state_->attachments.find(key);
+  return it == state_->attachments.end() ? nullptr : it->second.get();
+}
+
+void Context::add_attachment(const std::string& key, std::shared_ptr<void> value) const {
+  make_current();
+  state_->attachments[key] = std::move(value);
+}
+
+void Context::clear_attachments() const noexcept {
+  if (state_) state_->drop_attachments();
+}
 
 }  // namespace gpgpu

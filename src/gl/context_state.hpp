@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
@@ -37,6 +38,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 
   // Compiled programs keyed by their kind and final source (defines included).
   ProgramCache programs;
+  // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
+  // drops them on destruction to break the cycle; release() destroys them while current.
+  std::unordered_map<std::string, std::shared_ptr<void>> attachments;
 
   ContextState() = default;
   ContextState(const ContextState&) = delete;
@@ -51,8 +55,10 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   bool try_make_current() const noexcept;
   // Makes no context current on this thread if this one is (so another thread may take it).
   void release_from_this_thread() const noexcept;
-  // Destroys programs and the EGL context. Idempotent.
+  // Destroys attachments, programs and the EGL context. Idempotent.
   void release() noexcept;
+  // Destroys the attachments (moved out first: their destructors may use this state).
+  void drop_attachments() noexcept;
 
   // With a timeout: waits for the work submitted so far to finish, at most until `started`
   // plus the timeout, and throws TimeoutError (marking the context lost if the work may
