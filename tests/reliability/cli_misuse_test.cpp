@@ -216,8 +216,8 @@ TEST_F(CliMisuse, ProfileSaysWhatItMeasured) {
 }
 
 TEST_F(CliMisuse, TimeoutStopsARunawayRunWithoutWriting) {
-  // Every invocation spins through llvmpipe's whole loop budget (on a GPU: 2^20 iterations
-  // of real work), far longer than the 1 ms allowed.
+  // Every invocation spins through llvmpipe's whole loop budget (on a GPU: 2^28 dependent
+  // steps, most of a second), far longer than the 1 ms allowed.
   write_file("spin.comp", R"(
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer Y { float y[]; };
@@ -225,7 +225,7 @@ void main() {
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
   float v = y[i];
-  for (uint t = 0u; t < 1048576u; ++t) v = v * 0.999 + 0.001;
+  for (uint t = 0u; t < 268435456u; ++t) v = v * 0.999 + 0.001;
   y[i] = v;
 })");
   expect_refused("run " + path("spin.comp") + " y=" + path("y.npy") +

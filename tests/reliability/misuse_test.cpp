@@ -4,7 +4,12 @@
 // unchanged.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <csignal>
+#include <filesystem>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,6 +19,7 @@
 #include <vector>
 
 #include "gpgpu/gpgpu.hpp"
+#include "gpgpu/npy.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -212,6 +218,42 @@ TEST(Timeout, AnAbandonedContextSaysItIsLost) {
   const std::string later = message_of([&] { (void)add_one_works(ctx, 1); });
   EXPECT_NE(later.find("make a new gpgpu::Context"), std::string::npos) << later;
   EXPECT_THROW(add_one_works(ctx, 1), gpgpu::ContextLostError);
+}
+
+// A full disk while writing replaced an existing .npy by a truncated, unloadable one. The
+// disk is made "full" with RLIMIT_FSIZE (a write past it fails with EFBIG, also for root):
+// the save fails, the previous file is intact and no temporary is left behind.
+TEST(Files, NpySaveNeverLeavesATruncatedFile) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpgpu_npy_full_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "result.npy";
+  const auto small = test::random_floats(16);
+  gpgpu::npy::save(path, gpgpu::npy::make<float>({16}, small));
+  const auto before = std::filesystem::file_size(path);
+
+  const auto big = test::random_floats(1 << 20);  // 4 MB, past the limit below
+  std::string error;
+  {
+    rlimit saved{};
+    getrlimit(RLIMIT_FSIZE, &saved);
+    const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit full = saved;
+    full.rlim_cur = 64 * 1024;
+    setrlimit(RLIMIT_FSIZE, &full);
+    error = message_of([&] { gpgpu::npy::save(path, gpgpu::npy::make<float>({1 << 20}, big)); });
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previous_handler);
+  }
+  EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+  EXPECT_EQ(std::filesystem::file_size(path), before);
+  const auto kept = gpgpu::npy::load(path);
+  ASSERT_EQ(kept.element_count(), small.size());
+  for (std::size_t i = 0; i < small.size(); ++i) EXPECT_EQ(kept.view<float>()[i], small[i]);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u) << "a temporary file was left behind";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Debug, DebugContextsWork) {
