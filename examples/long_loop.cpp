@@ -18,10 +18,11 @@ int main() {
   try {
     gpgpu::Context ctx;
     const auto& info = ctx.info();
-    std::printf("device: %s; loop cap: %s\n", info.renderer.c_str(),
-                info.max_loop_iterations == 0
-                    ? "none"
-                    : (std::to_string(info.max_loop_iterations) + " iterations per invocation").c_str());
+    std::printf(
+        "device: %s; loop cap: %s\n", info.renderer.c_str(),
+        info.max_loop_iterations == 0
+            ? "none"
+            : (std::to_string(info.max_loop_iterations) + " iterations per invocation").c_str());
 
     gpgpu::ComputeKernel long_sum(ctx, R"(
       layout(local_size_x = 64) in;
@@ -52,7 +53,8 @@ int main() {
       double exact = 0;
       for (std::size_t t = 0; t < length; ++t) exact += x[(i + t) % length];
       if (!(std::abs(sums[i] - exact) <= length * std::ldexp(exact, -24))) {
-        if (wrong++ < 5) std::fprintf(stderr, "sums[%zu] = %.9g, expected %.9g\n", i, sums[i], exact);
+        if (wrong++ < 5)
+          std::fprintf(stderr, "sums[%zu] = %.9g, expected %.9g\n", i, sums[i], exact);
       }
     }
     std::printf("sums[0] = %.6g (%u terms)\n", sums[0], length);

@@ -27,8 +27,8 @@ Magnitude parse_magnitude(const std::string& text, const std::string& what, cons
   if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
     m.negative = s.front() == '-';
     if (m.negative && !sign_allowed) {
-      throw ArgumentError(fmt::format("{}: '{}' is negative, but it is declared {} (0 to {})",
-                                      what, text, type, std::numeric_limits<std::uint32_t>::max()));
+      throw ArgumentError(fmt::format("{}: '{}' is negative, but it is declared {} (0 to {})", what,
+                                      text, type, std::numeric_limits<std::uint32_t>::max()));
     }
     s.remove_prefix(1);
   }
@@ -44,9 +44,10 @@ Magnitude parse_magnitude(const std::string& text, const std::string& what, cons
   }
   const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), m.value, base);
   if (s.empty() || end != s.data() + s.size() || error == std::errc::invalid_argument) {
-    throw ArgumentError(fmt::format("{}: '{}' is not {} {} value (decimal digits, or 0x and hex "
-                                    "digits)",
-                                    what, text, type[0] == 'i' ? "an" : "a", type));
+    throw ArgumentError(
+        fmt::format("{}: '{}' is not {} {} value (decimal digits, or 0x and hex "
+                    "digits)",
+                    what, text, type[0] == 'i' ? "an" : "a", type));
   }
   if (error == std::errc::result_out_of_range) m.value = std::numeric_limits<std::uint64_t>::max();
   return m;
@@ -84,9 +85,10 @@ float parse_float32(const std::string& text, const std::string& what) {
     throw ArgumentError(fmt::format("{}: '{}' is not a float value", what, text));
   }
   if (error == std::errc::result_out_of_range) {
-    throw ArgumentError(fmt::format("{}: '{}' is out of range for a float (magnitudes from about "
-                                    "1.2e-38 to 3.4e38, or 0)",
-                                    what, text));
+    throw ArgumentError(
+        fmt::format("{}: '{}' is out of range for a float (magnitudes from about "
+                    "1.2e-38 to 3.4e38, or 0)",
+                    what, text));
   }
   if (!std::isfinite(value)) {
     throw ArgumentError(fmt::format("{}: '{}' is not a finite float", what, text));

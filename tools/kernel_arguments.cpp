@@ -203,8 +203,8 @@ KernelArguments::KernelArguments(const std::vector<KernelVariable>& vars,
                       o.kernel_path, list_variables(vars)));
     }
     if (arrays.count(name)) {
-      throw ArgumentError(fmt::format(
-          "input '{}' is given twice; give each kernel variable one file", name));
+      throw ArgumentError(
+          fmt::format("input '{}' is given twice; give each kernel variable one file", name));
     }
     arrays[name] = npy::load(path);
     order.push_back(name);
@@ -213,8 +213,8 @@ KernelArguments::KernelArguments(const std::vector<KernelVariable>& vars,
     auto output = split_assignment(text, "--out");
     for (const auto& [earlier, path] : outputs) {
       if (earlier == output.first) {
-        throw ArgumentError(fmt::format("--out {} is given twice; write each variable once",
-                                        output.first));
+        throw ArgumentError(
+            fmt::format("--out {} is given twice; write each variable once", output.first));
       }
     }
     outputs.push_back(std::move(output));

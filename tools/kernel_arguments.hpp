@@ -24,7 +24,7 @@ struct KernelArgumentOptions {
   std::vector<std::size_t> size;      // work items: N, or X,Y[,Z]
   std::vector<std::size_t> groups;    // work groups X[,Y[,Z]]
   bool row_major = false;
-  bool unchecked_size = false;        // allow --size past the longest array
+  bool unchecked_size = false;  // allow --size past the longest array
 };
 
 class KernelArguments {

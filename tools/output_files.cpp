@@ -37,8 +37,8 @@ fs::path create_temporary(const std::string& option, const fs::path& destination
                               destination.string(), why(errno)));
     }
   }
-  throw Error(fmt::format("{} {}: cannot make a temporary file beside it", option,
-                          destination.string()));
+  throw Error(
+      fmt::format("{} {}: cannot make a temporary file beside it", option, destination.string()));
 }
 
 }  // namespace
@@ -53,13 +53,13 @@ void OutputFiles::reserve(const std::string& option, const fs::path& destination
                             option, destination.string(), directory.string()));
   }
   if (fs::is_directory(destination, error)) {
-    throw Error(fmt::format("{} {}: that is a directory; give a file name", option,
-                            destination.string()));
+    throw Error(
+        fmt::format("{} {}: that is a directory; give a file name", option, destination.string()));
   }
   for (const auto& file : files_) {
     if (fs::weakly_canonical(file.destination, error) == fs::weakly_canonical(destination, error)) {
-      throw Error(fmt::format("{} and {} both write {}; give each output its own file",
-                              file.option, option, destination.string()));
+      throw Error(fmt::format("{} and {} both write {}; give each output its own file", file.option,
+                              option, destination.string()));
     }
   }
   files_.push_back({option, destination, create_temporary(option, destination)});

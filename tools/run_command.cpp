@@ -55,8 +55,8 @@ void check_options(const RunOptions& o) {
     }
   }
   if (o.repeat < 1) {
-    throw ArgumentError(fmt::format("--repeat must be at least 1 (the number of runs), not {}",
-                                    o.repeat));
+    throw ArgumentError(
+        fmt::format("--repeat must be at least 1 (the number of runs), not {}", o.repeat));
   }
   if (!(o.timeout_seconds >= 0)) {
     throw ArgumentError(fmt::format("--timeout must be 0 (none) or a number of seconds, not {}",
@@ -105,7 +105,8 @@ void dispatch(ComputeKernel& kernel, const Args& args, const RunOptions& o) {
 int run(const RunOptions& o) {
   check_options(o);
   OutputFiles files;
-  for (const auto& [name, path] : output_assignments(o.outputs)) files.reserve("--out " + name, path);
+  for (const auto& [name, path] : output_assignments(o.outputs))
+    files.reserve("--out " + name, path);
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
   Context ctx({.device = o.device, .timeout = timeout});
   ComputeKernel kernel(ctx, read_text(o.kernel_path), parse_defines(o.defines), o.kernel_path);
@@ -167,7 +168,8 @@ Command add_run_command(CLI::App& app) {
                 "matrices in the inputs and --set values are row-major");
   sub->add_flag("--profile", o->profile,
                 "time the kernel: GPU timer queries (where they see shader work) and wall clock");
-  sub->add_option("--repeat", o->repeat, "run the kernel this many times, at least 1 (for --profile)");
+  sub->add_option("--repeat", o->repeat,
+                  "run the kernel this many times, at least 1 (for --profile)");
   sub->add_option("--timeout", o->timeout_seconds,
                   "give up on a run after this many seconds (0: never); see docs/reliability.md");
   return [o]() { return run(*o); };

@@ -41,7 +41,8 @@ int main(void) {
   EGLDisplay display = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
   eglInitialize(display, NULL, NULL);
   eglBindAPI(EGL_OPENGL_ES_API);
-  const EGLint attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE};
+  const EGLint attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
+                               EGL_NONE};
   EGLContext context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attributes);
   eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context);
   printf("%s\n", (const char*)glGetString(GL_RENDERER));
@@ -66,8 +67,7 @@ int main(void) {
     glUniform1ui(glGetUniformLocation(program, "mode"), mode);
     glDispatchCompute(1, 1, 1);
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    const unsigned* counts =
-        glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 16, GL_MAP_READ_BIT);
+    const unsigned* counts = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, 16, GL_MAP_READ_BIT);
     printf("%-22s ran %u iterations\n", names[mode], counts[mode]);
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
   }

@@ -99,10 +99,10 @@ void check_element_type(const NamedArg& arg, const GlslType& type, const std::st
   }
   if (arg.value.element_type() != type.element) {
     const int components = type.components();
-    throw TypeMismatchError(fmt::format(
-        "{}: {} '{}' is declared {} ({} {} component{}) but was given {}; pass {} data", label,
-        what, arg.name, type.name, components, glsl_scalar_name(type.element),
-        components == 1 ? "" : "s", arg.value.describe(), to_string(type.element)));
+    throw TypeMismatchError(
+        fmt::format("{}: {} '{}' is declared {} ({} {} component{}) but was given {}; pass {} data",
+                    label, what, arg.name, type.name, components, glsl_scalar_name(type.element),
+                    components == 1 ? "" : "s", arg.value.describe(), to_string(type.element)));
   }
 }
 
@@ -126,9 +126,9 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
                                           label, u.type.name, u.name, v.describe()));
     }
     if (v.texture() == nullptr) {
-      throw ArgumentError(fmt::format(
-          "{}: the Texture for uniform {} {} was destroyed after the argument was made", label,
-          u.type.name, u.name));
+      throw ArgumentError(
+          fmt::format("{}: the Texture for uniform {} {} was destroyed after the argument was made",
+                      label, u.type.name, u.name));
     }
     return;
   }
@@ -140,10 +140,9 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
   const auto components = static_cast<std::size_t>(u.type.components());
   if (!u.is_array) {
     if (v.count() != components) {
-      throw SizeMismatchError(fmt::format("{}: uniform {} {} needs {} value{}, {} {} given", label,
-                                          u.type.name, u.name, components,
-                                          components == 1 ? "" : "s", v.count(),
-                                          v.count() == 1 ? "was" : "were"));
+      throw SizeMismatchError(fmt::format(
+          "{}: uniform {} {} needs {} value{}, {} {} given", label, u.type.name, u.name, components,
+          components == 1 ? "" : "s", v.count(), v.count() == 1 ? "was" : "were"));
     }
     return;
   }

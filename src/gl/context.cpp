@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <thread>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -91,9 +91,10 @@ void ContextState::ensure_current() const {
           "releases it by itself), or make one Context per thread");
     }
     if (code == EGL_CONTEXT_LOST) {
-      throw ContextLostError("eglMakeCurrent: the GL context was lost (GPU reset or driver "
-                             "failure); make a new gpgpu::Context",
-                             GL_CONTEXT_LOST);
+      throw ContextLostError(
+          "eglMakeCurrent: the GL context was lost (GPU reset or driver "
+          "failure); make a new gpgpu::Context",
+          GL_CONTEXT_LOST);
     }
     throw ContextError(fmt::format("eglMakeCurrent failed with {}", egl_error_name(code)));
   }
@@ -162,10 +163,14 @@ double milliseconds(std::chrono::nanoseconds duration) {
 std::string reset_status_text(const ExtensionFunctions& ext) {
   if (ext.get_graphics_reset_status == nullptr) return "";
   switch (ext.get_graphics_reset_status()) {
-    case GL_GUILTY_CONTEXT_RESET: return " The GPU was reset because of this context.";
-    case GL_INNOCENT_CONTEXT_RESET: return " The GPU was reset because of another context.";
-    case GL_UNKNOWN_CONTEXT_RESET: return " The GPU was reset.";
-    default: return "";
+    case GL_GUILTY_CONTEXT_RESET:
+      return " The GPU was reset because of this context.";
+    case GL_INNOCENT_CONTEXT_RESET:
+      return " The GPU was reset because of another context.";
+    case GL_UNKNOWN_CONTEXT_RESET:
+      return " The GPU was reset.";
+    default:
+      return "";
   }
 }
 
@@ -193,9 +198,10 @@ void ContextState::wait_within_timeout(std::chrono::steady_clock::time_point sta
       "a kernel ({}) did not finish within the Context's timeout of {:.1f} ms and the Context "
       "was abandoned with the GPU maybe still running it; make a new gpgpu::Context.{}",
       what, milliseconds(timeout), reset_status_text(ext));
-  throw TimeoutError(fmt::format("{} did not finish within the Context's timeout of {:.1f} ms "
-                                 "(ContextOptions::timeout); host arrays are unchanged. {}",
-                                 what, milliseconds(timeout), lost_reason));
+  throw TimeoutError(
+      fmt::format("{} did not finish within the Context's timeout of {:.1f} ms "
+                  "(ContextOptions::timeout); host arrays are unchanged. {}",
+                  what, milliseconds(timeout), lost_reason));
 }
 
 namespace {

@@ -63,8 +63,7 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // With a timeout: waits for the work submitted so far to finish, at most until `started`
   // plus the timeout, and throws TimeoutError (marking the context lost if the work may
   // still be running) when it does not. `what` names the run for the message.
-  void wait_within_timeout(std::chrono::steady_clock::time_point started,
-                           const std::string& what);
+  void wait_within_timeout(std::chrono::steady_clock::time_point started, const std::string& what);
 };
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that

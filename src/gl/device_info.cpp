@@ -178,8 +178,8 @@ ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
         eglGetProcAddress("glGetQueryObjectui64vEXT"));
   }
   // glGetGraphicsResetStatus is core in GLES 3.2; 3.1 contexts have the KHR or EXT form.
-  for (const char* name : {"glGetGraphicsResetStatus", "glGetGraphicsResetStatusKHR",
-                           "glGetGraphicsResetStatusEXT"}) {
+  for (const char* name :
+       {"glGetGraphicsResetStatus", "glGetGraphicsResetStatusKHR", "glGetGraphicsResetStatusEXT"}) {
     if (f.get_graphics_reset_status != nullptr) break;
     f.get_graphics_reset_status =
         reinterpret_cast<PFNGLGETGRAPHICSRESETSTATUSPROC>(eglGetProcAddress(name));

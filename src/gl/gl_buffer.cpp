@@ -54,7 +54,8 @@ void read_gl_buffer(GLuint id, std::size_t offset, std::size_t bytes, void* out)
   check_gl("glUnmapBuffer");
   GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
   if (intact != GL_TRUE) {
-    throw DriverError("the buffer's contents were lost while mapped (glUnmapBuffer returned false)");
+    throw DriverError(
+        "the buffer's contents were lost while mapped (glUnmapBuffer returned false)");
   }
 }
 

@@ -35,8 +35,7 @@ bool GlFence::wait_until(std::chrono::steady_clock::time_point deadline) {
     // Slices of at most a second, so that a driver that rounds long timeouts cannot
     // oversleep the deadline by much.
     const auto slice = std::clamp<std::int64_t>(left.count(), 0, 1'000'000'000);
-    const GLenum status =
-        GL(glClientWaitSync(sync_, flags, static_cast<GLuint64>(slice)));
+    const GLenum status = GL(glClientWaitSync(sync_, flags, static_cast<GLuint64>(slice)));
     if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) {
       reset();
       return true;

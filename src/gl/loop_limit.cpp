@@ -95,8 +95,7 @@ LoopLimit probe() {
   if (single > 0 && single < single_trips) limit.max_iterations = single;
   // A loop nested in another of the same length should run trips^2 times in all; fewer,
   // and about as many as a single loop, means one budget for all loops.
-  limit.shared_by_all_loops =
-      limit.max_iterations > 0 && nested < nested_trips * nested_trips;
+  limit.shared_by_all_loops = limit.max_iterations > 0 && nested < nested_trips * nested_trips;
   return limit;
 }
 

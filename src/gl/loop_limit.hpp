@@ -15,7 +15,7 @@
 namespace gpgpu::detail {
 
 struct LoopLimit {
-  std::int64_t max_iterations = 0;  // 0: no cap seen up to probe_iterations
+  std::int64_t max_iterations = 0;   // 0: no cap seen up to probe_iterations
   bool shared_by_all_loops = false;  // nested loops count against one budget
   std::int64_t probe_iterations = 0;
 };

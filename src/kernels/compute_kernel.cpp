@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 
 #include "binding/binding.hpp"
-#include "gl/gl_buffer.hpp"
-#include "shader/glsl_source.hpp"
-#include "gpgpu/buffer.hpp"
-#include "gpgpu/error.hpp"
-#include "gl/gpu_timer.hpp"
 #include "binding/layout_pack.hpp"
 #include "binding/texture_binding.hpp"
+#include "gl/gl_buffer.hpp"
+#include "gl/gpu_timer.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/error.hpp"
+#include "shader/glsl_source.hpp"
 #include "shader/program.hpp"
 
 namespace gpgpu {
@@ -60,8 +60,9 @@ void check_item_count(Size3 size, const std::string& name) {
   constexpr std::size_t max = 0xFFFFFFFFull;
   if (size.x > max || size.y > max || size.z > max || size.x * size.y > max ||
       size.x * size.y * size.z > max) {
-    throw LimitError(fmt::format("{}: {} x {} x {} work items exceed 2^32 - 1 (gpgpu_count is a uint)",
-                                 name, size.x, size.y, size.z));
+    throw LimitError(
+        fmt::format("{}: {} x {} x {} work items exceed 2^32 - 1 (gpgpu_count is a uint)", name,
+                    size.x, size.y, size.z));
   }
 }
 
@@ -77,10 +78,10 @@ void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const Dev
     if (uniform->type.is_sampler) ++samplers;
   }
   if (samplers > info.max_combined_texture_image_units) {
-    throw LimitError(fmt::format(
-        "{}: {} textures are bound to samplers but the device has {} texture units "
-        "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
-        name, samplers, info.max_combined_texture_image_units));
+    throw LimitError(
+        fmt::format("{}: {} textures are bound to samplers but the device has {} texture units "
+                    "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
+                    name, samplers, info.max_combined_texture_image_units));
   }
 }
 
@@ -103,8 +104,9 @@ ComputeKernel& ComputeKernel::operator=(ComputeKernel&&) noexcept = default;
 
 const detail::Program& ComputeKernel::program() const {
   if (!state_ || !program_) {
-    throw Error("this ComputeKernel was moved from and has no program; use the kernel it was "
-                "moved into");
+    throw Error(
+        "this ComputeKernel was moved from and has no program; use the kernel it was "
+        "moved into");
   }
   return *program_;
 }

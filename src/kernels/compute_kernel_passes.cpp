@@ -43,16 +43,19 @@ void ComputeKernel::run_in_passes(const Args& args, std::size_t items, std::uint
                                   std::uint64_t pass_length) {
   const std::string& name = label();
   check_arrays_carry_state(args, name);
-  if (loop_length == 0) throw ArgumentError(fmt::format("{}: run_in_passes of an empty loop", name));
+  if (loop_length == 0)
+    throw ArgumentError(fmt::format("{}: run_in_passes of an empty loop", name));
   if (loop_length > 0xFFFFFFFFull) {
-    throw LimitError(fmt::format("{}: a loop of {} iterations exceeds 2^32 - 1 (gpgpu_pass_end is a uint)",
-                                 name, loop_length));
+    throw LimitError(
+        fmt::format("{}: a loop of {} iterations exceeds 2^32 - 1 (gpgpu_pass_end is a uint)", name,
+                    loop_length));
   }
   if (pass_length == 0) {
     const std::int64_t cap = state_->info.max_loop_iterations;
-    pass_length = cap == 0 ? loop_length
-                           : static_cast<std::uint64_t>(std::max<std::int64_t>(
-                                 cap - other_loop_iterations, 1));
+    pass_length =
+        cap == 0
+            ? loop_length
+            : static_cast<std::uint64_t>(std::max<std::int64_t>(cap - other_loop_iterations, 1));
   }
   PassRangeReset reset{pass_begin_, pass_end_};
   for (std::uint64_t begin = 0; begin < loop_length; begin += pass_length) {

@@ -164,8 +164,9 @@ FragmentKernel& FragmentKernel::operator=(FragmentKernel&&) noexcept = default;
 
 const detail::Program& FragmentKernel::program() const {
   if (!state_ || !program_) {
-    throw Error("this FragmentKernel was moved from and has no program; use the kernel it was "
-                "moved into");
+    throw Error(
+        "this FragmentKernel was moved from and has no program; use the kernel it was "
+        "moved into");
   }
   return *program_;
 }
@@ -229,9 +230,9 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     const Arg& v = arg->value;
     if (v.kind() == Arg::Kind::DeviceTexture) {
       if (v.texture() == nullptr) {
-        throw ArgumentError(fmt::format(
-            "{}: the Texture for output '{}' was destroyed after the argument was made", name,
-            arg->name));
+        throw ArgumentError(
+            fmt::format("{}: the Texture for output '{}' was destroyed after the argument was made",
+                        name, arg->name));
       }
       const Texture& texture = *v.texture();
       if (!texture.valid()) {

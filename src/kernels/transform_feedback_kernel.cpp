@@ -62,9 +62,9 @@ ArrayBinding check_array(const NamedArg& arg, const detail::GlslType& type,
   b.type = type;
   if (v.kind() == Arg::Kind::DeviceBuffer) {
     if (v.buffer() == nullptr) {
-      throw ArgumentError(fmt::format(
-          "{}: the Buffer for {} '{}' was destroyed after the argument was made", label, what,
-          arg.name));
+      throw ArgumentError(
+          fmt::format("{}: the Buffer for {} '{}' was destroyed after the argument was made", label,
+                      what, arg.name));
     }
     if (!v.buffer()->valid()) {
       throw ArgumentError(
@@ -159,8 +159,9 @@ TransformFeedbackKernel& TransformFeedbackKernel::operator=(TransformFeedbackKer
 
 const detail::Program& TransformFeedbackKernel::program() const {
   if (!state_ || !program_ || !interface_ || !plan_) {
-    throw Error("this TransformFeedbackKernel was moved from and has no program; use the "
-                "kernel it was moved into");
+    throw Error(
+        "this TransformFeedbackKernel was moved from and has no program; use the "
+        "kernel it was moved into");
   }
   return *program_;
 }
@@ -379,10 +380,11 @@ void TransformFeedbackKernel::run(const Args& args) {
   state_->wait_within_timeout(started, name);
   GL(glGetQueryObjectuiv(primitives.id(), GL_QUERY_RESULT, &primitives_written));
   if (primitives_written != n) {
-    throw DriverError(fmt::format(
-        "{}: transform feedback captured {} of {} elements (GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); "
-        "the driver dropped some",
-        name, primitives_written, n));
+    throw DriverError(
+        fmt::format("{}: transform feedback captured {} of {} elements "
+                    "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); "
+                    "the driver dropped some",
+                    name, primitives_written, n));
   }
 
   // 4. Read every host output (and, when interleaved, every Buffer output) into staging

@@ -1,8 +1,8 @@
 #include "matmul/matmul_split_k.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <span>
 #include <vector>
 

@@ -39,8 +39,11 @@ void Buffer::follow_self() noexcept {
 }
 
 Buffer::Buffer(Buffer&& other) noexcept
-    : state_(std::move(other.state_)), self_(std::move(other.self_)), id_(other.id_),
-      type_(other.type_), count_(other.count_) {
+    : state_(std::move(other.state_)),
+      self_(std::move(other.self_)),
+      id_(other.id_),
+      type_(other.type_),
+      count_(other.count_) {
   other.id_ = 0;
   other.count_ = 0;
   follow_self();

@@ -41,7 +41,8 @@ layout(std430, binding = 0) buffer O { int o[]; };
 uniform int k;
 uniform uint m;
 void main() { o[0] = k + int(m); })");
-    gpgpu::npy::save(path("o.npy"), gpgpu::npy::make<std::int32_t>({1}, std::vector<std::int32_t>{7}));
+    gpgpu::npy::save(path("o.npy"),
+                     gpgpu::npy::make<std::int32_t>({1}, std::vector<std::int32_t>{7}));
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -84,8 +85,8 @@ void main() { o[0] = k + int(m); })");
 };
 
 TEST_F(CliMisuse, SetParsesIntegersStrictly) {
-  const std::string ints = "run " + path("ints.comp") + " o=" + path("o.npy") +
-                           " --out o=" + path("r.npy");
+  const std::string ints =
+      "run " + path("ints.comp") + " o=" + path("o.npy") + " --out o=" + path("r.npy");
   expect_refused(ints + " --set k=010 --set m=1", "--set k (int k): '010' has a leading zero");
   expect_refused(ints + " --set k=4294967297 --set m=1",
                  "'4294967297' is out of range for an int (-2147483648 to 2147483647)");
@@ -94,12 +95,12 @@ TEST_F(CliMisuse, SetParsesIntegersStrictly) {
                  "--set m (uint m): '-1' is negative, but it is declared uint");
   expect_refused(ints + " --set k=1.5 --set m=1", "'1.5' is not an int value");
   expect_refused(ints + " --set k=1 --set m=4294967296", "'4294967296' is out of range for a uint");
-  expect_refused("run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y.npy") +
-                     " --set alpha=1e50",
-                 "'1e50' is out of range for a float");
-  expect_refused("run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y.npy") +
-                     " --set alpha=nan",
-                 "'nan' is not a finite float");
+  expect_refused(
+      "run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y.npy") + " --set alpha=1e50",
+      "'1e50' is out of range for a float");
+  expect_refused(
+      "run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y.npy") + " --set alpha=nan",
+      "'nan' is not a finite float");
   expect_files({"o.npy", "ints.comp", "x.npy", "y.npy", "y5.npy"});
   // The extremes and hexadecimal are accepted, and exact.
   const auto r = run(ints + " --set k=-2147483648 --set m=0x7FFFFFFF");
@@ -116,9 +117,9 @@ TEST_F(CliMisuse, OutputPathsAreCheckedBeforeRunning) {
   // Not writable even by root.
   expect_refused("run " + saxpy() + saxpy_inputs() + " --out y=/proc/gpgpu_y.npy",
                  "--out y /proc/gpgpu_y.npy: cannot write there");
-  expect_refused("run " + saxpy() + saxpy_inputs() + " --out y=" + path("a.npy") + " --out y=" +
-                     path("b.npy"),
-                 "--out y is given twice");
+  expect_refused(
+      "run " + saxpy() + saxpy_inputs() + " --out y=" + path("a.npy") + " --out y=" + path("b.npy"),
+      "--out y is given twice");
   expect_files({"o.npy", "ints.comp", "x.npy", "y.npy", "y5.npy"});
 }
 
@@ -149,7 +150,8 @@ void main() {
             "previous contents");
   expect_files({"a.npy", "o.npy", "ints.comp", "two.comp", "x.npy", "y.npy", "y5.npy"});
   // And a good run replaces both, whole.
-  const auto r = run(base + " --set scale=1 --out a=" + path("a.npy") + " --out b=" + path("b.npy"));
+  const auto r =
+      run(base + " --set scale=1 --out a=" + path("a.npy") + " --out b=" + path("b.npy"));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto x = gpgpu::npy::load(path("x.npy"));
   const auto a = gpgpu::npy::load(path("a.npy"));
@@ -167,15 +169,15 @@ TEST_F(CliMisuse, AmbiguousInputIsRefused) {
   expect_refused(run_saxpy + " --size 10,10,10,10", "--size takes 1 to 3 numbers");
   expect_refused(run_saxpy + " --size 100 --groups 2", "give either --size");
   expect_refused(run_saxpy + " --size 0", "--size must not contain 0");
-  expect_refused("run " + saxpy() + " x=" + path("x.npy") + " x=" + path("y.npy") + " y=" +
-                     path("y.npy") + " --set alpha=1",
+  expect_refused("run " + saxpy() + " x=" + path("x.npy") + " x=" + path("y.npy") +
+                     " y=" + path("y.npy") + " --set alpha=1",
                  "input 'x' is given twice");
   expect_refused(run_saxpy + " --set alpha=2", "argument 'alpha' is given twice");
   expect_refused(run_saxpy + " --repeat 0", "--repeat must be at least 1");
-  expect_refused("run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y5.npy") +
-                     " --set alpha=1",
-                 "the input arrays disagree in length (x: 1000, y: 5 elements), so the number "
-                 "of work items is ambiguous; give it with --size N");
+  expect_refused(
+      "run " + saxpy() + " x=" + path("x.npy") + " y=" + path("y5.npy") + " --set alpha=1",
+      "the input arrays disagree in length (x: 1000, y: 5 elements), so the number "
+      "of work items is ambiguous; give it with --size N");
 }
 
 TEST_F(CliMisuse, SizePastEveryArrayIsRefused) {
@@ -210,8 +212,7 @@ TEST_F(CliMisuse, ProfileSaysWhatItMeasured) {
   EXPECT_NE(r.output.find("fenced with glFinish"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("GPU time 0.000"), std::string::npos) << r.output;
   if (gpgpu::test::context().info().is_software) {
-    EXPECT_NE(r.output.find("timer queries do not see shader work"), std::string::npos)
-        << r.output;
+    EXPECT_NE(r.output.find("timer queries do not see shader work"), std::string::npos) << r.output;
   }
 }
 

@@ -89,8 +89,9 @@ TEST(Defects, UniformBlocksAreRefusedWithAReason) {
   });
   EXPECT_NE(error.find("uniform block Params cannot be bound"), std::string::npos) << error;
   EXPECT_NE(error.find("declare the members as plain uniforms"), std::string::npos) << error;
-  EXPECT_THROW(gpgpu::FragmentKernel(ctx, "uniform P { vec4 v; }; out vec4 R; void main() { R = v; }"),
-               gpgpu::UnsupportedError);
+  EXPECT_THROW(
+      gpgpu::FragmentKernel(ctx, "uniform P { vec4 v; }; out vec4 R; void main() { R = v; }"),
+      gpgpu::UnsupportedError);
 }
 
 // iimage3D and uimage3D had no default precision, so such kernels did not compile although
@@ -174,14 +175,12 @@ TEST(Defects, ComputeKernelChecksTexturesBeforeAnything) {
     const gpgpu::Texture* texture;
     std::string expected;
   };
-  for (const auto& [texture, expected] :
-       std::vector<Case>{{&three_d, "needs a 2-D texture"},
-                         {&ints, "needs a 2-D texture of float"},
-                         {&foreign, "belongs to another Context"},
-                         {&released, "empty or released"}}) {
+  for (const auto& [texture, expected] : std::vector<Case>{{&three_d, "needs a 2-D texture"},
+                                                           {&ints, "needs a 2-D texture of float"},
+                                                           {&foreign, "belongs to another Context"},
+                                                           {&released, "empty or released"}}) {
     std::vector<float> x = x0;
-    const std::string error =
-        message_of([&] { k.run({{"x", x}, {"b", b}, {"table", *texture}}); });
+    const std::string error = message_of([&] { k.run({{"x", x}, {"b", b}, {"table", *texture}}); });
     EXPECT_NE(error.find("uniform sampler2D table"), std::string::npos) << error;
     EXPECT_NE(error.find(expected), std::string::npos) << error;
     EXPECT_EQ(x, x0);
@@ -266,12 +265,16 @@ TEST(Defects, TypeMismatchNamesTheComponentCount) {
     uniform ivec3 v;
     void main() { o[0] = n + v.x; })");
   std::vector<std::int32_t> o(1, test::poison_int);
-  const std::string scalar = message_of([&] { k.run({{"o", o}, {"n", 1.5f}, {"v", std::array<std::int32_t, 3>{}}}); });
-  EXPECT_NE(scalar.find("uniform 'n' is declared int (1 int component) but was given a float32 value"),
-            std::string::npos)
+  const std::string scalar = message_of([&] {
+    k.run({{"o", o}, {"n", 1.5f}, {"v", std::array<std::int32_t, 3>{}}});
+  });
+  EXPECT_NE(
+      scalar.find("uniform 'n' is declared int (1 int component) but was given a float32 value"),
+      std::string::npos)
       << scalar;
-  const std::string vector =
-      message_of([&] { k.run({{"o", o}, {"n", std::int32_t{1}}, {"v", std::array<float, 3>{}}}); });
+  const std::string vector = message_of([&] {
+    k.run({{"o", o}, {"n", std::int32_t{1}}, {"v", std::array<float, 3>{}}});
+  });
   EXPECT_NE(vector.find("is declared ivec3 (3 int components)"), std::string::npos) << vector;
 }
 

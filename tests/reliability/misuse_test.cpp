@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
-#include <filesystem>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <string>
@@ -79,7 +79,8 @@ TEST(Threads, AContextServesOneThreadAtATime) {
 
   // Not released: another thread's call is refused with what to do, and nothing breaks.
   std::string refused;
-  std::thread intruder([&] { refused = message_of([&] { (void)add_one_works(*made_elsewhere, 1); }); });
+  std::thread intruder(
+      [&] { refused = message_of([&] { (void)add_one_works(*made_elsewhere, 1); }); });
   intruder.join();
   EXPECT_NE(refused.find("current on another thread"), std::string::npos) << refused;
   EXPECT_NE(refused.find("make_not_current()"), std::string::npos) << refused;
@@ -102,11 +103,13 @@ TEST(WorkSize, ItemsPastTheArraysAreTheKernelsToBound) {
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], x0[i] + 1.0f) << i;
 
   gpgpu::ComputeKernel add_one(ctx, add_one_source);
-  EXPECT_NE(message_of([&] { add_one.run({{"x", x}}, std::numeric_limits<std::size_t>::max()); })
-                .find("exceed 2^32 - 1"),
+  EXPECT_NE(message_of([&] {
+              add_one.run({{"x", x}}, std::numeric_limits<std::size_t>::max());
+            }).find("exceed 2^32 - 1"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { add_one.run({{"x", x}}, gpgpu::Size3{1u << 20, 1u << 20, 1}); })
-                .find("exceed 2^32 - 1"),
+  EXPECT_NE(message_of([&] {
+              add_one.run({{"x", x}}, gpgpu::Size3{1u << 20, 1u << 20, 1});
+            }).find("exceed 2^32 - 1"),
             std::string::npos);
   EXPECT_EQ(x.size(), x0.size());
 
@@ -126,16 +129,18 @@ TEST(DeviceLimits, DispatchesTexturesAndBuffersPastTheLimitsAreRefused) {
   gpgpu::ComputeKernel add_one(ctx, add_one_source);
   auto b = gpgpu::Buffer::from(ctx, test::random_floats(64, 1.0f, 2.0f));
   const auto too_many = static_cast<std::size_t>(info.max_compute_work_group_count[0]) + 1;
-  const std::string dispatch = message_of([&] { add_one.run_groups({{"x", b}}, {too_many, 1, 1}); });
+  const std::string dispatch = message_of([&] {
+    add_one.run_groups({{"x", b}}, {too_many, 1, 1});
+  });
   EXPECT_NE(dispatch.find("work groups exceed the device's"), std::string::npos) << dispatch;
 
   const auto wide = static_cast<std::size_t>(info.max_texture_size) + 1;
   EXPECT_THROW(gpgpu::Texture(ctx, gpgpu::TexelType::Float, {1, wide}), gpgpu::LimitError);
   const auto deep = static_cast<std::size_t>(info.max_3d_texture_size) + 1;
   EXPECT_THROW(gpgpu::Texture(ctx, gpgpu::TexelType::Float, {deep, 1, 1}), gpgpu::LimitError);
-  EXPECT_THROW(gpgpu::Buffer(ctx, gpgpu::ElementType::Float32,
-                             std::numeric_limits<std::size_t>::max() / 2),
-               gpgpu::LimitError);
+  EXPECT_THROW(
+      gpgpu::Buffer(ctx, gpgpu::ElementType::Float32, std::numeric_limits<std::size_t>::max() / 2),
+      gpgpu::LimitError);
   // A matrix past what one storage block binds.
   const int side = static_cast<int>(std::min<std::int64_t>(
       std::numeric_limits<int>::max() / 2, info.max_shader_storage_block_size / 4 + 1));
@@ -144,12 +149,15 @@ TEST(DeviceLimits, DispatchesTexturesAndBuffersPastTheLimitsAreRefused) {
 
 TEST(Defines, BadDefinesAreNamedNotReportedOnAUserLine) {
   auto& ctx = test::context();
-  const std::string digit = message_of([&] { gpgpu::ComputeKernel(ctx, add_one_source, {{"1BAD", "2"}}); });
+  const std::string digit = message_of([&] {
+    gpgpu::ComputeKernel(ctx, add_one_source, {{"1BAD", "2"}});
+  });
   EXPECT_NE(digit.find("define '1BAD' is not a valid macro name"), std::string::npos) << digit;
   EXPECT_EQ(digit.find("line 2"), std::string::npos) << digit;
   EXPECT_THROW(gpgpu::ComputeKernel(ctx, add_one_source, {{"GL_FOO", "1"}}), gpgpu::ArgumentError);
   EXPECT_THROW(gpgpu::ComputeKernel(ctx, add_one_source, {{"A__B", "1"}}), gpgpu::ArgumentError);
-  EXPECT_THROW(gpgpu::ComputeKernel(ctx, add_one_source, {{"N", "1\n#error"}}), gpgpu::ArgumentError);
+  EXPECT_THROW(gpgpu::ComputeKernel(ctx, add_one_source, {{"N", "1\n#error"}}),
+               gpgpu::ArgumentError);
   EXPECT_THROW(gpgpu::ComputeKernel(ctx, add_one_source, {{"", "1"}}), gpgpu::ArgumentError);
   gpgpu::ComputeKernel fine(ctx, add_one_source, {{"GOOD_1", "2"}, {"_X", ""}});
 }
@@ -224,8 +232,8 @@ TEST(Timeout, AnAbandonedContextSaysItIsLost) {
 // disk is made "full" with RLIMIT_FSIZE (a write past it fails with EFBIG, also for root):
 // the save fails, the previous file is intact and no temporary is left behind.
 TEST(Files, NpySaveNeverLeavesATruncatedFile) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("gpgpu_npy_full_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gpgpu_npy_full_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto path = dir / "result.npy";
   const auto small = test::random_floats(16);

@@ -80,8 +80,8 @@ TEST(Resources, AThousandContextsStayFlat) {
   const double growth_per_context = (resident_kib() - warm) * 1024 / 900;
   std::printf("resident %.0f KiB after 100 Contexts, %+.1f bytes per Context after\n", warm,
               growth_per_context);
-  EXPECT_LT(growth_per_context, 8 * 1024) << "bytes per Context; resident " << warm
-                                          << " KiB after warm-up";
+  EXPECT_LT(growth_per_context, 8 * 1024)
+      << "bytes per Context; resident " << warm << " KiB after warm-up";
 }
 
 // 300 kernels of distinct sources, each made, run once and dropped, as a program generating
@@ -102,8 +102,8 @@ TEST(Resources, ThreeHundredKernelsStayFlatWithABoundedCache) {
   const double growth_per_kernel = (resident_kib() - warm) * 1024 / 200;
   std::printf("resident %.0f KiB after 100 kernels, %+.1f bytes per kernel after\n", warm,
               growth_per_kernel);
-  EXPECT_LT(growth_per_kernel, 20 * 1024) << "bytes per kernel; resident " << warm
-                                          << " KiB after warm-up";
+  EXPECT_LT(growth_per_kernel, 20 * 1024)
+      << "bytes per kernel; resident " << warm << " KiB after warm-up";
   // A cached program is reused, an evicted one recompiled: both still compute.
   make_and_run(299);
   make_and_run(0);

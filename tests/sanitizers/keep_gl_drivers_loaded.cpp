@@ -84,8 +84,8 @@ std::vector<std::string> egl_vendor_libraries() {
 std::vector<std::string> dri_drivers() {
   std::vector<std::string> dirs = split_paths(std::getenv("LIBGL_DRIVERS_PATH"));
   if (dirs.empty()) {
-    dirs = {"/usr/lib/x86_64-linux-gnu/dri", "/usr/lib/aarch64-linux-gnu/dri",
-            "/usr/lib64/dri", "/usr/lib/dri"};
+    dirs = {"/usr/lib/x86_64-linux-gnu/dri", "/usr/lib/aarch64-linux-gnu/dri", "/usr/lib64/dri",
+            "/usr/lib/dri"};
   }
   std::vector<std::string> drivers;
   std::set<std::pair<dev_t, ino_t>> seen;
