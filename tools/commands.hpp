@@ -10,11 +10,6 @@ namespace gpgpu::cli {
 
 using Command = std::function<int()>;
 
-// Options every subcommand that makes a context shares.
-struct DeviceOption {
-  std::string device = "auto";
-};
-
 Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);

@@ -37,6 +37,11 @@ nlohmann::json to_json(const DeviceInfo& i) {
       {"max_transform_feedback_interleaved_components",
        i.max_transform_feedback_interleaved_components},
       {"max_draw_buffers", i.max_draw_buffers},
+      // 0 when no cap was seen in a loop of loop_probe_iterations.
+      {"max_loop_iterations", i.max_loop_iterations},
+      {"loop_cap_shared_by_all_loops", i.loop_cap_shared_by_all_loops},
+      {"loop_probe_iterations", i.loop_probe_iterations},
+      {"reset_notification", i.reset_notification},
       {"extensions", i.extensions},
   };
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_values.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::cli {
@@ -80,32 +81,24 @@ Arg uniform_arg(const KernelVariable& var, const std::string& name, const std::s
   std::vector<std::string> parts;
   std::stringstream s(text);
   for (std::string item; std::getline(s, item, ',');) parts.push_back(item);
+  if (!text.empty() && text.back() == ',') parts.push_back("");  // "1,2," has an empty third
   std::vector<std::uint32_t> bits;
+  const std::string what = fmt::format("--set {} ({} {})", name, var.glsl_type, name);
   for (const auto& p : parts) {
-    std::size_t used = 0;
-    try {
-      switch (var.element) {
-        case ElementType::Float32: {
-          float f = std::stof(p, &used);
-          std::uint32_t b;
-          std::memcpy(&b, &f, 4);
-          bits.push_back(b);
-          break;
-        }
-        case ElementType::Int32:
-          bits.push_back(
-              static_cast<std::uint32_t>(static_cast<std::int32_t>(std::stol(p, &used, 0))));
-          break;
-        case ElementType::Uint32:
-          bits.push_back(static_cast<std::uint32_t>(std::stoul(p, &used, 0)));
-          break;
+    switch (var.element) {
+      case ElementType::Float32: {
+        const float f = parse_float32(p, what);
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        bits.push_back(b);
+        break;
       }
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != p.size() || p.empty()) {
-      throw ArgumentError(
-          fmt::format("--set {}: '{}' is not a {} value", name, p, glsl_scalar_name(var.element)));
+      case ElementType::Int32:
+        bits.push_back(static_cast<std::uint32_t>(parse_int32(p, what)));
+        break;
+      case ElementType::Uint32:
+        bits.push_back(parse_uint32(p, what));
+        break;
     }
   }
   storage.push_back(std::move(bits));
@@ -124,6 +117,60 @@ Arg uniform_arg(const KernelVariable& var, const std::string& name, const std::s
     return Arg(std::span<const std::uint32_t>(held.data(), held.size()));
   }();
   return row_major ? gpgpu::row_major(arg) : arg;
+}
+
+// Elements of one storage array (vecN/matN elements, not floats).
+std::size_t elements_of(const KernelVariable& v, const npy::Array& array) {
+  return array.element_count() / static_cast<std::size_t>(std::max(v.components, 1));
+}
+
+// Without --size, the work items are the arrays' length: they must agree.
+void check_inputs_agree(const std::vector<KernelVariable>& vars,
+                        const std::map<std::string, npy::Array>& arrays,
+                        const std::vector<std::string>& inputs) {
+  std::string lengths;
+  std::size_t first = 0;
+  bool disagree = false;
+  for (const auto& name : inputs) {
+    const auto* v = find_variable(vars, name);
+    if (v->kind != KernelVariable::Kind::StorageBuffer || v->components <= 0) continue;
+    const std::size_t n = elements_of(*v, arrays.at(name));
+    if (lengths.empty()) first = n;
+    disagree = disagree || n != first;
+    lengths += fmt::format("{}{}: {}", lengths.empty() ? "" : ", ", name, n);
+  }
+  if (disagree) {
+    throw SizeMismatchError(fmt::format(
+        "the input arrays disagree in length ({} elements), so the number of work items is "
+        "ambiguous; give it with --size N",
+        lengths));
+  }
+}
+
+// --size past every array is the obvious mistake of a kernel indexed by gpgpu_index():
+// every invocation past the longest array reads and writes outside all of them.
+void check_size_fits_arrays(const std::vector<KernelVariable>& vars,
+                            const std::map<std::string, npy::Array>& arrays,
+                            const std::vector<std::size_t>& size) {
+  std::size_t items = 1;
+  for (auto s : size) items *= s;
+  std::string longest;
+  std::size_t longest_length = 0;
+  for (const auto& [name, array] : arrays) {
+    const auto* v = find_variable(vars, name);
+    if (v == nullptr || v->kind != KernelVariable::Kind::StorageBuffer) continue;
+    const std::size_t n = elements_of(*v, array);
+    if (longest.empty() || n > longest_length) {
+      longest = name;
+      longest_length = n;
+    }
+  }
+  if (longest.empty() || items <= longest_length) return;
+  throw SizeMismatchError(fmt::format(
+      "--size asks for {} work items, but the longest array, '{}', has {} elements: the "
+      "invocations past it would read and write outside every array. Give --size {} or less, "
+      "or --unchecked-size if the kernel bounds its own accesses",
+      items, longest, longest_length, longest_length));
 }
 
 }  // namespace
@@ -155,10 +202,24 @@ KernelArguments::KernelArguments(const std::vector<KernelVariable>& vars,
           fmt::format("input '{}' matches no variable of {}; its variables are:{}", name,
                       o.kernel_path, list_variables(vars)));
     }
+    if (arrays.count(name)) {
+      throw ArgumentError(
+          fmt::format("input '{}' is given twice; give each kernel variable one file", name));
+    }
     arrays[name] = npy::load(path);
     order.push_back(name);
   }
-  for (const auto& text : o.outputs) outputs.push_back(split_assignment(text, "--out"));
+  for (const auto& text : o.outputs) {
+    auto output = split_assignment(text, "--out");
+    for (const auto& [earlier, path] : outputs) {
+      if (earlier == output.first) {
+        throw ArgumentError(
+            fmt::format("--out {} is given twice; write each variable once", output.first));
+      }
+    }
+    outputs.push_back(std::move(output));
+  }
+  if (o.size.empty() && o.groups.empty()) check_inputs_agree(vars, arrays, order);
 
   std::size_t default_items = 0;
   const npy::Array* shape_source = nullptr;
@@ -202,6 +263,8 @@ KernelArguments::KernelArguments(const std::vector<KernelVariable>& vars,
     arrays[name] = std::move(out);
   }
 
+  if (!o.size.empty() && !o.unchecked_size) check_size_fits_arrays(vars, arrays, o.size);
+
   uniform_storage_.reserve(o.uniforms.size());
   for (auto& [name, array] : arrays) {
     bool written = false;
@@ -224,13 +287,23 @@ KernelArguments::KernelArguments(const std::vector<KernelVariable>& vars,
   }
 }
 
-void KernelArguments::save_outputs() const {
+void KernelArguments::save_outputs(const OutputFiles& files) const {
+  for (const auto& [name, path] : outputs_) npy::save(files.temporary_path(path), arrays_.at(name));
+}
+
+void KernelArguments::report_outputs() const {
   for (const auto& [name, path] : outputs_) {
     const auto& a = arrays_.at(name);
-    npy::save(path, a);
     std::cout << fmt::format("wrote {} ({} {}, shape [{}])\n", path, a.element_count(),
                              npy::dtype_name(a.dtype), fmt::join(a.shape, ", "));
   }
+}
+
+std::vector<std::pair<std::string, std::string>> output_assignments(
+    const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const auto& text : texts) outputs.push_back(split_assignment(text, "--out"));
+  return outputs;
 }
 
 }  // namespace gpgpu::cli

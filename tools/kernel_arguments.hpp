@@ -12,6 +12,7 @@
 #include "gpgpu/defines.hpp"
 #include "gpgpu/kernel_variable.hpp"
 #include "gpgpu/npy.hpp"
+#include "output_files.hpp"
 
 namespace gpgpu::cli {
 
@@ -23,6 +24,7 @@ struct KernelArgumentOptions {
   std::vector<std::size_t> size;      // work items: N, or X,Y[,Z]
   std::vector<std::size_t> groups;    // work groups X[,Y[,Z]]
   bool row_major = false;
+  bool unchecked_size = false;  // allow --size past the longest array
 };
 
 class KernelArguments {
@@ -32,8 +34,10 @@ class KernelArguments {
   KernelArguments(const KernelArguments&) = delete;
   KernelArguments& operator=(const KernelArguments&) = delete;
   const Args& args() const { return args_; }
-  // Writes every --out array to its file and says so on stdout.
-  void save_outputs() const;
+  // Writes every --out array to its reserved temporary file (files.commit() moves them
+  // into place); report_outputs() then says so on stdout.
+  void save_outputs(const OutputFiles& files) const;
+  void report_outputs() const;
 
  private:
   std::map<std::string, npy::Array> arrays_;
@@ -41,6 +45,10 @@ class KernelArguments {
   std::vector<std::vector<std::uint32_t>> uniform_storage_;
   Args args_;
 };
+
+// The NAME=file.npy pairs of --out options (ArgumentError for a malformed one).
+std::vector<std::pair<std::string, std::string>> output_assignments(
+    const std::vector<std::string>& texts);
 
 // Reads a kernel file; gpgpu::Error if it cannot.
 std::string read_text(const std::string& path);

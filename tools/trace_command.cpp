@@ -1,6 +1,7 @@
 // `gpgpu trace KERNEL.comp --buffer NAME A=a.npy ... --png access.png`: runs an
 // instrumented copy of a compute kernel that logs which invocation touched which element of
 // one array, prints how well each warp's accesses coalesce, and draws the picture.
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/trace.hpp"
 #include "kernel_arguments.hpp"
+#include "output_files.hpp"
 
 namespace gpgpu::cli {
 
@@ -47,6 +49,17 @@ Command add_trace_command(CLI::App& app) {
   sub->add_option("--capacity", o->capacity, "accesses to keep (the rest are only counted)");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() {
+    if (!o->arguments.size.empty() && !o->arguments.groups.empty()) {
+      throw ArgumentError("give either --size (work items) or --groups (work groups), not both");
+    }
+    // Every file this command writes is checked before anything runs (output_files.hpp).
+    OutputFiles files;
+    for (const auto& [name, path] : output_assignments(o->arguments.outputs)) {
+      files.reserve("--out " + name, path);
+    }
+    if (!o->json.empty()) files.reserve("--json", o->json);
+    const bool png = access_png_supported();
+    if (png) files.reserve("--png", o->png);
     Context ctx({.device = o->device});
     const std::string source = read_text(o->arguments.kernel_path);
     const Defines defines = parse_defines(o->defines);
@@ -67,16 +80,23 @@ Command add_trace_command(CLI::App& app) {
     AccessTrace trace = trace_kernel(ctx, source, arguments.args(), dispatch, options, defines,
                                      o->arguments.kernel_path);
     std::cout << trace.summary(o->warp);
-    arguments.save_outputs();
+    arguments.save_outputs(files);
     if (!o->json.empty()) {
-      std::ofstream(o->json) << trace.json(o->warp);
-      std::cout << "wrote " << o->json << "\n";
+      std::ofstream json(files.temporary_path(o->json));
+      json << trace.json(o->warp);
+      json.close();
+      if (!json) throw Error(fmt::format("--json {}: cannot write it", o->json));
     }
-    if (access_png_supported()) {
+    if (png) {
       AccessPictureOptions picture;
       picture.title = fmt::format("{}: {}", o->arguments.kernel_path, o->buffer);
       picture.warp_size = o->warp;
-      write_access_png(trace, o->png, picture);
+      write_access_png(trace, files.temporary_path(o->png).string(), picture);
+    }
+    files.commit();
+    arguments.report_outputs();
+    if (!o->json.empty()) std::cout << "wrote " << o->json << "\n";
+    if (png) {
       std::cout << "wrote " << o->png << "\n";
     } else {
       std::cout << "this build has no libpng: no picture drawn\n";

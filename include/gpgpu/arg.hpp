@@ -9,12 +9,18 @@
 // (gpgpu::in, gpgpu::out, gpgpu::inout say it explicitly; out skips the upload).
 // Matrices are taken column-major, as GLSL stores them; wrap row-major data in
 // gpgpu::row_major(...) and gpgpu transposes it.
+//
+// Lifetimes: an Arg refers to host arrays (it does not copy them: keep them alive while the
+// Arg is used). Buffers and Textures it follows safely: an Arg kept after its Buffer or
+// Texture was moved refers to the moved-to object, and one kept after it was destroyed
+// makes run() throw ArgumentError ("... was destroyed") instead of reading freed memory.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,8 +79,9 @@ class Arg {
   MatrixLayout layout() const noexcept { return layout_; }
   const void* data() const noexcept { return kind_ == Kind::Value ? inline_.data() : data_; }
   void* writable_data() const noexcept { return writable_; }
-  const Buffer* buffer() const noexcept { return buffer_; }
-  const Texture* texture() const noexcept { return texture_; }
+  // The Buffer or Texture now, or null when it has been destroyed since (see above).
+  const Buffer* buffer() const noexcept { return buffer_ ? *buffer_ : nullptr; }
+  const Texture* texture() const noexcept { return texture_ ? *texture_ : nullptr; }
   std::string describe() const;  // "a float32 array of 12", "a uint32 value", ...
 
   Arg& with_access(Access access);
@@ -95,8 +102,9 @@ class Arg {
   std::size_t count_ = 0;
   Access access_ = Access::Read;
   MatrixLayout layout_ = MatrixLayout::ColumnMajor;
-  const Buffer* buffer_ = nullptr;
-  const Texture* texture_ = nullptr;
+  // Where the Buffer or Texture lives, kept up to date by the object itself.
+  std::shared_ptr<const Buffer* const> buffer_;
+  std::shared_ptr<const Texture* const> texture_;
   std::array<std::uint32_t, 16> inline_{};
 };
 

@@ -74,11 +74,19 @@ class Buffer {
   // Frees the device memory now.
   void release() noexcept;
 
+  // For Arg: where this object lives, updated when it is moved and set to null when it is
+  // destroyed, so that an Arg kept longer than the object cannot dangle.
+  std::shared_ptr<const Buffer* const> self_reference() const;
+
  private:
   void upload_bytes(ElementType type, const void* data, std::size_t count, std::size_t offset);
   void download_bytes(ElementType type, void* out, std::size_t count, std::size_t offset) const;
 
+  // Follows this object; see self_reference().
+  void follow_self() noexcept;
+
   std::shared_ptr<detail::ContextState> state_;
+  mutable std::shared_ptr<const Buffer*> self_;
   unsigned id_ = 0;
   ElementType type_ = ElementType::Float32;
   std::size_t count_ = 0;

@@ -16,11 +16,13 @@
 //   uint gpgpu_index()   the linear index of this invocation, also when a dispatch larger
 //                        than the device's work-group count limit is split into rows
 //   uint gpgpu_count     the number of work items asked for (invocations past it must return)
+//   uint gpgpu_pass_begin, gpgpu_pass_end   the loop range of this pass (run_in_passes)
 // Storage blocks need distinct `layout(binding = N)`s (GLES cannot rebind them).
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,12 +60,35 @@ class ComputeKernel {
   // Runs one invocation per element of the bound arrays (they must agree in length).
   void run(const Args& args);
   // Runs `items` invocations (split automatically beyond the work-group count limit).
+  // The rule for explicit sizes: gpgpu runs exactly the work asked for and cannot know how a
+  // kernel indexes (a histogram rightly runs many more items than its counts array has), so
+  // the kernel must keep every access inside its arrays: compare with .length() or a size
+  // it is given, not only with gpgpu_count. Accesses past an array are undefined on GPUs;
+  // with ContextOptions::robust_buffer_access (where granted) they read zeros and writes
+  // are dropped. `gpgpu run` refuses --size past the longest array unless told otherwise.
   void run(const Args& args, std::size_t items);
   // Runs a 2-D or 3-D grid of invocations (rounded up to whole work groups).
   void run(const Args& args, Size3 items);
-  // Runs exactly `groups` work groups.
+  // Runs exactly `groups` work groups (not checked against the arrays' lengths).
   void run_groups(const Args& args, Size3 groups);
 
+  // Runs `items` invocations of a kernel whose loop is longer than one dispatch may take on
+  // devices that cap loops (DeviceInfo::max_loop_iterations: llvmpipe ends loops silently
+  // past 65535 iterations, all the loops of an invocation together, nested or not). The
+  // loop's range [0, loop_length) is cut into passes of at most `pass_length` iterations
+  // (0: the device's cap less 1024 for the kernel's other loops, or the whole range where
+  // there is no cap), each one run(args, items) with gpgpu_pass_begin and gpgpu_pass_end
+  // set to its range. The kernel carries its state across passes in its arrays:
+  //   float sum = gpgpu_pass_begin == 0u ? 0.0 : sums[i];
+  //   for (uint t = gpgpu_pass_begin; t < gpgpu_pass_end; ++t) sum += x[t];
+  //   sums[i] = sum;
+  // so those must be read-write host arrays or Buffers: write-only arrays (gpgpu::out) are
+  // never uploaded, and are refused (ArgumentError). Host arrays travel every pass; Buffers
+  // stay on the GPU. A plain run() sets both uniforms to 0.
+  void run_in_passes(const Args& args, std::size_t items, std::uint64_t loop_length,
+                     std::uint64_t pass_length = 0);
+
+  // These throw Error on a moved-from kernel, as run() does.
   std::array<int, 3> local_size() const;
   std::vector<KernelVariable> variables() const;
   const std::string& label() const;
@@ -76,11 +101,16 @@ class ComputeKernel {
  private:
   enum class SizeMode { Derived, Items1D, Items3D, Groups };
   void execute(const Args& args, SizeMode mode, Size3 size);
+  // The compiled program; throws Error when this kernel was moved from.
+  const detail::Program& program() const;
 
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;
+  std::string label_;
   bool timing_ = false;
   double last_gpu_ns_ = -1;
+  // The loop range of the current pass of run_in_passes; {0, 0} otherwise.
+  std::uint32_t pass_begin_ = 0, pass_end_ = 0;
 };
 
 }  // namespace gpgpu

@@ -1,14 +1,18 @@
 // gpgpu/context.hpp — a headless OpenGL ES 3.1+ context on a GPU or on Mesa's llvmpipe.
 //
-// A Context owns one EGL display connection and one GLES context, made current on the
-// thread that created it. Everything made from it (buffers, kernels, textures) belongs to
-// it; use a Context from one thread at a time. Several Contexts, one per thread, run at once.
+// A Context owns one EGL display connection and one GLES context. Everything made from it
+// (buffers, kernels, textures) belongs to it. It serves one thread at a time: each call
+// makes it current on the calling thread, where it stays until that thread calls
+// make_not_current() or ends; then any other thread may use it. Several Contexts, one per
+// thread, run at once.
 //
 //   gpgpu::Context ctx;                        // GPGPU_DEVICE or "auto": a GPU if there is one
 //   gpgpu::Context cpu({.device = "llvmpipe"}); // Mesa's software rasterizer
 //   std::cout << ctx.info().renderer;
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,6 +71,22 @@ struct DeviceInfo {
   std::int64_t max_combined_texture_image_units = 0;
   std::int64_t max_viewport_dims[2] = {0, 0};
 
+  // Shader loops. Mesa's llvmpipe silently ends loops: every loop iteration of one shader
+  // invocation takes one from a budget of 65535 shared by all its loops (nesting loops does
+  // not help), and the result is then wrong without any error. gpgpu measures this when the
+  // Context is made (a tiny kernel, once per device and process); GPUs have no cap.
+  // Kernels that loop longer must split the work across dispatches: see
+  // ComputeKernel::run_in_passes and docs/reliability.md.
+  std::int64_t max_loop_iterations = 0;  // 0: no cap seen in loop_probe_iterations
+  bool loop_cap_shared_by_all_loops = false;
+  std::int64_t loop_probe_iterations = 0;
+  // The context was made with a lose-context-on-reset notification strategy
+  // (EGL_EXT_create_context_robustness; GL_KHR_robustness / GL_EXT_robustness): a GPU reset
+  // is reported as ContextLostError instead of hanging or returning garbage.
+  bool reset_notification = false;
+  // ContextOptions::robust_buffer_access was asked for and granted.
+  bool robust_buffer_access = false;
+
   std::vector<std::string> extensions;      // GL extensions
   std::vector<std::string> egl_extensions;  // EGL display extensions
 
@@ -74,6 +94,11 @@ struct DeviceInfo {
   bool has_timer_query() const;          // GL_EXT_disjoint_timer_query
   bool has_buffer_storage() const;       // GL_EXT_buffer_storage
   bool has_color_buffer_float() const;   // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  // True when a loop of `iterations` (counting every loop of an invocation together where
+  // the cap is shared) runs to its end on this device.
+  bool loop_runs_to_end(std::int64_t iterations) const {
+    return max_loop_iterations == 0 || iterations <= max_loop_iterations;
+  }
 
   // A human-readable multi-line report (what `gpgpu info` prints).
   std::string to_string() const;
@@ -87,8 +112,24 @@ struct ContextOptions {
   std::string device = "auto";
   // Ask for a GLES 3.2 context first and fall back to 3.1 (the minimum: compute shaders).
   bool prefer_gles32 = true;
-  // Create a debug context and turn driver debug messages of high severity into errors.
+  // Create a debug context: driver debug messages of high severity (and every message of
+  // type error) become DriverErrors thrown by the call that caused them; medium-severity
+  // messages are printed to stderr.
   bool debug = false;
+  // The longest one kernel run (upload, kernel, read-back) may take; zero means no limit.
+  // With a limit, every run waits for its GPU work to finish (glClientWaitSync with a
+  // deadline) and throws TimeoutError past it, before any result reaches the caller. Where
+  // the driver runs kernels inside the call (llvmpipe's compute dispatches) the limit is
+  // checked when the call returns; on GPUs a kernel still running is abandoned with its
+  // Context (later calls throw ContextLostError). See docs/reliability.md.
+  std::chrono::milliseconds timeout{0};
+  // How many compiled programs the Context keeps for reuse, least recently used out first
+  // (each holds driver memory: about 100 KB on llvmpipe); 0 keeps every program.
+  std::size_t program_cache_limit = 128;
+  // Ask for robust buffer access (EGL_CONTEXT_OPENGL_ROBUST_ACCESS): reads past the end of a
+  // storage buffer return zeros and writes past it are dropped, instead of undefined
+  // behaviour. info().robust_buffer_access says whether the device granted it.
+  bool robust_buffer_access = false;
 };
 
 class Context {
@@ -105,10 +146,16 @@ class Context {
   const DeviceInfo& info() const;
 
   // Makes this context current on the calling thread (done automatically by every call).
+  // A Context serves one thread at a time: it stays current on the thread that used it
+  // last until that thread calls make_not_current() or ends. Another thread's call before
+  // then throws ContextError.
   void make_current() const;
+  // Releases the context from the calling thread (if current there), so that another thread
+  // can use it next.
+  void make_not_current() const;
   // Waits until the GPU has finished all submitted work.
   void finish() const;
-  // Drops every cached program (they are recompiled on next use).
+  // Drops every cached program (they are recompiled on next use; kernels keep theirs).
   void clear_program_cache();
   std::size_t cached_program_count() const;
 

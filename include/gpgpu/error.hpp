@@ -32,10 +32,35 @@ class GLError : public Error {
   unsigned code_;
 };
 
+// The GL context is gone (GL_CONTEXT_LOST): the GPU was reset, or a kernel ran past
+// ContextOptions::timeout and the Context was abandoned with the work maybe still running.
+// Nothing made from the Context can be used any more; make a new Context.
+class ContextLostError : public GLError {
+ public:
+  using GLError::GLError;
+};
+
 // The driver ran out of memory (GL_OUT_OF_MEMORY).
 class OutOfMemoryError : public GLError {
  public:
   using GLError::GLError;
+};
+
+// The driver broke a promise of the GL specification without raising a GL error (a mapping
+// that returned no pointer, a capture that came back short, a sync object that failed).
+// Not a mistake of the caller; the message names the call.
+class DriverError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A kernel run took longer than ContextOptions::timeout. When the work has finished by the
+// time this is thrown (drivers that run kernels inside the call, such as llvmpipe) the
+// Context stays usable; otherwise it is abandoned and later calls throw ContextLostError.
+// Either way the caller's host arrays are unchanged.
+class TimeoutError : public Error {
+ public:
+  using Error::Error;
 };
 
 // A shader failed to compile or a program failed to link; the message holds the driver's

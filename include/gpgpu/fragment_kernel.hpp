@@ -86,6 +86,7 @@ class FragmentKernel {
   void set_max_width(std::size_t width) { max_width_ = width; }
   std::size_t max_width() const { return max_width_; }
 
+  // These throw Error on a moved-from kernel, as run() does.
   std::vector<KernelVariable> variables() const;
   const std::string& label() const;
 
@@ -101,8 +102,12 @@ class FragmentKernel {
   };
   void execute(const Args& args, Grid grid);
 
+  // The compiled program; throws Error when this kernel was moved from.
+  const detail::Program& program() const;
+
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;
+  std::string label_;
   std::size_t max_width_ = 0;
   bool timing_ = false;
   double last_gpu_ns_ = -1;

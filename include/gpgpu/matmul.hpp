@@ -33,8 +33,13 @@ class Buffer;
 // and fragment methods are the ways gpgpu.js and GPGPUtility had in WebGL, kept for
 // comparison: their operands are packed into textures and their product gathered back into
 // C by compute dispatches (included in their timings); the fragment methods need
-// GL_EXT_color_buffer_float (else UnsupportedError). Textures limit their m, k and n to the
+// GL_EXT_color_buffer_float (else UnsupportedError). Textures limit their m and n to the
 // device's GL_MAX_TEXTURE_SIZE (LimitError beyond).
+//
+// Any k: where one pass of a method cannot take k — its k loop past a device's loop cap
+// (DeviceInfo::max_loop_iterations: llvmpipe's 65535), or k past what its textures hold —
+// the plan sums the product over passes of at most that many k (a dispatch each, the product
+// of each added into C). The error bound below still holds.
 enum class MatmulMethod {
   Auto,                      // the autotuned choice for this device if cached, else a default
   ComputeNaive,              // one output per invocation, operands read straight from storage

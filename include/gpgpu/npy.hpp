@@ -72,7 +72,9 @@ Array load(const std::filesystem::path& path);
 // its shape or it has more than 64 dimensions (NumPy's limit, which parse() enforces too).
 std::vector<std::byte> serialize(const Array& array);
 
-// Writes serialize(array) to a file; throws gpgpu::Error when it cannot be written.
+// Writes serialize(array) to a file; throws gpgpu::Error when it cannot be written. The
+// file is written beside `path` first and renamed over it when complete: a failure (a full
+// disk) never leaves a truncated file, and an existing file stays as it was.
 void save(const std::filesystem::path& path, const Array& array);
 
 // Builds an Array from typed values; throws gpgpu::SizeMismatchError when values does not

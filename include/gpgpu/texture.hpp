@@ -132,12 +132,20 @@ class Texture {
   // Frees the device memory now.
   void release() noexcept;
 
+  // For Arg: where this object lives, updated when it is moved and set to null when it is
+  // destroyed, so that an Arg kept longer than the object cannot dangle.
+  std::shared_ptr<const Texture* const> self_reference() const;
+
  private:
   static std::size_t texels_in(TexelType type, std::size_t values);
   void upload_values(ElementType type, const void* data, std::size_t count);
   void download_values(ElementType type, void* out, std::size_t count) const;
 
+  // Follows this object; see self_reference().
+  void follow_self() noexcept;
+
   std::shared_ptr<detail::ContextState> state_;
+  mutable std::shared_ptr<const Texture*> self_;
   unsigned id_ = 0;
   TexelType type_ = TexelType::Float;
   std::size_t depth_ = 0;  // 0 for a 2-D texture

@@ -79,6 +79,7 @@ class TransformFeedbackKernel {
   // Runs the shader once per element; the element count comes from the outputs.
   void run(const Args& args);
 
+  // These throw Error on a moved-from kernel, as run() does.
   std::vector<KernelVariable> variables() const;
   const std::string& label() const;
   // True when the outputs are captured GL_SEPARATE_ATTRIBS, false when interleaved.
@@ -90,8 +91,12 @@ class TransformFeedbackKernel {
   double last_gpu_ns() const { return last_gpu_ns_; }
 
  private:
+  // The compiled program; throws Error when this kernel was moved from.
+  const detail::Program& program() const;
+
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;
+  std::string label_;
   // The program's uniforms and inputs, with the captured varyings as its outputs.
   std::shared_ptr<const detail::ProgramInterface> interface_;
   std::shared_ptr<const detail::CapturePlan> plan_;

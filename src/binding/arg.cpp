@@ -6,6 +6,7 @@
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/texture.hpp"
 
 namespace gpgpu {
 
@@ -20,10 +21,13 @@ Arg::Arg(std::initializer_list<float> v) {
 }
 
 Arg::Arg(const Buffer& buffer)
-    : kind_(Kind::DeviceBuffer), type_(buffer.element_type()), count_(buffer.size()),
-      access_(Access::ReadWrite), buffer_(&buffer) {}
+    : kind_(Kind::DeviceBuffer),
+      type_(buffer.element_type()),
+      count_(buffer.size()),
+      access_(Access::ReadWrite),
+      buffer_(buffer.self_reference()) {}
 
-Arg::Arg(const Texture& texture) : kind_(Kind::DeviceTexture), texture_(&texture) {}
+Arg::Arg(const Texture& texture) : kind_(Kind::DeviceTexture), texture_(texture.self_reference()) {}
 
 void Arg::set_value(ElementType type, const void* data, std::size_t count) {
   kind_ = Kind::Value;

@@ -98,10 +98,11 @@ void check_element_type(const NamedArg& arg, const GlslType& type, const std::st
                                         what, arg.name, type.name));
   }
   if (arg.value.element_type() != type.element) {
-    throw TypeMismatchError(fmt::format(
-        "{}: {} '{}' is declared {} ({} components) but was given {}; pass {} data", label, what,
-        arg.name, type.name, glsl_scalar_name(type.element), arg.value.describe(),
-        to_string(type.element)));
+    const int components = type.components();
+    throw TypeMismatchError(
+        fmt::format("{}: {} '{}' is declared {} ({} {} component{}) but was given {}; pass {} data",
+                    label, what, arg.name, type.name, components, glsl_scalar_name(type.element),
+                    components == 1 ? "" : "s", arg.value.describe(), to_string(type.element)));
   }
 }
 
@@ -124,6 +125,11 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
       throw TypeMismatchError(fmt::format("{}: uniform {} {} takes a gpgpu::Texture, not {}",
                                           label, u.type.name, u.name, v.describe()));
     }
+    if (v.texture() == nullptr) {
+      throw ArgumentError(
+          fmt::format("{}: the Texture for uniform {} {} was destroyed after the argument was made",
+                      label, u.type.name, u.name));
+    }
     return;
   }
   if (v.kind() == Arg::Kind::DeviceBuffer || v.kind() == Arg::Kind::DeviceTexture) {
@@ -134,8 +140,9 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
   const auto components = static_cast<std::size_t>(u.type.components());
   if (!u.is_array) {
     if (v.count() != components) {
-      throw SizeMismatchError(fmt::format("{}: uniform {} {} needs {} values, {} were given", label,
-                                          u.type.name, u.name, components, v.count()));
+      throw SizeMismatchError(fmt::format(
+          "{}: uniform {} {} needs {} value{}, {} {} given", label, u.type.name, u.name, components,
+          components == 1 ? "" : "s", v.count(), v.count() == 1 ? "was" : "were"));
     }
     return;
   }

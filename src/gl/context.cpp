@@ -3,12 +3,15 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
 #include "gl/device_info.hpp"
 #include "gl/egl_devices.hpp"
+#include "gl/gl_fence.hpp"
+#include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
 
@@ -50,28 +53,67 @@ void release_display(EGLDisplay display) noexcept {
 
 ContextState::~ContextState() { release(); }
 
+namespace {
+
+// The context gpgpu made current on this thread last; released when the thread ends, so that
+// the thread's end hands the Context over (EGL would otherwise keep it bound to a dead
+// thread, and every other thread would get EGL_BAD_ACCESS).
+class ThreadCurrentContext {
+ public:
+  ~ThreadCurrentContext() {
+    if (const auto state = state_.lock()) state->release_from_this_thread();
+  }
+  void note(const std::shared_ptr<const ContextState>& state) { state_ = state; }
+
+ private:
+  std::weak_ptr<const ContextState> state_;
+};
+
+}  // namespace
+
+void note_current_on_this_thread(const std::shared_ptr<const ContextState>& state) {
+  thread_local ThreadCurrentContext current;
+  current.note(state);
+}
+
 void ContextState::ensure_current() const {
   if (released) {
     throw Error("this gpgpu::Context was released; objects made from it can no longer be used");
   }
+  if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
   if (eglGetCurrentContext() == context) return;
   if (eglMakeCurrent(display, surface, surface, context) != EGL_TRUE) {
     EGLint code = eglGetError();
     if (code == EGL_BAD_ACCESS) {
       throw ContextError(
           "the gpgpu::Context is current on another thread; a Context serves one thread at a "
-          "time (make one Context per thread)");
+          "time: on the thread that used it last, call make_not_current() (a thread that ends "
+          "releases it by itself), or make one Context per thread");
+    }
+    if (code == EGL_CONTEXT_LOST) {
+      throw ContextLostError(
+          "eglMakeCurrent: the GL context was lost (GPU reset or driver "
+          "failure); make a new gpgpu::Context",
+          GL_CONTEXT_LOST);
     }
     throw ContextError(fmt::format("eglMakeCurrent failed with {}", egl_error_name(code)));
   }
+  note_current_on_this_thread(shared_from_this());
 }
 
 bool ContextState::try_make_current() const noexcept {
-  if (released || context == EGL_NO_CONTEXT) return false;
+  // A lost context's objects go with it when it is destroyed; never touch them one by one.
+  if (released || context == EGL_NO_CONTEXT || !lost_reason.empty()) return false;
   if (eglGetCurrentContext() == context) return true;
   bool ok = eglMakeCurrent(display, surface, surface, context) == EGL_TRUE;
   if (!ok) eglGetError();
   return ok;
+}
+
+void ContextState::release_from_this_thread() const noexcept {
+  if (context == EGL_NO_CONTEXT || eglGetCurrentContext() != context) return;
+  eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  eglGetError();
 }
 
 void ContextState::drop_attachments() noexcept {
@@ -83,17 +125,20 @@ void ContextState::drop_attachments() noexcept {
 void ContextState::release() noexcept {
   if (released) return;
   drop_attachments();  // they free their GL objects while the context still exists
+  // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
+  // refuses it, so they are not touched.
   const bool current = try_make_current();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
   } else {
-    // The context lives on another thread: deleting its objects here is impossible, and
-    // destroying the context below frees them with it.
-    for (auto& [key, program] : programs) program->abandon();
-    programs.clear();
+    // The context lives on another thread (or is lost): deleting its objects here is
+    // impossible, and destroying the context below frees them with it.
+    programs.abandon_all();
   }
   if (context != EGL_NO_CONTEXT) {
-    if (current) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (eglGetCurrentContext() == context) {
+      eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    }
     eglDestroyContext(display, context);
     context = EGL_NO_CONTEXT;
   }
@@ -107,6 +152,56 @@ void ContextState::release() noexcept {
   }
   eglGetError();
   released = true;
+}
+
+namespace {
+
+double milliseconds(std::chrono::nanoseconds duration) {
+  return std::chrono::duration<double, std::milli>(duration).count();
+}
+
+std::string reset_status_text(const ExtensionFunctions& ext) {
+  if (ext.get_graphics_reset_status == nullptr) return "";
+  switch (ext.get_graphics_reset_status()) {
+    case GL_GUILTY_CONTEXT_RESET:
+      return " The GPU was reset because of this context.";
+    case GL_INNOCENT_CONTEXT_RESET:
+      return " The GPU was reset because of another context.";
+    case GL_UNKNOWN_CONTEXT_RESET:
+      return " The GPU was reset.";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+void ContextState::wait_within_timeout(std::chrono::steady_clock::time_point started,
+                                       const std::string& what) {
+  if (timeout.count() <= 0) return;
+  const auto deadline = started + timeout;
+  GlFence fence;
+  fence.insert();
+  const bool finished = fence.wait_until(deadline);
+  const auto took = std::chrono::steady_clock::now() - started;
+  if (finished && took <= timeout) return;
+  if (finished) {
+    // The driver ran the work inside the call (llvmpipe's compute dispatches): it is over,
+    // only late. Nothing was committed to the caller yet, and the context is fine.
+    throw TimeoutError(fmt::format(
+        "{} took {:.1f} ms, longer than the Context's timeout of {:.1f} ms "
+        "(ContextOptions::timeout); its results were discarded (host arrays are unchanged, "
+        "Buffers and Textures it wrote hold its late results) and the Context stays usable",
+        what, milliseconds(took), milliseconds(timeout)));
+  }
+  lost_reason = fmt::format(
+      "a kernel ({}) did not finish within the Context's timeout of {:.1f} ms and the Context "
+      "was abandoned with the GPU maybe still running it; make a new gpgpu::Context.{}",
+      what, milliseconds(timeout), reset_status_text(ext));
+  throw TimeoutError(
+      fmt::format("{} did not finish within the Context's timeout of {:.1f} ms "
+                  "(ContextOptions::timeout); host arrays are unchanged. {}",
+                  what, milliseconds(timeout), lost_reason));
 }
 
 namespace {
@@ -126,6 +221,44 @@ const char* install_hint =
     "install an EGL + OpenGL ES implementation: on Debian/Ubuntu `apt-get install libegl1 "
     "libgles2 libegl-mesa0 libgl1-mesa-dri` (Mesa, includes the llvmpipe CPU fallback), or "
     "the GPU vendor's driver with its EGL library";
+
+bool has_robustness(const DeviceInfo& info) {
+  return info.has_extension("GL_KHR_robustness") || info.has_extension("GL_EXT_robustness") ||
+         (info.gl_major == 3 && info.gl_minor >= 2);
+}
+
+// A GLES 3.2 (else 3.1) context; with reset notification where the display offers it, and
+// with robust buffer access when asked for (both dropped if the driver refuses them).
+// `granted` records what the context got.
+EGLContext create_egl_context(EGLDisplay display, EGLConfig config, const ContextOptions& options,
+                              const std::vector<std::string>& display_exts, DeviceInfo& granted) {
+  const bool robustness = has_word(display_exts, "EGL_EXT_create_context_robustness");
+  for (const bool robust : {true, false}) {
+    if (robust && !robustness) continue;
+    for (EGLint minor : {2, 1}) {
+      if (minor == 2 && !options.prefer_gles32) continue;
+      std::vector<EGLint> attributes = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION,
+                                        minor};
+      if (options.debug) attributes.insert(attributes.end(), {EGL_CONTEXT_OPENGL_DEBUG, EGL_TRUE});
+      if (robust) {
+        attributes.insert(attributes.end(), {EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT,
+                                             EGL_LOSE_CONTEXT_ON_RESET_EXT});
+        if (options.robust_buffer_access) {
+          attributes.insert(attributes.end(), {EGL_CONTEXT_OPENGL_ROBUST_ACCESS_EXT, EGL_TRUE});
+        }
+      }
+      attributes.push_back(EGL_NONE);
+      EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, attributes.data());
+      if (context != EGL_NO_CONTEXT) {
+        granted.reset_notification = robust;
+        granted.robust_buffer_access = robust && options.robust_buffer_access;
+        return context;
+      }
+      eglGetError();
+    }
+  }
+  return EGL_NO_CONTEXT;
+}
 
 // Tries to make a context on one candidate. Returns the state, or null with `why` filled.
 std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
@@ -167,18 +300,7 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
       return nullptr;
     }
   }
-  for (EGLint minor : {2, 1}) {
-    if (minor == 2 && !options.prefer_gles32) continue;
-    std::vector<EGLint> attributes = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION,
-                                      minor};
-    if (options.debug) {
-      attributes.insert(attributes.end(), {EGL_CONTEXT_OPENGL_DEBUG, EGL_TRUE});
-    }
-    attributes.push_back(EGL_NONE);
-    state->context = eglCreateContext(display, config, EGL_NO_CONTEXT, attributes.data());
-    if (state->context != EGL_NO_CONTEXT) break;
-    eglGetError();
-  }
+  state->context = create_egl_context(display, config, options, display_exts, state->info);
   if (state->context == EGL_NO_CONTEXT) {
     why = "the device cannot make an OpenGL ES 3.1 context (compute shaders need 3.1 or newer)";
     return nullptr;
@@ -195,7 +317,12 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
     why = fmt::format("eglMakeCurrent failed ({})", egl_error_name(eglGetError()));
     return nullptr;
   }
+  note_current_on_this_thread(state);
+  const bool reset_notification = state->info.reset_notification;
+  const bool robust_access = state->info.robust_buffer_access;
   state->info = read_device_info(display, candidate.description);
+  state->info.reset_notification = reset_notification && has_robustness(state->info);
+  state->info.robust_buffer_access = robust_access;
   if (state->info.gl_major < 3 || (state->info.gl_major == 3 && state->info.gl_minor < 1)) {
     why = fmt::format("the context is OpenGL ES {}.{} ('{}'); gpgpu needs 3.1 or newer",
                       state->info.gl_major, state->info.gl_minor, state->info.version);
@@ -203,6 +330,12 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
   }
   state->ext = load_extension_functions(state->info);
   if (options.debug) enable_debug_output(state->info);
+  const LoopLimit loops = measure_loop_limit(state->info);
+  state->info.max_loop_iterations = loops.max_iterations;
+  state->info.loop_cap_shared_by_all_loops = loops.shared_by_all_loops;
+  state->info.loop_probe_iterations = loops.probe_iterations;
+  state->timeout = options.timeout;
+  state->programs.set_limit(options.program_cache_limit);
   return state;
 }
 
@@ -315,6 +448,10 @@ const DeviceInfo& Context::info() const {
 void Context::make_current() const {
   if (!state_) throw Error("this gpgpu::Context was moved from");
   state_->ensure_current();
+}
+
+void Context::make_not_current() const {
+  if (state_) state_->release_from_this_thread();
 }
 
 void Context::finish() const {

@@ -1,6 +1,7 @@
 // Internal: what a Context shares with the objects made from it.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -8,17 +9,16 @@
 
 #include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
+#include "shader/program_cache.hpp"
 
 namespace gpgpu::detail {
-
-class Program;
 
 // GL entry points that are extensions and so come from eglGetProcAddress, not the library.
 struct ExtensionFunctions {
   PFNGLBUFFERSTORAGEEXTPROC buffer_storage = nullptr;
   PFNGLQUERYCOUNTEREXTPROC query_counter = nullptr;
   PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_object_ui64v = nullptr;
-  PFNGLGETINTEGER64VEXTPROC get_integer64v = nullptr;
+  PFNGLGETGRAPHICSRESETSTATUSPROC get_graphics_reset_status = nullptr;
 };
 
 // Always owned by a shared_ptr (made in Context's constructor), so that programs can hold a
@@ -30,9 +30,14 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   DeviceInfo info;
   ExtensionFunctions ext;
   bool released = false;
+  // Why the context can no longer be used (a GPU reset, a kernel past the timeout); empty
+  // while it is healthy.
+  std::string lost_reason;
+  // ContextOptions::timeout; zero: runs are not timed.
+  std::chrono::nanoseconds timeout{0};
 
   // Compiled programs keyed by their kind and final source (defines included).
-  std::unordered_map<std::string, std::shared_ptr<Program>> programs;
+  ProgramCache programs;
   // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
   // drops them on destruction to break the cycle; release() destroys them while current.
   std::unordered_map<std::string, std::shared_ptr<void>> attachments;
@@ -42,15 +47,23 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   ContextState& operator=(const ContextState&) = delete;
   ~ContextState();
 
-  // Makes the context current on this thread unless it already is. Throws if released.
+  // Makes the context current on this thread unless it already is. Throws if released or
+  // lost, or ContextError when another thread has it current.
   void ensure_current() const;
   // Like ensure_current, but never throws; false when the context cannot be made current
-  // (released, or current on another thread). For destructors.
+  // (released, lost, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
+  // Makes no context current on this thread if this one is (so another thread may take it).
+  void release_from_this_thread() const noexcept;
   // Destroys attachments, programs and the EGL context. Idempotent.
   void release() noexcept;
   // Destroys the attachments (moved out first: their destructors may use this state).
   void drop_attachments() noexcept;
+
+  // With a timeout: waits for the work submitted so far to finish, at most until `started`
+  // plus the timeout, and throws TimeoutError (marking the context lost if the work may
+  // still be running) when it does not. `what` names the run for the message.
+  void wait_within_timeout(std::chrono::steady_clock::time_point started, const std::string& what);
 };
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that
@@ -59,5 +72,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 // when eglInitialize fails.
 bool initialize_and_retain_display(EGLDisplay display, std::string& why);
 void release_display(EGLDisplay display) noexcept;
+
+// Remembers, per thread, the context gpgpu made current there, and releases it when the
+// thread ends, so that a Context whose thread has exited can be used by another.
+void note_current_on_this_thread(const std::shared_ptr<const ContextState>& state);
 
 }  // namespace gpgpu::detail

@@ -60,6 +60,13 @@ std::string DeviceInfo::to_string() const {
   line("timer queries (GL_EXT_disjoint_timer_query)", has_timer_query() ? "yes" : "no");
   line("buffer storage (GL_EXT_buffer_storage)", has_buffer_storage() ? "yes" : "no");
   line("float render targets (GL_EXT_color_buffer_float)", has_color_buffer_float() ? "yes" : "no");
+  line("shader loop cap (iterations per invocation)",
+       max_loop_iterations == 0
+           ? fmt::format("none seen in a loop of {}", loop_probe_iterations)
+           : fmt::format("{}{} (longer loops end early, silently)", max_loop_iterations,
+                         loop_cap_shared_by_all_loops ? ", shared by all loops" : ""));
+  line("reset notification (robustness)", reset_notification ? "yes" : "no");
+  line("robust buffer access", robust_buffer_access ? "yes" : "no");
   line("GL extensions", extensions.size());
   s += fmt::format("    {}\n", fmt::join(extensions, " "));
   return s;
@@ -169,17 +176,23 @@ ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
         reinterpret_cast<PFNGLQUERYCOUNTEREXTPROC>(eglGetProcAddress("glQueryCounterEXT"));
     f.get_query_object_ui64v = reinterpret_cast<PFNGLGETQUERYOBJECTUI64VEXTPROC>(
         eglGetProcAddress("glGetQueryObjectui64vEXT"));
-    f.get_integer64v =
-        reinterpret_cast<PFNGLGETINTEGER64VEXTPROC>(eglGetProcAddress("glGetInteger64vEXT"));
+  }
+  // glGetGraphicsResetStatus is core in GLES 3.2; 3.1 contexts have the KHR or EXT form.
+  for (const char* name :
+       {"glGetGraphicsResetStatus", "glGetGraphicsResetStatusKHR", "glGetGraphicsResetStatusEXT"}) {
+    if (f.get_graphics_reset_status != nullptr) break;
+    f.get_graphics_reset_status =
+        reinterpret_cast<PFNGLGETGRAPHICSRESETSTATUSPROC>(eglGetProcAddress(name));
   }
   return f;
 }
 
 namespace {
-void GL_APIENTRY print_debug_message(GLenum, GLenum type, GLuint, GLenum severity, GLsizei,
-                                     const GLchar* message, const void*) {
-  if (severity == GL_DEBUG_SEVERITY_HIGH || severity == GL_DEBUG_SEVERITY_MEDIUM ||
-      type == GL_DEBUG_TYPE_ERROR) {
+void GL_APIENTRY on_debug_message(GLenum, GLenum type, GLuint, GLenum severity, GLsizei,
+                                  const GLchar* message, const void*) {
+  if (severity == GL_DEBUG_SEVERITY_HIGH || type == GL_DEBUG_TYPE_ERROR) {
+    note_debug_error(message);  // thrown by the check of the call that caused it
+  } else if (severity == GL_DEBUG_SEVERITY_MEDIUM) {
     std::fprintf(stderr, "gpgpu: GL debug: %s\n", message);
   }
 }
@@ -188,7 +201,10 @@ void GL_APIENTRY print_debug_message(GLenum, GLenum type, GLuint, GLenum severit
 void enable_debug_output(const DeviceInfo& info) {
   if (info.gl_major == 3 && info.gl_minor < 2) return;  // glDebugMessageCallback is core in 3.2
   glEnable(GL_DEBUG_OUTPUT);
-  glDebugMessageCallback(print_debug_message, nullptr);
+  // Synchronous: the callback runs inside the GL call that caused the message, on its
+  // thread, so the message is reported by that call's check.
+  glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+  glDebugMessageCallback(on_debug_message, nullptr);
   glGetError();
 }
 

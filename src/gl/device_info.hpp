@@ -7,7 +7,8 @@ namespace gpgpu::detail {
 
 DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device);
 ExtensionFunctions load_extension_functions(const DeviceInfo& info);
-// Prints the driver's high- and medium-severity debug messages to stderr (debug contexts).
+// Debug contexts: high-severity driver messages become errors of the call that caused them
+// (through note_debug_error), medium-severity ones are printed to stderr.
 void enable_debug_output(const DeviceInfo& info);
 
 }  // namespace gpgpu::detail

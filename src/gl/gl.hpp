@@ -18,8 +18,10 @@ const char* egl_error_name(EGLint code);
 // Reads glGetError and throws GLError (OutOfMemoryError for GL_OUT_OF_MEMORY) naming the
 // call that failed. Drains every pending error flag so the next check starts clean.
 void check_gl(const char* call);
-// Throws ContextError/GLError naming the failed EGL call and eglGetError().
-[[noreturn]] void throw_egl(const char* call);
+
+// Debug contexts (ContextOptions::debug): the driver's high-severity messages, collected on
+// the calling thread by the debug callback and thrown by the next check_gl as a DriverError.
+void note_debug_error(const char* message);
 
 // Runs a GL call and checks it; returns what the call returns.
 template <class Call>

@@ -47,14 +47,15 @@ void read_gl_buffer(GLuint id, std::size_t offset, std::size_t bytes, void* out)
                                      checked_size(bytes), GL_MAP_READ_BIT));
   if (mapped == nullptr) {
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
-    throw GLError("glMapBufferRange returned no pointer for a read-back", 0);
+    throw DriverError("glMapBufferRange returned no pointer for a read-back");
   }
   std::memcpy(out, mapped, bytes);
   const GLboolean intact = glUnmapBuffer(GL_COPY_READ_BUFFER);
   check_gl("glUnmapBuffer");
   GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
   if (intact != GL_TRUE) {
-    throw GLError("the buffer's contents were lost while mapped (glUnmapBuffer returned false)", 0);
+    throw DriverError(
+        "the buffer's contents were lost while mapped (glUnmapBuffer returned false)");
   }
 }
 

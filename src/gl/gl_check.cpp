@@ -40,9 +40,37 @@ const char* egl_error_name(EGLint code) {
   }
 }
 
+namespace {
+// Messages of the debug callback (synchronous, so on the thread of the call that caused
+// them) not yet reported.
+thread_local std::string pending_debug_errors;
+
+std::string take_debug_errors() {
+  std::string messages;
+  messages.swap(pending_debug_errors);
+  return messages;
+}
+}  // namespace
+
+void note_debug_error(const char* message) {
+  pending_debug_errors += pending_debug_errors.empty() ? "" : "; ";
+  pending_debug_errors += message;
+}
+
 void check_gl(const char* call) {
   GLenum first = glGetError();
-  if (first == GL_NO_ERROR) return;
+  if (first == GL_NO_ERROR) {
+    if (!pending_debug_errors.empty()) {
+      throw DriverError(fmt::format("{}: the driver reported an error through the debug output: {}",
+                                    call, take_debug_errors()));
+    }
+    return;
+  }
+  if (!pending_debug_errors.empty()) {
+    throw GLError(fmt::format("{} failed with {} (0x{:04X}); the driver said: {}", call,
+                              gl_error_name(first), first, take_debug_errors()),
+                  first);
+  }
   // Drain the remaining flags: a driver may hold several, and a stale one would be blamed
   // on the next, innocent call.
   for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
@@ -55,18 +83,13 @@ void check_gl(const char* call) {
         first);
   }
   if (first == GL_CONTEXT_LOST) {
-    throw GLError(fmt::format("{} failed: the GL context was lost (GPU reset or driver "
-                              "failure); make a new gpgpu::Context",
-                              call),
-                  first);
+    throw ContextLostError(fmt::format("{} failed: the GL context was lost (GPU reset or driver "
+                                       "failure); make a new gpgpu::Context",
+                                       call),
+                           first);
   }
   throw GLError(fmt::format("{} failed with {} (0x{:04X})", call, gl_error_name(first), first),
                 first);
-}
-
-void throw_egl(const char* call) {
-  EGLint code = eglGetError();
-  throw ContextError(fmt::format("{} failed with {} (0x{:04X})", call, egl_error_name(code), code));
 }
 
 }  // namespace gpgpu::detail

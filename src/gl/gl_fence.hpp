@@ -5,6 +5,7 @@
 // the transfer queue, which reuses a staging slot only after its own fence has signalled.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include "gl/gl.hpp"
@@ -32,6 +33,8 @@ class GlFence {
   // Blocks until the fence has signalled (flushing the commands before it, so the wait
   // cannot deadlock). An empty fence is already signalled.
   void wait();
+  // Like wait(), but gives up at `deadline`: true when the fence signalled in time.
+  bool wait_until(std::chrono::steady_clock::time_point deadline);
   // True when the work before the fence is complete; never blocks.
   bool signalled();
   bool empty() const noexcept { return sync_ == nullptr; }

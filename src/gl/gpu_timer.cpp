@@ -4,18 +4,21 @@ namespace gpgpu::detail {
 
 GpuTimer::GpuTimer(const ContextState& state, bool enabled) : state_(state) {
   if (!enabled || state.ext.get_query_object_ui64v == nullptr) return;
-  GL(glGenQueries(1, &query_));
+  // Owned by query_ from here on: if a call below throws, its destructor deletes the query
+  // (the constructor throwing means ~GpuTimer never runs).
+  query_ = ScopedQuery::make();
   GLint disjoint = 0;
   glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading clears the disjoint flag
   check_gl("glGetIntegerv(GL_GPU_DISJOINT_EXT)");
-  GL(glBeginQuery(GL_TIME_ELAPSED_EXT, query_));
+  GL(glBeginQuery(GL_TIME_ELAPSED_EXT, query_.id()));
   running_ = true;
 }
 
 GpuTimer::~GpuTimer() {
-  if (running_) glEndQuery(GL_TIME_ELAPSED_EXT);
-  if (query_ != 0) glDeleteQueries(1, &query_);
-  glGetError();
+  if (running_) {
+    glEndQuery(GL_TIME_ELAPSED_EXT);
+    glGetError();
+  }
 }
 
 double GpuTimer::stop() {
@@ -23,7 +26,7 @@ double GpuTimer::stop() {
   running_ = false;
   GL(glEndQuery(GL_TIME_ELAPSED_EXT));
   GLuint64 ns = 0;
-  state_.ext.get_query_object_ui64v(query_, GL_QUERY_RESULT, &ns);  // waits for the GPU
+  state_.ext.get_query_object_ui64v(query_.id(), GL_QUERY_RESULT, &ns);  // waits for the GPU
   check_gl("glGetQueryObjectui64vEXT");
   GLint disjoint = 0;
   GL(glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gl/context_state.hpp"
+#include "gl/scoped_gl_name.hpp"
 
 namespace gpgpu::detail {
 
@@ -18,7 +19,7 @@ class GpuTimer {
 
  private:
   const ContextState& state_;
-  GLuint query_ = 0;
+  ScopedQuery query_;
   bool running_ = false;
 };
 

@@ -16,11 +16,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
+
+#include <unistd.h>
 
 #include "gpgpu/error.hpp"
 
@@ -646,12 +649,31 @@ std::vector<std::byte> serialize(const Array& array) {
 
 void save(const std::filesystem::path& path, const Array& array) {
   const std::vector<std::byte> bytes = serialize(array);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) fail_io(path, "open for writing");
-  file.write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-  file.close();
-  if (!file) fail_io(path, "write");
+  // Written beside the destination and renamed over it only when complete, so that a full
+  // disk or a failed write leaves any existing file as it was (rename is atomic within a
+  // file system).
+  std::filesystem::path temporary = path;
+  temporary += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file) fail_io(path, "open for writing (" + temporary.filename().string() + ")");
+    file.write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    file.close();
+    if (!file) {
+      const int saved = errno;
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      errno = saved;
+      fail_io(path, "write");
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    throw Error(path.string() + ": cannot replace it with the new file: " + error.message());
+  }
 }
 
 }  // namespace gpgpu::npy

@@ -1,18 +1,20 @@
 #include "gpgpu/compute_kernel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "binding/binding.hpp"
+#include "binding/layout_pack.hpp"
+#include "binding/texture_binding.hpp"
 #include "gl/gl_buffer.hpp"
-#include "shader/glsl_source.hpp"
+#include "gl/gpu_timer.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
-#include "gl/gpu_timer.hpp"
-#include "binding/layout_pack.hpp"
+#include "shader/glsl_source.hpp"
 #include "shader/program.hpp"
 
 namespace gpgpu {
@@ -24,6 +26,8 @@ namespace {
 constexpr std::string_view compute_prelude =
     "uniform uint gpgpu_count;\n"
     "uniform uint gpgpu_row_stride;\n"
+    "uniform uint gpgpu_pass_begin;\n"
+    "uniform uint gpgpu_pass_end;\n"
     "uint gpgpu_index() {\n"
     "  return gl_GlobalInvocationID.y * gpgpu_row_stride + gl_GlobalInvocationID.x;\n"
     "}\n";
@@ -50,33 +54,76 @@ struct BlockBinding {
   GLuint id = 0;
 };
 
+// gpgpu_count is a uint: no dimension, nor their product, may pass 2^32 - 1 (checked before
+// anything is rounded up to work groups, where a huge count would wrap around).
+void check_item_count(Size3 size, const std::string& name) {
+  constexpr std::size_t max = 0xFFFFFFFFull;
+  if (size.x > max || size.y > max || size.z > max || size.x * size.y > max ||
+      size.x * size.y * size.z > max) {
+    throw LimitError(
+        fmt::format("{}: {} x {} x {} work items exceed 2^32 - 1 (gpgpu_count is a uint)", name,
+                    size.x, size.y, size.z));
+  }
+}
+
+// Uniform values, and every Texture for a sampler or image (empty, destroyed, of another
+// Context, of the wrong kind, too many), before anything is uploaded.
+void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const DeviceInfo& info,
+                                 const std::string& name) {
+  std::int64_t samplers = 0;
+  for (auto [uniform, arg] : resolved.uniforms) {
+    detail::check_uniform(*uniform, *arg, name);
+    if (!uniform->type.is_opaque()) continue;
+    detail::check_texture_binding(*arg->value.texture(), *uniform, name);
+    if (uniform->type.is_sampler) ++samplers;
+  }
+  if (samplers > info.max_combined_texture_image_units) {
+    throw LimitError(
+        fmt::format("{}: {} textures are bound to samplers but the device has {} texture units "
+                    "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
+                    name, samplers, info.max_combined_texture_image_units));
+  }
+}
+
 }  // namespace
 
 ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
                              const Defines& defines, std::string label)
-    : state_(context.state()) {
+    : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
   detail::ShaderStage stage{GL_COMPUTE_SHADER,
                             detail::complete_source(source, GL_COMPUTE_SHADER, state_->info,
                                                     defines, compute_prelude),
                             std::string(source)};
-  program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label);
+  program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label_);
 }
 
 ComputeKernel::~ComputeKernel() = default;
 ComputeKernel::ComputeKernel(ComputeKernel&&) noexcept = default;
 ComputeKernel& ComputeKernel::operator=(ComputeKernel&&) noexcept = default;
 
+const detail::Program& ComputeKernel::program() const {
+  if (!state_ || !program_) {
+    throw Error(
+        "this ComputeKernel was moved from and has no program; use the kernel it was "
+        "moved into");
+  }
+  return *program_;
+}
+
 std::array<int, 3> ComputeKernel::local_size() const {
-  const auto& s = program_->interface().local_size;
+  const auto& s = program().interface().local_size;
   return {s[0], s[1], s[2]};
 }
 
-const std::string& ComputeKernel::label() const { return program_->label(); }
+const std::string& ComputeKernel::label() const {
+  program();
+  return label_;
+}
 
 std::vector<KernelVariable> ComputeKernel::variables() const {
   std::vector<KernelVariable> vars;
-  const auto& pi = program_->interface();
+  const auto& pi = program().interface();
   for (const auto& b : pi.storage_blocks) {
     KernelVariable v;
     v.kind = KernelVariable::Kind::StorageBuffer;
@@ -115,10 +162,10 @@ void ComputeKernel::run_groups(const Args& args, Size3 groups) {
 }
 
 void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
-  if (!state_ || !program_) throw Error("this ComputeKernel was moved from");
+  const auto& pi = program().interface();
+  const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
-  const auto& pi = program_->interface();
-  const std::string& name = program_->label();
+  const std::string& name = label_;
   const auto& info = state_->info;
   auto resolved = detail::resolve_args(pi, args, name, false);
 
@@ -130,7 +177,11 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
     bb.arg = arg;
     const Arg& v = arg->value;
     if (v.kind() == Arg::Kind::DeviceBuffer) {
-      if (v.buffer() == nullptr || !v.buffer()->valid()) {
+      if (v.buffer() == nullptr) {
+        throw ArgumentError(fmt::format(
+            "{}: the Buffer for '{}' was destroyed after the argument was made", name, arg->name));
+      }
+      if (!v.buffer()->valid()) {
         throw ArgumentError(fmt::format("{}: Buffer for '{}' is empty or released", name, arg->name));
       }
       if (v.buffer()->context_state() != state_) {
@@ -191,7 +242,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
       }
     }
   }
-  for (auto [uniform, arg] : resolved.uniforms) detail::check_uniform(*uniform, *arg, name);
+  check_uniforms_and_textures(resolved, info, name);
 
   // 2. Work out the dispatch.
   const auto local = local_size();
@@ -223,6 +274,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   const auto max_x = static_cast<std::size_t>(info.max_compute_work_group_count[0]);
   const auto max_y = static_cast<std::size_t>(info.max_compute_work_group_count[1]);
   const auto max_z = static_cast<std::size_t>(info.max_compute_work_group_count[2]);
+  if (mode != SizeMode::Groups) check_item_count(size, name);
   Size3 groups;
   std::size_t count = size.total();
   if (mode == SizeMode::Items1D) {
@@ -298,6 +350,8 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   for (auto [uniform, arg] : resolved.uniforms) detail::set_uniform(*uniform, *arg, texture_unit, name);
   detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(count));
   detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(groups.x * lx));
+  detail::set_internal_uint(pi, "gpgpu_pass_begin", pass_begin_);
+  detail::set_internal_uint(pi, "gpgpu_pass_end", pass_end_);
   {
     detail::GpuTimer timer(*state_, timing_);
     GL(glDispatchCompute(static_cast<GLuint>(groups.x), static_cast<GLuint>(groups.y),
@@ -309,6 +363,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   for (const auto& bb : bindings) {
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), 0));
   }
+  state_->wait_within_timeout(started, name);
 
   // 5. Read back every written host array into staging first, then commit: if a read-back
   // fails, none of the caller's arrays has changed.

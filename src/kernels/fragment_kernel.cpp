@@ -1,6 +1,7 @@
 #include "gpgpu/fragment_kernel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <optional>
 
@@ -93,23 +94,11 @@ std::size_t grid_limit(const DeviceInfo& info) {
       std::min({info.max_texture_size, info.max_viewport_dims[0], info.max_viewport_dims[1]}));
 }
 
-}  // namespace
-
-FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment_source,
-                               const Defines& defines, std::string label)
-    : state_(context.state()) {
-  state_->ensure_current();
-  const auto& info = state_->info;
-  const detail::ShaderStage vertex{
-      GL_VERTEX_SHADER, detail::complete_source(covering_triangle, GL_VERTEX_SHADER, info, {}, ""),
-      std::string(covering_triangle)};
-  const detail::ShaderStage fragment{GL_FRAGMENT_SHADER,
-                                     detail::complete_source(fragment_source, GL_FRAGMENT_SHADER,
-                                                             info, defines, fragment_prelude()),
-                                     std::string(fragment_source)};
-  program_ = detail::cached_program(*state_, "fragment\n" + fragment.source, {vertex, fragment}, {},
-                                    label);
-  const auto& outputs = program_->interface().outputs;
+// Every output must be renderable: a type with a colour-renderable format (float, vec2,
+// vec4, int, uint, ivec4, uvec4; vec3's RGB32F is not renderable in OpenGL ES), float
+// targets only with GL_EXT_color_buffer_float, locations within GL_MAX_DRAW_BUFFERS.
+void check_outputs(const std::vector<detail::StageVariable>& outputs, const DeviceInfo& info,
+                   const std::string& label) {
   if (outputs.empty()) {
     throw UnsupportedError(fmt::format(
         "{}: the fragment shader declares no `out` variables, so it computes nothing; declare "
@@ -129,8 +118,13 @@ FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment
           "int, uint, ivec4 or uvec4",
           label, v.type.name, v.name));
     }
-    if (element_type(type) == ElementType::Float32 && type != TexelType::Vec3 &&
-        !info.has_color_buffer_float()) {
+    if (type == TexelType::Vec3) {
+      throw UnsupportedError(fmt::format(
+          "{}: output vec3 {} cannot be rendered: OpenGL ES has no colour-renderable 3-channel "
+          "float format (RGB32F); declare it vec4 and ignore the fourth component",
+          label, v.name));
+    }
+    if (element_type(type) == ElementType::Float32 && !info.has_color_buffer_float()) {
       throw UnsupportedError(fmt::format(
           "{}: output {} {} renders into a {} texture, which needs GL_EXT_color_buffer_float, "
           "and this device ({}) lacks it; use a ComputeKernel or a TransformFeedbackKernel",
@@ -145,17 +139,46 @@ FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment
   }
 }
 
+}  // namespace
+
+FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment_source,
+                               const Defines& defines, std::string label)
+    : state_(context.state()), label_(std::move(label)) {
+  state_->ensure_current();
+  const auto& info = state_->info;
+  const detail::ShaderStage vertex{
+      GL_VERTEX_SHADER, detail::complete_source(covering_triangle, GL_VERTEX_SHADER, info, {}, ""),
+      std::string(covering_triangle)};
+  const detail::ShaderStage fragment{GL_FRAGMENT_SHADER,
+                                     detail::complete_source(fragment_source, GL_FRAGMENT_SHADER,
+                                                             info, defines, fragment_prelude()),
+                                     std::string(fragment_source)};
+  program_ = detail::cached_program(*state_, "fragment\n" + fragment.source, {vertex, fragment}, {},
+                                    label_);
+  check_outputs(program_->interface().outputs, info, label_);
+}
+
 FragmentKernel::~FragmentKernel() = default;
 FragmentKernel::FragmentKernel(FragmentKernel&&) noexcept = default;
 FragmentKernel& FragmentKernel::operator=(FragmentKernel&&) noexcept = default;
 
+const detail::Program& FragmentKernel::program() const {
+  if (!state_ || !program_) {
+    throw Error(
+        "this FragmentKernel was moved from and has no program; use the kernel it was "
+        "moved into");
+  }
+  return *program_;
+}
+
 const std::string& FragmentKernel::label() const {
-  return program_->label();
+  program();
+  return label_;
 }
 
 std::vector<KernelVariable> FragmentKernel::variables() const {
   std::vector<KernelVariable> vars;
-  const auto& pi = program_->interface();
+  const auto& pi = program().interface();
   auto add = [&](KernelVariable::Kind kind, const std::string& name, const detail::GlslType& t,
                  std::int64_t array_size) {
     KernelVariable v;
@@ -190,10 +213,10 @@ void FragmentKernel::run(const Args& args, std::size_t rows, std::size_t cols) {
 }
 
 void FragmentKernel::execute(const Args& args, Grid grid) {
-  if (!state_ || !program_) throw Error("this FragmentKernel was moved from");
+  const auto& pi = program().interface();
+  const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
-  const auto& pi = program_->interface();
-  const std::string& name = program_->label();
+  const std::string& name = label_;
   const auto& info = state_->info;
   const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
 
@@ -206,6 +229,11 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     detail::texel_type_for_glsl(variable->type.gl, t.type);  // checked when compiled
     const Arg& v = arg->value;
     if (v.kind() == Arg::Kind::DeviceTexture) {
+      if (v.texture() == nullptr) {
+        throw ArgumentError(
+            fmt::format("{}: the Texture for output '{}' was destroyed after the argument was made",
+                        name, arg->name));
+      }
       const Texture& texture = *v.texture();
       if (!texture.valid()) {
         throw ArgumentError(
@@ -368,6 +396,7 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     if (remainder > 0) scope.draw(0, full_rows, remainder, 1);
     last_gpu_ns_ = timer.stop();
   }
+  state_->wait_within_timeout(started, name);
 
   // 4. Read every host output into staging first, then commit: if a read-back fails, no
   // caller array has changed.

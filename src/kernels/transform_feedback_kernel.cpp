@@ -1,5 +1,6 @@
 #include "gpgpu/transform_feedback_kernel.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -60,7 +61,12 @@ ArrayBinding check_array(const NamedArg& arg, const detail::GlslType& type,
   b.arg = &arg;
   b.type = type;
   if (v.kind() == Arg::Kind::DeviceBuffer) {
-    if (v.buffer() == nullptr || !v.buffer()->valid()) {
+    if (v.buffer() == nullptr) {
+      throw ArgumentError(
+          fmt::format("{}: the Buffer for {} '{}' was destroyed after the argument was made", label,
+                      what, arg.name));
+    }
+    if (!v.buffer()->valid()) {
       throw ArgumentError(
           fmt::format("{}: the Buffer for {} '{}' is empty or released", label, what, arg.name));
     }
@@ -131,13 +137,13 @@ class CaptureScope {
 TransformFeedbackKernel::TransformFeedbackKernel(const Context& context,
                                                  std::string_view vertex_source,
                                                  const Defines& defines, std::string label)
-    : state_(context.state()) {
+    : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
   const detail::ShaderStage vertex{GL_VERTEX_SHADER,
                                    detail::complete_source(vertex_source, GL_VERTEX_SHADER,
                                                            state_->info, defines, vertex_prelude()),
                                    std::string(vertex_source)};
-  program_ = detail::transform_feedback_program(*state_, vertex, label);
+  program_ = detail::transform_feedback_program(*state_, vertex, label_);
   auto plan = std::make_shared<detail::CapturePlan>(detail::read_capture_plan(program_->id()));
   auto interface = std::make_shared<detail::ProgramInterface>(program_->interface());
   interface->outputs.clear();
@@ -151,14 +157,26 @@ TransformFeedbackKernel::TransformFeedbackKernel(TransformFeedbackKernel&&) noex
 TransformFeedbackKernel& TransformFeedbackKernel::operator=(TransformFeedbackKernel&&) noexcept =
     default;
 
+const detail::Program& TransformFeedbackKernel::program() const {
+  if (!state_ || !program_ || !interface_ || !plan_) {
+    throw Error(
+        "this TransformFeedbackKernel was moved from and has no program; use the "
+        "kernel it was moved into");
+  }
+  return *program_;
+}
+
 const std::string& TransformFeedbackKernel::label() const {
-  return program_->label();
+  program();
+  return label_;
 }
 bool TransformFeedbackKernel::captures_separately() const {
+  program();
   return plan_->separate;
 }
 
 std::vector<KernelVariable> TransformFeedbackKernel::variables() const {
+  program();
   std::vector<KernelVariable> vars;
   auto add = [&](KernelVariable::Kind kind, const std::string& name, const detail::GlslType& t,
                  std::int64_t array_size) {
@@ -184,11 +202,12 @@ std::vector<KernelVariable> TransformFeedbackKernel::variables() const {
 }
 
 void TransformFeedbackKernel::run(const Args& args) {
-  if (!state_ || !program_) throw Error("this TransformFeedbackKernel was moved from");
+  const detail::Program& program = this->program();
+  const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
   const auto& pi = *interface_;
   const auto& plan = *plan_;
-  const std::string& name = program_->label();
+  const std::string& name = label_;
   const auto& info = state_->info;
   const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
 
@@ -310,7 +329,7 @@ void TransformFeedbackKernel::run(const Args& args) {
   auto vertex_array = detail::ScopedVertexArray::make();
   auto transform_feedback = detail::ScopedTransformFeedback::make();
   auto primitives = detail::ScopedQuery::make();
-  GL(glUseProgram(program_->id()));
+  GL(glUseProgram(program.id()));
   GLuint primitives_written = 0;
   {
     // Surfaceless contexts have no default framebuffer, and drawing needs a complete one
@@ -358,11 +377,14 @@ void TransformFeedbackKernel::run(const Args& args) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }
   }
+  state_->wait_within_timeout(started, name);
   GL(glGetQueryObjectuiv(primitives.id(), GL_QUERY_RESULT, &primitives_written));
   if (primitives_written != n) {
-    throw GLError(fmt::format("{}: transform feedback captured {} of {} elements", name,
-                              primitives_written, n),
-                  0);
+    throw DriverError(
+        fmt::format("{}: transform feedback captured {} of {} elements "
+                    "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); "
+                    "the driver dropped some",
+                    name, primitives_written, n));
   }
 
   // 4. Read every host output (and, when interleaved, every Buffer output) into staging

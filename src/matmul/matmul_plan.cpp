@@ -9,6 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
 #include "matmul/matmul_backend.hpp"
+#include "matmul/matmul_split_k.hpp"
 
 namespace gpgpu {
 
@@ -106,7 +107,15 @@ MatmulPlan::MatmulPlan(const Context& context, int m, int k, int n, const Matmul
   check_sizes(context.info(), m, k, n);
   tuning_ = resolve_tuning(context, options);
   validate_matmul_tuning(tuning_, context.info());
-  backend_ = make_backend(context, method_, {m, k, n}, tuning_);
+  // One pass takes k when the method's loops and textures allow it; otherwise k is split
+  // into passes that do (matmul_split_k.hpp), so no method is ever silently cut short.
+  const int k_pass = detail::max_k_per_pass(method_, tuning_, context.info());
+  if (k_pass == 0 || k <= k_pass) {
+    backend_ = make_backend(context, method_, {m, k, n}, tuning_);
+  } else {
+    backend_ = detail::make_split_k(context, {m, k, n}, k_pass,
+                                    make_backend(context, method_, {m, k_pass, n}, tuning_));
+  }
 }
 
 MatmulPlan::~MatmulPlan() = default;

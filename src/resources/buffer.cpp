@@ -15,21 +15,46 @@ namespace gpgpu {
 Buffer::Buffer(const Context& context, ElementType type, std::size_t count)
     : state_(context.state()), type_(type), count_(count) {
   if (count == 0) throw ArgumentError("a gpgpu::Buffer needs at least one element");
+  if (count > static_cast<std::size_t>(std::numeric_limits<GLsizeiptr>::max()) / element_size) {
+    throw LimitError(fmt::format(
+        "a gpgpu::Buffer of {} elements would be larger than any GL buffer can be ({} bytes)",
+        count, std::numeric_limits<GLsizeiptr>::max()));
+  }
   state_->ensure_current();
   id_ = detail::create_gl_buffer(count * element_size, nullptr, GL_DYNAMIC_COPY);
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+  release();
+  if (self_) *self_ = nullptr;  // Args kept longer now see a destroyed buffer
+}
+
+std::shared_ptr<const Buffer* const> Buffer::self_reference() const {
+  if (!self_) self_ = std::make_shared<const Buffer*>(this);
+  return self_;
+}
+
+void Buffer::follow_self() noexcept {
+  if (self_) *self_ = this;
+}
 
 Buffer::Buffer(Buffer&& other) noexcept
-    : state_(std::move(other.state_)), id_(other.id_), type_(other.type_), count_(other.count_) {
+    : state_(std::move(other.state_)),
+      self_(std::move(other.self_)),
+      id_(other.id_),
+      type_(other.type_),
+      count_(other.count_) {
   other.id_ = 0;
   other.count_ = 0;
+  follow_self();
 }
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     release();
+    if (self_) *self_ = nullptr;  // the buffer Args were made from is gone
+    self_ = std::move(other.self_);
+    follow_self();
     state_ = std::move(other.state_);
     id_ = other.id_;
     type_ = other.type_;

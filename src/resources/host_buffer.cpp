@@ -35,7 +35,7 @@ HostBuffer::HostBuffer(const Context& context, ElementType type, std::size_t cou
     detail::check_gl("glBufferStorageEXT(HostBuffer)");
     data_ = GL(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, size, map_flags));
     GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
-    if (data_ == nullptr) throw GLError("glMapBufferRange gave no pointer for a HostBuffer", 0);
+    if (data_ == nullptr) throw DriverError("glMapBufferRange gave no pointer for a HostBuffer");
   } catch (...) {
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     glDeleteBuffers(1, &id);

@@ -112,10 +112,21 @@ std::size_t Texture::texels_in(TexelType type, std::size_t values) {
 
 Texture::~Texture() {
   release();
+  if (self_) *self_ = nullptr;  // Args kept longer now see a destroyed texture
+}
+
+std::shared_ptr<const Texture* const> Texture::self_reference() const {
+  if (!self_) self_ = std::make_shared<const Texture*>(this);
+  return self_;
+}
+
+void Texture::follow_self() noexcept {
+  if (self_) *self_ = this;
 }
 
 Texture::Texture(Texture&& other) noexcept
     : state_(std::move(other.state_)),
+      self_(std::move(other.self_)),
       id_(other.id_),
       type_(other.type_),
       depth_(other.depth_),
@@ -125,11 +136,15 @@ Texture::Texture(Texture&& other) noexcept
       is_array_(other.is_array_) {
   other.id_ = 0;
   other.length_ = 0;
+  follow_self();
 }
 
 Texture& Texture::operator=(Texture&& other) noexcept {
   if (this != &other) {
     release();
+    if (self_) *self_ = nullptr;  // the texture Args were made from is gone
+    self_ = std::move(other.self_);
+    follow_self();
     state_ = std::move(other.state_);
     id_ = other.id_;
     type_ = other.type_;

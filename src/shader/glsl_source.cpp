@@ -1,5 +1,7 @@
 #include "shader/glsl_source.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -51,7 +53,37 @@ constexpr std::string_view image_precision_block =
     "precision highp image2D;\n"
     "precision highp image3D;\n"
     "precision highp iimage2D;\n"
-    "precision highp uimage2D;\n";
+    "precision highp uimage2D;\n"
+    "precision highp iimage3D;\n"
+    "precision highp uimage3D;\n";
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// A define the preprocessor would reject is reported here, by name, rather than as a
+// compile error on a line the user never wrote.
+void check_define(const std::string& name, const std::string& value) {
+  if (!is_identifier(name)) {
+    throw ArgumentError(fmt::format(
+        "define '{}' is not a valid macro name: use letters, digits and _, not starting with "
+        "a digit",
+        name));
+  }
+  if (name.rfind("GL_", 0) == 0 || name.find("__") != std::string::npos) {
+    throw ArgumentError(fmt::format(
+        "define '{}' is reserved by GLSL (names starting with GL_ or containing __)", name));
+  }
+  if (name.rfind("gpgpu_", 0) == 0) {
+    throw ArgumentError(
+        fmt::format("define '{}' is reserved: names starting with gpgpu_ are gpgpu's", name));
+  }
+  if (value.find_first_of("\n\r") != std::string::npos) {
+    throw ArgumentError(fmt::format("define {}: the value must be one line", name));
+  }
+}
 
 }  // namespace
 
@@ -87,9 +119,7 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
   }
   std::string out = version + "\n" + hoisted;
   for (const auto& [name, value] : defines) {
-    if (name.empty() || name.find_first_of(" \t\n(") != std::string::npos) {
-      throw ArgumentError(fmt::format("define name '{}' is not a valid macro name", name));
-    }
+    check_define(name, value);
     out += fmt::format("#define {} {}\n", name, value);
   }
   out += precision_block;

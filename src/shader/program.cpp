@@ -35,6 +35,18 @@ std::string program_log(GLuint program) {
   return log;
 }
 
+// gpgpu binds uniforms one by one (glUniform*), never uniform buffers: a kernel whose
+// uniform block stayed unbound would read zeros and run without a word.
+void reject_uniform_blocks(const ProgramInterface& interface, const std::string& label) {
+  if (interface.uniform_blocks.empty()) return;
+  throw UnsupportedError(fmt::format(
+      "{}: uniform block{} {} cannot be bound by gpgpu (it sets uniforms one by one, not "
+      "uniform buffers), so the kernel would read zeros; declare the members as plain "
+      "uniforms (`uniform float scale;`) or put them in a storage block and bind a Buffer",
+      label, interface.uniform_blocks.size() > 1 ? "s" : "",
+      fmt::join(interface.uniform_blocks, ", ")));
+}
+
 }  // namespace
 
 Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& options,
@@ -83,6 +95,7 @@ Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& opti
     for (const auto& shader : shaders) GL(glDetachShader(id_, shader.id));
     const bool is_compute = stages.size() == 1 && stages[0].type == GL_COMPUTE_SHADER;
     interface_ = introspect(id_, is_compute);
+    reject_uniform_blocks(interface_, label_);
   } catch (...) {
     glDeleteProgram(id_);
     glGetError();
@@ -107,10 +120,9 @@ std::shared_ptr<Program> cached_program(ContextState& state, const std::string& 
                                         const std::vector<ShaderStage>& stages,
                                         const LinkOptions& options, const std::string& label) {
   state.ensure_current();
-  auto it = state.programs.find(key);
-  if (it != state.programs.end()) return it->second;
+  if (auto cached = state.programs.find(key)) return cached;
   auto program = std::make_shared<Program>(stages, options, label, state.weak_from_this());
-  state.programs.emplace(key, program);
+  state.programs.insert(key, program);
   return program;
 }
 

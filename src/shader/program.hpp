@@ -35,6 +35,8 @@ class Program {
 
   GLuint id() const { return id_; }
   const ProgramInterface& interface() const { return interface_; }
+  // The label of the kernel that compiled it, for its own compile and link messages only:
+  // kernels sharing a cached program keep their own labels.
   const std::string& label() const { return label_; }
   // Forget the GL name without deleting it (its context is being destroyed elsewhere).
   void abandon() noexcept { id_ = 0; }
@@ -46,7 +48,8 @@ class Program {
   std::string label_;
 };
 
-// The program for `key` from the context's cache, compiled and linked on first use.
+// The program for `key` from the context's cache, compiled and linked on first use. The
+// label names the kernel in compile errors; each kernel keeps its own label for the rest.
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,
                                         const std::vector<ShaderStage>& stages,
                                         const LinkOptions& options, const std::string& label);

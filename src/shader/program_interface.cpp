@@ -119,7 +119,6 @@ ProgramInterface introspect(GLuint program, bool is_compute) {
   const GLuint block_count = resource_count(program, GL_SHADER_STORAGE_BLOCK);
   for (GLuint i = 0; i < block_count; ++i) {
     StorageBlock b;
-    b.index = i;
     b.name = strip_array_suffix(resource_name(program, GL_SHADER_STORAGE_BLOCK, i));
     auto p = resource_props(program, GL_SHADER_STORAGE_BLOCK, i,
                             {GL_BUFFER_BINDING, GL_BUFFER_DATA_SIZE, GL_NUM_ACTIVE_VARIABLES});

@@ -22,7 +22,6 @@ struct UniformVariable {
 struct StorageBlock {
   std::string name;         // the block name, "A"
   std::string member_name;  // "a" when the block has exactly one member, else empty
-  GLuint index = 0;
   GLint binding = 0;
   std::int64_t fixed_size = 0;  // GL_BUFFER_DATA_SIZE: bytes before any runtime array
   bool single_array = false;    // exactly one member, an array of a known type
@@ -48,7 +47,7 @@ struct ProgramInterface {
   std::vector<StorageBlock> storage_blocks;
   std::vector<StageVariable> inputs;   // GL_PROGRAM_INPUT (vertex attributes)
   std::vector<StageVariable> outputs;  // GL_PROGRAM_OUTPUT of the last stage
-  std::vector<std::string> uniform_blocks;
+  std::vector<std::string> uniform_blocks;  // named uniform blocks (gpgpu rejects them)
   int local_size[3] = {0, 0, 0};  // compute programs only
 
   const UniformVariable* find_uniform(const std::string& name) const;

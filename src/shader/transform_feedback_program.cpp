@@ -45,7 +45,7 @@ std::shared_ptr<Program> transform_feedback_program(ContextState& state, const S
                                                     const std::string& label) {
   state.ensure_current();
   const std::string key = "transform-feedback\n" + vertex.source;
-  if (auto it = state.programs.find(key); it != state.programs.end()) return it->second;
+  if (auto cached = state.programs.find(key)) return cached;
 
   // The vertex shader alone, separable: its outputs stay active although nothing reads them.
   std::vector<StageVariable> outputs;

@@ -112,7 +112,7 @@ StagingRing& TransferState::ring(bool for_upload) {
           GL(glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(total), map_flags));
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
       if (r.mapped == nullptr)
-        throw GLError("glMapBufferRange gave no pointer for a staging ring", 0);
+        throw DriverError("glMapBufferRange gave no pointer for a staging ring");
     } catch (...) {
       glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
       glDeleteBuffers(1, &r.buffer);
@@ -194,13 +194,13 @@ void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t off
           GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT | GL_MAP_UNSYNCHRONIZED_BIT));
       if (mapped == nullptr) {
         glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-        throw GLError("glMapBufferRange gave no pointer for a staging buffer", 0);
+        throw DriverError("glMapBufferRange gave no pointer for a staging buffer");
       }
       std::memcpy(mapped, source + done, n);
       const GLboolean intact = glUnmapBuffer(GL_COPY_WRITE_BUFFER);
       check_gl("glUnmapBuffer");
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
-      if (intact != GL_TRUE) throw GLError("a staging buffer was corrupted while mapped", 0);
+      if (intact != GL_TRUE) throw DriverError("a staging buffer was corrupted while mapped");
       copy_buffer(slot.buffer, 0, destination, offset + done, n);
     }
     slot.fence.insert();
