@@ -30,6 +30,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/defines.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/pending_run.hpp"
 
 namespace gpgpu {
 
@@ -64,6 +65,14 @@ class ComputeKernel {
   // Runs exactly `groups` work groups.
   void run_groups(const Args& args, Size3 groups);
 
+  // The same runs, asynchronously (pending_run.hpp): each returns once the arguments are
+  // checked and the host inputs copied; the host outputs are written by the handle's wait().
+  // Runs on Buffers only need no wait: GL orders later commands after them.
+  PendingRun run_async(const Args& args);
+  PendingRun run_async(const Args& args, std::size_t items);
+  PendingRun run_async(const Args& args, Size3 items);
+  PendingRun run_groups_async(const Args& args, Size3 groups);
+
   std::array<int, 3> local_size() const;
   std::vector<KernelVariable> variables() const;
   const std::string& label() const;
@@ -75,7 +84,8 @@ class ComputeKernel {
 
  private:
   enum class SizeMode { Derived, Items1D, Items3D, Groups };
-  void execute(const Args& args, SizeMode mode, Size3 size);
+  // validate -> plan -> upload -> launch -> commit (src/kernels/kernel_core.hpp).
+  PendingRun start(const Args& args, SizeMode mode, Size3 size, bool async);
 
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;

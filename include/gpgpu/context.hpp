@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "gpgpu/data_path.hpp"
+
 namespace gpgpu {
 
 namespace detail {
@@ -22,11 +24,11 @@ struct ContextState;
 
 // What gpgpu found on one EGL device, before a context is made on it.
 struct DeviceDescription {
-  int index = 0;              // position in list_devices(), accepted by ContextOptions::device
-  std::string kind;           // "gpu" (hardware), "software" (llvmpipe), "surfaceless" (Mesa platform)
-  std::string egl_extensions; // the device's own EGL extension string (empty for surfaceless)
-  std::string drm_file;       // /dev/dri/... where EGL_EXT_device_drm tells it
-  int cuda_device = -1;       // CUDA ordinal where EGL_NV_device_cuda tells it
+  int index = 0;     // position in list_devices(), accepted by ContextOptions::device
+  std::string kind;  // "gpu" (hardware), "software" (llvmpipe), "surfaceless" (Mesa platform)
+  std::string egl_extensions;  // the device's own EGL extension string (empty for surfaceless)
+  std::string drm_file;        // /dev/dri/... where EGL_EXT_device_drm tells it
+  int cuda_device = -1;        // CUDA ordinal where EGL_NV_device_cuda tells it
 };
 
 // Lists the EGL devices (and the Mesa surfaceless platform, if present) in the order that
@@ -64,14 +66,19 @@ struct DeviceInfo {
   std::int64_t max_vertex_texture_image_units = 0;
   std::int64_t max_combined_texture_image_units = 0;
   std::int64_t max_viewport_dims[2] = {0, 0};
+  // Multiprocessors (SMs, compute units) that run compute work groups, where known: GL has
+  // no query, so gpgpu recognises common GPUs by their renderer string (GPGPU_COMPUTE_UNITS
+  // overrides); the hardware threads on a CPU device; 0 when unknown. Matmul sizes its
+  // tiles and split-K by it.
+  int compute_units = 0;
 
   std::vector<std::string> extensions;      // GL extensions
   std::vector<std::string> egl_extensions;  // EGL display extensions
 
   bool has_extension(const std::string& name) const;
-  bool has_timer_query() const;          // GL_EXT_disjoint_timer_query
-  bool has_buffer_storage() const;       // GL_EXT_buffer_storage
-  bool has_color_buffer_float() const;   // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
+  bool has_buffer_storage() const;      // GL_EXT_buffer_storage
+  bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
 
   // A human-readable multi-line report (what `gpgpu info` prints).
   std::string to_string() const;
@@ -87,6 +94,8 @@ struct ContextOptions {
   bool prefer_gles32 = true;
   // Create a debug context and turn driver debug messages of high severity into errors.
   bool debug = false;
+  // How host arrays move to and from the device (data_path.hpp); the defaults suit the device.
+  DataPathOptions data_path{};
 };
 
 class Context {
@@ -115,7 +124,16 @@ class Context {
   void release();
   bool released() const noexcept;
 
-  // For the library's own use: the state shared with buffers, kernels and textures.
+  // The data path (data_path.hpp). set_data_path completes every pending transfer first;
+  // data_path() gives the options as resolved for this device.
+  void set_data_path(const DataPathOptions& options);
+  DataPathOptions data_path() const;
+  DataPathStats data_path_stats() const;
+  // Frees the idle device buffers the data path keeps for later runs.
+  void trim_device_pool();
+
+  // For the library's own use (and code written before Buffer::belongs_to): the state shared
+  // with buffers, kernels and textures. Not part of the manual; it may go.
   const std::shared_ptr<detail::ContextState>& state() const { return state_; }
 
  private:

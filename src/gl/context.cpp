@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include "gl/egl_devices.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
+#include "transfer/transfer_engine.hpp"
 
 namespace gpgpu {
 
@@ -48,7 +50,9 @@ void release_display(EGLDisplay display) noexcept {
   }
 }
 
-ContextState::~ContextState() { release(); }
+ContextState::~ContextState() {
+  release();
+}
 
 void ContextState::ensure_current() const {
   if (released) {
@@ -74,8 +78,20 @@ bool ContextState::try_make_current() const noexcept {
   return ok;
 }
 
+TransferEngine& ContextState::engine() {
+  ensure_current();
+  if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);
+  return *engine_;
+}
+
 void ContextState::release() noexcept {
   if (released) return;
+  // The engine first: it completes its transfers and frees its GL objects while the
+  // context still exists.
+  if (engine_) {
+    engine_->release();
+    engine_.reset();
+  }
   const bool current = try_make_current();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
@@ -119,6 +135,13 @@ const char* install_hint =
     "install an EGL + OpenGL ES implementation: on Debian/Ubuntu `apt-get install libegl1 "
     "libgles2 libegl-mesa0 libgl1-mesa-dri` (Mesa, includes the llvmpipe CPU fallback), or "
     "the GPU vendor's driver with its EGL library";
+
+// "1.5 ..." (EGL_VERSION starts with major.minor).
+bool egl_version_at_least(const std::string& version, int major, int minor) {
+  int got_major = 0, got_minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &got_major, &got_minor) != 2) return false;
+  return got_major > major || (got_major == major && got_minor >= minor);
+}
 
 // Tries to make a context on one candidate. Returns the state, or null with `why` filled.
 std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
@@ -195,6 +218,8 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
     return nullptr;
   }
   state->ext = load_extension_functions(state->info);
+  state->has_egl_fences = egl_version_at_least(state->info.egl_version, 1, 5);
+  state->data_path = options.data_path;
   if (options.debug) enable_debug_output(state->info);
   return state;
 }
@@ -235,9 +260,9 @@ Context::Context(const ContextOptions& options) {
   }
   const auto candidates = enumerate_candidates();
   if (candidates.empty()) {
-    throw ContextError(fmt::format(
-        "no EGL device and no surfaceless platform found (client extensions: {}); {}",
-        fmt::join(client, " "), install_hint));
+    throw ContextError(
+        fmt::format("no EGL device and no surfaceless platform found (client extensions: {}); {}",
+                    fmt::join(client, " "), install_hint));
   }
 
   // Order of trial: hardware GPUs first, then the software device, then surfaceless.
@@ -267,8 +292,8 @@ Context::Context(const ContextOptions& options) {
       continue;
     }
     if (wanted != "auto" && !is_index(wanted)) {
-      const std::string haystack = lowercase(state->info.renderer + " " + state->info.vendor +
-                                             " " + state->info.device_kind);
+      const std::string haystack = lowercase(state->info.renderer + " " + state->info.vendor + " " +
+                                             state->info.device_kind);
       if (haystack.find(wanted) == std::string::npos) {
         renderers_seen += fmt::format("\n  device {}: {} ({})", candidate->description.index,
                                       state->info.renderer, state->info.vendor);
@@ -279,13 +304,13 @@ Context::Context(const ContextOptions& options) {
     return;
   }
   if (!renderers_seen.empty()) {
-    throw ContextError(fmt::format(
-        "no device's renderer matches '{}' (from ContextOptions::device or GPGPU_DEVICE); found:{}{}",
-        wanted, renderers_seen, failures));
+    throw ContextError(
+        fmt::format("no device's renderer matches '{}' (from ContextOptions::device or "
+                    "GPGPU_DEVICE); found:{}{}",
+                    wanted, renderers_seen, failures));
   }
-  throw ContextError(
-      fmt::format("could not make an OpenGL ES 3.1+ context on any device:{}\n{}", failures,
-                  install_hint));
+  throw ContextError(fmt::format("could not make an OpenGL ES 3.1+ context on any device:{}\n{}",
+                                 failures, install_hint));
 }
 
 Context::~Context() = default;
@@ -312,12 +337,39 @@ void Context::clear_program_cache() {
   state_->programs.clear();
 }
 
-std::size_t Context::cached_program_count() const { return state_ ? state_->programs.size() : 0; }
+std::size_t Context::cached_program_count() const {
+  return state_ ? state_->programs.size() : 0;
+}
 
 void Context::release() {
   if (state_) state_->release();
 }
 
-bool Context::released() const noexcept { return !state_ || state_->released; }
+bool Context::released() const noexcept {
+  return !state_ || state_->released;
+}
+
+void Context::set_data_path(const DataPathOptions& options) {
+  make_current();
+  // Check the options against the device before anything changes.
+  detail::resolve_data_path(options, state_->info, state_->has_egl_fences);
+  state_->data_path = options;
+  if (state_->has_engine()) state_->engine().configure(options);
+}
+
+DataPathOptions Context::data_path() const {
+  make_current();
+  return state_->engine().options();
+}
+
+DataPathStats Context::data_path_stats() const {
+  make_current();
+  return state_->engine().stats();
+}
+
+void Context::trim_device_pool() {
+  make_current();
+  state_->engine().trim();
+}
 
 }  // namespace gpgpu

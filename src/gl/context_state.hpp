@@ -8,10 +8,12 @@
 
 #include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/data_path.hpp"
 
 namespace gpgpu::detail {
 
 class Program;
+class TransferEngine;
 
 // GL entry points that are extensions and so come from eglGetProcAddress, not the library.
 struct ExtensionFunctions {
@@ -30,6 +32,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   DeviceInfo info;
   ExtensionFunctions ext;
   bool released = false;
+  // EGL 1.5 fence syncs (eglCreateSync): waitable from a thread with no current context.
+  bool has_egl_fences = false;
+  DataPathOptions data_path;  // as given; the engine resolves what is left to "auto"
 
   // Compiled programs keyed by their kind and final source (defines included).
   std::unordered_map<std::string, std::shared_ptr<Program>> programs;
@@ -44,8 +49,16 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Like ensure_current, but never throws; false when the context cannot be made current
   // (released, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
-  // Destroys programs and the EGL context. Idempotent.
+  // Destroys the transfer engine, programs and the EGL context. Idempotent.
   void release() noexcept;
+
+  // The transfer engine every host array goes through (made on first use; the context
+  // must be current).
+  TransferEngine& engine();
+  bool has_engine() const noexcept { return engine_ != nullptr; }
+
+ private:
+  std::unique_ptr<TransferEngine> engine_;
 };
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that
