@@ -41,6 +41,7 @@
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_run.hpp"
 #include "gpgpu/pending_transfer.hpp"
+#include "gpgpu/primitives.hpp"
 #include "gpgpu/profiler.hpp"
 #include "gpgpu/texel_type.hpp"
 #include "gpgpu/texture.hpp"

@@ -84,10 +84,17 @@ TransferEngine& ContextState::engine() {
   return *engine_;
 }
 
+void ContextState::drop_attachments() noexcept {
+  auto dropped = std::move(attachments);
+  attachments.clear();
+  dropped.clear();
+}
+
 void ContextState::release() noexcept {
   if (released) return;
-  // The engine first: it completes its transfers and frees its GL objects while the
-  // context still exists.
+  drop_attachments();  // they free their GL objects while the context still exists
+  // Then the engine: it completes its transfers and frees its GL objects while the context
+  // still exists (attachments may have used it).
   if (engine_) {
     engine_->release();
     engine_.reset();
@@ -313,9 +320,17 @@ Context::Context(const ContextOptions& options) {
                                  failures, install_hint));
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  if (state_) state_->drop_attachments();
+}
 Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->drop_attachments();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
 
 const DeviceInfo& Context::info() const {
   if (!state_) throw Error("this gpgpu::Context was moved from");
@@ -370,6 +385,21 @@ DataPathStats Context::data_path_stats() const {
 void Context::trim_device_pool() {
   make_current();
   state_->engine().trim();
+}
+
+void* Context::find_attachment(const std::string& key) const {
+  make_current();  // throws for a released or moved-from Context
+  const auto it = state_->attachments.find(key);
+  return it == state_->attachments.end() ? nullptr : it->second.get();
+}
+
+void Context::add_attachment(const std::string& key, std::shared_ptr<void> value) const {
+  make_current();
+  state_->attachments[key] = std::move(value);
+}
+
+void Context::clear_attachments() const noexcept {
+  if (state_) state_->drop_attachments();
 }
 
 }  // namespace gpgpu

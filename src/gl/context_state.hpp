@@ -38,6 +38,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 
   // Compiled programs keyed by their kind and final source (defines included).
   std::unordered_map<std::string, std::shared_ptr<Program>> programs;
+  // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
+  // drops them on destruction to break the cycle; release() destroys them while current.
+  std::unordered_map<std::string, std::shared_ptr<void>> attachments;
 
   ContextState() = default;
   ContextState(const ContextState&) = delete;
@@ -49,8 +52,10 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Like ensure_current, but never throws; false when the context cannot be made current
   // (released, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
-  // Destroys the transfer engine, programs and the EGL context. Idempotent.
+  // Destroys attachments, the transfer engine, programs and the EGL context. Idempotent.
   void release() noexcept;
+  // Destroys the attachments (moved out first: their destructors may use this state).
+  void drop_attachments() noexcept;
 
   // The transfer engine every host array goes through (made on first use; the context
   // must be current).
