@@ -330,6 +330,43 @@ TEST(DataPath, AsyncHandlesWaitInAnyOrderAndUnwaitedOnesDeliverBeforeTheyGo) {
   }
 }
 
+TEST(DataPath, LargeDownloadsThroughTheDeliveryThreadWrapTheRing) {
+  RestoreDataPath restore;
+  auto& ctx = test::context();
+  if (!ctx.info().has_buffer_storage()) GTEST_SKIP() << "no persistently mapped staging";
+  // Arrays far above the size the waiting thread delivers itself (256 KiB), through a ring
+  // of three 64 KiB chunks: every run wraps it many times while other runs are in flight.
+  DataPathOptions o;
+  o.staging = StagingMode::PersistentMapped;
+  o.chunk_bytes = 64 * 1024;
+  o.staging_chunks = 3;
+  o.host_threads = 2;
+  o.delivery_thread = 1;
+  ctx.set_data_path(o);
+  gpgpu::ComputeKernel kernel(ctx, compute_source);
+  const std::size_t n = 200000;  // 800 KB per array
+  std::vector<std::vector<float>> x(4), z(4), w(4);
+  std::vector<gpgpu::PendingRun> runs;
+  for (int i = 0; i < 4; ++i) {
+    x[i] = test::random_floats(n);
+    z[i] = test::random_floats(n);
+    w[i].assign(n, test::poison_float());
+    runs.push_back(
+        kernel.run_async({{"x", x[i]}, {"z", z[i]}, {"w", gpgpu::out(w[i])}, {"a", 0.5f}}));
+  }
+  runs[3].wait();
+  runs[1].wait();
+  runs.erase(runs.begin(), runs.begin() + 1);  // run 0 dropped unwaited: it delivers first
+  runs[1].wait();                              // run 2
+  EXPECT_TRUE(ctx.data_path_stats().delivery_thread);
+  for (int i = 0; i < 4; ++i) expect_axpz(x[i], z[i], 0.5f, w[i]);
+  runs.clear();
+  const auto buffer = gpgpu::Buffer::from(ctx, x[0]);
+  std::vector<float> back(n, test::poison_float());
+  buffer.download(std::span<float>(back));
+  EXPECT_TRUE(same_bits(back, x[0]));
+}
+
 TEST(DataPath, AsyncHandlesSayWhenTheirContextWasReleased) {
   gpgpu::Context own({.device = std::to_string(test::context().info().device_index)});
   gpgpu::ComputeKernel kernel(own, compute_source);

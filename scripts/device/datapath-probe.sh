@@ -20,7 +20,7 @@ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_BUILD_EXAMPLES=
   > "$r/configure.log" 2>&1 || { tail -30 "$r/configure.log"; }
 tests="datapath_test matmul_auto_test compute_kernel_test transform_feedback_test fragment_kernel_test texture_test memory_test three_paths_test"
 stamp "build"
-cmake --build $build -j"$(nproc)" --target gpgpu_cli $tests > "$r/build.log" 2>&1 ||
+cmake --build $build -j"$(nproc)" --target gpgpu_cli $tests -- -k 0 > "$r/build.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$r/build.log" | head -40; }
 stamp "built"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$r/nvidia-smi.txt" 2>&1
