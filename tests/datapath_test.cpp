@@ -144,6 +144,19 @@ TEST(DataPath, TransformFeedbackHostBufferAndAsyncRunsAgreeInEveryMode) {
   }
 }
 
+TEST(DataPath, TransformFeedbackAsyncRunsOfDifferentSizesCheckTheirOwnCaptureCounts) {
+  auto& ctx = test::context();
+  gpgpu::TransformFeedbackKernel kernel(ctx, "in float A; out float B; void main() { B = A + A; }");
+  const auto a1 = test::random_floats(100), a2 = test::random_floats(333);
+  std::vector<float> b1(100, test::poison_float()), b2(333, test::poison_float());
+  auto first = kernel.run_async({{"A", a1}, {"B", b1}});
+  auto second = kernel.run_async({{"A", a2}, {"B", b2}});
+  second.wait();
+  first.wait();
+  for (std::size_t i = 0; i < a1.size(); ++i) ASSERT_EQ(b1[i], 2.0f * a1[i]);  // exact
+  for (std::size_t i = 0; i < a2.size(); ++i) ASSERT_EQ(b2[i], 2.0f * a2[i]);
+}
+
 TEST(DataPath, InterleavedTransformFeedbackSplitsOnTheGpuForBuffersAndHostArrays) {
   auto& ctx = test::context();
   // Five outputs: more than the 4 separate attributes devices guarantee, so the capture is

@@ -267,9 +267,12 @@ PendingRun ComputeKernel::run_groups_async(const Args& args, Size3 groups) {
 namespace {
 
 // plan: the dispatch for the size mode, checked against the device's limits.
-void plan_dispatch(ComputePlan& plan, int mode, Size3 size, std::array<int, 3> local,
+// How run() was asked to size the dispatch (ComputeKernel::SizeMode, which is private).
+enum class Sizing { Derived, Items1D, Items3D, Groups };
+
+void plan_dispatch(ComputePlan& plan, Sizing mode, Size3 size, std::array<int, 3> local,
                    const KernelShape& k) {
-  enum { Derived, Items1D, Items3D, Groups };
+  using enum Sizing;
   const auto lx = static_cast<std::size_t>(local[0]), ly = static_cast<std::size_t>(local[1]),
              lz = static_cast<std::size_t>(local[2]);
   if (mode == Derived) {
@@ -364,7 +367,11 @@ PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, boo
   const auto resolved = detail::resolve_args(pi, args, name, false);
   ComputePlan plan;
   plan.blocks = check_arguments(resolved, shape);
-  plan_dispatch(plan, static_cast<int>(mode), size, local_size(), shape);
+  const Sizing sizing = mode == SizeMode::Derived   ? Sizing::Derived
+                        : mode == SizeMode::Items1D ? Sizing::Items1D
+                        : mode == SizeMode::Items3D ? Sizing::Items3D
+                                                    : Sizing::Groups;
+  plan_dispatch(plan, sizing, size, local_size(), shape);
 
   detail::RunTransfers io(*state_);
   upload_blocks(plan, io);

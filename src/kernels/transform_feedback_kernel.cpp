@@ -426,6 +426,17 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
 
   // launch: one point per element with rasterisation discarded.
   make_objects();
+  // The capture count, asked for only when results come back to the host (a run whose
+  // outputs stay on the GPU must not wait for it). An async run gets a query of its own,
+  // read when it is waited for, so that a later run cannot overwrite its answer.
+  std::shared_ptr<detail::GlQuery> own_query;
+  GLuint query = 0;
+  if (run.host_outputs) {
+    if (async)
+      own_query =
+          std::make_shared<detail::GlQuery>(detail::make_gl_name<detail::GlKind::Query>(*state_));
+    query = async ? own_query->id() : primitives_.id();
+  }
   GL(glUseProgram(program_->id()));
   {
     // Surfaceless contexts have no default framebuffer, and drawing needs a complete one
@@ -440,9 +451,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
                            static_cast<GLsizeiptr>(capture_bytes[i])));
     }
     detail::GpuTimer timer(*state_, timing_);
-    // The capture count is checked only when results come back to the host: a run whose
-    // outputs stay on the GPU must not wait for it.
-    scope.begin(run.host_outputs ? primitives_.id() : 0);
+    scope.begin(query);
     GL(glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
     scope.end();
     last_gpu_ns_ = timer.stop();
@@ -453,7 +462,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   }
 
   if (!plan.separate) split_records(*state_, plan, run, capture_ids[0], io);
-  auto check_capture = [query = primitives_.id(), n, name] {
+  auto check_capture = [query, own_query, n, name] {
     GLuint written = 0;
     GL(glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written));
     if (written != n) {
