@@ -241,19 +241,24 @@ Ticket TransferEngine::open() {
   return ticket;
 }
 
-void TransferEngine::deliver(Slot& slot) {
-  if (slot.destination == nullptr) return;  // its ticket was forgotten
+void TransferEngine::deliver(const Slot& slot, unsigned char* destination) {
+  if (destination == nullptr) return;  // its ticket was forgotten
   if (options_.staging == StagingMode::PersistentMapped) {
     // Coherent mapping: the copy's writes are visible once its fence has signalled.
-    parallel_memcpy(*threads_, slot.destination, down_.mapped + slot.offset, slot.bytes);
+    parallel_memcpy(*threads_, destination, down_.mapped + slot.offset, slot.bytes);
   } else {
-    read_gl_buffer(slot.buffer, 0, slot.bytes, slot.destination);
+    read_gl_buffer(slot.buffer, 0, slot.bytes, destination);
   }
 }
 
 void TransferEngine::retire_download(Slot& slot) {
   slot.fence.wait();
-  deliver(slot);
+  unsigned char* destination = nullptr;
+  {
+    std::lock_guard lock(mutex_);  // forget() may clear it from another call
+    destination = slot.destination;
+  }
+  deliver(slot, destination);
   std::lock_guard lock(mutex_);
   if (auto it = records_.find(slot.ticket); it != records_.end() && it->second.chunks > 0) {
     --it->second.chunks;
@@ -367,8 +372,9 @@ void TransferEngine::delivery_loop() {
     lock.lock();
     if (status != EGL_CONDITION_SATISFIED) fence_failed_ = true;
     delivering_ = slot.ticket;
+    unsigned char* destination = slot.destination;  // forget() clears it under the lock
     lock.unlock();
-    if (status == EGL_CONDITION_SATISFIED) deliver(slot);
+    if (status == EGL_CONDITION_SATISFIED) deliver(slot, destination);
     eglDestroySync(context_.display, fence);
     lock.lock();
     if (auto it = records_.find(slot.ticket); it != records_.end() && it->second.chunks > 0) {
@@ -390,11 +396,7 @@ void TransferEngine::complete(Ticket ticket, Record& record) {
   record.done.wait();  // every command of the ticket has executed
   // The chunks this thread delivers (all of them without a delivery thread), then those the
   // delivery thread does.
-  for (auto& slot : down_.slots) {
-    if (slot.state == SlotState::InFlight && slot.by_caller && slot.ticket == ticket) {
-      retire_download(slot);
-    }
-  }
+  for (Slot* slot : caller_slots(ticket, true)) retire_download(*slot);
   if (delivery_thread()) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return record.chunks == 0; });
@@ -450,7 +452,7 @@ bool TransferEngine::ready(Ticket ticket) {
 void TransferEngine::forget(Ticket ticket) noexcept {
   std::unique_lock lock(mutex_);
   for (auto& slot : down_.slots) {
-    if (slot.ticket == ticket) slot.destination = nullptr;
+    if (slot.state == SlotState::InFlight && slot.ticket == ticket) slot.destination = nullptr;
   }
   // A chunk being copied right now still lands; wait for it, so that nothing is written
   // into the caller's array after this returns.
@@ -480,9 +482,21 @@ void TransferEngine::finish() {
     }
   }
   // Chunks of forgotten tickets still occupy their slots: free them (they deliver nothing).
+  for (Slot* slot : caller_slots(0, false)) retire_download(*slot);
+}
+
+std::vector<TransferEngine::Slot*> TransferEngine::caller_slots(Ticket ticket, bool of_ticket) {
+  // Read under the lock: the delivery thread changes the other slots meanwhile. The slots
+  // found stay as they are, since only this thread retires slots it delivers.
+  std::lock_guard lock(mutex_);
+  std::vector<Slot*> found;
   for (auto& slot : down_.slots) {
-    if (slot.state == SlotState::InFlight && slot.by_caller) retire_download(slot);
+    if (slot.state == SlotState::InFlight && slot.by_caller &&
+        (!of_ticket || slot.ticket == ticket)) {
+      found.push_back(&slot);
+    }
   }
+  return found;
 }
 
 void TransferEngine::release() noexcept {

@@ -125,7 +125,11 @@ class TransferEngine {
   Slot& next_download_slot();
   bool delivery_thread() const noexcept { return options_.delivery_thread > 0; }
   void retire_download(Slot& slot);  // caller-thread delivery
-  void deliver(Slot& slot);          // memcpy out of staging; mutex not held
+  // The in-flight download slots this thread delivers: of `ticket`, or all of them.
+  std::vector<Slot*> caller_slots(Ticket ticket, bool of_ticket);
+  // Copies a signalled chunk out of staging into `destination` (null: its ticket was
+  // forgotten); the mutex is not held.
+  void deliver(const Slot& slot, unsigned char* destination);
   void upload_chunk(GLuint destination, std::size_t offset, const unsigned char* data,
                     std::size_t bytes);
   void start_delivery_thread();
