@@ -116,7 +116,7 @@ void ResultTable::write(const std::filesystem::path& dir, const std::string& dev
   std::filesystem::create_directories(dir);
   for (const auto& [ext, text] :
        {std::pair{".json", json(device, date)}, std::pair{".csv", csv()}}) {
-    const auto path = dir / ("memory-" + name_ + ext);
+    const auto path = dir / (prefix_ + name_ + ext);
     std::ofstream file(path);
     file << text;
     if (!file) throw Error(fmt::format("cannot write {}", path.string()));

@@ -33,15 +33,18 @@ class ResultTable {
   // {"name", "title", "device", "date", "notes": [...], "rows": [{column: value}]}
   std::string json(const std::string& device, const std::string& date) const;
   std::string csv() const;
-  // Writes <dir>/memory-<name>.json and .csv (creating dir).
+  // Writes <dir>/<prefix><name>.json and .csv (creating dir); the prefix is "memory-"
+  // unless set_file_prefix says otherwise.
   void write(const std::filesystem::path& dir, const std::string& device,
              const std::string& date) const;
+  void set_file_prefix(std::string prefix) { prefix_ = std::move(prefix); }
 
  private:
   std::string name_, title_;
   std::vector<std::string> columns_;
   std::vector<std::vector<Cell>> rows_;
   std::vector<std::string> notes_;
+  std::string prefix_ = "memory-";
 };
 
 }  // namespace gpgpu::bench

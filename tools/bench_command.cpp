@@ -9,6 +9,7 @@
 #include "gpgpu/error.hpp"
 
 #if GPGPU_HAVE_BENCH
+#include "datapath_runner.hpp"
 #include "matmul_runner.hpp"
 #include "memory_runner.hpp"
 #endif
@@ -16,7 +17,8 @@
 namespace gpgpu::cli {
 
 Command add_bench_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("bench", "Speed tests: matrix multiplication, memory access");
+  auto* sub = app.add_subcommand(
+      "bench", "Speed tests: matrix multiplication, memory access, the data path, stage ceilings");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -30,6 +32,9 @@ Command add_bench_command(CLI::App& app) {
     std::string which = "all";
     bool quick = false;
     std::string command_line;
+    std::vector<int> saxpy_log2;
+    std::size_t pipeline_mib = 0;
+    bool no_cuda = false;
   };
   auto o = std::make_shared<Options>();
   auto* matmul = sub->add_subcommand(
@@ -48,11 +53,27 @@ Command add_bench_command(CLI::App& app) {
       "memory", "Transfers, element-wise bandwidth, transpose, SoA vs AoS, work-group sizes");
   memory->add_option("--which", o->which, "transfer, bandwidth, transpose, soa, workgroup or all");
   memory->add_flag("--quick", o->quick, "smallest sizes only (a smoke test)");
-  for (auto* s : {matmul, memory}) {
+  auto* datapath = sub->add_subcommand(
+      "datapath",
+      "Host arrays to the GPU and back: SAXPY round trips, chunked pipelines, matmul end to end; "
+      "vs CUDA (pageable and pinned) and OpenBLAS");
+  datapath->add_option("--which", o->which, "saxpy, pipeline, matmul, variants or all");
+  datapath->add_option("--sizes", o->sizes, "matmul sizes n")->delimiter(',');
+  datapath->add_option("--saxpy-log2", o->saxpy_log2, "SAXPY sizes as powers of two")
+      ->delimiter(',');
+  datapath->add_option("--pipeline-mib", o->pipeline_mib, "MiB through the pipeline");
+  datapath->add_option("--repeats", o->repeats, "timed runs per point (median reported)");
+  datapath->add_option("--warmup", o->warmup, "untimed runs per point first");
+  datapath->add_flag("--quick", o->quick, "smallest sizes only (a smoke test)");
+  datapath->add_flag("--no-cuda", o->no_cuda, "do not compare with CUDA");
+  auto* ceiling = sub->add_subcommand(
+      "ceiling", "ALU and texel-fetch ceilings of the compute, vertex and fragment stages");
+  ceiling->add_flag("--quick", o->quick, "small sizes (a smoke test)");
+  for (auto* s : {matmul, memory, datapath, ceiling}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, matmul, memory]() -> int {
+  return [o, matmul, memory, datapath, ceiling]() -> int {
 #if GPGPU_HAVE_BENCH
     if (matmul->parsed() && o->list) {
       for (const auto& name : bench::list_matmul_bench_methods()) std::cout << name << "\n";
@@ -71,6 +92,25 @@ Command add_bench_command(CLI::App& app) {
       options.command_line = "gpgpu bench matmul";
       return bench::run_matmul_bench(options, ctx);
     }
+    if (datapath->parsed()) {
+      bench::DataPathBenchOptions options;
+      options.which = o->which;
+      options.out_dir = std::filesystem::path(o->out_dir) / "datapath";
+      options.quick = o->quick;
+      options.saxpy_log2 = o->saxpy_log2;
+      options.pipeline_bytes = o->pipeline_mib << 20;
+      options.matmul_sizes = o->sizes;
+      options.cuda = !o->no_cuda;
+      if (o->repeats > 0) options.repeats = o->repeats;
+      options.warmup = o->warmup;
+      return bench::run_datapath_bench(options, ctx);
+    }
+    if (ceiling->parsed()) {
+      bench::CeilingBenchOptions options;
+      options.out_dir = std::filesystem::path(o->out_dir) / "ceiling";
+      options.quick = o->quick;
+      return bench::run_ceiling_bench(options, ctx);
+    }
     bench::MemoryBenchOptions options;
     options.which = o->which;
     options.quick = o->quick;
@@ -79,6 +119,8 @@ Command add_bench_command(CLI::App& app) {
 #else
     (void)matmul;
     (void)memory;
+    (void)datapath;
+    (void)ceiling;
     throw UnsupportedError(
         "this gpgpu was built without the benchmarks (configure with -DGPGPU_BUILD_BENCH=ON)");
 #endif

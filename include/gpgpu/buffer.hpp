@@ -5,6 +5,10 @@
 //   kernel.run({{"a", a}, {"c", c}});  // no host round trip
 //   next.run({{"x", c}, ...});         // c feeds the next kernel directly
 //   std::vector<float> out = c.to_vector<float>();  // explicit download
+//
+// Uploads and downloads go through the Context's transfer engine (data_path.hpp): large
+// arrays are pipelined through staging memory by several host threads. upload() returns
+// once your array may be reused; GL orders every later kernel after it.
 #pragma once
 
 #include <cstddef>
@@ -12,14 +16,13 @@
 #include <span>
 #include <vector>
 
+#include "gpgpu/detail/gl_name.hpp"
 #include "gpgpu/element_type.hpp"
+#include "gpgpu/pending_run.hpp"
 
 namespace gpgpu {
 
 class Context;
-namespace detail {
-struct ContextState;
-}
 
 class Buffer {
  public:
@@ -57,6 +60,12 @@ class Buffer {
   void download(std::span<T> out, std::size_t offset = 0) const {
     download_bytes(element_type_of<T>(), out.data(), out.size(), offset);
   }
+  // Starts copying elements [offset, offset + out.size()) into `out` and returns at once;
+  // `out` is filled by the handle's wait() (keep it alive and untouched until then).
+  template <class T>
+  PendingRun download_async(std::span<T> out, std::size_t offset = 0) const {
+    return download_bytes_async(element_type_of<T>(), out.data(), out.size(), offset);
+  }
   template <class T>
   std::vector<T> to_vector() const {
     std::vector<T> out(size());
@@ -67,9 +76,12 @@ class Buffer {
   ElementType element_type() const noexcept { return type_; }
   std::size_t size() const noexcept { return count_; }  // elements
   std::size_t bytes() const noexcept { return count_ * element_size; }
-  bool valid() const noexcept { return id_ != 0; }
-  unsigned gl_name() const noexcept { return id_; }  // for interoperation with raw GL
-  const std::shared_ptr<detail::ContextState>& context_state() const { return state_; }
+  bool valid() const noexcept { return name_.id() != 0; }
+  unsigned gl_name() const noexcept { return name_.id(); }  // for interoperation with raw GL
+  // Whether the buffer was made from `context` (and is not released).
+  bool belongs_to(const Context& context) const noexcept;
+  // For the library's own use (prefer belongs_to); not part of the manual.
+  const std::shared_ptr<detail::ContextState>& context_state() const { return name_.owner(); }
 
   // Frees the device memory now.
   void release() noexcept;
@@ -81,13 +93,14 @@ class Buffer {
  private:
   void upload_bytes(ElementType type, const void* data, std::size_t count, std::size_t offset);
   void download_bytes(ElementType type, void* out, std::size_t count, std::size_t offset) const;
+  PendingRun download_bytes_async(ElementType type, void* out, std::size_t count,
+                                  std::size_t offset) const;
 
   // Follows this object; see self_reference().
   void follow_self() noexcept;
 
-  std::shared_ptr<detail::ContextState> state_;
   mutable std::shared_ptr<const Buffer*> self_;
-  unsigned id_ = 0;
+  detail::GlName<detail::GlKind::Buffer> name_;
   ElementType type_ = ElementType::Float32;
   std::size_t count_ = 0;
 };

@@ -32,6 +32,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/defines.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/pending_run.hpp"
 
 namespace gpgpu {
 
@@ -88,6 +89,14 @@ class ComputeKernel {
   void run_in_passes(const Args& args, std::size_t items, std::uint64_t loop_length,
                      std::uint64_t pass_length = 0);
 
+  // The same runs, asynchronously (pending_run.hpp): each returns once the arguments are
+  // checked and the host inputs copied; the host outputs are written by the handle's wait().
+  // Runs on Buffers only need no wait: GL orders later commands after them.
+  PendingRun run_async(const Args& args);
+  PendingRun run_async(const Args& args, std::size_t items);
+  PendingRun run_async(const Args& args, Size3 items);
+  PendingRun run_groups_async(const Args& args, Size3 groups);
+
   // These throw Error on a moved-from kernel, as run() does.
   std::array<int, 3> local_size() const;
   std::vector<KernelVariable> variables() const;
@@ -100,7 +109,8 @@ class ComputeKernel {
 
  private:
   enum class SizeMode { Derived, Items1D, Items3D, Groups };
-  void execute(const Args& args, SizeMode mode, Size3 size);
+  // validate -> plan -> upload -> launch -> commit (src/kernels/kernel_core.hpp).
+  PendingRun start(const Args& args, SizeMode mode, Size3 size, bool async);
   // The compiled program; throws Error when this kernel was moved from.
   const detail::Program& program() const;
 

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpgpu/data_path.hpp"
+
 namespace gpgpu {
 
 namespace detail {
@@ -28,11 +30,11 @@ struct ContextState;
 
 // What gpgpu found on one EGL device, before a context is made on it.
 struct DeviceDescription {
-  int index = 0;              // position in list_devices(), accepted by ContextOptions::device
-  std::string kind;           // "gpu" (hardware), "software" (llvmpipe), "surfaceless" (Mesa platform)
-  std::string egl_extensions; // the device's own EGL extension string (empty for surfaceless)
-  std::string drm_file;       // /dev/dri/... where EGL_EXT_device_drm tells it
-  int cuda_device = -1;       // CUDA ordinal where EGL_NV_device_cuda tells it
+  int index = 0;     // position in list_devices(), accepted by ContextOptions::device
+  std::string kind;  // "gpu" (hardware), "software" (llvmpipe), "surfaceless" (Mesa platform)
+  std::string egl_extensions;  // the device's own EGL extension string (empty for surfaceless)
+  std::string drm_file;        // /dev/dri/... where EGL_EXT_device_drm tells it
+  int cuda_device = -1;        // CUDA ordinal where EGL_NV_device_cuda tells it
 };
 
 // Lists the EGL devices (and the Mesa surfaceless platform, if present) in the order that
@@ -70,6 +72,11 @@ struct DeviceInfo {
   std::int64_t max_vertex_texture_image_units = 0;
   std::int64_t max_combined_texture_image_units = 0;
   std::int64_t max_viewport_dims[2] = {0, 0};
+  // Multiprocessors (SMs, compute units) that run compute work groups, where known: GL has
+  // no query, so gpgpu recognises common GPUs by their renderer string (GPGPU_COMPUTE_UNITS
+  // overrides); the hardware threads on a CPU device; 0 when unknown. Matmul sizes its
+  // tiles and split-K by it.
+  int compute_units = 0;
 
   // Shader loops. Mesa's llvmpipe silently ends loops: every loop iteration of one shader
   // invocation takes one from a budget of 65535 shared by all its loops (nesting loops does
@@ -130,6 +137,8 @@ struct ContextOptions {
   // storage buffer return zeros and writes past it are dropped, instead of undefined
   // behaviour. info().robust_buffer_access says whether the device granted it.
   bool robust_buffer_access = false;
+  // How host arrays move to and from the device (data_path.hpp); the defaults suit the device.
+  DataPathOptions data_path{};
 };
 
 class Context {
@@ -164,6 +173,14 @@ class Context {
   void release();
   bool released() const noexcept;
 
+  // The data path (data_path.hpp). set_data_path completes every pending transfer first;
+  // data_path() gives the options as resolved for this device.
+  void set_data_path(const DataPathOptions& options);
+  DataPathOptions data_path() const;
+  DataPathStats data_path_stats() const;
+  // Frees the idle device buffers the data path keeps for later runs.
+  void trim_device_pool();
+
   // Per-context objects of libraries built on gpgpu (compiled kernels, scratch Buffers):
   // `make()` returns a std::shared_ptr<T> on the first call for `key` (and T); later calls
   // return the same object. Attachments are destroyed when the Context is released,
@@ -183,7 +200,8 @@ class Context {
   // Destroys every attachment now (they are made again on next use).
   void clear_attachments() const noexcept;
 
-  // For the library's own use: the state shared with buffers, kernels and textures.
+  // For the library's own use (and code written before Buffer::belongs_to): the state shared
+  // with buffers, kernels and textures. Not part of the manual; it may go.
   const std::shared_ptr<detail::ContextState>& state() const { return state_; }
 
  private:

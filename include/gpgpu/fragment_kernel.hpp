@@ -43,6 +43,8 @@
 //                          W = min(n, max_width()) texels (the last row partly: fragments
 //                          past n are never run). Read element i with gpgpu_index().
 // More elements than one texture holds throws LimitError; nothing is ever truncated.
+// The kernel keeps its vertex array, framebuffer and the render targets of host outputs for
+// later runs of the same shape; host outputs come back through the Context's transfer engine.
 #pragma once
 
 #include <cstddef>
@@ -54,7 +56,10 @@
 #include "gpgpu/arg.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/defines.hpp"
+#include "gpgpu/detail/gl_name.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/pending_run.hpp"
+#include "gpgpu/texel_type.hpp"
 
 namespace gpgpu {
 
@@ -80,6 +85,9 @@ class FragmentKernel {
   void run(const Args& args);
   // One fragment per element of a rows x cols grid.
   void run(const Args& args, std::size_t rows, std::size_t cols);
+  // The same, asynchronously (pending_run.hpp): host outputs are written by the handle's wait().
+  PendingRun run_async(const Args& args);
+  PendingRun run_async(const Args& args, std::size_t rows, std::size_t cols);
 
   // The widest row of a 1-D grid; 0 (the default) means the device's limit
   // (GL_MAX_TEXTURE_SIZE and GL_MAX_VIEWPORT_DIMS). Smaller widths exercise the wrapping.
@@ -100,7 +108,15 @@ class FragmentKernel {
     std::size_t rows = 0, cols = 0, count = 0;
     bool explicit_shape = false;
   };
-  void execute(const Args& args, Grid grid);
+  // A render target kept for host outputs, reused while the grid keeps its shape.
+  struct HostTarget {
+    TexelType type = TexelType::Float;
+    std::size_t rows = 0, cols = 0;
+    detail::GlName<detail::GlKind::Texture> texture;
+  };
+  // validate -> plan -> upload -> launch -> commit (src/kernels/kernel_core.hpp).
+  PendingRun start(const Args& args, Grid grid, bool async);
+  unsigned host_target(std::size_t output, TexelType type, std::size_t rows, std::size_t cols);
 
   // The compiled program; throws Error when this kernel was moved from.
   const detail::Program& program() const;
@@ -108,6 +124,9 @@ class FragmentKernel {
   std::shared_ptr<detail::ContextState> state_;
   std::shared_ptr<detail::Program> program_;
   std::string label_;
+  detail::GlName<detail::GlKind::VertexArray> vertex_array_;
+  detail::GlName<detail::GlKind::Framebuffer> framebuffer_;
+  std::vector<HostTarget> host_targets_;  // by output
   std::size_t max_width_ = 0;
   bool timing_ = false;
   double last_gpu_ns_ = -1;

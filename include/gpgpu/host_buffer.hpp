@@ -20,15 +20,13 @@
 #include <span>
 #include <vector>
 
+#include "gpgpu/detail/gl_name.hpp"
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu {
 
 class Context;
-namespace detail {
-struct ContextState;
-}
 
 enum class HostAccess {
   Write,      // the host writes, the GPU reads: uploads (write-combined memory on many GPUs)
@@ -65,10 +63,13 @@ class HostBuffer {
   std::size_t bytes() const noexcept { return count_ * element_size; }
   bool valid() const noexcept { return data_ != nullptr; }
   // True when the memory is a persistently mapped GL buffer (copies need no CPU memcpy).
-  bool is_mapped() const noexcept { return id_ != 0; }
-  unsigned gl_name() const noexcept { return id_; }  // 0 when not mapped
+  bool is_mapped() const noexcept { return name_.id() != 0; }
+  unsigned gl_name() const noexcept { return name_.id(); }  // 0 when not mapped
   void* data() noexcept { return data_; }
   const void* data() const noexcept { return data_; }
+  // Whether it was made from `context` (and is not released).
+  bool belongs_to(const Context& context) const noexcept;
+  // For the library's own use (prefer belongs_to); not part of the manual.
   const std::shared_ptr<detail::ContextState>& context_state() const { return state_; }
 
   void release() noexcept;
@@ -76,8 +77,8 @@ class HostBuffer {
  private:
   void check_type(ElementType requested) const;
 
-  std::shared_ptr<detail::ContextState> state_;
-  unsigned id_ = 0;
+  std::shared_ptr<detail::ContextState> state_;  // also where the memory is not mapped
+  detail::GlName<detail::GlKind::Buffer> name_;
   void* data_ = nullptr;
   std::vector<unsigned char> fallback_;  // the memory where the device cannot map buffers
   ElementType type_ = ElementType::Float32;

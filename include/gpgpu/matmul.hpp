@@ -50,16 +50,22 @@ enum class MatmulMethod {
   TransformFeedbackBlocked,  // one vertex per 4x4 block of C, 4 vec4 outputs
   FragmentNaive,             // one output per fragment (GPGPUtility)
   FragmentPacked,            // RGBA-packed 4x4 blocks through 4 render targets
+  HostBlas,                  // the host's BLAS (OpenBLAS, found at run time): what Auto picks
+                             // on CPU devices, where the "GPU" is the same cores
 };
 
 // "compute_naive", "transform_feedback_vec4", ... (the names the bench and CLI use).
 std::string_view to_string(MatmulMethod method);
 // Accepts the names to_string gives (and "auto"); nullopt for anything else.
 std::optional<MatmulMethod> parse_matmul_method(std::string_view name);
-// Every method but Auto, in declaration order.
+// Every shader method (all but Auto and HostBlas), in declaration order.
 std::vector<MatmulMethod> all_matmul_methods();
-// Whether this build has the method (the device may still lack a feature it needs).
+// Whether this build has the method (the device may still lack a feature it needs; HostBlas
+// needs a BLAS library at run time: see host_blas_available).
 bool matmul_method_implemented(MatmulMethod method);
+// Whether MatmulMethod::HostBlas can run here: a library with cblas_sgemm was found
+// (libopenblas.so.0, libcblas.so.3, libblas.so.3). `library` receives its name.
+bool host_blas_available(std::string* library = nullptr);
 
 // The tunables, compiled into the kernels as #defines. The defaults depend on the device
 // (MatmulTuning::for_device); autotune_matmul picks among a few candidates by timing them.
@@ -83,10 +89,15 @@ struct MatmulTuning {
   bool b_texture = false;
   // ComputeTiled: the edge of its square tiles (and of its work group).
   int tile = 16;
+  // ComputeRegisterBlocked on GPUs: split k over this many work groups per tile of C, whose
+  // partial products a last pass sums. More work groups for small products, which otherwise
+  // leave most multiprocessors idle (a 1024^2 C is 64 tiles of 128x128 for 132 SMs).
+  int split_k = 1;
 
   int threads() const { return (block_m / thread_m) * (block_n / thread_n); }
   // "128x128x8 8x8" — the register-blocked shape, block then thread; " direct" is
-  // appended when shared_memory is off, " btex" when b_texture is on.
+  // appended when shared_memory is off, " btex" when b_texture is on, " split-K 4" when
+  // split_k > 1.
   std::string to_string() const;
   bool operator==(const MatmulTuning&) const = default;
 
@@ -94,6 +105,11 @@ struct MatmulTuning {
   // shared memory on GPUs; on llvmpipe 8x256 blocks of 8x16 per invocation (16 invocations,
   // two 8-lane vectors), A from storage, B from a texture.
   static MatmulTuning for_device(const DeviceInfo& device);
+  // What MatmulMethod::Auto runs for an m x k x n product on a GPU when no tuning is given
+  // or cached: the block tile and split-K that fill the device's compute units
+  // (DeviceInfo::compute_units) best, by a model of waves of work groups (docs/matmul.md);
+  // for_device where the number of compute units is unknown, and on CPU devices.
+  static MatmulTuning for_shape(const DeviceInfo& device, int m, int k, int n);
 };
 
 // Throws ArgumentError naming the field if the tuning cannot be compiled for the device
@@ -106,6 +122,10 @@ struct MatmulOptions {
   std::optional<MatmulTuning> tuning;
   // Where autotune_matmul's cache lives (empty: $GPGPU_CACHE_DIR, else ~/.cache/gpgpu).
   std::filesystem::path cache_dir;
+  // Host operands on a GPU: compute C in this many row panels, so that each panel's C
+  // comes back while the next is computed and its rows of A go up (0: chosen from the size;
+  // 1: one piece).
+  int panels = 0;
 };
 
 namespace detail {
@@ -136,6 +156,9 @@ class MatmulPlan {
   int n() const { return n_; }
   MatmulMethod method() const { return method_; }  // what Auto resolved to
   const MatmulTuning& tuning() const { return tuning_; }
+  // What runs and why, e.g. "compute_register_blocked 64x64x8 8x8 (Auto: 256 work groups
+  // for 132 compute units)" or "host_blas: libopenblas.so.0 (Auto on a CPU device)".
+  const std::string& description() const { return description_; }
 
   // GPU nanoseconds of the last run's kernel (GL_TIME_ELAPSED), when timing is on and the
   // device has timer queries; otherwise -1. Uploads and downloads are not included.
@@ -143,11 +166,20 @@ class MatmulPlan {
   double last_gpu_ns() const;
 
  private:
+  void run_panels(std::span<const float> a, std::span<const float> b, std::span<float> c);
+
   std::shared_ptr<detail::ContextState> state_;
   int m_ = 0, k_ = 0, n_ = 0;
   MatmulMethod method_ = MatmulMethod::Auto;
   MatmulTuning tuning_;
+  std::string description_;
   std::unique_ptr<detail::MatmulBackend> backend_;
+  // Host runs in row panels: rows per panel, and the backends for a panel and the last.
+  int panel_rows_ = 0;
+  std::unique_ptr<detail::MatmulBackend> panel_, last_panel_;
+  std::unique_ptr<Buffer> panel_b_;  // B on the device, uploaded once per panelled run
+  bool used_panels_ = false;         // the last run was panelled
+  double panel_ns_ = -1;
 };
 
 // One-shot forms (the compiled kernels are cached by the Context, so repeated calls with the

@@ -20,7 +20,7 @@
 namespace gpgpu {
 
 namespace detail {
-class TransferState;
+class AsyncSource;  // whatever issued the transfer: a TransferQueue, a Context's engine
 }
 
 // A transfer handle was misused: waited twice, or empty (default-constructed, moved from).
@@ -32,8 +32,7 @@ class TransferError : public Error {
 class PendingTransfer {
  public:
   PendingTransfer() = default;  // an empty handle: wait() throws TransferError
-  PendingTransfer(std::shared_ptr<detail::TransferState> state, std::uint64_t id,
-                  std::size_t bytes);
+  PendingTransfer(std::shared_ptr<detail::AsyncSource> source, std::uint64_t id, std::size_t bytes);
   ~PendingTransfer();
   PendingTransfer(PendingTransfer&& other) noexcept;
   PendingTransfer& operator=(PendingTransfer&& other) noexcept;
@@ -53,7 +52,7 @@ class PendingTransfer {
  private:
   void finish_quietly() noexcept;
 
-  std::shared_ptr<detail::TransferState> state_;
+  std::shared_ptr<detail::AsyncSource> state_;
   std::uint64_t id_ = 0;
   std::size_t bytes_ = 0;
   bool waited_ = false;

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,7 +35,13 @@
 
 namespace gpgpu {
 
-class ComputeKernel;
+// What record() needs of a kernel: its label and the GPU time of its last run.
+// ComputeKernel, TransformFeedbackKernel, FragmentKernel and MatmulPlan's kernels have them.
+template <class K>
+concept TimedKernel = requires(const K& kernel) {
+  { kernel.label() } -> std::convertible_to<std::string>;
+  { kernel.last_gpu_ns() } -> std::convertible_to<double>;
+};
 
 enum class TimingSource {
   TimerQueries,     // GPU timestamps and the fenced wall clock
@@ -87,8 +94,12 @@ class Profiler {
   [[nodiscard]] Scope scope(std::string name);
   // Adds a measurement taken elsewhere, in nanoseconds; a negative time means "none".
   void record(const std::string& name, double gpu_ns, double wall_ns = -1);
-  // Adds the kernel's last_gpu_ns() (its dispatch alone) under the kernel's label.
-  void record(const ComputeKernel& kernel, double wall_ns = -1);
+  // Adds the kernel's last_gpu_ns() (its dispatch or draw alone) under the kernel's label:
+  // any kernel path (TimedKernel).
+  template <TimedKernel Kernel>
+  void record(const Kernel& kernel, double wall_ns = -1) {
+    record(std::string(kernel.label()), kernel.last_gpu_ns(), wall_ns);
+  }
 
   TimingSource timing_source() const noexcept { return source_; }
   // One line saying where the times come from, e.g. "GPU timestamps (GL_EXT_disjoint_timer_query)

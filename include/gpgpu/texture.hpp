@@ -18,6 +18,8 @@
 // gpgpu_fetch(tex, i) (see transform_feedback_kernel.hpp and fragment_kernel.hpp), which
 // takes W from textureSize. length() is n; upload and download move n texels.
 //
+// Uploads and downloads go through the Context's transfer engine (data_path.hpp): staged
+// into a pixel-unpack buffer on the way in, read into a pixel-pack buffer on the way out.
 // Reading back: download() reads formats the device can render to with glReadPixels from
 // a framebuffer (R32F, RG32F, RGBA32F where GL_EXT_color_buffer_float exists; the integer
 // formats everywhere), 3-D textures one layer at a time. RGB32F is never colour-renderable
@@ -32,15 +34,14 @@
 #include <string>
 #include <vector>
 
+#include "gpgpu/detail/gl_name.hpp"
 #include "gpgpu/element_type.hpp"
+#include "gpgpu/pending_run.hpp"
 #include "gpgpu/texel_type.hpp"
 
 namespace gpgpu {
 
 class Context;
-namespace detail {
-struct ContextState;
-}
 
 class Texture {
  public:
@@ -103,6 +104,12 @@ class Texture {
   void download(std::span<T> out) const {
     download_values(element_type_of<T>(), out.data(), out.size());
   }
+  // Starts copying the contents into `out` and returns at once; `out` is filled by the
+  // handle's wait() (keep it alive and untouched until then).
+  template <class T>
+  PendingRun download_async(std::span<T> out) const {
+    return download_values_async(element_type_of<T>(), out.data(), out.size());
+  }
   template <class T>
   std::vector<T> to_vector() const {
     std::vector<T> out(value_count());
@@ -123,9 +130,12 @@ class Texture {
     return length_ * static_cast<std::size_t>(components(type_));
   }
   bool is_array() const noexcept { return is_array_; }  // a wrapped 1-D array
-  bool valid() const noexcept { return id_ != 0; }
-  unsigned gl_name() const noexcept { return id_; }  // for interoperation with raw GL
-  const std::shared_ptr<detail::ContextState>& context_state() const { return state_; }
+  bool valid() const noexcept { return name_.id() != 0; }
+  unsigned gl_name() const noexcept { return name_.id(); }  // for interoperation with raw GL
+  // Whether the texture was made from `context` (and is not released).
+  bool belongs_to(const Context& context) const noexcept;
+  // For the library's own use (prefer belongs_to); not part of the manual.
+  const std::shared_ptr<detail::ContextState>& context_state() const { return name_.owner(); }
   // "a 2-D float texture of 2 x 8", for messages.
   std::string describe() const;
 
@@ -140,13 +150,13 @@ class Texture {
   static std::size_t texels_in(TexelType type, std::size_t values);
   void upload_values(ElementType type, const void* data, std::size_t count);
   void download_values(ElementType type, void* out, std::size_t count) const;
+  PendingRun download_values_async(ElementType type, void* out, std::size_t count) const;
 
   // Follows this object; see self_reference().
   void follow_self() noexcept;
 
-  std::shared_ptr<detail::ContextState> state_;
   mutable std::shared_ptr<const Texture*> self_;
-  unsigned id_ = 0;
+  detail::GlName<detail::GlKind::Texture> name_;
   TexelType type_ = TexelType::Float;
   std::size_t depth_ = 0;  // 0 for a 2-D texture
   std::size_t rows_ = 0;

@@ -46,6 +46,9 @@
 namespace gpgpu {
 
 class Context;
+namespace detail {
+class TransferState;
+}
 
 enum class TransferMethod { Auto, PersistentMapped, StagingBuffers, Direct };
 

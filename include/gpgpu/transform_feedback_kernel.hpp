@@ -36,11 +36,13 @@
 // each straight into its own buffer (a Buffer output is written in place), when there are
 // at most GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS of them (4 or more) and none has more
 // than GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS components (4 or more: a mat3 does
-// not fit); otherwise GL_INTERLEAVED_ATTRIBS into one temporary buffer that gpgpu splits
-// afterwards (through the host for Buffer outputs), within
-// GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS (64 or more) per element. A run draws
-// GL_POINTS with GL_RASTERIZER_DISCARD and checks that every element was captured
-// (GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN).
+// not fit); otherwise GL_INTERLEAVED_ATTRIBS into one temporary buffer that a small compute
+// pass splits on the GPU afterwards, within GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS
+// (64 or more) per element. A run draws GL_POINTS with GL_RASTERIZER_DISCARD; when results
+// come back to the host it also checks that every element was captured
+// (GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN). A run whose outputs are all Buffers never
+// waits for the GPU. The kernel keeps its vertex array, transform-feedback object and
+// query for all its runs; host arrays go through the Context's transfer engine.
 #pragma once
 
 #include <memory>
@@ -51,7 +53,9 @@
 #include "gpgpu/arg.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/defines.hpp"
+#include "gpgpu/detail/gl_name.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/pending_run.hpp"
 
 namespace gpgpu {
 
@@ -78,6 +82,8 @@ class TransformFeedbackKernel {
 
   // Runs the shader once per element; the element count comes from the outputs.
   void run(const Args& args);
+  // The same, asynchronously (pending_run.hpp): host outputs are written by the handle's wait().
+  PendingRun run_async(const Args& args);
 
   // These throw Error on a moved-from kernel, as run() does.
   std::vector<KernelVariable> variables() const;
@@ -100,6 +106,13 @@ class TransformFeedbackKernel {
   // The program's uniforms and inputs, with the captured varyings as its outputs.
   std::shared_ptr<const detail::ProgramInterface> interface_;
   std::shared_ptr<const detail::CapturePlan> plan_;
+  // Kept for every run (made on first use).
+  detail::GlName<detail::GlKind::VertexArray> vertex_array_;
+  detail::GlName<detail::GlKind::TransformFeedback> transform_feedback_;
+  detail::GlName<detail::GlKind::Query> primitives_;
+  detail::GlName<detail::GlKind::Framebuffer> no_pixels_;
+  PendingRun start(const Args& args, bool async);
+  void make_objects();
   bool timing_ = false;
   double last_gpu_ns_ = -1;
 };

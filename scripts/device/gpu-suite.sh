@@ -4,6 +4,12 @@
 # The GL libraries and build dependencies that image lacks come from .gl/ and .deps/
 # (shared/device/prepare-gl.sh and scripts/device/fetch-deps.sh, run beforehand).
 # Usage: bash scripts/device/gpu-suite.sh OUT_DIR [tests] [bench-matmul] [bench-memory]
+#          [bench-datapath] [bench-ceiling] [bench-variants]
+#   bench-datapath  host-array SAXPY round trips, the chunked pipeline, matmul end to end vs
+#                   CUDA (pageable and pinned) and OpenBLAS (docs/data-path.md)
+#   bench-ceiling   per-stage ALU and texel-fetch ceilings, fragment/TF matmul against them
+#   bench-variants  the measurements behind the data path's defaults (engine options, copy and
+#                   compute overlap, matmul tiles, split-K and panels)
 set -uo pipefail
 out=${1:-out/gpu}
 shift || true
@@ -36,6 +42,20 @@ for step in "$@"; do
     bench-memory)
       $build/tools/gpgpu bench memory --out "$out" > "$out/bench-memory.log" 2>&1
       tail -60 "$out/bench-memory.log"
+      ;;
+    bench-datapath)
+      $build/tools/gpgpu bench datapath --out "$out" --repeats 7 --warmup 2 \
+        > "$out/bench-datapath.log" 2>&1
+      tail -60 "$out/bench-datapath.log"
+      ;;
+    bench-ceiling)
+      $build/tools/gpgpu bench ceiling --out "$out" > "$out/bench-ceiling.log" 2>&1
+      tail -30 "$out/bench-ceiling.log"
+      ;;
+    bench-variants)
+      $build/tools/gpgpu bench datapath --which variants --out "$out" --repeats 5 --warmup 1 \
+        > "$out/bench-variants.log" 2>&1
+      tail -80 "$out/bench-variants.log"
       ;;
   esac
 done

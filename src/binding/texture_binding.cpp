@@ -87,39 +87,4 @@ void check_texture_binding(const Texture& texture, const UniformVariable& variab
   }
 }
 
-void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
-                             const std::string& label) {
-  check_texture_binding(texture, sampler, label);
-  const auto& info = texture.context_state()->info;
-  if (static_cast<std::int64_t>(unit) >= info.max_combined_texture_image_units) {
-    throw LimitError(
-        fmt::format("{}: sampler {} would need texture unit {}, but the device has {} "
-                    "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
-                    label, sampler.name, unit, info.max_combined_texture_image_units));
-  }
-  GL(glActiveTexture(GL_TEXTURE0 + unit));
-  GL(glBindTexture(texture.dimensions() == 3 ? GL_TEXTURE_3D : GL_TEXTURE_2D, texture.gl_name()));
-  GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
-  GL(glActiveTexture(GL_TEXTURE0));
-}
-
-void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
-                           const std::string& label) {
-  check_texture_binding(texture, image, label);
-  // OpenGL ES fixes an image's unit in the shader (layout(binding = N)); read it back.
-  GLint program = 0;
-  GL(glGetIntegerv(GL_CURRENT_PROGRAM, &program));
-  GLint unit = 0;
-  GL(glGetUniformiv(static_cast<GLuint>(program), image.location, &unit));
-  const GLenum gl_access = access == Access::Read    ? GL_READ_ONLY
-                           : access == Access::Write ? GL_WRITE_ONLY
-                                                     : GL_READ_WRITE;
-  // The image unit takes the texture's own format; the shader's layout(...) qualifier must
-  // name the same one (r32f for float texels, rgba32f for vec4, r32i, r32ui...), which
-  // introspection cannot see.
-  GL(glBindImageTexture(static_cast<GLuint>(unit), texture.gl_name(), 0,
-                        texture.dimensions() == 3 ? GL_TRUE : GL_FALSE, 0, gl_access,
-                        texel_format(texture.texel_type()).internal_format));
-}
-
 }  // namespace gpgpu::detail

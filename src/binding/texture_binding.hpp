@@ -1,4 +1,5 @@
-// Internal: binding a gpgpu::Texture to a sampler or image uniform (implemented with Texture).
+// Internal: whether a gpgpu::Texture may bind to a sampler or image uniform (no GL call;
+// the binding itself is in kernels/uniforms.cpp).
 #pragma once
 
 #include <string>
@@ -15,14 +16,6 @@ namespace gpgpu::detail {
 // not match the declaration, or the format has no image layout. Binds nothing, so kernels
 // call it while validating, before any upload.
 void check_texture_binding(const Texture& texture, const UniformVariable& variable,
-                           const std::string& label);
-
-// Checks that the texture fits the sampler (dimensions, float/int/uint), binds it to
-// `unit` and points the sampler uniform at that unit.
-void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
-                             const std::string& label);
-// Binds the texture's level 0 to the image unit the shader declares (layout(binding)).
-void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
                            const std::string& label);
 
 }  // namespace gpgpu::detail

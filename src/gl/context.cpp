@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
+#include "transfer/transfer_engine.hpp"
 
 namespace gpgpu {
 
@@ -51,7 +53,9 @@ void release_display(EGLDisplay display) noexcept {
   }
 }
 
-ContextState::~ContextState() { release(); }
+ContextState::~ContextState() {
+  release();
+}
 
 namespace {
 
@@ -116,6 +120,12 @@ void ContextState::release_from_this_thread() const noexcept {
   eglGetError();
 }
 
+TransferEngine& ContextState::engine() {
+  ensure_current();
+  if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);
+  return *engine_;
+}
+
 void ContextState::drop_attachments() noexcept {
   auto dropped = std::move(attachments);
   attachments.clear();
@@ -125,6 +135,12 @@ void ContextState::drop_attachments() noexcept {
 void ContextState::release() noexcept {
   if (released) return;
   drop_attachments();  // they free their GL objects while the context still exists
+  // Then the engine: it completes its transfers and frees its GL objects while the context
+  // still exists (attachments may have used it).
+  if (engine_) {
+    engine_->release();
+    engine_.reset();
+  }
   // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
   // refuses it, so they are not touched.
   const bool current = try_make_current();
@@ -260,6 +276,13 @@ EGLContext create_egl_context(EGLDisplay display, EGLConfig config, const Contex
   return EGL_NO_CONTEXT;
 }
 
+// "1.5 ..." (EGL_VERSION starts with major.minor).
+bool egl_version_at_least(const std::string& version, int major, int minor) {
+  int got_major = 0, got_minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &got_major, &got_minor) != 2) return false;
+  return got_major > major || (got_major == major && got_minor >= minor);
+}
+
 // Tries to make a context on one candidate. Returns the state, or null with `why` filled.
 std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
                                          const ContextOptions& options, std::string& why) {
@@ -329,6 +352,8 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
     return nullptr;
   }
   state->ext = load_extension_functions(state->info);
+  state->has_egl_fences = egl_version_at_least(state->info.egl_version, 1, 5);
+  state->data_path = options.data_path;
   if (options.debug) enable_debug_output(state->info);
   const LoopLimit loops = measure_loop_limit(state->info);
   state->info.max_loop_iterations = loops.max_iterations;
@@ -375,9 +400,9 @@ Context::Context(const ContextOptions& options) {
   }
   const auto candidates = enumerate_candidates();
   if (candidates.empty()) {
-    throw ContextError(fmt::format(
-        "no EGL device and no surfaceless platform found (client extensions: {}); {}",
-        fmt::join(client, " "), install_hint));
+    throw ContextError(
+        fmt::format("no EGL device and no surfaceless platform found (client extensions: {}); {}",
+                    fmt::join(client, " "), install_hint));
   }
 
   // Order of trial: hardware GPUs first, then the software device, then surfaceless.
@@ -407,8 +432,8 @@ Context::Context(const ContextOptions& options) {
       continue;
     }
     if (wanted != "auto" && !is_index(wanted)) {
-      const std::string haystack = lowercase(state->info.renderer + " " + state->info.vendor +
-                                             " " + state->info.device_kind);
+      const std::string haystack = lowercase(state->info.renderer + " " + state->info.vendor + " " +
+                                             state->info.device_kind);
       if (haystack.find(wanted) == std::string::npos) {
         renderers_seen += fmt::format("\n  device {}: {} ({})", candidate->description.index,
                                       state->info.renderer, state->info.vendor);
@@ -419,13 +444,13 @@ Context::Context(const ContextOptions& options) {
     return;
   }
   if (!renderers_seen.empty()) {
-    throw ContextError(fmt::format(
-        "no device's renderer matches '{}' (from ContextOptions::device or GPGPU_DEVICE); found:{}{}",
-        wanted, renderers_seen, failures));
+    throw ContextError(
+        fmt::format("no device's renderer matches '{}' (from ContextOptions::device or "
+                    "GPGPU_DEVICE); found:{}{}",
+                    wanted, renderers_seen, failures));
   }
-  throw ContextError(
-      fmt::format("could not make an OpenGL ES 3.1+ context on any device:{}\n{}", failures,
-                  install_hint));
+  throw ContextError(fmt::format("could not make an OpenGL ES 3.1+ context on any device:{}\n{}",
+                                 failures, install_hint));
 }
 
 Context::~Context() {
@@ -464,13 +489,40 @@ void Context::clear_program_cache() {
   state_->programs.clear();
 }
 
-std::size_t Context::cached_program_count() const { return state_ ? state_->programs.size() : 0; }
+std::size_t Context::cached_program_count() const {
+  return state_ ? state_->programs.size() : 0;
+}
 
 void Context::release() {
   if (state_) state_->release();
 }
 
-bool Context::released() const noexcept { return !state_ || state_->released; }
+bool Context::released() const noexcept {
+  return !state_ || state_->released;
+}
+
+void Context::set_data_path(const DataPathOptions& options) {
+  make_current();
+  // Check the options against the device before anything changes.
+  detail::resolve_data_path(options, state_->info, state_->has_egl_fences);
+  state_->data_path = options;
+  if (state_->has_engine()) state_->engine().configure(options);
+}
+
+DataPathOptions Context::data_path() const {
+  make_current();
+  return state_->engine().options();
+}
+
+DataPathStats Context::data_path_stats() const {
+  make_current();
+  return state_->engine().stats();
+}
+
+void Context::trim_device_pool() {
+  make_current();
+  state_->engine().trim();
+}
 
 void* Context::find_attachment(const std::string& key) const {
   make_current();  // throws for a released or moved-from Context

@@ -9,9 +9,12 @@
 
 #include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/data_path.hpp"
 #include "shader/program_cache.hpp"
 
 namespace gpgpu::detail {
+
+class TransferEngine;
 
 // GL entry points that are extensions and so come from eglGetProcAddress, not the library.
 struct ExtensionFunctions {
@@ -35,6 +38,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::string lost_reason;
   // ContextOptions::timeout; zero: runs are not timed.
   std::chrono::nanoseconds timeout{0};
+  // EGL 1.5 fence syncs (eglCreateSync): waitable from a thread with no current context.
+  bool has_egl_fences = false;
+  DataPathOptions data_path;  // as given; the engine resolves what is left to "auto"
 
   // Compiled programs keyed by their kind and final source (defines included).
   ProgramCache programs;
@@ -55,7 +61,7 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   bool try_make_current() const noexcept;
   // Makes no context current on this thread if this one is (so another thread may take it).
   void release_from_this_thread() const noexcept;
-  // Destroys attachments, programs and the EGL context. Idempotent.
+  // Destroys attachments, the transfer engine, programs and the EGL context. Idempotent.
   void release() noexcept;
   // Destroys the attachments (moved out first: their destructors may use this state).
   void drop_attachments() noexcept;
@@ -64,6 +70,13 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // plus the timeout, and throws TimeoutError (marking the context lost if the work may
   // still be running) when it does not. `what` names the run for the message.
   void wait_within_timeout(std::chrono::steady_clock::time_point started, const std::string& what);
+  // The transfer engine every host array goes through (made on first use; the context
+  // must be current).
+  TransferEngine& engine();
+  bool has_engine() const noexcept { return engine_ != nullptr; }
+
+ private:
+  std::unique_ptr<TransferEngine> engine_;
 };
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -17,7 +19,9 @@ bool DeviceInfo::has_timer_query() const {
   return has_extension("GL_EXT_disjoint_timer_query");
 }
 
-bool DeviceInfo::has_buffer_storage() const { return has_extension("GL_EXT_buffer_storage"); }
+bool DeviceInfo::has_buffer_storage() const {
+  return has_extension("GL_EXT_buffer_storage");
+}
 
 bool DeviceInfo::has_color_buffer_float() const {
   return has_extension("GL_EXT_color_buffer_float");
@@ -35,6 +39,7 @@ std::string DeviceInfo::to_string() const {
   line("GLSL version", glsl_version);
   line("EGL", egl_vendor + " " + egl_version);
   line("runs shaders on", is_software ? "the CPU (software rasterizer)" : "a GPU");
+  line("compute units", compute_units > 0 ? std::to_string(compute_units) : "unknown");
   line("max texture size", max_texture_size);
   line("max 3D texture size", max_3d_texture_size);
   line("max shader storage block size (bytes)", max_shader_storage_block_size);
@@ -98,6 +103,35 @@ std::int64_t gl_indexed_integer(GLenum name, GLuint index) {
 
 }  // namespace
 
+namespace {
+
+// GL has no query for the number of multiprocessors. Known GPUs by their renderer string
+// (the most specific name first), else 0; GPGPU_COMPUTE_UNITS overrides. A CPU device
+// counts its hardware threads.
+int estimate_compute_units(const std::string& renderer, bool software) {
+  if (const char* env = std::getenv("GPGPU_COMPUTE_UNITS"); env != nullptr && *env != '\0') {
+    const int units = std::atoi(env);
+    if (units > 0) return units;
+  }
+  if (software) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  struct Known {
+    const char* name;
+    int units;
+  };
+  static constexpr Known known[] = {
+      {"h100 pcie", 114}, {"h100 nvl", 132}, {"h100", 132},    {"h200", 132},    {"h800", 132},
+      {"gh200", 132},     {"a100", 108},     {"a800", 108},    {"a30", 56},      {"a10", 72},
+      {"l40s", 142},      {"l40", 142},      {"l4", 58},       {"v100", 80},     {"t4", 40},
+      {"rtx 4090", 128},  {"rtx 4080", 76},  {"rtx 3090", 82}, {"rtx 3080", 68}, {"a6000", 84},
+  };
+  for (const auto& k : known) {
+    if (renderer.find(k.name) != std::string::npos) return k.units;
+  }
+  return 0;
+}
+
+}  // namespace
+
 DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device) {
   DeviceInfo info;
   info.device_index = device.index;
@@ -154,6 +188,8 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
   glGetError();
   info.max_viewport_dims[0] = viewport[0];
   info.max_viewport_dims[1] = viewport[1];
+
+  info.compute_units = estimate_compute_units(lower_renderer, info.is_software);
 
   GLint count = 0;
   glGetIntegerv(GL_NUM_EXTENSIONS, &count);

@@ -26,9 +26,26 @@ const char* framebuffer_status_name(GLenum status) {
   }
 }
 
-Framebuffer::Framebuffer(const std::vector<ColorAttachment>& attachments, const std::string& label)
-    : framebuffer_(ScopedFramebuffer::make()) {
-  GL(glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.id()));
+namespace {
+
+void detach(const std::vector<ColorAttachment>& attachments) noexcept {
+  for (const auto& a : attachments) {
+    const auto point = static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + a.location);
+    if (a.layer < 0) {
+      glFramebufferTexture2D(GL_FRAMEBUFFER, point, GL_TEXTURE_2D, 0, 0);
+    } else {
+      glFramebufferTextureLayer(GL_FRAMEBUFFER, point, 0, 0, 0);
+    }
+  }
+}
+
+}  // namespace
+
+FramebufferScope::FramebufferScope(GLuint framebuffer,
+                                   const std::vector<ColorAttachment>& attachments,
+                                   const std::string& label)
+    : attached_(attachments) {
+  GL(glBindFramebuffer(GL_FRAMEBUFFER, framebuffer));
   try {
     std::vector<GLenum> draw_buffers;
     for (const auto& a : attachments) {
@@ -62,13 +79,15 @@ Framebuffer::Framebuffer(const std::vector<ColorAttachment>& attachments, const 
           label, formats, framebuffer_status_name(status)));
     }
   } catch (...) {
+    detach(attached_);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glGetError();
     throw;
   }
 }
 
-Framebuffer::~Framebuffer() {
+FramebufferScope::~FramebufferScope() {
+  detach(attached_);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glGetError();
 }

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gl/gl.hpp"
+#include "gl/gl_name.hpp"
 #include "gpgpu/texel_type.hpp"
-#include "gl/scoped_gl_name.hpp"
 
 namespace gpgpu::detail {
 
@@ -19,24 +19,35 @@ struct ColorAttachment {
   std::string what;  // names the attachment in messages ("output R")
 };
 
+// A framebuffer object, kept by its owner (a kernel keeps one for all its runs).
 class Framebuffer {
  public:
-  // Makes a framebuffer, binds it to GL_FRAMEBUFFER (draw and read), attaches the textures,
-  // routes fragment output `location` to attachment `location` (glDrawBuffers) and checks
-  // completeness. With no attachments it is a 1x1 framebuffer that draws nothing: what a
-  // draw call needs where the context has no default framebuffer (surfaceless EGL), as
-  // transform feedback does. Throws UnsupportedError naming the attachments and formats when the
-  // driver refuses the combination.
-  Framebuffer(const std::vector<ColorAttachment>& attachments, const std::string& label);
-  // Unbinds (back to the default framebuffer) and deletes.
-  ~Framebuffer();
-  Framebuffer(const Framebuffer&) = delete;
-  Framebuffer& operator=(const Framebuffer&) = delete;
-
-  GLuint id() const { return framebuffer_.id(); }
+  Framebuffer() = default;
+  explicit Framebuffer(ContextState& state) : name_(make_gl_name<GlKind::Framebuffer>(state)) {}
+  GLuint id() const { return name_.id(); }
+  explicit operator bool() const { return static_cast<bool>(name_); }
 
  private:
-  ScopedFramebuffer framebuffer_;
+  GlFramebuffer name_;
+};
+
+// Binds a framebuffer to GL_FRAMEBUFFER (draw and read) for a scope, attaches the textures,
+// routes fragment output `location` to attachment `location` (glDrawBuffers) and checks
+// completeness. With no attachments it is a 1x1 framebuffer that draws nothing: what a draw
+// call needs where the context has no default framebuffer (surfaceless EGL), as transform
+// feedback does. Throws UnsupportedError naming the attachments and formats when the driver
+// refuses the combination. On leaving the scope the textures are detached (so that the
+// framebuffer keeps none alive) and the default framebuffer is bound again.
+class FramebufferScope {
+ public:
+  FramebufferScope(GLuint framebuffer, const std::vector<ColorAttachment>& attachments,
+                   const std::string& label);
+  ~FramebufferScope();
+  FramebufferScope(const FramebufferScope&) = delete;
+  FramebufferScope& operator=(const FramebufferScope&) = delete;
+
+ private:
+  std::vector<ColorAttachment> attached_;
 };
 
 // "GL_FRAMEBUFFER_UNSUPPORTED" and friends.

@@ -43,8 +43,8 @@ void write_gl_buffer(GLuint id, std::size_t offset, std::size_t bytes, const voi
 void read_gl_buffer(GLuint id, std::size_t offset, std::size_t bytes, void* out) {
   GL(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
   GL(glBindBuffer(GL_COPY_READ_BUFFER, id));
-  void* mapped = GL(glMapBufferRange(GL_COPY_READ_BUFFER, checked_size(offset),
-                                     checked_size(bytes), GL_MAP_READ_BIT));
+  void* mapped = GL(glMapBufferRange(GL_COPY_READ_BUFFER, checked_size(offset), checked_size(bytes),
+                                     GL_MAP_READ_BIT));
   if (mapped == nullptr) {
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     throw DriverError("glMapBufferRange returned no pointer for a read-back");
@@ -57,6 +57,21 @@ void read_gl_buffer(GLuint id, std::size_t offset, std::size_t bytes, void* out)
     throw DriverError(
         "the buffer's contents were lost while mapped (glUnmapBuffer returned false)");
   }
+}
+
+}  // namespace gpgpu::detail
+
+namespace gpgpu::detail {
+
+void copy_gl_buffer(GLuint source, std::size_t source_offset, GLuint destination,
+                    std::size_t destination_offset, std::size_t bytes) {
+  GL(glBindBuffer(GL_COPY_READ_BUFFER, source));
+  GL(glBindBuffer(GL_COPY_WRITE_BUFFER, destination));
+  GL(glCopyBufferSubData(
+      GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(source_offset),
+      static_cast<GLintptr>(destination_offset), static_cast<GLsizeiptr>(bytes)));
+  GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
+  GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
 }
 
 }  // namespace gpgpu::detail

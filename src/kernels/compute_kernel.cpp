@@ -9,11 +9,13 @@
 
 #include "binding/binding.hpp"
 #include "binding/layout_pack.hpp"
+#include "binding/run_checks.hpp"
 #include "binding/texture_binding.hpp"
-#include "gl/gl_buffer.hpp"
+#include "gl/context_state.hpp"
 #include "gl/gpu_timer.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
+#include "kernels/kernel_core.hpp"
 #include "shader/glsl_source.hpp"
 #include "shader/program.hpp"
 
@@ -43,16 +45,84 @@ detail::ArrayLayout layout_of(const detail::StorageBlock& b) {
   return l;
 }
 
-// One storage block's binding for one run: a temporary GL buffer for a host array, or a
-// user's Buffer.
+// One storage block's binding for one run: a user's Buffer, or a host array placed in a
+// pooled temporary.
 struct BlockBinding {
   const detail::StorageBlock* block = nullptr;
   const NamedArg* arg = nullptr;
   std::size_t elements = 0;  // GLSL elements (vec3s, mat4s...)
   std::size_t bytes = 0;     // bytes bound
-  detail::ScopedGlBuffer temporary;
-  GLuint id = 0;
+  GLuint id = 0;             // set by the upload step
 };
+
+// Everything a run decides before it touches the GPU.
+struct ComputePlan {
+  std::vector<BlockBinding> blocks;
+  Size3 groups;
+  std::size_t count = 0;       // gpgpu_count
+  std::size_t row_stride = 0;  // gpgpu_row_stride
+};
+
+struct KernelShape {
+  const detail::ProgramInterface& interface;
+  const DeviceInfo& info;
+  const detail::ContextState* owner;
+  const std::string& label;
+};
+
+// validate: one storage block's argument, without GL.
+BlockBinding check_block(const detail::StorageBlock& block, const NamedArg& arg,
+                         const KernelShape& k) {
+  const std::string& name = k.label;
+  BlockBinding bb;
+  bb.block = &block;
+  bb.arg = &arg;
+  const Arg& v = arg.value;
+  if (v.kind() == Arg::Kind::DeviceBuffer) {
+    detail::check_buffer_arg(arg, k.owner, name, fmt::format("'{}'", arg.name));
+    bb.bytes = v.buffer()->bytes();
+    if (block.single_array) {
+      detail::check_element_type(arg, block.element, name, "storage array");
+      const auto offset = static_cast<std::size_t>(block.offset);
+      const auto stride = static_cast<std::size_t>(block.array_stride);
+      bb.elements = stride > 0 && bb.bytes > offset ? (bb.bytes - offset) / stride : 0;
+    }
+    if (bb.bytes < static_cast<std::size_t>(block.fixed_size) && block.array_size != 0) {
+      throw SizeMismatchError(fmt::format("{}: buffer block {} needs {} bytes; the Buffer has {}",
+                                          name, block.name, block.fixed_size, bb.bytes));
+    }
+  } else if (v.kind() == Arg::Kind::HostArray) {
+    if (!block.single_array) {
+      throw ArgumentError(fmt::format(
+          "{}: buffer block {} has members {{{}}}; a host array binds only to a block with a "
+          "single array member; bind a gpgpu::Buffer holding the block's bytes instead",
+          name, block.name, fmt::join(block.members, ", ")));
+    }
+    detail::check_element_type(arg, block.element, name, "storage array");
+    bb.elements = detail::whole_elements(arg, block.element, name, "storage array");
+    if (block.array_size != 0 && bb.elements != static_cast<std::size_t>(block.array_size)) {
+      throw SizeMismatchError(
+          fmt::format("{}: '{}' is declared {} {}[{}] but {} elements were given", name, arg.name,
+                      block.element.name, block.member_name, block.array_size, bb.elements));
+    }
+    if (bb.elements == 0) {
+      throw SizeMismatchError(fmt::format(
+          "{}: '{}' is empty; storage arrays need at least one element", name, arg.name));
+    }
+    bb.bytes = layout_of(block).device_bytes(bb.elements);
+  } else {
+    throw TypeMismatchError(
+        fmt::format("{}: buffer block {} takes a host array or a Buffer, not {}", name, block.name,
+                    v.describe()));
+  }
+  if (static_cast<std::int64_t>(bb.bytes) > k.info.max_shader_storage_block_size) {
+    throw LimitError(fmt::format(
+        "{}: '{}' needs {} bytes but the device binds at most {} bytes to one storage block "
+        "(GL_MAX_SHADER_STORAGE_BLOCK_SIZE); split the array",
+        name, arg.name, bb.bytes, k.info.max_shader_storage_block_size));
+  }
+  return bb;
+}
 
 // gpgpu_count is a uint: no dimension, nor their product, may pass 2^32 - 1 (checked before
 // anything is rounded up to work groups, where a huge count would wrap around).
@@ -66,23 +136,84 @@ void check_item_count(Size3 size, const std::string& name) {
   }
 }
 
-// Uniform values, and every Texture for a sampler or image (empty, destroyed, of another
-// Context, of the wrong kind, too many), before anything is uploaded.
-void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const DeviceInfo& info,
-                                 const std::string& name) {
+// validate: uniform values, and every Texture for a sampler or image (empty, destroyed, of
+// another Context, of the wrong kind, too many), before anything is uploaded.
+void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const KernelShape& k) {
   std::int64_t samplers = 0;
   for (auto [uniform, arg] : resolved.uniforms) {
-    detail::check_uniform(*uniform, *arg, name);
+    detail::check_uniform(*uniform, *arg, k.label);
     if (!uniform->type.is_opaque()) continue;
-    detail::check_texture_binding(*arg->value.texture(), *uniform, name);
+    detail::check_texture_binding(*arg->value.texture(), *uniform, k.label);
     if (uniform->type.is_sampler) ++samplers;
   }
-  if (samplers > info.max_combined_texture_image_units) {
+  if (samplers > k.info.max_combined_texture_image_units) {
     throw LimitError(
         fmt::format("{}: {} textures are bound to samplers but the device has {} texture units "
                     "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
-                    name, samplers, info.max_combined_texture_image_units));
+                    k.label, samplers, k.info.max_combined_texture_image_units));
   }
+}
+
+// validate: every argument (blocks, distinct bindings, uniforms), without GL.
+std::vector<BlockBinding> check_arguments(const detail::ResolvedArgs& resolved,
+                                          const KernelShape& k) {
+  std::vector<BlockBinding> blocks;
+  for (auto [block, arg] : resolved.blocks) blocks.push_back(check_block(*block, *arg, k));
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    for (std::size_t j = i + 1; j < blocks.size(); ++j) {
+      if (blocks[i].block->binding == blocks[j].block->binding) {
+        throw ArgumentError(fmt::format(
+            "{}: buffer blocks {} and {} share binding {}; give each its own "
+            "layout(std430, binding = N) (OpenGL ES cannot rebind storage blocks)",
+            k.label, blocks[i].block->name, blocks[j].block->name, blocks[i].block->binding));
+      }
+    }
+  }
+  check_uniforms_and_textures(resolved, k);
+  return blocks;
+}
+
+// plan: the number of items when run() was given none — the arrays' common length.
+std::size_t derived_items(const std::vector<BlockBinding>& blocks, const std::string& name) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (const auto& bb : blocks) {
+    if (bb.block->single_array) counts.emplace_back(bb.arg->name, bb.elements);
+  }
+  const auto c = detail::agree_on_count(counts, " ");
+  if (!c.common) {
+    throw ArgumentError(fmt::format(
+        "{}: no array argument to take the number of work items from; pass it to run()", name));
+  }
+  if (c.disagree) {
+    throw SizeMismatchError(fmt::format(
+        "{}: the arrays disagree in length ( {} ), so the number of work items is ambiguous; "
+        "pass it to run()",
+        name, c.text));
+  }
+  return *c.common;
+}
+
+// plan: work groups for `items` in one dimension, split into rows past the x limit.
+Size3 groups_for_items(std::size_t items, std::size_t lx, const KernelShape& k) {
+  const auto max_x = static_cast<std::size_t>(k.info.max_compute_work_group_count[0]);
+  const auto max_y = static_cast<std::size_t>(k.info.max_compute_work_group_count[1]);
+  if (items == 0) throw ArgumentError(fmt::format("{}: zero work items", k.label));
+  const std::size_t needed = (items + lx - 1) / lx;
+  if (needed <= max_x) return {needed, 1, 1};
+  if (k.interface.find_uniform("gpgpu_row_stride") == nullptr) {
+    throw LimitError(fmt::format(
+        "{}: {} items need {} work groups, more than the device's {} in x; index with "
+        "gpgpu_index() instead of gl_GlobalInvocationID.x so gpgpu can split the dispatch "
+        "into rows",
+        k.label, items, needed, max_x));
+  }
+  const std::size_t rows = (needed + max_x - 1) / max_x;
+  if (rows > max_y) {
+    throw LimitError(
+        fmt::format("{}: {} items exceed what one dispatch can cover ({} x {} groups of {})",
+                    k.label, items, max_x, max_y, lx));
+  }
+  return {(needed + rows - 1) / rows, rows, 1};
 }
 
 }  // namespace
@@ -91,10 +222,10 @@ ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
                              const Defines& defines, std::string label)
     : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
-  detail::ShaderStage stage{GL_COMPUTE_SHADER,
-                            detail::complete_source(source, GL_COMPUTE_SHADER, state_->info,
-                                                    defines, compute_prelude),
-                            std::string(source)};
+  detail::ShaderStage stage{
+      GL_COMPUTE_SHADER,
+      detail::complete_source(source, GL_COMPUTE_SHADER, state_->info, defines, compute_prelude),
+      std::string(source)};
   program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label_);
 }
 
@@ -152,234 +283,173 @@ std::vector<KernelVariable> ComputeKernel::variables() const {
   return vars;
 }
 
-void ComputeKernel::run(const Args& args) { execute(args, SizeMode::Derived, {}); }
+void ComputeKernel::run(const Args& args) {
+  start(args, SizeMode::Derived, {}, false);
+}
 void ComputeKernel::run(const Args& args, std::size_t items) {
-  execute(args, SizeMode::Items1D, {items, 1, 1});
+  start(args, SizeMode::Items1D, {items, 1, 1}, false);
 }
-void ComputeKernel::run(const Args& args, Size3 items) { execute(args, SizeMode::Items3D, items); }
+void ComputeKernel::run(const Args& args, Size3 items) {
+  start(args, SizeMode::Items3D, items, false);
+}
 void ComputeKernel::run_groups(const Args& args, Size3 groups) {
-  execute(args, SizeMode::Groups, groups);
+  start(args, SizeMode::Groups, groups, false);
+}
+PendingRun ComputeKernel::run_async(const Args& args) {
+  return start(args, SizeMode::Derived, {}, true);
+}
+PendingRun ComputeKernel::run_async(const Args& args, std::size_t items) {
+  return start(args, SizeMode::Items1D, {items, 1, 1}, true);
+}
+PendingRun ComputeKernel::run_async(const Args& args, Size3 items) {
+  return start(args, SizeMode::Items3D, items, true);
+}
+PendingRun ComputeKernel::run_groups_async(const Args& args, Size3 groups) {
+  return start(args, SizeMode::Groups, groups, true);
 }
 
-void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
-  const auto& pi = program().interface();
-  const auto started = std::chrono::steady_clock::now();
-  state_->ensure_current();
-  const std::string& name = label_;
-  const auto& info = state_->info;
-  auto resolved = detail::resolve_args(pi, args, name, false);
+namespace {
 
-  // 1. Check everything before touching the GPU, so a bad call changes nothing.
-  std::vector<BlockBinding> bindings;
-  for (auto [block, arg] : resolved.blocks) {
-    BlockBinding bb;
-    bb.block = block;
-    bb.arg = arg;
-    const Arg& v = arg->value;
-    if (v.kind() == Arg::Kind::DeviceBuffer) {
-      if (v.buffer() == nullptr) {
-        throw ArgumentError(fmt::format(
-            "{}: the Buffer for '{}' was destroyed after the argument was made", name, arg->name));
-      }
-      if (!v.buffer()->valid()) {
-        throw ArgumentError(fmt::format("{}: Buffer for '{}' is empty or released", name, arg->name));
-      }
-      if (v.buffer()->context_state() != state_) {
-        throw ArgumentError(fmt::format("{}: Buffer for '{}' belongs to another Context", name, arg->name));
-      }
-      bb.bytes = v.buffer()->bytes();
-      if (block->single_array) {
-        detail::check_element_type(*arg, block->element, name, "storage array");
-        bb.elements = block->array_stride > 0
-                          ? (bb.bytes > static_cast<std::size_t>(block->offset)
-                                 ? (bb.bytes - static_cast<std::size_t>(block->offset)) /
-                                       static_cast<std::size_t>(block->array_stride)
-                                 : 0)
-                          : 0;
-      }
-      if (bb.bytes < static_cast<std::size_t>(block->fixed_size) && block->array_size != 0) {
-        throw SizeMismatchError(fmt::format("{}: buffer block {} needs {} bytes; the Buffer has {}",
-                                            name, block->name, block->fixed_size, bb.bytes));
-      }
-    } else if (v.kind() == Arg::Kind::HostArray) {
-      if (!block->single_array) {
-        throw ArgumentError(fmt::format(
-            "{}: buffer block {} has members {{{}}}; a host array binds only to a block with a "
-            "single array member; bind a gpgpu::Buffer holding the block's bytes instead",
-            name, block->name, fmt::join(block->members, ", ")));
-      }
-      detail::check_element_type(*arg, block->element, name, "storage array");
-      bb.elements = detail::whole_elements(*arg, block->element, name, "storage array");
-      if (block->array_size != 0 && bb.elements != static_cast<std::size_t>(block->array_size)) {
-        throw SizeMismatchError(fmt::format(
-            "{}: '{}' is declared {} {}[{}] but {} elements were given", name, arg->name,
-            block->element.name, block->member_name, block->array_size, bb.elements));
-      }
-      if (bb.elements == 0) {
-        throw SizeMismatchError(fmt::format("{}: '{}' is empty; storage arrays need at least one element",
-                                            name, arg->name));
-      }
-      bb.bytes = layout_of(*block).device_bytes(bb.elements);
-    } else {
-      throw TypeMismatchError(fmt::format("{}: buffer block {} takes a host array or a Buffer, not {}",
-                                          name, block->name, v.describe()));
-    }
-    if (static_cast<std::int64_t>(bb.bytes) > info.max_shader_storage_block_size) {
-      throw LimitError(fmt::format(
-          "{}: '{}' needs {} bytes but the device binds at most {} bytes to one storage block "
-          "(GL_MAX_SHADER_STORAGE_BLOCK_SIZE); split the array",
-          name, arg->name, bb.bytes, info.max_shader_storage_block_size));
-    }
-    bindings.push_back(std::move(bb));
-  }
-  for (std::size_t i = 0; i < bindings.size(); ++i) {
-    for (std::size_t j = i + 1; j < bindings.size(); ++j) {
-      if (bindings[i].block->binding == bindings[j].block->binding) {
-        throw ArgumentError(fmt::format(
-            "{}: buffer blocks {} and {} share binding {}; give each its own "
-            "layout(std430, binding = N) (OpenGL ES cannot rebind storage blocks)",
-            name, bindings[i].block->name, bindings[j].block->name, bindings[i].block->binding));
-      }
-    }
-  }
-  check_uniforms_and_textures(resolved, info, name);
+// plan: the dispatch for the size mode, checked against the device's limits.
+// How run() was asked to size the dispatch (ComputeKernel::SizeMode, which is private).
+enum class Sizing { Derived, Items1D, Items3D, Groups };
 
-  // 2. Work out the dispatch.
-  const auto local = local_size();
-  const std::size_t lx = static_cast<std::size_t>(local[0]), ly = static_cast<std::size_t>(local[1]),
-                    lz = static_cast<std::size_t>(local[2]);
-  if (mode == SizeMode::Derived) {
-    std::optional<std::size_t> common;
-    std::string counts;
-    bool disagree = false;
-    for (const auto& bb : bindings) {
-      if (!bb.block->single_array) continue;
-      counts += fmt::format(" {}={}", bb.arg->name, bb.elements);
-      if (common && *common != bb.elements) disagree = true;
-      if (!common) common = bb.elements;
-    }
-    if (!common) {
-      throw ArgumentError(fmt::format(
-          "{}: no array argument to take the number of work items from; pass it to run()", name));
-    }
-    if (disagree) {
-      throw SizeMismatchError(fmt::format(
-          "{}: the arrays disagree in length ({} ), so the number of work items is ambiguous; "
-          "pass it to run()",
-          name, counts));
-    }
-    mode = SizeMode::Items1D;
-    size = {*common, 1, 1};
+void plan_dispatch(ComputePlan& plan, Sizing mode, Size3 size, std::array<int, 3> local,
+                   const KernelShape& k) {
+  using enum Sizing;
+  const auto lx = static_cast<std::size_t>(local[0]), ly = static_cast<std::size_t>(local[1]),
+             lz = static_cast<std::size_t>(local[2]);
+  if (mode == Derived) {
+    mode = Items1D;
+    size = {derived_items(plan.blocks, k.label), 1, 1};
   }
-  const auto max_x = static_cast<std::size_t>(info.max_compute_work_group_count[0]);
-  const auto max_y = static_cast<std::size_t>(info.max_compute_work_group_count[1]);
-  const auto max_z = static_cast<std::size_t>(info.max_compute_work_group_count[2]);
-  if (mode != SizeMode::Groups) check_item_count(size, name);
-  Size3 groups;
-  std::size_t count = size.total();
-  if (mode == SizeMode::Items1D) {
+  if (mode != Groups) check_item_count(size, k.label);
+  plan.count = size.total();
+  if (mode == Items1D) {
     if (ly != 1 || lz != 1) {
       throw ArgumentError(fmt::format(
           "{}: the kernel's work group is {}x{}x{}; give run() a Size3 of items, not a count",
-          name, lx, ly, lz));
+          k.label, lx, ly, lz));
     }
-    if (size.x == 0) throw ArgumentError(fmt::format("{}: zero work items", name));
-    const std::size_t needed = (size.x + lx - 1) / lx;
-    if (needed <= max_x) {
-      groups = {needed, 1, 1};
-    } else {
-      if (pi.find_uniform("gpgpu_row_stride") == nullptr) {
-        throw LimitError(fmt::format(
-            "{}: {} items need {} work groups, more than the device's {} in x; index with "
-            "gpgpu_index() instead of gl_GlobalInvocationID.x so gpgpu can split the dispatch "
-            "into rows",
-            name, size.x, needed, max_x));
-      }
-      const std::size_t rows = (needed + max_x - 1) / max_x;
-      groups = {(needed + rows - 1) / rows, rows, 1};
-      if (rows > max_y) {
-        throw LimitError(fmt::format("{}: {} items exceed what one dispatch can cover ({} x {} groups of {})",
-                                     name, size.x, max_x, max_y, lx));
-      }
-    }
-  } else if (mode == SizeMode::Items3D) {
-    groups = {(size.x + lx - 1) / lx, (size.y + ly - 1) / ly, (size.z + lz - 1) / lz};
+    plan.groups = groups_for_items(size.x, lx, k);
+  } else if (mode == Items3D) {
+    plan.groups = {(size.x + lx - 1) / lx, (size.y + ly - 1) / ly, (size.z + lz - 1) / lz};
   } else {
-    groups = size;
-    count = groups.total() * lx * ly * lz;
+    plan.groups = size;
+    plan.count = plan.groups.total() * lx * ly * lz;
   }
-  if (groups.x == 0 || groups.y == 0 || groups.z == 0) {
-    throw ArgumentError(fmt::format("{}: empty dispatch ({}x{}x{} groups)", name, groups.x, groups.y, groups.z));
+  const auto& g = plan.groups;
+  const auto* max = k.info.max_compute_work_group_count;
+  if (g.x == 0 || g.y == 0 || g.z == 0) {
+    throw ArgumentError(
+        fmt::format("{}: empty dispatch ({}x{}x{} groups)", k.label, g.x, g.y, g.z));
   }
-  if (groups.x > max_x || groups.y > max_y || groups.z > max_z) {
-    throw LimitError(fmt::format("{}: {}x{}x{} work groups exceed the device's {}x{}x{}", name,
-                                 groups.x, groups.y, groups.z, max_x, max_y, max_z));
+  if (g.x > static_cast<std::size_t>(max[0]) || g.y > static_cast<std::size_t>(max[1]) ||
+      g.z > static_cast<std::size_t>(max[2])) {
+    throw LimitError(fmt::format("{}: {}x{}x{} work groups exceed the device's {}x{}x{}", k.label,
+                                 g.x, g.y, g.z, max[0], max[1], max[2]));
   }
-  if (count > 0xFFFFFFFFull) {
-    throw LimitError(fmt::format("{}: {} work items exceed 2^32 (gpgpu_count is a uint)", name, count));
+  if (plan.count > 0xFFFFFFFFull) {
+    throw LimitError(
+        fmt::format("{}: {} work items exceed 2^32 (gpgpu_count is a uint)", k.label, plan.count));
   }
+  plan.row_stride = g.x * lx;
+}
 
-  // 3. Upload host arrays into temporary buffers.
-  for (auto& bb : bindings) {
+// upload: Buffers bind as they are; host arrays go into pooled temporaries (an output-only
+// array is not uploaded at all).
+void upload_blocks(ComputePlan& plan, detail::RunTransfers& io) {
+  for (auto& bb : plan.blocks) {
     const Arg& v = bb.arg->value;
     if (v.kind() == Arg::Kind::DeviceBuffer) {
       bb.id = v.buffer()->gl_name();
       continue;
     }
+    bb.id = io.temporary(bb.bytes);
+    if (v.access() == Access::Write) continue;
     const auto layout = layout_of(*bb.block);
     const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
-    if (v.access() == Access::Write) {
-      bb.temporary = detail::ScopedGlBuffer(detail::create_gl_buffer(bb.bytes, nullptr, GL_DYNAMIC_COPY));
-    } else if (layout.is_tight(host_row_major) && layout.offset == 0) {
-      bb.temporary = detail::ScopedGlBuffer(detail::create_gl_buffer(bb.bytes, v.data(), GL_DYNAMIC_COPY));
+    if (layout.is_tight(host_row_major) && layout.offset == 0) {
+      io.upload(bb.id, v.data(), bb.bytes);
     } else {
-      std::vector<unsigned char> staging(bb.bytes, 0);
-      detail::pack(v.data(), bb.elements, host_row_major, layout, staging.data());
-      bb.temporary = detail::ScopedGlBuffer(detail::create_gl_buffer(bb.bytes, staging.data(), GL_DYNAMIC_COPY));
+      std::vector<unsigned char> packed(bb.bytes, 0);
+      detail::pack(v.data(), bb.elements, host_row_major, layout, packed.data());
+      io.upload(bb.id, packed.data(), bb.bytes);
     }
-    bb.id = bb.temporary.id();
   }
+}
 
-  // 4. Bind, set uniforms, dispatch.
+// commit: every written host array comes back (through host staging when its device layout
+// differs from the host's).
+void commit_blocks(const ComputePlan& plan, detail::RunTransfers& io) {
+  for (const auto& bb : plan.blocks) {
+    const Arg& v = bb.arg->value;
+    if (v.kind() != Arg::Kind::HostArray || v.access() == Access::Read) continue;
+    const auto layout = layout_of(*bb.block);
+    const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
+    if (layout.is_tight(host_row_major) && layout.offset == 0) {
+      io.download(bb.id, 0, v.writable_data(), bb.bytes);
+      continue;
+    }
+    io.download_then(bb.id, 0, bb.bytes,
+                     [elements = bb.elements, host_row_major, layout,
+                      out = v.writable_data()](const unsigned char* device) {
+                       detail::unpack(device, elements, host_row_major, layout, out);
+                     });
+  }
+}
+
+}  // namespace
+
+PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, bool async) {
+  const auto& pi = program().interface();
+  const auto started = std::chrono::steady_clock::now();
+  state_->ensure_current();
+  const std::string& name = label_;
+  const KernelShape shape{pi, state_->info, state_.get(), name};
+
+  // validate and plan: nothing touches the GPU until every argument is known to fit.
+  const auto resolved = detail::resolve_args(pi, args, name, false);
+  ComputePlan plan;
+  plan.blocks = check_arguments(resolved, shape);
+  const Sizing sizing = mode == SizeMode::Derived   ? Sizing::Derived
+                        : mode == SizeMode::Items1D ? Sizing::Items1D
+                        : mode == SizeMode::Items3D ? Sizing::Items3D
+                                                    : Sizing::Groups;
+  plan_dispatch(plan, sizing, size, local_size(), shape);
+
+  detail::RunTransfers io(*state_);
+  upload_blocks(plan, io);
+
+  // launch
   GL(glUseProgram(program_->id()));
-  for (const auto& bb : bindings) {
+  for (const auto& bb : plan.blocks) {
     GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), bb.id, 0,
                          static_cast<GLsizeiptr>(bb.bytes)));
   }
-  GLuint texture_unit = 0;
-  for (auto [uniform, arg] : resolved.uniforms) detail::set_uniform(*uniform, *arg, texture_unit, name);
-  detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(count));
-  detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(groups.x * lx));
+  detail::set_uniforms(resolved, name);
+  detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(plan.count));
+  detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(plan.row_stride));
   detail::set_internal_uint(pi, "gpgpu_pass_begin", pass_begin_);
   detail::set_internal_uint(pi, "gpgpu_pass_end", pass_end_);
   {
     detail::GpuTimer timer(*state_, timing_);
-    GL(glDispatchCompute(static_cast<GLuint>(groups.x), static_cast<GLuint>(groups.y),
-                         static_cast<GLuint>(groups.z)));
+    GL(glDispatchCompute(static_cast<GLuint>(plan.groups.x), static_cast<GLuint>(plan.groups.y),
+                         static_cast<GLuint>(plan.groups.z)));
     last_gpu_ns_ = timer.stop();
   }
   // Make the writes visible to whatever reads next: another kernel, a draw, a read-back.
   GL(glMemoryBarrier(GL_ALL_BARRIER_BITS));
-  for (const auto& bb : bindings) {
+  for (const auto& bb : plan.blocks) {
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), 0));
   }
+  // With a timeout, nothing reaches the caller's arrays from a run that overran it.
   state_->wait_within_timeout(started, name);
 
-  // 5. Read back every written host array into staging first, then commit: if a read-back
-  // fails, none of the caller's arrays has changed.
-  std::vector<std::pair<const BlockBinding*, std::vector<unsigned char>>> results;
-  for (const auto& bb : bindings) {
-    const Arg& v = bb.arg->value;
-    if (v.kind() != Arg::Kind::HostArray || v.access() == Access::Read) continue;
-    std::vector<unsigned char> device(bb.bytes);
-    detail::read_gl_buffer(bb.id, 0, bb.bytes, device.data());
-    results.emplace_back(&bb, std::move(device));
-  }
-  for (auto& [bb, device] : results) {
-    const Arg& v = bb->arg->value;
-    detail::unpack(device.data(), bb->elements, v.layout() == MatrixLayout::RowMajor,
-                   layout_of(*bb->block), v.writable_data());
-  }
+  commit_blocks(plan, io);
+  if (async) return io.finish_async();
+  io.finish();
+  return {};
 }
 
 }  // namespace gpgpu

@@ -8,17 +8,19 @@
 #include <fmt/format.h>
 
 #include "binding/binding.hpp"
+#include "binding/run_checks.hpp"
+#include "binding/texture_binding.hpp"
 #include "gl/framebuffer.hpp"
-#include "shader/glsl_helpers.hpp"
-#include "shader/glsl_source.hpp"
+#include "gl/gl_name.hpp"
+#include "gl/gpu_timer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/texture.hpp"
-#include "gl/gpu_timer.hpp"
-#include "shader/program.hpp"
-#include "gl/scoped_gl_name.hpp"
+#include "kernels/kernel_core.hpp"
 #include "resources/texel_format.hpp"
-#include "binding/texture_binding.hpp"
 #include "resources/texture_readback.hpp"
+#include "shader/glsl_helpers.hpp"
+#include "shader/glsl_source.hpp"
+#include "shader/program.hpp"
 
 namespace gpgpu {
 
@@ -50,8 +52,7 @@ struct Target {
   const detail::StageVariable* variable = nullptr;
   const NamedArg* arg = nullptr;
   TexelType type = TexelType::Float;
-  const Texture* texture = nullptr;  // the caller's, else a temporary one is made
-  detail::ScopedTexture temporary;
+  const Texture* texture = nullptr;  // the caller's, else one the kernel keeps
   GLuint id = 0;
 };
 
@@ -202,25 +203,37 @@ std::vector<KernelVariable> FragmentKernel::variables() const {
 }
 
 void FragmentKernel::run(const Args& args) {
-  execute(args, Grid{});
+  start(args, Grid{}, false);
 }
 
 void FragmentKernel::run(const Args& args, std::size_t rows, std::size_t cols) {
   if (rows == 0 || cols == 0) {
     throw ArgumentError(fmt::format("{}: an empty grid of {} x {} elements", label(), rows, cols));
   }
-  execute(args, Grid{rows, cols, rows * cols, true});
+  start(args, Grid{rows, cols, rows * cols, true}, false);
 }
 
-void FragmentKernel::execute(const Args& args, Grid grid) {
-  const auto& pi = program().interface();
-  const auto started = std::chrono::steady_clock::now();
-  state_->ensure_current();
-  const std::string& name = label_;
-  const auto& info = state_->info;
-  const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
+PendingRun FragmentKernel::run_async(const Args& args) {
+  return start(args, Grid{}, true);
+}
 
-  // 1. Check everything before touching the GPU, so a bad call changes nothing.
+PendingRun FragmentKernel::run_async(const Args& args, std::size_t rows, std::size_t cols) {
+  if (rows == 0 || cols == 0) {
+    throw ArgumentError(fmt::format("{}: an empty grid of {} x {} elements", label(), rows, cols));
+  }
+  return start(args, Grid{rows, cols, rows * cols, true}, true);
+}
+
+namespace {
+
+struct GridShape {
+  std::size_t rows = 0, cols = 0, count = 0;
+  bool explicit_shape = false;
+};
+
+// validate: each output takes a Texture of its type or a writable host array.
+std::vector<Target> check_targets(const detail::ResolvedArgs& resolved,
+                                  const detail::ContextState* owner, const std::string& name) {
   std::vector<Target> targets;
   for (auto [variable, arg] : resolved.outputs) {
     Target t;
@@ -229,20 +242,8 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     detail::texel_type_for_glsl(variable->type.gl, t.type);  // checked when compiled
     const Arg& v = arg->value;
     if (v.kind() == Arg::Kind::DeviceTexture) {
-      if (v.texture() == nullptr) {
-        throw ArgumentError(
-            fmt::format("{}: the Texture for output '{}' was destroyed after the argument was made",
-                        name, arg->name));
-      }
+      detail::check_texture_arg(*arg, owner, name, fmt::format("output '{}'", arg->name));
       const Texture& texture = *v.texture();
-      if (!texture.valid()) {
-        throw ArgumentError(
-            fmt::format("{}: the Texture for output '{}' is empty or released", name, arg->name));
-      }
-      if (texture.context_state() != state_) {
-        throw ArgumentError(fmt::format(
-            "{}: the Texture for output '{}' belongs to another Context", name, arg->name));
-      }
       if (texture.dimensions() != 2 || texture.texel_type() != t.type) {
         throw TypeMismatchError(fmt::format(
             "{}: output {} {} renders into a 2-D texture of {} texels, but it was given {}", name,
@@ -263,18 +264,22 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
           "not {}",
           name, variable->type.name, arg->name, v.describe()));
     }
-    targets.push_back(std::move(t));
+    targets.push_back(t);
   }
+  return targets;
+}
 
-  // The grid: given, else the Texture outputs' shape, else a 1-D grid of the host outputs.
+// plan: the grid — given, else the Texture outputs' shape, else a 1-D grid of the host
+// outputs' length, W = min(n, limit, max_width) wide.
+GridShape plan_grid(GridShape grid, const std::vector<Target>& targets, std::size_t limit,
+                    std::size_t max_width, const std::string& name) {
   const Texture* shape_source = nullptr;
   for (const auto& t : targets) {
     if (t.texture == nullptr) continue;
     if (shape_source == nullptr) {
       shape_source = t.texture;
-      if (!grid.explicit_shape) {
+      if (!grid.explicit_shape)
         grid = {t.texture->rows(), t.texture->cols(), t.texture->length(), false};
-      }
     }
     if (t.texture->rows() != grid.rows || t.texture->cols() != grid.cols ||
         t.texture->length() != grid.count) {
@@ -284,31 +289,28 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
           grid.explicit_shape ? "" : fmt::format(" as given by '{}'", targets[0].arg->name)));
     }
   }
-  const std::size_t limit = grid_limit(info);
   if (grid.count == 0) {
-    std::optional<std::size_t> n;
-    std::string counts;
-    bool disagree = false;
+    std::vector<std::pair<std::string, std::size_t>> named;
     for (const auto& t : targets) {
-      const std::size_t elements = detail::whole_elements(*t.arg, t.variable->type, name, "output");
-      counts += fmt::format("{}{}={}", counts.empty() ? "" : ", ", t.arg->name, elements);
-      if (n && *n != elements) disagree = true;
-      if (!n) n = elements;
+      named.emplace_back(t.arg->name,
+                         detail::whole_elements(*t.arg, t.variable->type, name, "output"));
     }
-    if (disagree) {
+    const auto counts = detail::agree_on_count(named);
+    if (counts.disagree) {
       throw SizeMismatchError(fmt::format(
           "{}: the outputs disagree in their number of elements ({}); give run() the grid's rows "
           "and columns or outputs of one length",
-          name, counts));
+          name, counts.text));
     }
-    if (n.value_or(0) == 0) throw ArgumentError(fmt::format("{}: the outputs are empty", name));
-    const std::size_t width = std::min({*n, limit, max_width_ == 0 ? limit : max_width_});
-    grid = {(*n + width - 1) / width, width, *n, false};
+    const std::size_t n = counts.common.value_or(0);
+    if (n == 0) throw ArgumentError(fmt::format("{}: the outputs are empty", name));
+    const std::size_t width = std::min({n, limit, max_width == 0 ? limit : max_width});
+    grid = {(n + width - 1) / width, width, n, false};
     if (grid.rows > limit) {
       throw LimitError(fmt::format(
           "{}: {} elements need {} rows of {}, but the device renders at most {} x {} texels "
           "(GL_MAX_TEXTURE_SIZE, GL_MAX_VIEWPORT_DIMS); split the work",
-          name, *n, grid.rows, width, limit, limit));
+          name, n, grid.rows, width, limit, limit));
     }
   }
   if (grid.rows > limit || grid.cols > limit) {
@@ -327,6 +329,13 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
           grid.cols, grid.count));
     }
   }
+  return grid;
+}
+
+// validate: uniforms and input textures (none may also be an output), within the device's
+// texture units.
+void check_inputs(const detail::ResolvedArgs& resolved, const std::vector<Target>& targets,
+                  const DeviceInfo& info, const std::string& name) {
   std::int64_t samplers = 0;
   for (auto [uniform, arg] : resolved.uniforms) {
     detail::check_uniform(*uniform, *arg, name);
@@ -350,21 +359,47 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
                     "(GL_MAX_TEXTURE_IMAGE_UNITS)",
                     name, samplers, info.max_texture_image_units));
   }
+}
 
-  // 2. Render targets: the caller's Textures, or temporaries for host outputs. The
+}  // namespace
+
+unsigned FragmentKernel::host_target(std::size_t output, TexelType type, std::size_t rows,
+                                     std::size_t cols) {
+  if (host_targets_.size() <= output) host_targets_.resize(output + 1);
+  HostTarget& kept = host_targets_[output];
+  if (kept.texture && kept.type == type && kept.rows == rows && kept.cols == cols) {
+    return kept.texture.id();
+  }
+  auto texture = detail::make_gl_name<detail::GlKind::Texture>(*state_);
+  GL(glBindTexture(GL_TEXTURE_2D, texture.id()));
+  GL(glTexStorage2D(GL_TEXTURE_2D, 1, detail::texel_format(type).internal_format,
+                    static_cast<GLsizei>(cols), static_cast<GLsizei>(rows)));
+  GL(glBindTexture(GL_TEXTURE_2D, 0));
+  kept = HostTarget{type, rows, cols, std::move(texture)};
+  return kept.texture.id();
+}
+
+PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
+  const auto& pi = program().interface();
+  const auto started = std::chrono::steady_clock::now();
+  state_->ensure_current();
+  const std::string& name = label_;
+  const auto& info = state_->info;
+  const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
+
+  // validate and plan, before anything touches the GPU.
+  auto targets = check_targets(resolved, state_.get(), name);
+  const GridShape grid = plan_grid({given.rows, given.cols, given.count, given.explicit_shape},
+                                   targets, grid_limit(info), max_width_, name);
+  check_inputs(resolved, targets, info, name);
+
+  // Render targets: the caller's Textures, or the kernel's own for host outputs. The
   // framebuffer checks that the driver can render into them all.
   std::vector<detail::ColorAttachment> attachments;
-  for (auto& t : targets) {
-    if (t.texture != nullptr) {
-      t.id = t.texture->gl_name();
-    } else {
-      t.temporary = detail::ScopedTexture::make();
-      t.id = t.temporary.id();
-      GL(glBindTexture(GL_TEXTURE_2D, t.id));
-      GL(glTexStorage2D(GL_TEXTURE_2D, 1, detail::texel_format(t.type).internal_format,
-                        static_cast<GLsizei>(grid.cols), static_cast<GLsizei>(grid.rows)));
-      GL(glBindTexture(GL_TEXTURE_2D, 0));
-    }
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    auto& t = targets[i];
+    t.id =
+        t.texture != nullptr ? t.texture->gl_name() : host_target(i, t.type, grid.rows, grid.cols);
     detail::ColorAttachment a;
     a.texture = t.id;
     a.type = t.type;
@@ -372,23 +407,20 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     a.what = fmt::format("output {} {}", t.variable->type.name, t.variable->name);
     attachments.push_back(a);
   }
-  const detail::Framebuffer framebuffer(attachments, name);
+  if (!framebuffer_) {
+    framebuffer_ = detail::make_gl_name<detail::GlKind::Framebuffer>(*state_);
+    vertex_array_ = detail::make_gl_name<detail::GlKind::VertexArray>(*state_);
+  }
+  detail::RunTransfers io(*state_);
+  const detail::FramebufferScope framebuffer(framebuffer_.id(), attachments, name);
 
-  // 3. Draw: the whole rows, then the first part of the last row of a 1-D grid, so that no
+  // launch: the whole rows, then the first part of the last row of a 1-D grid, so that no
   // fragment runs past the last element.
-  auto vertex_array = detail::ScopedVertexArray::make();
   {
-    RenderScope scope(program_->id(), vertex_array.id(), grid.cols, grid.rows);
-    GLuint texture_unit = 0;
-    for (auto [uniform, arg] : resolved.uniforms) {
-      detail::set_uniform(*uniform, *arg, texture_unit, name);
-    }
-    if (const auto* u = pi.find_uniform("gpgpu_count")) {
-      GL(glUniform1i(u->location, static_cast<GLint>(grid.count)));
-    }
-    if (const auto* u = pi.find_uniform("gpgpu_width")) {
-      GL(glUniform1i(u->location, static_cast<GLint>(grid.cols)));
-    }
+    RenderScope scope(program_->id(), vertex_array_.id(), grid.cols, grid.rows);
+    detail::set_uniforms(resolved, name);
+    detail::set_internal_int(pi, "gpgpu_count", static_cast<GLint>(grid.count));
+    detail::set_internal_int(pi, "gpgpu_width", static_cast<GLint>(grid.cols));
     detail::GpuTimer timer(*state_, timing_);
     const std::size_t full_rows = grid.count / grid.cols;
     const std::size_t remainder = grid.count % grid.cols;
@@ -398,19 +430,15 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
   }
   state_->wait_within_timeout(started, name);
 
-  // 4. Read every host output into staging first, then commit: if a read-back fails, no
-  // caller array has changed.
-  std::vector<std::pair<const Target*, std::vector<unsigned char>>> results;
+  // commit: host outputs are read into pack buffers and come back through the engine.
   for (const auto& t : targets) {
     if (t.texture != nullptr) continue;
-    std::vector<unsigned char> values(t.arg->value.count() * element_size);
-    detail::read_texture(*state_, t.id, t.type, {grid.cols, grid.rows, 0}, grid.count,
-                         values.data());
-    results.emplace_back(&t, std::move(values));
+    detail::queue_attachment_read(io, t.variable->location, t.type, grid.cols, grid.count,
+                                  t.arg->value.writable_data());
   }
-  for (const auto& [t, values] : results) {
-    std::memcpy(t->arg->value.writable_data(), values.data(), values.size());
-  }
+  if (async) return io.finish_async();
+  io.finish();
+  return {};
 }
 
 }  // namespace gpgpu

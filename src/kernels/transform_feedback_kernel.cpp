@@ -9,17 +9,19 @@
 #include <fmt/format.h>
 
 #include "binding/binding.hpp"
+#include "binding/layout_pack.hpp"
+#include "binding/run_checks.hpp"
+#include "binding/texture_binding.hpp"
 #include "gl/framebuffer.hpp"
-#include "gl/gl_buffer.hpp"
-#include "shader/glsl_helpers.hpp"
-#include "shader/glsl_source.hpp"
+#include "gl/gl_name.hpp"
+#include "gl/gpu_timer.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/texture.hpp"
-#include "gl/gpu_timer.hpp"
-#include "binding/layout_pack.hpp"
-#include "gl/scoped_gl_name.hpp"
-#include "binding/texture_binding.hpp"
+#include "kernels/kernel_core.hpp"
+#include "shader/glsl_helpers.hpp"
+#include "shader/glsl_source.hpp"
+#include "shader/program.hpp"
 #include "shader/transform_feedback_program.hpp"
 
 namespace gpgpu {
@@ -50,10 +52,11 @@ struct ArrayBinding {
   detail::GlslType type;
   std::size_t elements = 0;
   const Buffer* buffer = nullptr;  // a device Buffer, else a host array
+  GLuint id = 0;                   // where it lives for the run (set by the upload step)
 };
 
 ArrayBinding check_array(const NamedArg& arg, const detail::GlslType& type,
-                         const std::shared_ptr<detail::ContextState>& state, bool is_output,
+                         const detail::ContextState* owner, bool is_output,
                          const std::string& label) {
   const char* what = is_output ? "output" : "input";
   const Arg& v = arg.value;
@@ -61,19 +64,7 @@ ArrayBinding check_array(const NamedArg& arg, const detail::GlslType& type,
   b.arg = &arg;
   b.type = type;
   if (v.kind() == Arg::Kind::DeviceBuffer) {
-    if (v.buffer() == nullptr) {
-      throw ArgumentError(
-          fmt::format("{}: the Buffer for {} '{}' was destroyed after the argument was made", label,
-                      what, arg.name));
-    }
-    if (!v.buffer()->valid()) {
-      throw ArgumentError(
-          fmt::format("{}: the Buffer for {} '{}' is empty or released", label, what, arg.name));
-    }
-    if (v.buffer()->context_state() != state) {
-      throw ArgumentError(fmt::format("{}: the Buffer for {} '{}' belongs to another Context",
-                                      label, what, arg.name));
-    }
+    detail::check_buffer_arg(arg, owner, label, fmt::format("{} '{}'", what, arg.name));
     b.buffer = v.buffer();
   } else if (v.kind() == Arg::Kind::HostArray) {
     if (is_output && (v.access() == Access::Read || v.writable_data() == nullptr)) {
@@ -101,18 +92,22 @@ class CaptureScope {
     GL(glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, transform_feedback_));
     GL(glEnable(GL_RASTERIZER_DISCARD));  // compute only: no fragments, nothing drawn
   }
-  // Counts the captured points in `query` while capturing.
+  // Counts the captured points in `query` (unless 0) while capturing.
   void begin(GLuint query) {
-    GL(glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query));
-    query_active_ = true;
+    if (query != 0) {
+      GL(glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query));
+      query_active_ = true;
+    }
     GL(glBeginTransformFeedback(GL_POINTS));
     capture_active_ = true;
   }
   void end() {
     capture_active_ = false;
     GL(glEndTransformFeedback());
-    query_active_ = false;
-    GL(glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN));
+    if (query_active_) {
+      query_active_ = false;
+      GL(glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN));
+    }
   }
   ~CaptureScope() {
     if (capture_active_) glEndTransformFeedback();
@@ -202,66 +197,74 @@ std::vector<KernelVariable> TransformFeedbackKernel::variables() const {
 }
 
 void TransformFeedbackKernel::run(const Args& args) {
-  const detail::Program& program = this->program();
-  const auto started = std::chrono::steady_clock::now();
-  state_->ensure_current();
-  const auto& pi = *interface_;
-  const auto& plan = *plan_;
-  const std::string& name = label_;
-  const auto& info = state_->info;
-  const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
+  start(args, false);
+}
 
-  // 1. Check everything before touching the GPU, so a bad call changes nothing.
+PendingRun TransformFeedbackKernel::run_async(const Args& args) {
+  return start(args, true);
+}
+
+namespace {
+
+// Everything a run decides before it touches the GPU.
+struct CapturePlanForRun {
   std::vector<ArrayBinding> outputs;  // in capture order
+  std::vector<std::pair<const detail::StageVariable*, ArrayBinding>> inputs;
+  std::size_t n = 0;
+  bool host_outputs = false;  // some output comes back to the host
+};
+
+// validate + plan: outputs set the element count; inputs must agree; no Buffer is both read
+// and written; textures fit the vertex stage.
+CapturePlanForRun plan_capture(const detail::ResolvedArgs& resolved,
+                               const detail::CapturePlan& plan, const detail::ContextState* owner,
+                               const DeviceInfo& info, const std::string& name) {
+  CapturePlanForRun run;
   for (const auto& captured : plan.outputs) {
     for (auto [variable, arg] : resolved.outputs) {
       if (variable->name == captured.variable.name) {
-        outputs.push_back(check_array(*arg, captured.variable.type, state_, true, name));
+        run.outputs.push_back(check_array(*arg, captured.variable.type, owner, true, name));
       }
     }
   }
-  std::optional<std::size_t> count;
-  bool disagree = false;
-  std::string counts;
-  for (const auto& o : outputs) {
-    counts += fmt::format("{}{}={}", counts.empty() ? "" : ", ", o.arg->name, o.elements);
-    if (count && *count != o.elements) disagree = true;
-    if (!count) count = o.elements;
-  }
-  if (disagree) {
+  std::vector<std::pair<std::string, std::size_t>> named_counts;
+  for (const auto& o : run.outputs) named_counts.emplace_back(o.arg->name, o.elements);
+  const auto counts = detail::agree_on_count(named_counts);
+  if (counts.disagree) {
     throw SizeMismatchError(
         fmt::format("{}: the outputs disagree in their number of elements ({}); every output of a "
                     "transform-feedback kernel has one element per vertex",
-                    name, counts));
+                    name, counts.text));
   }
-  const std::size_t n = count.value_or(0);
-  if (n == 0) {
+  run.n = counts.common.value_or(0);
+  if (run.n == 0) {
     throw ArgumentError(
-        fmt::format("{}: the outputs are empty ({}); nothing to compute", name, counts));
+        fmt::format("{}: the outputs are empty ({}); nothing to compute", name, counts.text));
   }
-  if (n > static_cast<std::size_t>(std::numeric_limits<GLint>::max())) {
-    throw LimitError(fmt::format("{}: {} elements exceed one draw call's {} vertices", name, n,
+  if (run.n > static_cast<std::size_t>(std::numeric_limits<GLint>::max())) {
+    throw LimitError(fmt::format("{}: {} elements exceed one draw call's {} vertices", name, run.n,
                                  std::numeric_limits<GLint>::max()));
   }
-  std::vector<std::pair<const detail::StageVariable*, ArrayBinding>> inputs;
   for (auto [variable, arg] : resolved.inputs) {
-    auto b = check_array(*arg, variable->type, state_, false, name);
-    if (b.elements != n) {
+    auto b = check_array(*arg, variable->type, owner, false, name);
+    if (b.elements != run.n) {
       throw SizeMismatchError(fmt::format(
           "{}: input {} {} has {} elements ({} values), but the outputs have {} ({}); inputs and "
           "outputs must have the same number of elements",
-          name, variable->type.name, arg->name, b.elements, arg->value.count(), n, counts));
+          name, variable->type.name, arg->name, b.elements, arg->value.count(), run.n,
+          counts.text));
     }
-    inputs.emplace_back(variable, b);
+    run.inputs.emplace_back(variable, b);
   }
   std::set<const Buffer*> written_buffers;
-  for (const auto& o : outputs) {
+  for (const auto& o : run.outputs) {
+    if (o.buffer == nullptr) run.host_outputs = true;
     if (o.buffer != nullptr && !written_buffers.insert(o.buffer).second) {
       throw ArgumentError(
           fmt::format("{}: the same Buffer is given to two outputs ('{}')", name, o.arg->name));
     }
   }
-  for (const auto& [variable, b] : inputs) {
+  for (const auto& [variable, b] : run.inputs) {
     if (b.buffer != nullptr && written_buffers.count(b.buffer)) {
       throw ArgumentError(fmt::format(
           "{}: input '{}' reads a Buffer that an output writes in the same run; OpenGL ES "
@@ -283,145 +286,239 @@ void TransformFeedbackKernel::run(const Args& args) {
                     "(GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS)",
                     name, samplers, info.max_vertex_texture_image_units));
   }
+  return run;
+}
 
-  // 2. Upload host inputs; make the capture buffers.
-  std::vector<detail::ScopedGlBuffer> temporaries;
-  std::vector<GLuint> input_ids;
-  for (const auto& [variable, b] : inputs) {
+// upload: host inputs into pooled temporaries (column-major, tightly packed vertices).
+void upload_inputs(CapturePlanForRun& run, detail::RunTransfers& io) {
+  for (auto& [variable, b] : run.inputs) {
     if (b.buffer != nullptr) {
-      input_ids.push_back(b.buffer->gl_name());
+      b.id = b.buffer->gl_name();
       continue;
     }
     const Arg& v = b.arg->value;
     const auto layout = packed_layout(b.type);
     const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
-    const std::size_t bytes = layout.device_bytes(n);
+    const std::size_t bytes = layout.device_bytes(run.n);
+    b.id = io.temporary(bytes);
     if (layout.is_tight(host_row_major)) {
-      temporaries.emplace_back(detail::create_gl_buffer(bytes, v.data(), GL_STATIC_DRAW));
+      io.upload(b.id, v.data(), bytes);
     } else {
-      std::vector<unsigned char> staging(bytes);
-      detail::pack(v.data(), n, host_row_major, layout, staging.data());
-      temporaries.emplace_back(detail::create_gl_buffer(bytes, staging.data(), GL_STATIC_DRAW));
+      std::vector<unsigned char> packed(bytes);
+      detail::pack(v.data(), run.n, host_row_major, layout, packed.data());
+      io.upload(b.id, packed.data(), bytes);
     }
-    input_ids.push_back(temporaries.back().id());
   }
-  std::vector<GLuint> capture_ids;  // per transform-feedback binding
+}
+
+// Points the vertex array's attributes at the inputs (a matrix takes one location per column).
+void bind_inputs(const CapturePlanForRun& run) {
+  for (const auto& [variable, b] : run.inputs) {
+    const auto& type = b.type;
+    const auto stride = static_cast<GLsizei>(4 * type.components());
+    GL(glBindBuffer(GL_ARRAY_BUFFER, b.id));
+    for (int column = 0; column < type.columns; ++column) {
+      const auto location = static_cast<GLuint>(variable->location + column);
+      const auto* offset =
+          reinterpret_cast<const void*>(static_cast<std::uintptr_t>(4 * column * type.rows));
+      GL(glEnableVertexAttribArray(location));
+      if (type.element == ElementType::Float32) {
+        GL(glVertexAttribPointer(location, type.rows, GL_FLOAT, GL_FALSE, stride, offset));
+      } else {
+        // Integers arrive exactly, never converted to float.
+        GL(glVertexAttribIPointer(location, type.rows,
+                                  type.element == ElementType::Int32 ? GL_INT : GL_UNSIGNED_INT,
+                                  stride, offset));
+      }
+    }
+  }
+  GL(glBindBuffer(GL_ARRAY_BUFFER, 0));
+}
+
+// Lets go of the input buffers again, so that the kept vertex array holds none of them.
+void unbind_inputs(const CapturePlanForRun& run) noexcept {
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  for (const auto& [variable, b] : run.inputs) {
+    for (int column = 0; column < b.type.columns; ++column) {
+      const auto location = static_cast<GLuint>(variable->location + column);
+      glDisableVertexAttribArray(location);
+      glVertexAttribPointer(location, 4, GL_FLOAT, GL_FALSE, 0, nullptr);
+    }
+  }
+  glGetError();
+}
+
+// Splits interleaved records on the GPU: values [offset, offset + width) of each record of
+// `record` values go to their own tightly packed buffer. Bit-exact (copied as uints).
+constexpr std::string_view deinterleave_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Records { uint records[]; };
+layout(std430, binding = 1) writeonly buffer Values { uint values[]; };
+uniform uint record;
+uniform uint first;
+uniform uint width;
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  values[i] = records[(i / width) * record + first + i % width];
+}
+)";
+
+// The records of an interleaved capture, split into one tight array per output: a Buffer
+// output receives its values in place, a host output in a temporary that is downloaded.
+void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
+                   CapturePlanForRun& run, GLuint records, detail::RunTransfers& io) {
+  const detail::ShaderStage stage{
+      GL_COMPUTE_SHADER,
+      detail::complete_source(deinterleave_source, GL_COMPUTE_SHADER, state.info, {},
+                              "uniform uint gpgpu_count;\n"
+                              "uniform uint gpgpu_row_stride;\n"
+                              "uint gpgpu_index() {\n"
+                              "  return gl_GlobalInvocationID.y * gpgpu_row_stride +\n"
+                              "         gl_GlobalInvocationID.x;\n"
+                              "}\n"),
+      std::string(deinterleave_source)};
+  const auto program = detail::cached_program(state, "tf-deinterleave\n" + stage.source, {stage},
+                                              {}, "gpgpu transform-feedback split");
+  const auto& pi = program->interface();
+  const auto max_x = static_cast<std::size_t>(state.info.max_compute_work_group_count[0]);
+  GL(glUseProgram(program->id()));
+  GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, records));
+  for (std::size_t i = 0; i < run.outputs.size(); ++i) {
+    auto& o = run.outputs[i];
+    const auto width = static_cast<std::size_t>(o.type.components());
+    const std::size_t values = run.n * width;
+    o.id = o.buffer != nullptr ? o.buffer->gl_name() : io.temporary(values * 4);
+    const std::size_t groups = (values + 255) / 256;
+    const std::size_t rows = (groups + max_x - 1) / max_x;
+    const std::size_t columns = (groups + rows - 1) / rows;
+    GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, o.id, 0,
+                         static_cast<GLsizeiptr>(values * 4)));
+    detail::set_internal_uint(pi, "record", static_cast<GLuint>(plan.record_values));
+    detail::set_internal_uint(pi, "first", static_cast<GLuint>(plan.outputs[i].offset_values));
+    detail::set_internal_uint(pi, "width", static_cast<GLuint>(width));
+    detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(values));
+    detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(columns * 256));
+    GL(glDispatchCompute(static_cast<GLuint>(columns), static_cast<GLuint>(rows), 1));
+  }
+  GL(glMemoryBarrier(GL_ALL_BARRIER_BITS));
+  GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0));
+  GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, 0));
+  GL(glUseProgram(0));
+}
+
+}  // namespace
+
+PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
+  const detail::Program& program = this->program();
+  const auto started = std::chrono::steady_clock::now();
+  state_->ensure_current();
+  const auto& pi = *interface_;
+  const auto& plan = *plan_;
+  const std::string& name = label_;
+  const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
+  auto run = plan_capture(resolved, plan, state_.get(), state_->info, name);
+  const std::size_t n = run.n;
+
+  detail::RunTransfers io(*state_);
+  upload_inputs(run, io);
+  // Capture buffers: per output (a Buffer output is written in place), or one of records.
+  std::vector<GLuint> capture_ids;
   std::vector<std::size_t> capture_bytes;
   if (plan.separate) {
-    for (const auto& o : outputs) {
+    for (auto& o : run.outputs) {
       const std::size_t bytes = n * 4 * static_cast<std::size_t>(o.type.components());
-      if (o.buffer != nullptr) {
-        capture_ids.push_back(o.buffer->gl_name());
-      } else {
-        temporaries.emplace_back(detail::create_gl_buffer(bytes, nullptr, GL_STREAM_READ));
-        capture_ids.push_back(temporaries.back().id());
-      }
+      o.id = o.buffer != nullptr ? o.buffer->gl_name() : io.temporary(bytes);
+      capture_ids.push_back(o.id);
       capture_bytes.push_back(bytes);
     }
   } else {
     const std::size_t bytes = n * 4 * plan.record_values;
-    temporaries.emplace_back(detail::create_gl_buffer(bytes, nullptr, GL_STREAM_READ));
-    capture_ids.push_back(temporaries.back().id());
+    capture_ids.push_back(io.temporary(bytes));
     capture_bytes.push_back(bytes);
   }
 
-  // 3. Bind, set uniforms, draw one point per element with rasterisation discarded.
-  auto vertex_array = detail::ScopedVertexArray::make();
-  auto transform_feedback = detail::ScopedTransformFeedback::make();
-  auto primitives = detail::ScopedQuery::make();
+  // launch: one point per element with rasterisation discarded.
+  make_objects();
+  // The capture count, asked for only when results come back to the host (a run whose
+  // outputs stay on the GPU must not wait for it). An async run gets a query of its own,
+  // read when it is waited for, so that a later run cannot overwrite its answer.
+  std::shared_ptr<detail::GlQuery> own_query;
+  GLuint query = 0;
+  if (run.host_outputs) {
+    if (async)
+      own_query =
+          std::make_shared<detail::GlQuery>(detail::make_gl_name<detail::GlKind::Query>(*state_));
+    query = async ? own_query->id() : primitives_.id();
+  }
   GL(glUseProgram(program.id()));
-  GLuint primitives_written = 0;
   {
     // Surfaceless contexts have no default framebuffer, and drawing needs a complete one
     // even when rasterisation is discarded.
-    const detail::Framebuffer no_pixels({}, name);
-    CaptureScope scope(transform_feedback.id(), vertex_array.id());
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const auto& type = inputs[i].second.type;
-      const auto stride = static_cast<GLsizei>(4 * type.components());
-      GL(glBindBuffer(GL_ARRAY_BUFFER, input_ids[i]));
-      for (int column = 0; column < type.columns; ++column) {
-        // A matrix fills one attribute location per column.
-        const auto location = static_cast<GLuint>(inputs[i].first->location + column);
-        const auto* offset =
-            reinterpret_cast<const void*>(static_cast<std::uintptr_t>(4 * column * type.rows));
-        GL(glEnableVertexAttribArray(location));
-        if (type.element == ElementType::Float32) {
-          GL(glVertexAttribPointer(location, type.rows, GL_FLOAT, GL_FALSE, stride, offset));
-        } else {
-          // Integers arrive exactly, never converted to float.
-          GL(glVertexAttribIPointer(location, type.rows,
-                                    type.element == ElementType::Int32 ? GL_INT : GL_UNSIGNED_INT,
-                                    stride, offset));
-        }
-      }
-    }
-    GL(glBindBuffer(GL_ARRAY_BUFFER, 0));
-    GLuint texture_unit = 0;
-    for (auto [uniform, arg] : resolved.uniforms) {
-      detail::set_uniform(*uniform, *arg, texture_unit, name);
-    }
-    if (const auto* u = pi.find_uniform("gpgpu_count")) {
-      GL(glUniform1i(u->location, static_cast<GLint>(n)));
-    }
+    const detail::FramebufferScope no_pixels(no_pixels_.id(), {}, name);
+    CaptureScope scope(transform_feedback_.id(), vertex_array_.id());
+    bind_inputs(run);
+    detail::set_uniforms(resolved, name);
+    detail::set_internal_int(pi, "gpgpu_count", static_cast<GLint>(n));
     for (std::size_t i = 0; i < capture_ids.size(); ++i) {
       GL(glBindBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), capture_ids[i], 0,
                            static_cast<GLsizeiptr>(capture_bytes[i])));
     }
     detail::GpuTimer timer(*state_, timing_);
-    scope.begin(primitives.id());
+    scope.begin(query);
     GL(glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
     scope.end();
     last_gpu_ns_ = timer.stop();
     for (std::size_t i = 0; i < capture_ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }
+    unbind_inputs(run);
   }
   state_->wait_within_timeout(started, name);
-  GL(glGetQueryObjectuiv(primitives.id(), GL_QUERY_RESULT, &primitives_written));
-  if (primitives_written != n) {
-    throw DriverError(
-        fmt::format("{}: transform feedback captured {} of {} elements "
-                    "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); "
-                    "the driver dropped some",
-                    name, primitives_written, n));
-  }
 
-  // 4. Read every host output (and, when interleaved, every Buffer output) into staging
-  // first, then commit: if a read-back fails, no caller array has changed.
-  std::vector<unsigned char> interleaved;
-  if (!plan.separate) {
-    interleaved.resize(capture_bytes[0]);
-    detail::read_gl_buffer(capture_ids[0], 0, capture_bytes[0], interleaved.data());
-  }
-  struct Result {
-    const ArrayBinding* binding;
-    std::vector<unsigned char> values;  // tightly packed, column-major matrices
+  if (!plan.separate) split_records(*state_, plan, run, capture_ids[0], io);
+  auto check_capture = [query, own_query, n, name] {
+    GLuint written = 0;
+    GL(glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written));
+    if (written != n) {
+      throw DriverError(
+          fmt::format("{}: transform feedback captured {} of {} elements "
+                      "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); the driver dropped some",
+                      name, written, n));
+    }
   };
-  std::vector<Result> results;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const auto& o = outputs[i];
-    if (plan.separate && o.buffer != nullptr) continue;  // written in place on the GPU
-    std::vector<unsigned char> values(n * 4 * static_cast<std::size_t>(o.type.components()));
-    if (plan.separate) {
-      detail::read_gl_buffer(capture_ids[i], 0, values.size(), values.data());
+  // Before anything reaches the caller's arrays when the run is synchronous.
+  if (run.host_outputs && !async) check_capture();
+  if (run.host_outputs && async) io.then(check_capture);
+
+  // commit: host outputs come back (unpacked when a matrix is asked for row-major).
+  for (const auto& o : run.outputs) {
+    if (o.buffer != nullptr) continue;
+    const Arg& v = o.arg->value;
+    const auto layout = packed_layout(o.type);
+    const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
+    const std::size_t bytes = layout.device_bytes(n);
+    if (layout.is_tight(host_row_major)) {
+      io.download(o.id, 0, v.writable_data(), bytes);
     } else {
-      auto layout = packed_layout(o.type);
-      layout.offset = static_cast<std::int64_t>(4 * plan.outputs[i].offset_values);
-      layout.array_stride = static_cast<std::int64_t>(4 * plan.record_values);
-      detail::unpack(interleaved.data(), n, false, layout, values.data());
+      io.download_then(
+          o.id, 0, bytes,
+          [n, host_row_major, layout, out = v.writable_data()](const unsigned char* device) {
+            detail::unpack(device, n, host_row_major, layout, out);
+          });
     }
-    results.push_back({&o, std::move(values)});
   }
-  for (auto& r : results) {
-    if (r.binding->buffer != nullptr) {
-      detail::write_gl_buffer(r.binding->buffer->gl_name(), 0, r.values.size(), r.values.data());
-      continue;
-    }
-    const Arg& v = r.binding->arg->value;
-    detail::unpack(r.values.data(), n, v.layout() == MatrixLayout::RowMajor,
-                   packed_layout(r.binding->type), v.writable_data());
-  }
+  if (async) return io.finish_async();
+  io.finish();
+  return {};
+}
+
+void TransformFeedbackKernel::make_objects() {
+  if (vertex_array_) return;
+  vertex_array_ = detail::make_gl_name<detail::GlKind::VertexArray>(*state_);
+  transform_feedback_ = detail::make_gl_name<detail::GlKind::TransformFeedback>(*state_);
+  primitives_ = detail::make_gl_name<detail::GlKind::Query>(*state_);
+  no_pixels_ = detail::make_gl_name<detail::GlKind::Framebuffer>(*state_);
 }
 
 }  // namespace gpgpu

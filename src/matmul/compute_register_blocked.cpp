@@ -27,6 +27,7 @@
 // Edges (direct path): loads past M, N or K read zeros, stores past M or N are skipped.
 // vec4 storage views need rows that start on a vec4: A_VEC4 when K % 4 == 0, B_VEC4 when
 // N % 4 == 0; otherwise the same kernel loads and stores scalars.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -162,7 +163,9 @@ void main() {
 )";
 
 // The main GPU kernel: operands At (K x M) and B (K x N), both zero-padded so that M, N
-// are multiples of BM, BN and K of BK; C (M x N) likewise padded.
+// are multiples of BM, BN and K of BK; C (M x N) likewise padded. With split-K, work group
+// z multiplies slices [z * SLICES, (z + 1) * SLICES) of k and writes its partial product
+// into layer z of C (SPLITS layers of M x N), summed afterwards by the reduce pass.
 constexpr const char* shared_source = R"(
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
@@ -172,6 +175,7 @@ layout(std430, binding = 2) writeonly buffer MatrixC { vec4 c[]; };
 uniform int M;
 uniform int N;
 uniform int K;
+uniform int SLICES;  // BK-deep slices of k per work group (all of them without split-K)
 
 const int BM4 = BM / 4;
 const int BN4 = BN / 4;
@@ -194,6 +198,9 @@ void main() {
   int n04 = int(gl_WorkGroupID.x) * BN4;
   int M4 = M / 4;
   int N4 = N / 4;
+  int first = int(gl_WorkGroupID.z) * SLICES;          // this group's first slice of k
+  int slices = min(SLICES, K / BK - first);
+  int layer = int(gl_WorkGroupID.z) * M * N4;          // its partial product in C
   vec4 acc[TM * RN];
   for (int i = 0; i < TM * RN; ++i) acc[i] = vec4(0.0);
 
@@ -203,11 +210,11 @@ void main() {
   vec4 staged_b[B_LOADS];
   for (int l = 0; l < A_LOADS; ++l) {
     int v = tid + l * THREADS;
-    if (v < A_VEC4S) staged_a[l] = at[(v / BM4) * M4 + m04 + v % BM4];
+    if (v < A_VEC4S) staged_a[l] = at[(first * BK + v / BM4) * M4 + m04 + v % BM4];
   }
   for (int l = 0; l < B_LOADS; ++l) {
     int v = tid + l * THREADS;
-    if (v < B_VEC4S) staged_b[l] = b[(v / BN4) * N4 + n04 + v % BN4];
+    if (v < B_VEC4S) staged_b[l] = b[(first * BK + v / BN4) * N4 + n04 + v % BN4];
   }
   for (int l = 0; l < A_LOADS; ++l) {
     int v = tid + l * THREADS;
@@ -219,12 +226,11 @@ void main() {
   }
   barrier();
 
-  int slices = K / BK;
   for (int s = 0; s < slices; ++s) {
     int current = s & 1;
     bool more = s + 1 < slices;
     if (more) {  // fetch the next slice while this one is multiplied
-      int k0 = (s + 1) * BK;
+      int k0 = (first + s + 1) * BK;
       for (int l = 0; l < A_LOADS; ++l) {
         int v = tid + l * THREADS;
         if (v < A_VEC4S) staged_a[l] = at[(k0 + v / BM4) * M4 + m04 + v % BM4];
@@ -264,7 +270,7 @@ void main() {
     for (int r = 0; r < 4; ++r) {
       int row = (m04 + ty + i * (BM4 / RM)) * 4 + r;
       for (int j = 0; j < RN; ++j) {
-        c[row * N4 + n04 + tx + j * (BN4 / RN)] = acc[(i * 4 + r) * RN + j];
+        c[layer + row * N4 + n04 + tx + j * (BN4 / RN)] = acc[(i * 4 + r) * RN + j];
       }
     }
   }
@@ -312,6 +318,28 @@ void main() {
   int row = int(i) / COLS;
   int col = int(i) % COLS;
   dst[i] = (row < SRC_ROWS && col < SRC_COLS) ? src[row * SRC_COLS + col] : 0.0;
+}
+)";
+
+// Split-K's last pass: c[row][col] = the sum of the SPLITS partial products (layers of
+// MP x NP), for the M x N entries that exist (cropping the padding as it goes).
+constexpr const char* reduce_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
+layout(std430, binding = 1) writeonly buffer MatrixC { float c[]; };
+uniform int N;        // columns of c
+uniform int NP;       // columns of a layer
+uniform int LAYER;    // floats per layer (MP * NP)
+uniform int SPLITS;
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  int row = int(i) / N;
+  int col = int(i) % N;
+  int at = row * NP + col;
+  float sum = 0.0;
+  for (int z = 0; z < SPLITS; ++z) sum += partial[z * LAYER + at];
+  c[i] = sum;
 }
 )";
 
@@ -397,8 +425,9 @@ class DirectRegisterBlocked final : public MatmulBackend {
   double last_ns_ = -1;
 };
 
-// The GPU path: transpose-and-pad A, pad B and crop C when needed, and the shared-memory
-// kernel between (see the top of this file). Scratch buffers live as long as the plan.
+// The GPU path: transpose-and-pad A, pad B when needed, the shared-memory kernel, then
+// crop C or (split-K) sum the partial products into it (see the top of this file). Scratch
+// buffers live as long as the plan.
 class SharedRegisterBlocked final : public MatmulBackend {
  public:
   SharedRegisterBlocked(const Context& context, MatmulShape shape, const MatmulTuning& t)
@@ -407,7 +436,6 @@ class SharedRegisterBlocked final : public MatmulBackend {
         np_(round_up(shape.n, t.block_n)),
         kp_(round_up(shape.k, t.block_k)),
         pad_b_(np_ != shape.n || kp_ != shape.k),
-        crop_c_(mp_ != shape.m || np_ != shape.n),
         tuning_(t),
         main_(context, shared_source,
               {{"BM", std::to_string(t.block_m)},
@@ -420,11 +448,36 @@ class SharedRegisterBlocked final : public MatmulBackend {
         transpose_(context, transpose_pad_source, {}, "matmul: transpose and pad A"),
         pad_(context, pad_source, {}, "matmul: pad or crop"),
         at_(context, ElementType::Float32, count(kp_, mp_)) {
+    // Split-K: as many groups along k as asked, each with a whole number of slices and none
+    // left empty.
+    const int slices = kp_ / t.block_k;
+    slices_per_split_ = (slices + std::max(t.split_k, 1) - 1) / std::max(t.split_k, 1);
+    splits_ = (slices + slices_per_split_ - 1) / slices_per_split_;
+    crop_c_ = splits_ == 1 && (mp_ != shape.m || np_ != shape.n);
     if (pad_b_) padded_b_ = Buffer(context, ElementType::Float32, count(kp_, np_));
     if (crop_c_) padded_c_ = Buffer(context, ElementType::Float32, count(mp_, np_));
+    if (splits_ > 1) {
+      padded_c_ = Buffer(context, ElementType::Float32,
+                         count(mp_, np_) * static_cast<std::size_t>(splits_));
+      reduce_.emplace(context, reduce_source, Defines{}, "matmul: split-K sum");
+    }
   }
 
-  void run(const Arg& a, const Arg& b, const Arg& c) override {
+  void run(const Arg& a, const Arg& b, const Arg& c) override { start(a, b, c, false); }
+  PendingRun run_async(const Arg& a, const Arg& b, const Arg& c) override {
+    return start(a, b, c, true);
+  }
+  void set_timing(bool enabled) override {
+    timing_ = enabled;
+    for (ComputeKernel* k : {&main_, &transpose_, &pad_}) k->set_timing(enabled);
+    if (reduce_) reduce_->set_timing(enabled);
+  }
+  double last_gpu_ns() const override { return last_ns_; }
+
+ private:
+  // Every pass; the last one (which writes c) runs asynchronously when asked, so that a
+  // host c comes back while the caller goes on.
+  PendingRun start(const Arg& a, const Arg& b, const Arg& c, bool async) {
     double ns = 0;
     bool timed = timing_;
     auto add_time = [&](double t) {
@@ -449,40 +502,64 @@ class SharedRegisterBlocked final : public MatmulBackend {
                count(kp_, np_));
       add_time(pad_.last_gpu_ns());
     }
+    const bool direct_c = splits_ == 1 && !crop_c_;
     const Arg b_operand = pad_b_ ? Arg(padded_b_) : b;
-    const Arg c_target = crop_c_ ? Arg(padded_c_) : c;
-    main_.run_groups({{"at", at_},
-                      {"b", b_operand},
-                      {"c", c_target},
-                      {"M", std::int32_t{mp_}},
-                      {"N", std::int32_t{np_}},
-                      {"K", std::int32_t{kp_}}},
-                     Size3{static_cast<std::size_t>(np_ / tuning_.block_n),
-                           static_cast<std::size_t>(mp_ / tuning_.block_m), 1});
+    const Arg c_target = direct_c ? c : Arg(padded_c_);
+    const Args main_args{{"at", at_},
+                         {"b", b_operand},
+                         {"c", c_target},
+                         {"M", std::int32_t{mp_}},
+                         {"N", std::int32_t{np_}},
+                         {"K", std::int32_t{kp_}},
+                         {"SLICES", std::int32_t{slices_per_split_}}};
+    const Size3 groups{static_cast<std::size_t>(np_ / tuning_.block_n),
+                       static_cast<std::size_t>(mp_ / tuning_.block_m),
+                       static_cast<std::size_t>(splits_)};
+    PendingRun pending;
+    if (direct_c && async) {
+      pending = main_.run_groups_async(main_args, groups);
+    } else {
+      main_.run_groups(main_args, groups);
+    }
     add_time(main_.last_gpu_ns());
-    if (crop_c_) {
-      pad_.run({{"src", padded_c_},
-                {"dst", c},
-                {"COLS", std::int32_t{shape_.n}},
-                {"SRC_ROWS", std::int32_t{mp_}},
-                {"SRC_COLS", std::int32_t{np_}}},
-               count(shape_.m, shape_.n));
+    if (splits_ > 1) {
+      const Args reduce_args{{"partial", padded_c_},
+                             {"c", c},
+                             {"N", std::int32_t{shape_.n}},
+                             {"NP", std::int32_t{np_}},
+                             {"LAYER", static_cast<std::int32_t>(count(mp_, np_))},
+                             {"SPLITS", std::int32_t{splits_}}};
+      const std::size_t items = count(shape_.m, shape_.n);
+      if (async) {
+        pending = reduce_->run_async(reduce_args, items);
+      } else {
+        reduce_->run(reduce_args, items);
+      }
+      add_time(reduce_->last_gpu_ns());
+    } else if (crop_c_) {
+      const Args crop_args{{"src", padded_c_},
+                           {"dst", c},
+                           {"COLS", std::int32_t{shape_.n}},
+                           {"SRC_ROWS", std::int32_t{mp_}},
+                           {"SRC_COLS", std::int32_t{np_}}};
+      if (async) {
+        pending = pad_.run_async(crop_args, count(shape_.m, shape_.n));
+      } else {
+        pad_.run(crop_args, count(shape_.m, shape_.n));
+      }
       add_time(pad_.last_gpu_ns());
     }
     last_ns_ = timed ? ns : -1;
+    return pending;
   }
-  void set_timing(bool enabled) override {
-    timing_ = enabled;
-    for (ComputeKernel* k : {&main_, &transpose_, &pad_}) k->set_timing(enabled);
-  }
-  double last_gpu_ns() const override { return last_ns_; }
 
- private:
   MatmulShape shape_;
   int mp_, np_, kp_;
-  bool pad_b_, crop_c_;
+  bool pad_b_, crop_c_ = false;
+  int splits_ = 1, slices_per_split_ = 1;
   MatmulTuning tuning_;
   ComputeKernel main_, transpose_, pad_;
+  std::optional<ComputeKernel> reduce_;
   Buffer at_, padded_b_, padded_c_;
   bool timing_ = false;
   double last_ns_ = -1;

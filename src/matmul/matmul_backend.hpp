@@ -7,10 +7,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "gpgpu/arg.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/matmul.hpp"
+#include "gpgpu/pending_run.hpp"
 
 namespace gpgpu::detail {
 
@@ -22,10 +24,20 @@ class MatmulBackend {
  public:
   virtual ~MatmulBackend() = default;
   virtual void run(const Arg& a, const Arg& b, const Arg& c) = 0;
+  // The same, returning once everything is issued; a host c is written by the handle's
+  // wait(). Backends that cannot do better run synchronously.
+  virtual PendingRun run_async(const Arg& a, const Arg& b, const Arg& c) {
+    run(a, b, c);
+    return {};
+  }
   virtual void set_timing(bool enabled) = 0;
   // GPU nanoseconds of the last run's kernel, or -1.
   virtual double last_gpu_ns() const = 0;
 };
+
+// The split-K MatmulMethod::Auto gives tuning `t` for an m x k x n product on `device`
+// (MatmulTuning::for_shape): 1 unless C has fewer tiles than the device compute units.
+int auto_split_k(const MatmulTuning& t, const DeviceInfo& device, int m, int k, int n);
 
 // The compute-shader backends (compute_naive.cpp, compute_tiled.cpp,
 // compute_register_blocked.cpp). Each compiles its kernel in the constructor.
@@ -44,6 +56,10 @@ std::unique_ptr<MatmulBackend> make_transform_feedback_vec4(const Context& conte
                                                             MatmulShape shape);
 std::unique_ptr<MatmulBackend> make_transform_feedback_blocked(const Context& context,
                                                                MatmulShape shape);
+
+// The host's BLAS (host_blas.cpp): cblas_sgemm from a library found at run time (OpenBLAS,
+// else the system's libcblas/libblas). Throws UnsupportedError when none is found.
+std::unique_ptr<MatmulBackend> make_host_blas(const Context& context, MatmulShape shape);
 
 // The fragment backends (fragment_matmul.cpp): products rendered into float textures.
 std::unique_ptr<MatmulBackend> make_fragment_naive(const Context& context, MatmulShape shape);

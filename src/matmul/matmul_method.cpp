@@ -8,7 +8,7 @@ namespace gpgpu {
 
 namespace {
 
-constexpr std::array<std::pair<MatmulMethod, std::string_view>, 9> method_names{{
+constexpr std::array<std::pair<MatmulMethod, std::string_view>, 10> method_names{{
     {MatmulMethod::Auto, "auto"},
     {MatmulMethod::ComputeNaive, "compute_naive"},
     {MatmulMethod::ComputeTiled, "compute_tiled"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<MatmulMethod, std::string_view>, 9> method_names{
     {MatmulMethod::TransformFeedbackBlocked, "transform_feedback_blocked"},
     {MatmulMethod::FragmentNaive, "fragment_naive"},
     {MatmulMethod::FragmentPacked, "fragment_packed"},
+    {MatmulMethod::HostBlas, "host_blas"},
 }};
 
 }  // namespace
@@ -39,7 +40,7 @@ std::optional<MatmulMethod> parse_matmul_method(std::string_view name) {
 std::vector<MatmulMethod> all_matmul_methods() {
   std::vector<MatmulMethod> methods;
   for (const auto& [value, name] : method_names) {
-    if (value != MatmulMethod::Auto) methods.push_back(value);
+    if (value != MatmulMethod::Auto && value != MatmulMethod::HostBlas) methods.push_back(value);
   }
   return methods;
 }

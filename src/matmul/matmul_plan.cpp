@@ -1,5 +1,6 @@
 // MatmulPlan and the one-shot matmul() calls: argument checks, choosing a method and a
 // tuning, and moving host arrays to and from the device.
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -38,16 +39,60 @@ void check_sizes(const DeviceInfo& info, int m, int k, int n) {
   check_bytes("C", m, n);
 }
 
-MatmulMethod resolve_method(MatmulMethod method) {
-  // One kernel wins everywhere we measured, also at small sizes where every method is
-  // dominated by dispatch overhead (docs/matmul.md).
-  return method == MatmulMethod::Auto ? MatmulMethod::ComputeRegisterBlocked : method;
+// Auto: on a CPU device the host's BLAS (the operands already live in host memory, and a
+// tuned sgemm beats llvmpipe's compiled GLSL 10-25x on the same cores); elsewhere the
+// register-blocked compute kernel, which wins at every size we measured (docs/matmul.md).
+MatmulMethod resolve_method(MatmulMethod method, const DeviceInfo& info) {
+  if (method != MatmulMethod::Auto) return method;
+  if (info.is_software && host_blas_available()) return MatmulMethod::HostBlas;
+  return MatmulMethod::ComputeRegisterBlocked;
 }
 
-MatmulTuning resolve_tuning(const Context& context, const MatmulOptions& options) {
+// An explicit tuning as given; else the autotuned one cached for this device, else the
+// device default, with the split-K that fits this shape to the device's compute units.
+MatmulTuning resolve_tuning(const Context& context, const MatmulOptions& options, int m, int k,
+                            int n) {
   if (options.tuning) return *options.tuning;
-  if (auto cached = cached_matmul_tuning(context, options.cache_dir)) return *cached;
-  return MatmulTuning::for_device(context.info());
+  MatmulTuning t = MatmulTuning::for_device(context.info());
+  if (auto cached = cached_matmul_tuning(context, options.cache_dir)) t = *cached;
+  t.split_k = detail::auto_split_k(t, context.info(), m, k, n);
+  return t;
+}
+
+std::string describe(MatmulMethod method, const MatmulTuning& t, const DeviceInfo& info,
+                     bool automatic) {
+  if (method == MatmulMethod::HostBlas) {
+    std::string library;
+    host_blas_available(&library);
+    return fmt::format("host_blas: cblas_sgemm from {}{}", library,
+                       automatic ? " (Auto on a CPU device: the operands are in host memory "
+                                   "already, and a BLAS is faster there than shaders)"
+                                 : "");
+  }
+  std::string text(to_string(method));
+  if (method == MatmulMethod::ComputeRegisterBlocked) text += " " + t.to_string();
+  if (method == MatmulMethod::ComputeTiled) text += fmt::format(" tile {}", t.tile);
+  if (automatic && method == MatmulMethod::ComputeRegisterBlocked) {
+    text += info.compute_units > 0
+                ? fmt::format(" (Auto: tiles and split-K for {} compute units)", info.compute_units)
+                : " (Auto: device default; its number of compute units is unknown)";
+  }
+  return text;
+}
+
+// Host runs on a GPU in row panels (MatmulOptions::panels): from 2048^3 on, four, so that
+// C comes back while the next panel is computed; smaller products are over too soon.
+int resolve_panels(const MatmulOptions& options, MatmulMethod method, const MatmulTuning& t,
+                   const DeviceInfo& info, int m, int k, int n) {
+  if (method != MatmulMethod::ComputeRegisterBlocked || !t.shared_memory) return 1;
+  int panels = options.panels;
+  if (panels <= 0) {
+    if (info.is_software) return 1;  // one set of cores: nothing to overlap
+    const double work = static_cast<double>(m) * k * n;
+    panels = work >= 2048.0 * 2048.0 * 2048.0 ? 4 : 1;
+  }
+  // Whole block rows per panel, at least one.
+  return std::clamp(panels, 1, std::max(1, m / t.block_m));
 }
 
 std::unique_ptr<detail::MatmulBackend> make_backend(const Context& context, MatmulMethod method,
@@ -70,10 +115,25 @@ std::unique_ptr<detail::MatmulBackend> make_backend(const Context& context, Matm
       return detail::make_fragment_naive(context, shape);
     case MatmulMethod::FragmentPacked:
       return detail::make_fragment_packed(context, shape);
+    case MatmulMethod::HostBlas:
+      return detail::make_host_blas(context, shape);
     case MatmulMethod::Auto:
       break;
   }
   throw ArgumentError(fmt::format("matmul: unknown method {}", static_cast<int>(method)));
+}
+
+// The backend for m x k x n: one pass where the method's loops and textures take k, else
+// passes over slices of k (matmul_split_k.hpp), so that no method is ever silently cut short
+// by a device's loop cap.
+std::unique_ptr<detail::MatmulBackend> make_bounded_backend(const Context& context,
+                                                            MatmulMethod method,
+                                                            detail::MatmulShape shape,
+                                                            const MatmulTuning& tuning) {
+  const int k_pass = detail::max_k_per_pass(method, tuning, context.info());
+  if (k_pass == 0 || shape.k <= k_pass) return make_backend(context, method, shape, tuning);
+  return detail::make_split_k(context, shape, k_pass,
+                              make_backend(context, method, {shape.m, k_pass, shape.n}, tuning));
 }
 
 void check_buffer(const char* name, const Buffer& buffer, std::size_t needed, const char* dims,
@@ -103,18 +163,35 @@ void check_span(const char* name, std::size_t size, std::size_t needed, const ch
 }  // namespace
 
 MatmulPlan::MatmulPlan(const Context& context, int m, int k, int n, const MatmulOptions& options)
-    : state_(context.state()), m_(m), k_(k), n_(n), method_(resolve_method(options.method)) {
-  check_sizes(context.info(), m, k, n);
-  tuning_ = resolve_tuning(context, options);
-  validate_matmul_tuning(tuning_, context.info());
-  // One pass takes k when the method's loops and textures allow it; otherwise k is split
-  // into passes that do (matmul_split_k.hpp), so no method is ever silently cut short.
-  const int k_pass = detail::max_k_per_pass(method_, tuning_, context.info());
-  if (k_pass == 0 || k <= k_pass) {
-    backend_ = make_backend(context, method_, {m, k, n}, tuning_);
-  } else {
-    backend_ = detail::make_split_k(context, {m, k, n}, k_pass,
-                                    make_backend(context, method_, {m, k_pass, n}, tuning_));
+    : state_(context.state()),
+      m_(m),
+      k_(k),
+      n_(n),
+      method_(resolve_method(options.method, context.info())) {
+  const auto& info = context.info();
+  check_sizes(info, m, k, n);
+  tuning_ = resolve_tuning(context, options, m, k, n);
+  validate_matmul_tuning(tuning_, info);
+  description_ = describe(method_, tuning_, info, options.method == MatmulMethod::Auto);
+  backend_ = make_bounded_backend(context, method_, {m, k, n}, tuning_);
+  const int panels = resolve_panels(options, method_, tuning_, info, m, k, n);
+  if (panels > 1) {
+    panel_rows_ = (m + panels - 1) / panels;
+    panel_rows_ = (panel_rows_ + tuning_.block_m - 1) / tuning_.block_m * tuning_.block_m;
+    auto panel_tuning = [&](int rows) {
+      MatmulTuning t = tuning_;
+      if (!options.tuning) t.split_k = detail::auto_split_k(t, info, rows, k, n);
+      return t;
+    };
+    panel_ = make_bounded_backend(context, method_, {panel_rows_, k, n}, panel_tuning(panel_rows_));
+    const int last_rows = m - (m - 1) / panel_rows_ * panel_rows_;
+    if (last_rows != panel_rows_) {
+      last_panel_ = make_bounded_backend(context, method_, {last_rows, k, n}, panel_tuning(last_rows));
+    }
+    panel_b_ = std::make_unique<Buffer>(context, ElementType::Float32,
+                                        static_cast<std::size_t>(k) * static_cast<std::size_t>(n));
+    description_ +=
+        fmt::format(", host operands in {} row panels", (m + panel_rows_ - 1) / panel_rows_);
   }
 }
 
@@ -138,6 +215,7 @@ void MatmulPlan::run(const Buffer& a, const Buffer& b, Buffer& c) {
         "matmul: C must be a Buffer of its own, not A or B (the kernels read "
         "A and B while C is written)");
   }
+  used_panels_ = false;
   backend_->run(Arg(a), Arg(b), Arg(c));
 }
 
@@ -149,15 +227,47 @@ void MatmulPlan::run(std::span<const float> a, std::span<const float> b, std::sp
   check_span("A", a.size(), mk, fmt::format("m x k = {}x{}", m_, k_).c_str());
   check_span("B", b.size(), kn, fmt::format("k x n = {}x{}", k_, n_).c_str());
   check_span("C", c.size(), mn, fmt::format("m x n = {}x{}", m_, n_).c_str());
+  used_panels_ = panel_ != nullptr;
+  if (panel_) {
+    run_panels(a, b, c);
+    return;
+  }
   // The kernel uploads a and b into temporary buffers and downloads c (never uploading it).
   backend_->run(Arg(a), Arg(b), Arg(c).with_access(Access::Write));
 }
 
+void MatmulPlan::run_panels(std::span<const float> a, std::span<const float> b,
+                            std::span<float> c) {
+  // B goes up once; then each panel's rows of A go up and its rows of C come back while
+  // the next panel is computed (the transfer engine's delivery thread copies them out).
+  panel_b_->upload(b);
+  std::vector<PendingRun> pending;
+  const auto k = static_cast<std::size_t>(k_), n = static_cast<std::size_t>(n_);
+  double ns = 0;
+  bool timed = true;
+  for (int row = 0; row < m_; row += panel_rows_) {
+    const int rows = std::min(panel_rows_, m_ - row);
+    auto& backend = rows == panel_rows_ ? *panel_ : *last_panel_;
+    const auto first = static_cast<std::size_t>(row);
+    const auto count = static_cast<std::size_t>(rows);
+    pending.push_back(
+        backend.run_async(Arg(a.subspan(first * k, count * k)), Arg(*panel_b_),
+                          Arg(c.subspan(first * n, count * n)).with_access(Access::Write)));
+    if (backend.last_gpu_ns() < 0) timed = false;
+    ns += backend.last_gpu_ns();
+  }
+  for (auto& p : pending) p.wait();
+  panel_ns_ = timed ? ns : -1;
+}
+
 void MatmulPlan::set_timing(bool enabled) {
-  if (backend_) backend_->set_timing(enabled);
+  for (auto* backend : {backend_.get(), panel_.get(), last_panel_.get()}) {
+    if (backend != nullptr) backend->set_timing(enabled);
+  }
 }
 
 double MatmulPlan::last_gpu_ns() const {
+  if (panel_ && used_panels_) return panel_ns_;
   return backend_ ? backend_->last_gpu_ns() : -1.0;
 }
 

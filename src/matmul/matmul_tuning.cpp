@@ -6,12 +6,14 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu {
 
 std::string MatmulTuning::to_string() const {
-  return fmt::format("{}x{}x{} {}x{}{}{}", block_m, block_n, block_k, thread_m, thread_n,
-                     shared_memory ? "" : " direct", b_texture ? " btex" : "");
+  return fmt::format("{}x{}x{} {}x{}{}{}{}", block_m, block_n, block_k, thread_m, thread_n,
+                     shared_memory ? "" : " direct", b_texture ? " btex" : "",
+                     split_k > 1 ? fmt::format(" split-K {}", split_k) : "");
 }
 
 MatmulTuning MatmulTuning::for_device(const DeviceInfo& device) {
@@ -42,6 +44,35 @@ MatmulTuning MatmulTuning::for_device(const DeviceInfo& device) {
   return t;
 }
 
+MatmulTuning MatmulTuning::for_shape(const DeviceInfo& device, int m, int k, int n) {
+  MatmulTuning t = for_device(device);
+  t.split_k = detail::auto_split_k(t, device, m, k, n);
+  return t;
+}
+
+namespace detail {
+
+int auto_split_k(const MatmulTuning& t, const DeviceInfo& device, int m, int k, int n) {
+  const int units = device.compute_units;
+  if (!t.shared_memory || device.is_software || units <= 0 || m <= 0 || n <= 0 || k <= 0) {
+    return 1;
+  }
+  // 128x128 tiles of 8x8 per invocation are the fastest per multiply-add (docs/matmul.md),
+  // and two of their work groups fit a multiprocessor. When C has fewer tiles than the
+  // device has multiprocessors, most would idle: split k instead, so that about one group
+  // per multiprocessor runs, each over at least 16 slices of k (the summing pass reads
+  // every partial product once more, which pays only while the split stays small).
+  const long long tiles =
+      static_cast<long long>((m + t.block_m - 1) / t.block_m) * ((n + t.block_n - 1) / t.block_n);
+  if (tiles >= units) return 1;
+  const int max_split = std::max(1, k / (16 * t.block_k));
+  int split = 1;
+  while (split < 8 && split * 2 <= max_split && tiles * split < units) split *= 2;
+  return split;
+}
+
+}  // namespace detail
+
 namespace {
 
 // Shared memory the register-blocked kernel declares: two slices of A (transposed, one vec4
@@ -62,6 +93,8 @@ void validate_matmul_tuning(const MatmulTuning& t, const DeviceInfo& device) {
   if (!vec4_groups(t.thread_m)) fail("thread_m must be 4, 8 or 16");
   if (!vec4_groups(t.thread_n)) fail("thread_n must be 4, 8 or 16");
   if (t.shared_memory && t.b_texture) fail("b_texture needs shared_memory off");
+  if (t.split_k < 1 || t.split_k > 64) fail("split_k must be 1 to 64");
+  if (t.split_k > 1 && !t.shared_memory) fail("split_k needs shared_memory on");
   if (t.block_m <= 0 || t.block_m % t.thread_m != 0) {
     fail(fmt::format("block_m ({}) must be a positive multiple of thread_m ({})", t.block_m,
                      t.thread_m));

@@ -163,10 +163,6 @@ void Profiler::record(const std::string& name, double gpu_ns, double wall_ns) {
   if (wall_ns >= 0) s.wall_ns.push_back(wall_ns);
 }
 
-void Profiler::record(const ComputeKernel& kernel, double wall_ns) {
-  record(kernel.label(), kernel.last_gpu_ns(), wall_ns);
-}
-
 std::vector<ProfileStats> Profiler::stats() const {
   std::vector<ProfileStats> out;
   for (const auto& s : samples_) out.push_back(stats(s.name));

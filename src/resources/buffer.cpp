@@ -1,27 +1,28 @@
 #include "gpgpu/buffer.hpp"
 
-#include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
-#include "gl/gl_buffer.hpp"
+#include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
+#include "transfer/run_transfers.hpp"
 
 namespace gpgpu {
 
 Buffer::Buffer(const Context& context, ElementType type, std::size_t count)
-    : state_(context.state()), type_(type), count_(count) {
+    : type_(type), count_(count) {
   if (count == 0) throw ArgumentError("a gpgpu::Buffer needs at least one element");
   if (count > static_cast<std::size_t>(std::numeric_limits<GLsizeiptr>::max()) / element_size) {
     throw LimitError(fmt::format(
         "a gpgpu::Buffer of {} elements would be larger than any GL buffer can be ({} bytes)",
         count, std::numeric_limits<GLsizeiptr>::max()));
   }
-  state_->ensure_current();
-  id_ = detail::create_gl_buffer(count * element_size, nullptr, GL_DYNAMIC_COPY);
+  auto& state = *context.state();
+  state.ensure_current();
+  name_ = detail::make_gl_buffer(state, count * element_size, nullptr, GL_DYNAMIC_COPY);
 }
 
 Buffer::~Buffer() {
@@ -39,12 +40,10 @@ void Buffer::follow_self() noexcept {
 }
 
 Buffer::Buffer(Buffer&& other) noexcept
-    : state_(std::move(other.state_)),
-      self_(std::move(other.self_)),
-      id_(other.id_),
+    : self_(std::move(other.self_)),
+      name_(std::move(other.name_)),
       type_(other.type_),
       count_(other.count_) {
-  other.id_ = 0;
   other.count_ = 0;
   follow_self();
 }
@@ -55,55 +54,62 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     if (self_) *self_ = nullptr;  // the buffer Args were made from is gone
     self_ = std::move(other.self_);
     follow_self();
-    state_ = std::move(other.state_);
-    id_ = other.id_;
+    name_ = std::move(other.name_);
     type_ = other.type_;
     count_ = other.count_;
-    other.id_ = 0;
     other.count_ = 0;
   }
   return *this;
 }
 
 void Buffer::release() noexcept {
-  if (id_ != 0 && state_ && state_->try_make_current()) {
-    glDeleteBuffers(1, &id_);
-    glGetError();
-  }
-  id_ = 0;
+  name_.reset();
   count_ = 0;
-  state_.reset();
+}
+
+bool Buffer::belongs_to(const Context& context) const noexcept {
+  return valid() && name_.owner() == context.state();
 }
 
 namespace {
-void check_range(const char* what, ElementType buffer_type, ElementType host_type, std::size_t count,
-                 std::size_t offset, std::size_t size) {
+void check_range(const char* what, ElementType buffer_type, ElementType host_type,
+                 std::size_t count, std::size_t offset, std::size_t size) {
   if (buffer_type != host_type) {
     throw TypeMismatchError(fmt::format("Buffer::{}: the buffer holds {} but the host array is {}",
                                         what, to_string(buffer_type), to_string(host_type)));
   }
   if (offset > size || count > size - offset) {
-    throw SizeMismatchError(fmt::format(
-        "Buffer::{}: elements [{}, {}) are outside the buffer of {} elements", what, offset,
-        offset + count, size));
+    throw SizeMismatchError(
+        fmt::format("Buffer::{}: elements [{}, {}) are outside the buffer of {} elements", what,
+                    offset, offset + count, size));
   }
 }
 }  // namespace
 
-void Buffer::upload_bytes(ElementType type, const void* data, std::size_t count, std::size_t offset) {
-  if (id_ == 0) throw Error("Buffer::upload on an empty or released buffer");
+void Buffer::upload_bytes(ElementType type, const void* data, std::size_t count,
+                          std::size_t offset) {
+  if (!valid()) throw Error("Buffer::upload on an empty or released buffer");
   check_range("upload", type_, type, count, offset, count_);
   if (count == 0) return;
-  state_->ensure_current();
-  detail::write_gl_buffer(id_, offset * element_size, count * element_size, data);
+  auto& state = *name_.owner();
+  state.ensure_current();
+  state.engine().upload(name_.id(), offset * element_size, data, count * element_size);
 }
 
-void Buffer::download_bytes(ElementType type, void* out, std::size_t count, std::size_t offset) const {
-  if (id_ == 0) throw Error("Buffer::download from an empty or released buffer");
+void Buffer::download_bytes(ElementType type, void* out, std::size_t count,
+                            std::size_t offset) const {
+  download_bytes_async(type, out, count, offset).wait();
+}
+
+PendingRun Buffer::download_bytes_async(ElementType type, void* out, std::size_t count,
+                                        std::size_t offset) const {
+  if (!valid()) throw Error("Buffer::download from an empty or released buffer");
   check_range("download", type_, type, count, offset, count_);
-  if (count == 0) return;
-  state_->ensure_current();
-  detail::read_gl_buffer(id_, offset * element_size, count * element_size, out);
+  auto& state = *name_.owner();
+  state.ensure_current();
+  detail::RunTransfers io(state);
+  io.download(name_.id(), offset * element_size, out, count * element_size);
+  return io.finish_async();
 }
 
 }  // namespace gpgpu

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 
 namespace gpgpu {
@@ -26,10 +27,9 @@ HostBuffer::HostBuffer(const Context& context, ElementType type, std::size_t cou
   GLbitfield map_flags = GL_MAP_PERSISTENT_BIT_EXT | GL_MAP_COHERENT_BIT_EXT;
   if (access != HostAccess::Read) map_flags |= GL_MAP_WRITE_BIT;
   if (access != HostAccess::Write) map_flags |= GL_MAP_READ_BIT;
-  GLuint id = 0;
-  GL(glGenBuffers(1, &id));
+  auto name = detail::make_gl_name<detail::GlKind::Buffer>(*state_);
   try {
-    GL(glBindBuffer(GL_COPY_WRITE_BUFFER, id));
+    GL(glBindBuffer(GL_COPY_WRITE_BUFFER, name.id()));
     state_->ext.buffer_storage(GL_COPY_WRITE_BUFFER, size, nullptr,
                                map_flags | GL_CLIENT_STORAGE_BIT_EXT);
     detail::check_gl("glBufferStorageEXT(HostBuffer)");
@@ -38,12 +38,11 @@ HostBuffer::HostBuffer(const Context& context, ElementType type, std::size_t cou
     if (data_ == nullptr) throw DriverError("glMapBufferRange gave no pointer for a HostBuffer");
   } catch (...) {
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    glDeleteBuffers(1, &id);
     glGetError();
     data_ = nullptr;
     throw;
   }
-  id_ = id;
+  name_ = std::move(name);
 }
 
 HostBuffer::~HostBuffer() {
@@ -52,13 +51,12 @@ HostBuffer::~HostBuffer() {
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept
     : state_(std::move(other.state_)),
-      id_(other.id_),
+      name_(std::move(other.name_)),
       data_(other.data_),
       fallback_(std::move(other.fallback_)),
       type_(other.type_),
       access_(other.access_),
       count_(other.count_) {
-  other.id_ = 0;
   other.data_ = nullptr;
   other.count_ = 0;
 }
@@ -67,25 +65,24 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
   if (this != &other) {
     release();
     state_ = std::move(other.state_);
-    id_ = other.id_;
+    name_ = std::move(other.name_);
     data_ = other.data_;
     fallback_ = std::move(other.fallback_);
     type_ = other.type_;
     access_ = other.access_;
     count_ = other.count_;
-    other.id_ = 0;
     other.data_ = nullptr;
     other.count_ = 0;
   }
   return *this;
 }
 
+bool HostBuffer::belongs_to(const Context& context) const noexcept {
+  return valid() && state_ == context.state();
+}
+
 void HostBuffer::release() noexcept {
-  if (id_ != 0 && state_ && state_->try_make_current()) {
-    glDeleteBuffers(1, &id_);  // unmaps it too
-    glGetError();
-  }
-  id_ = 0;
+  name_.reset();  // deleting the buffer unmaps it too
   data_ = nullptr;
   count_ = 0;
   fallback_.clear();

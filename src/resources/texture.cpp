@@ -1,23 +1,24 @@
 #include "gpgpu/texture.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
-#include "gl/scoped_gl_name.hpp"
 #include "resources/texel_format.hpp"
 #include "resources/texture_readback.hpp"
+#include "transfer/run_transfers.hpp"
 
 namespace gpgpu {
 
 namespace {
 
 void set_unpack_state() {
-  GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
   GL(glPixelStorei(GL_UNPACK_ALIGNMENT, 4));  // every texel is a whole number of 4-byte values
   GL(glPixelStorei(GL_UNPACK_ROW_LENGTH, 0));
   GL(glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0));
@@ -33,7 +34,7 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 }  // namespace
 
 Texture::Texture(const Context& context, TexelType type, const std::vector<std::size_t>& shape)
-    : state_(context.state()), type_(type) {
+    : type_(type) {
   if (shape.size() != 2 && shape.size() != 3) {
     throw ArgumentError(fmt::format(
         "a Texture's shape is {{rows, cols}} or {{depth, rows, cols}}; {} extents were given",
@@ -43,7 +44,8 @@ Texture::Texture(const Context& context, TexelType type, const std::vector<std::
     throw ArgumentError(fmt::format(
         "a Texture of shape {} is empty; every extent must be at least 1", shape_text(shape)));
   }
-  const auto& info = state_->info;
+  auto& state = *context.state();
+  const auto& info = state.info;
   const bool is_3d = shape.size() == 3;
   const auto limit =
       static_cast<std::size_t>(is_3d ? info.max_3d_texture_size : info.max_texture_size);
@@ -59,10 +61,10 @@ Texture::Texture(const Context& context, TexelType type, const std::vector<std::
   cols_ = shape[shape.size() - 1];
   length_ = depth() * rows_ * cols_;
 
-  state_->ensure_current();
+  state.ensure_current();
   const auto& format = detail::texel_format(type);
   const GLenum target = is_3d ? GL_TEXTURE_3D : GL_TEXTURE_2D;
-  auto texture = detail::ScopedTexture::make();
+  auto texture = detail::make_gl_name<detail::GlKind::Texture>(state);
   GL(glBindTexture(target, texture.id()));
   if (is_3d) {
     GL(glTexStorage3D(target, 1, format.internal_format, static_cast<GLsizei>(cols_),
@@ -78,7 +80,7 @@ Texture::Texture(const Context& context, TexelType type, const std::vector<std::
   GL(glTexParameteri(target, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE));
   if (is_3d) GL(glTexParameteri(target, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE));
   GL(glBindTexture(target, 0));
-  id_ = texture.release();
+  name_ = std::move(texture);
 }
 
 Texture Texture::array(const Context& context, TexelType type, std::size_t length,
@@ -125,16 +127,14 @@ void Texture::follow_self() noexcept {
 }
 
 Texture::Texture(Texture&& other) noexcept
-    : state_(std::move(other.state_)),
-      self_(std::move(other.self_)),
-      id_(other.id_),
+    : self_(std::move(other.self_)),
+      name_(std::move(other.name_)),
       type_(other.type_),
       depth_(other.depth_),
       rows_(other.rows_),
       cols_(other.cols_),
       length_(other.length_),
       is_array_(other.is_array_) {
-  other.id_ = 0;
   other.length_ = 0;
   follow_self();
 }
@@ -145,28 +145,25 @@ Texture& Texture::operator=(Texture&& other) noexcept {
     if (self_) *self_ = nullptr;  // the texture Args were made from is gone
     self_ = std::move(other.self_);
     follow_self();
-    state_ = std::move(other.state_);
-    id_ = other.id_;
+    name_ = std::move(other.name_);
     type_ = other.type_;
     depth_ = other.depth_;
     rows_ = other.rows_;
     cols_ = other.cols_;
     length_ = other.length_;
     is_array_ = other.is_array_;
-    other.id_ = 0;
     other.length_ = 0;
   }
   return *this;
 }
 
 void Texture::release() noexcept {
-  if (id_ != 0 && state_ && state_->try_make_current()) {
-    glDeleteTextures(1, &id_);
-    glGetError();
-  }
-  id_ = 0;
+  name_.reset();
   length_ = 0;
-  state_.reset();
+}
+
+bool Texture::belongs_to(const Context& context) const noexcept {
+  return valid() && name_.owner() == context.state();
 }
 
 std::vector<std::size_t> Texture::shape() const {
@@ -175,7 +172,7 @@ std::vector<std::size_t> Texture::shape() const {
 }
 
 std::string Texture::describe() const {
-  if (id_ == 0) return "an empty (or released) Texture";
+  if (!valid()) return "an empty (or released) Texture";
   if (is_array_) {
     return fmt::format("a {} texture array of {} (stored as {} x {})", to_string(type_), length_,
                        rows_, cols_);
@@ -202,44 +199,68 @@ void check_values(const char* what, const Texture& t, ElementType host, std::siz
 
 void Texture::upload_values(ElementType type, const void* data, std::size_t count) {
   check_values("upload", *this, type, count);
-  state_->ensure_current();
+  auto& state = *name_.owner();
+  state.ensure_current();
   const auto& format = detail::texel_format(type_);
-  const auto* bytes = static_cast<const unsigned char*>(data);
   const std::size_t texel_bytes = static_cast<std::size_t>(components(type_)) * element_size;
+  // Through the engine into a pooled pixel-unpack buffer, so that large textures are staged
+  // like any other host array; on CPU devices straight from the host array (one copy).
+  detail::RunTransfers io(state);
+  const bool staged = state.engine().options().staging != StagingMode::Direct;
+  GLuint unpack = 0;
+  if (staged) {
+    unpack = io.temporary(count * element_size);
+    io.upload(unpack, data, count * element_size);
+  }
+  // Byte `offset` of the data: an offset into the unpack buffer, or a host pointer.
+  const auto at = [&](std::size_t offset) -> const void* {
+    if (staged) return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(offset));
+    return static_cast<const unsigned char*>(data) + offset;
+  };
   set_unpack_state();
+  GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack));
+  const GLenum target = depth_ > 0 ? GL_TEXTURE_3D : GL_TEXTURE_2D;
+  GL(glBindTexture(target, name_.id()));
   if (depth_ > 0) {
-    GL(glBindTexture(GL_TEXTURE_3D, id_));
     GL(glTexSubImage3D(GL_TEXTURE_3D, 0, 0, 0, 0, static_cast<GLsizei>(cols_),
                        static_cast<GLsizei>(rows_), static_cast<GLsizei>(depth_),
-                       format.upload_format, format.gl_type, data));
-    GL(glBindTexture(GL_TEXTURE_3D, 0));
-    return;
+                       format.upload_format, format.gl_type, at(0)));
+  } else {
+    // A 1-D array fills whole rows, then part of the last one; the rest of that row is
+    // zeroed so that no texel of the texture is left undefined.
+    const std::size_t full_rows = length_ / cols_;
+    const std::size_t remainder = length_ % cols_;
+    if (full_rows > 0) {
+      GL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(cols_),
+                         static_cast<GLsizei>(full_rows), format.upload_format, format.gl_type,
+                         at(0)));
+    }
+    if (remainder > 0) {
+      GL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, static_cast<GLint>(full_rows),
+                         static_cast<GLsizei>(remainder), 1, format.upload_format, format.gl_type,
+                         at(full_rows * cols_ * texel_bytes)));
+      GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
+      const std::vector<unsigned char> zeros((cols_ - remainder) * texel_bytes, 0);
+      GL(glTexSubImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(remainder),
+                         static_cast<GLint>(full_rows), static_cast<GLsizei>(cols_ - remainder), 1,
+                         format.upload_format, format.gl_type, zeros.data()));
+    }
   }
-  GL(glBindTexture(GL_TEXTURE_2D, id_));
-  // A 1-D array fills whole rows, then part of the last one; the rest of that row is zeroed
-  // so that no texel of the texture is left undefined.
-  const std::size_t full_rows = length_ / cols_;
-  const std::size_t remainder = length_ % cols_;
-  if (full_rows > 0) {
-    GL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(cols_),
-                       static_cast<GLsizei>(full_rows), format.upload_format, format.gl_type,
-                       bytes));
-  }
-  if (remainder > 0) {
-    GL(glTexSubImage2D(GL_TEXTURE_2D, 0, 0, static_cast<GLint>(full_rows),
-                       static_cast<GLsizei>(remainder), 1, format.upload_format, format.gl_type,
-                       bytes + full_rows * cols_ * texel_bytes));
-    const std::vector<unsigned char> zeros((cols_ - remainder) * texel_bytes, 0);
-    GL(glTexSubImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(remainder),
-                       static_cast<GLint>(full_rows), static_cast<GLsizei>(cols_ - remainder), 1,
-                       format.upload_format, format.gl_type, zeros.data()));
-  }
-  GL(glBindTexture(GL_TEXTURE_2D, 0));
+  GL(glBindTexture(target, 0));
+  GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
 
 void Texture::download_values(ElementType type, void* out, std::size_t count) const {
+  download_values_async(type, out, count).wait();
+}
+
+PendingRun Texture::download_values_async(ElementType type, void* out, std::size_t count) const {
   check_values("download", *this, type, count);
-  detail::read_texture(*state_, id_, type_, {cols_, rows_, depth_}, length_, out);
+  auto& state = *name_.owner();
+  state.ensure_current();
+  detail::RunTransfers io(state);
+  detail::queue_texture_read(state, io, name_.id(), type_, {cols_, rows_, depth_}, length_, out);
+  return io.finish_async();
 }
 
 }  // namespace gpgpu

@@ -8,11 +8,10 @@
 #include <fmt/format.h>
 
 #include "gl/framebuffer.hpp"
-#include "gl/gl_buffer.hpp"
-#include "shader/glsl_source.hpp"
 #include "gpgpu/error.hpp"
-#include "shader/program.hpp"
 #include "resources/texel_format.hpp"
+#include "shader/glsl_source.hpp"
+#include "shader/program.hpp"
 
 namespace gpgpu::detail {
 
@@ -46,38 +45,60 @@ void main() {
 )";
 
 void set_pack_state() {
-  GL(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
   GL(glPixelStorei(GL_PACK_ALIGNMENT, 4));
   GL(glPixelStorei(GL_PACK_ROW_LENGTH, 0));
   GL(glPixelStorei(GL_PACK_SKIP_ROWS, 0));
   GL(glPixelStorei(GL_PACK_SKIP_PIXELS, 0));
 }
 
-// Four values per texel, all layers, through glReadPixels.
-std::vector<std::uint32_t> read_with_framebuffer(GLuint texture, TexelType type,
-                                                 TextureExtent extent) {
+// The commit step: `texels` RGBA texels (16 bytes each) into `components` values each.
+void queue_compaction(RunTransfers& io, GLuint buffer, std::size_t texels, TexelType type,
+                      void* out) {
+  const auto n = static_cast<std::size_t>(components(type));
+  if (n == 4) {  // the layout of the host array already
+    io.download(buffer, 0, out, texels * 16);
+    return;
+  }
+  io.download_then(buffer, 0, texels * 16, [texels, n, out](const unsigned char* rgba) {
+    auto* values = static_cast<unsigned char*>(out);
+    for (std::size_t t = 0; t < texels; ++t) std::memcpy(values + t * n * 4, rgba + t * 16, n * 4);
+  });
+}
+
+// glReadPixels of whole rows into `buffer` at `offset` (a pack buffer: nothing waits).
+void read_rows_into(GLuint buffer, std::size_t offset, TexelType type, std::size_t cols,
+                    std::size_t rows) {
   const auto& format = texel_format(type);
+  GL(glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer));
+  GL(glReadPixels(0, 0, static_cast<GLsizei>(cols), static_cast<GLsizei>(rows), format.read_format,
+                  format.gl_type, reinterpret_cast<void*>(static_cast<std::uintptr_t>(offset))));
+  GL(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+}
+
+// Four values per texel, all layers, through glReadPixels into a pooled pack buffer.
+void read_with_framebuffer(ContextState& state, RunTransfers& io, GLuint texture, TexelType type,
+                           TextureExtent extent, std::size_t texels, void* out) {
   const std::size_t layer_texels = extent.cols * extent.rows;
   const std::size_t layers = extent.depth == 0 ? 1 : extent.depth;
-  std::vector<std::uint32_t> rgba(layer_texels * layers * 4);
+  const GLuint pack = io.temporary(layer_texels * layers * 16);
   set_pack_state();
+  const Framebuffer framebuffer(state);
   for (std::size_t layer = 0; layer < layers; ++layer) {
     ColorAttachment attachment;
     attachment.texture = texture;
     attachment.type = type;
     attachment.layer = extent.depth == 0 ? -1 : static_cast<int>(layer);
     attachment.what = "the texture being read back";
-    Framebuffer framebuffer({attachment}, "Texture::download");
+    const FramebufferScope scope(framebuffer.id(), {attachment}, "Texture::download");
     GL(glReadBuffer(GL_COLOR_ATTACHMENT0));
-    GL(glReadPixels(0, 0, static_cast<GLsizei>(extent.cols), static_cast<GLsizei>(extent.rows),
-                    format.read_format, format.gl_type, rgba.data() + layer * layer_texels * 4));
+    read_rows_into(pack, layer * layer_texels * 16, type, extent.cols, extent.rows);
   }
-  return rgba;
+  queue_compaction(io, pack, texels, type, out);
 }
 
 // Four values per texel, through a compute shader; for formats no framebuffer takes.
-std::vector<std::uint32_t> read_with_compute(ContextState& state, GLuint texture, TexelType type,
-                                             TextureExtent extent, std::size_t texels) {
+void read_with_compute(ContextState& state, RunTransfers& io, GLuint texture, TexelType type,
+                       TextureExtent extent, std::size_t texels, void* out) {
   const auto& format = texel_format(type);
   const bool is_3d = extent.depth != 0;
   const std::string prefix =
@@ -92,47 +113,53 @@ std::vector<std::uint32_t> read_with_compute(ContextState& state, GLuint texture
                                 "gpgpu texture read-back");
   const auto& pi = program->interface();
 
-  // Chunks that fit one storage binding and one row of work groups.
+  // Chunks that fit one storage binding and one row of work groups, into one buffer.
   const auto max_groups = static_cast<std::size_t>(state.info.max_compute_work_group_count[0]);
   const auto max_block = static_cast<std::size_t>(state.info.max_shader_storage_block_size) / 16;
   const std::size_t chunk = std::min({texels, max_block, max_groups * copy_group_size});
-  std::vector<std::uint32_t> rgba(texels * 4);
-  ScopedGlBuffer storage(create_gl_buffer(chunk * 16, nullptr, GL_DYNAMIC_COPY));
+  const GLuint storage = io.temporary(texels * 16);
   GL(glUseProgram(program->id()));
   GL(glActiveTexture(GL_TEXTURE0));
   GL(glBindTexture(is_3d ? GL_TEXTURE_3D : GL_TEXTURE_2D, texture));
   GL(glUniform1i(pi.find_uniform("source_texture")->location, 0));
   GL(glUniform2i(pi.find_uniform("gpgpu_extent")->location, static_cast<GLint>(extent.cols),
                  static_cast<GLint>(extent.rows)));
-  GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, storage.id()));
   for (std::size_t first = 0; first < texels; first += chunk) {
     const std::size_t count = std::min(chunk, texels - first);
+    GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, storage, static_cast<GLintptr>(first * 16),
+                         static_cast<GLsizeiptr>(count * 16)));
     GL(glUniform1i(pi.find_uniform("gpgpu_first")->location, static_cast<GLint>(first)));
     GL(glUniform1i(pi.find_uniform("gpgpu_count")->location, static_cast<GLint>(count)));
     const std::size_t groups = (count + copy_group_size - 1) / copy_group_size;
     GL(glDispatchCompute(static_cast<GLuint>(groups), 1, 1));
-    GL(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
-    read_gl_buffer(storage.id(), 0, count * 16, rgba.data() + first * 4);
   }
+  GL(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
   GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0));
+  GL(glBindTexture(is_3d ? GL_TEXTURE_3D : GL_TEXTURE_2D, 0));
   GL(glUseProgram(0));
-  return rgba;
+  queue_compaction(io, storage, texels, type, out);
 }
 
 }  // namespace
 
-void read_texture(ContextState& state, GLuint texture, TexelType type, TextureExtent extent,
-                  std::size_t texels, void* out) {
+void queue_texture_read(ContextState& state, RunTransfers& io, GLuint texture, TexelType type,
+                        TextureExtent extent, std::size_t texels, void* out) {
   state.ensure_current();
-  const std::vector<std::uint32_t> rgba =
-      is_color_renderable(type, state.info.has_color_buffer_float())
-          ? read_with_framebuffer(texture, type, extent)
-          : read_with_compute(state, texture, type, extent, texels);
-  const auto n = static_cast<std::size_t>(components(type));
-  auto* values = static_cast<std::uint32_t*>(out);
-  for (std::size_t t = 0; t < texels; ++t) {
-    std::memcpy(values + t * n, rgba.data() + t * 4, n * sizeof(std::uint32_t));
+  if (is_color_renderable(type, state.info.has_color_buffer_float())) {
+    read_with_framebuffer(state, io, texture, type, extent, texels, out);
+  } else {
+    read_with_compute(state, io, texture, type, extent, texels, out);
   }
+}
+
+void queue_attachment_read(RunTransfers& io, int location, TexelType type, std::size_t cols,
+                           std::size_t texels, void* out) {
+  const std::size_t rows = (texels + cols - 1) / cols;
+  const GLuint pack = io.temporary(rows * cols * 16);
+  set_pack_state();
+  GL(glReadBuffer(static_cast<GLenum>(GL_COLOR_ATTACHMENT0 + location)));
+  read_rows_into(pack, 0, type, cols, rows);
+  queue_compaction(io, pack, texels, type, out);
 }
 
 }  // namespace gpgpu::detail

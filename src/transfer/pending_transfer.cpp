@@ -1,10 +1,10 @@
 #include "gpgpu/pending_transfer.hpp"
 
-#include "transfer/transfer_state.hpp"
+#include "transfer/async_source.hpp"
 
 namespace gpgpu {
 
-PendingTransfer::PendingTransfer(std::shared_ptr<detail::TransferState> state, std::uint64_t id,
+PendingTransfer::PendingTransfer(std::shared_ptr<detail::AsyncSource> state, std::uint64_t id,
                                  std::size_t bytes)
     : state_(std::move(state)), id_(id), bytes_(bytes) {}
 
@@ -39,7 +39,6 @@ void PendingTransfer::wait() {
   if (!state_) {
     throw TransferError("PendingTransfer::wait: empty handle (default-constructed or moved from)");
   }
-  state_->context().ensure_current();
   state_->wait(id_);
   waited_ = true;
   state_.reset();  // the queue's staging memory need not outlive the handles that waited
@@ -48,17 +47,12 @@ void PendingTransfer::wait() {
 bool PendingTransfer::ready() const {
   if (waited_) return true;
   if (!state_) throw TransferError("PendingTransfer::ready: empty handle");
-  state_->context().ensure_current();
   return state_->ready(id_);
 }
 
 void PendingTransfer::finish_quietly() noexcept {
   if (!state_ || waited_) return;
-  try {
-    if (state_->context().try_make_current()) state_->wait(id_);
-  } catch (...) {
-    // Destructors must not throw; wait() reports errors to callers who want them.
-  }
+  state_->wait_quietly(id_);
   state_.reset();
 }
 

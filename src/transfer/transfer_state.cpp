@@ -12,46 +12,8 @@
 
 namespace gpgpu::detail {
 
-namespace {
-
-// Binds `read` and `write` to the copy targets, copies, and unbinds.
-void copy_buffer(GLuint read, std::size_t read_offset, GLuint write, std::size_t write_offset,
-                 std::size_t bytes) {
-  GL(glBindBuffer(GL_COPY_READ_BUFFER, read));
-  GL(glBindBuffer(GL_COPY_WRITE_BUFFER, write));
-  GL(glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
-                         static_cast<GLintptr>(read_offset), static_cast<GLintptr>(write_offset),
-                         static_cast<GLsizeiptr>(bytes)));
-  GL(glBindBuffer(GL_COPY_READ_BUFFER, 0));
-  GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
-}
-
-// memcpy split over `threads` threads (the caller's among them), for copies into and out of
-// mapped staging memory, where one thread falls well short of the bus.
-void parallel_copy(void* to, const void* from, std::size_t bytes, std::size_t threads) {
-  constexpr std::size_t min_piece = std::size_t{1} << 20;
-  threads = std::min(threads, std::max<std::size_t>(bytes / min_piece, 1));
-  if (threads <= 1) {
-    std::memcpy(to, from, bytes);
-    return;
-  }
-  const std::size_t piece = (bytes / threads + 63) / 64 * 64;  // whole cache lines
-  auto* out = static_cast<unsigned char*>(to);
-  const auto* in = static_cast<const unsigned char*>(from);
-  std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < threads; ++t) {
-    const std::size_t begin = std::min(bytes, t * piece), end = std::min(bytes, (t + 1) * piece);
-    if (begin < end)
-      helpers.emplace_back([=] { std::memcpy(out + begin, in + begin, end - begin); });
-  }
-  std::memcpy(out, in, std::min(bytes, piece));
-  for (auto& h : helpers) h.join();
-}
-
-}  // namespace
-
 TransferState::TransferState(std::shared_ptr<ContextState> context, const TransferOptions& options)
-    : context_(std::move(context)), options_(options) {}
+    : context_(std::move(context)), options_(options), threads_(options.host_threads) {}
 
 TransferState::~TransferState() {
   release_rings();
@@ -146,9 +108,8 @@ void TransferState::retire(StagingRing& r, StagingSlot& slot, bool for_upload) {
   if (!for_upload && slot.host_destination != nullptr) {
     if (options_.method == TransferMethod::PersistentMapped) {
       // Coherent mapping: the copy's writes are visible once its fence has signalled.
-      parallel_copy(slot.host_destination,
-                    static_cast<const unsigned char*>(r.mapped) + slot.offset, slot.bytes,
-                    options_.host_threads);
+      parallel_memcpy(threads_, slot.host_destination,
+                      static_cast<const unsigned char*>(r.mapped) + slot.offset, slot.bytes);
     } else {
       read_gl_buffer(slot.buffer, 0, slot.bytes, slot.host_destination);
     }
@@ -182,9 +143,9 @@ void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t off
     const std::size_t n = std::min(options_.chunk_bytes, bytes - done);
     StagingSlot& slot = acquire(r, true);
     if (options_.method == TransferMethod::PersistentMapped) {
-      parallel_copy(static_cast<unsigned char*>(r.mapped) + slot.offset, source + done, n,
-                    options_.host_threads);
-      copy_buffer(r.buffer, slot.offset, destination, offset + done, n);
+      parallel_memcpy(threads_, static_cast<unsigned char*>(r.mapped) + slot.offset, source + done,
+                      n);
+      copy_gl_buffer(r.buffer, slot.offset, destination, offset + done, n);
     } else {
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, slot.buffer));
       // The slot's previous copy has completed (acquire waited for its fence), so the
@@ -201,7 +162,7 @@ void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t off
       check_gl("glUnmapBuffer");
       GL(glBindBuffer(GL_COPY_WRITE_BUFFER, 0));
       if (intact != GL_TRUE) throw DriverError("a staging buffer was corrupted while mapped");
-      copy_buffer(slot.buffer, 0, destination, offset + done, n);
+      copy_gl_buffer(slot.buffer, 0, destination, offset + done, n);
     }
     slot.fence.insert();
     slot.busy = true;
@@ -225,9 +186,9 @@ void TransferState::download(std::uint64_t id, GLuint source, std::size_t offset
     const std::size_t n = std::min(options_.chunk_bytes, bytes - done);
     StagingSlot& slot = acquire(r, false);
     if (options_.method == TransferMethod::PersistentMapped) {
-      copy_buffer(source, offset + done, r.buffer, slot.offset, n);
+      copy_gl_buffer(source, offset + done, r.buffer, slot.offset, n);
     } else {
-      copy_buffer(source, offset + done, slot.buffer, 0, n);
+      copy_gl_buffer(source, offset + done, slot.buffer, 0, n);
     }
     slot.fence.insert();
     slot.busy = true;
@@ -250,7 +211,16 @@ void TransferState::complete(std::uint64_t id, Record& record) {
   record.complete = true;
 }
 
+void TransferState::wait_quietly(std::uint64_t id) noexcept {
+  try {
+    if (context_->try_make_current()) wait(id);
+  } catch (...) {
+    // Destructors must not throw; wait() reports errors to callers who want them.
+  }
+}
+
 void TransferState::wait(std::uint64_t id) {
+  context_->ensure_current();
   const auto it = records_.find(id);
   if (it == records_.end()) throw TransferError("this transfer is unknown to its queue");
   if (!it->second.complete) complete(id, it->second);
@@ -258,6 +228,7 @@ void TransferState::wait(std::uint64_t id) {
 }
 
 bool TransferState::ready(std::uint64_t id) {
+  context_->ensure_current();
   const auto it = records_.find(id);
   if (it == records_.end() || it->second.complete) return true;
   return it->second.done.signalled();

@@ -11,6 +11,8 @@
 #include "gl/context_state.hpp"
 #include "gl/gl_fence.hpp"
 #include "gpgpu/transfer_queue.hpp"
+#include "transfer/async_source.hpp"
+#include "transfer/thread_pool.hpp"
 
 namespace gpgpu::detail {
 
@@ -34,7 +36,7 @@ struct StagingRing {
   bool created = false;
 };
 
-class TransferState {
+class TransferState final : public AsyncSource {
  public:
   TransferState(std::shared_ptr<ContextState> context, const TransferOptions& options);
   ~TransferState();
@@ -57,8 +59,9 @@ class TransferState {
   void download(std::uint64_t id, GLuint source, std::size_t offset, void* out, std::size_t bytes);
 
   // Blocks until record `id` is complete (download bytes delivered), then forgets it.
-  void wait(std::uint64_t id);
-  bool ready(std::uint64_t id);
+  void wait(std::uint64_t id) override;
+  bool ready(std::uint64_t id) override;
+  void wait_quietly(std::uint64_t id) noexcept override;
   // Completes every open record (they stay known until their handles wait).
   void finish();
   // Forgets a record whose issuing failed half-way; its chunks deliver nothing.
@@ -78,6 +81,7 @@ class TransferState {
 
   std::shared_ptr<ContextState> context_;
   TransferOptions options_;
+  ThreadPool threads_;
   StagingRing upload_ring_, download_ring_;
   std::map<std::uint64_t, Record> records_;
   std::uint64_t next_id_ = 1;

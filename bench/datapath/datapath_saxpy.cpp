@@ -1,0 +1,132 @@
+// saxpy: the host-array round trip a user writes first, against its parts and CUDA.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "datapath_env.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+
+#ifdef GPGPU_BENCH_HAVE_CUDA
+#include "cuda_datapath.hpp"
+#endif
+
+namespace gpgpu::bench::datapath {
+
+namespace {
+
+constexpr const char* saxpy_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+uniform float alpha;
+void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; })";
+
+struct Inputs {
+  std::vector<float> x, y, y0;
+  explicit Inputs(std::size_t n) : x(n), y(n), y0(n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(i % 1024) * 0.5f;
+      y0[i] = static_cast<float>(i % 7) + 1.0f;
+    }
+    y = y0;
+  }
+  // y = y0 + 2 x exactly (small integers and halves): one run from y0.
+  void check(const std::vector<float>& got, const char* what) const {
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (got[i] != y0[i] + 2.0f * x[i]) {
+        throw Error(fmt::format("bench saxpy ({}): y[{}] = {} but should be {}", what, i, got[i],
+                                y0[i] + 2.0f * x[i]));
+      }
+    }
+  }
+};
+
+struct Row {
+  double run = -1, async = -1, up = -1, resident = -1, down = -1, cuda_pageable = -1,
+         cuda_pinned = -1;
+};
+
+Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
+  auto& ctx = env.context;
+  Inputs in(n);
+  Row r;
+  // Correctness first, from y0.
+  saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}});
+  in.check(in.y, "host arrays");
+  in.y = in.y0;
+  saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
+  in.check(in.y, "run_async");
+
+  r.run = env.median_ms([&] { saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}); }, repeats);
+  r.async = env.median_ms(
+      [&] {
+        saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
+      },
+      repeats);
+
+  // The parts: the same work on Buffers, each part waited.
+  Buffer x(ctx, ElementType::Float32, n), y(ctx, ElementType::Float32, n);
+  r.up = env.median_ms(
+      [&] {
+        x.upload(std::span<const float>(in.x));
+        y.upload(std::span<const float>(in.y0));
+        ctx.finish();
+      },
+      repeats);
+  r.resident = env.median_ms(
+      [&] {
+        saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
+        ctx.finish();
+      },
+      repeats);
+  r.down = env.median_ms([&] { y.download(std::span<float>(in.y)); }, repeats);
+#ifdef GPGPU_BENCH_HAVE_CUDA
+  if (env.cuda()) {
+    r.cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.warmup, repeats);
+    r.cuda_pinned = cuda_ref::saxpy_round_trip_ms(n, true, env.warmup, repeats);
+  }
+#endif
+  return r;
+}
+
+}  // namespace
+
+void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
+  ComputeKernel saxpy(env.context, saxpy_source, {}, "bench saxpy");
+  ResultTable table("saxpy",
+                    "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
+                    "(wall ms, median)",
+                    {"n", "gpgpu run", "run_async+wait", "parts: up + run + down", "run / parts",
+                     "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned", "GB/s"});
+  for (const int e : log2_sizes) {
+    const std::size_t n = std::size_t{1} << e;
+    env.log << fmt::format("saxpy: n = 2^{} ...\n", e) << std::flush;
+    // Fewer repeats for the largest sizes on a CPU device: each run is long.
+    const int repeats = env.software() && e >= 22 ? std::min(env.repeats, 3) : env.repeats;
+    const Row r = measure(env, saxpy, n, repeats);
+    const double parts = r.up + r.resident + r.down;
+    const double bytes = 3.0 * static_cast<double>(n) * 4;
+    table.add({fmt::format("2^{}", e), Cell(r.run, 3), Cell(r.async, 3),
+               fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, r.up, r.resident, r.down),
+               ratio(r.run, parts),
+               r.cuda_pageable > 0 ? Cell(r.cuda_pageable, 3) : Cell::missing(),
+               r.cuda_pinned > 0 ? Cell(r.cuda_pinned, 3) : Cell::missing(),
+               ratio(r.cuda_pageable, r.run), ratio(r.cuda_pinned, r.run),
+               Cell(bytes / (r.run * 1e6), 2)});
+  }
+  const auto stats = env.context.data_path_stats();
+  table.note(
+      fmt::format("data path: {} staging, {} host threads, {} KiB chunks x {}, uploads up "
+                  "to {} KiB direct, delivery thread {}",
+                  stats.staging, stats.host_threads, stats.chunk_bytes >> 10, stats.staging_chunks,
+                  stats.direct_upload_bytes >> 10, stats.delivery_thread ? "on" : "off"));
+  table.note(
+      "vs CUDA: CUDA's time / gpgpu's (above 1: gpgpu is faster); run / parts: the host-array "
+      "run against Buffer uploads + a resident run + a download, each waited");
+  table.note(env.cuda_status());
+  env.finish(table);
+}
+
+}  // namespace gpgpu::bench::datapath

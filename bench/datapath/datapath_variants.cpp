@@ -1,0 +1,336 @@
+// variants: the measurements behind the data path's defaults — the engine's options one at a
+// time around the defaults, whether the driver runs copies and compute at once (one context,
+// and two contexts on two threads), matmul tiles and split-K per size, and row panels.
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "datapath_env.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/host_buffer.hpp"
+#include "gpgpu/matmul.hpp"
+#include "gpgpu/transfer_queue.hpp"
+
+namespace gpgpu::bench::datapath {
+
+namespace {
+
+constexpr std::size_t mib = std::size_t{1} << 20;
+
+constexpr const char* saxpy_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+uniform float alpha;
+void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; })";
+
+// A kernel that keeps the ALUs busy for a while (independent FMA chains, few loads).
+constexpr const char* busy_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) buffer Y { vec4 y[]; };
+uniform int rounds;
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  vec4 a = y[i], b = a + 1.0, c = a + 2.0, d = a + 3.0;
+  for (int r = 0; r < rounds; ++r) {
+    a = fma(a, vec4(0.999), vec4(0.001)); b = fma(b, vec4(0.999), vec4(0.001));
+    c = fma(c, vec4(0.999), vec4(0.001)); d = fma(d, vec4(0.999), vec4(0.001));
+  }
+  y[i] = a + b + c + d;
+})";
+
+struct Probe {
+  double up = -1, down = -1, small = -1, mid = -1, large = -1;
+};
+
+// Upload and download of `bytes`, and SAXPY round trips at 2^10, 2^20 and 2^24.
+Probe probe(Env& env, std::size_t bytes) {
+  auto& ctx = env.context;
+  const std::size_t n = bytes / 4;
+  std::vector<float> host(n, 1.5f), back(n);
+  Buffer device(ctx, ElementType::Float32, n);
+  Probe p;
+  p.up = env.median_ms([&] {
+    device.upload(std::span<const float>(host));
+    ctx.finish();
+  });
+  p.down = env.median_ms([&] { device.download(std::span<float>(back)); });
+  if (back != host) throw Error("bench variants: a transfer delivered wrong data");
+  ComputeKernel saxpy(ctx, saxpy_source, {}, "bench saxpy");
+  auto round_trip = [&](std::size_t count) {
+    std::vector<float> x(count, 1.0f), y(count, 2.0f);
+    return env.median_ms([&] { saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}}); });
+  };
+  p.small = round_trip(std::size_t{1} << 10);
+  p.mid = round_trip(std::size_t{1} << 20);
+  p.large = round_trip(std::size_t{1} << 24);
+  return p;
+}
+
+void engine_options(Env& env, bool quick) {
+  auto& ctx = env.context;
+  const DataPathOptions defaults = ctx.data_path();
+  const std::size_t bytes = quick ? 16 * mib : 256 * mib;
+  ResultTable table("engine",
+                    fmt::format("the engine's options, one at a time around the defaults: "
+                                "{} MiB up / down, SAXPY round trips (wall ms, median)",
+                                bytes >> 20),
+                    {"option", "value", "upload ms", "GB/s", "download ms", "GB/s", "saxpy 2^10 ms",
+                     "saxpy 2^20 ms", "saxpy 2^24 ms"});
+  auto row = [&](const std::string& option, const std::string& value, DataPathOptions o) {
+    env.log << fmt::format("variants: {} = {} ...\n", option, value) << std::flush;
+    try {
+      ctx.set_data_path(o);
+      const Probe p = probe(env, bytes);
+      const double b = static_cast<double>(bytes);
+      table.add({option, value, Cell(p.up, 3), Cell(b / (p.up * 1e6), 2), Cell(p.down, 3),
+                 Cell(b / (p.down * 1e6), 2), Cell(p.small, 4), Cell(p.mid, 3), Cell(p.large, 3)});
+    } catch (const Error& e) {
+      table.add({option, value, std::string("failed: ") + e.what(), "", "", "", "", "", ""});
+    }
+  };
+  row("defaults", "-", defaults);
+  for (StagingMode mode :
+       {StagingMode::PersistentMapped, StagingMode::Mapped, StagingMode::Direct}) {
+    auto o = defaults;
+    o.staging = mode;
+    row("staging", to_string(mode), o);
+  }
+  for (std::size_t threads : {1, 2, 4, 6, 8, 12, 16}) {
+    auto o = defaults;
+    o.host_threads = threads;
+    row("host_threads", std::to_string(threads), o);
+  }
+  for (std::size_t chunk : {1, 2, 4, 16, 32}) {
+    auto o = defaults;
+    o.chunk_bytes = chunk * mib;
+    row("chunk_bytes", fmt::format("{} MiB", chunk), o);
+  }
+  for (std::size_t chunks : {4, 16}) {
+    auto o = defaults;
+    o.staging_chunks = chunks;
+    row("staging_chunks", std::to_string(chunks), o);
+  }
+  for (std::size_t direct : {std::size_t{1}, 64 * std::size_t{1024}, mib, 4 * mib}) {
+    auto o = defaults;
+    o.direct_upload_bytes = direct;
+    row("direct_upload_bytes", fmt::format("{} KiB", direct >> 10), o);
+  }
+  {
+    auto o = defaults;
+    o.delivery_thread = -1;
+    row("delivery_thread", "off", o);
+  }
+  ctx.set_data_path(defaults);
+  table.note("each row changes one option of the defaults (first row)");
+  env.finish(table);
+}
+
+// Does the driver run a host->device copy while a kernel computes? One context issuing both,
+// and two contexts on two threads (one copying, one computing).
+void copy_compute_overlap(Env& env, bool quick) {
+  auto& ctx = env.context;
+  const std::size_t bytes = quick ? 16 * mib : 512 * mib;
+  const std::size_t n = bytes / 4;
+  ResultTable table(
+      "overlap",
+      fmt::format("copy ({} MiB from a HostBuffer) and compute at once? (wall ms)", bytes >> 20),
+      {"how", "copy alone", "compute alone", "both", "sum", "overlap"});
+  auto one_context = [&] {
+    HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Write);
+    std::fill(pinned.span<float>().begin(), pinned.span<float>().end(), 1.0f);
+    Buffer target(ctx, ElementType::Float32, n);
+    Buffer work(ctx, ElementType::Float32, 1 << 22);
+    TransferQueue queue(ctx);
+    ComputeKernel busy(ctx, busy_source, {}, "bench busy");
+    const int rounds = quick ? 50 : 16000;  // about as long as the copy on an H100
+    const Args busy_args{{"y", work}, {"rounds", std::int32_t{rounds}}};
+    const double copy = env.median_ms([&] { queue.copy(pinned, target).wait(); });
+    const double compute = env.median_ms([&] {
+      busy.run(busy_args, std::size_t{1} << 20);
+      ctx.finish();
+    });
+    const double both = env.median_ms([&] {
+      auto transfer = queue.copy(pinned, target);
+      busy.run(busy_args, std::size_t{1} << 20);
+      transfer.wait();
+      ctx.finish();
+    });
+    table.add({"one context: copy, then a kernel", Cell(copy, 3), Cell(compute, 3), Cell(both, 3),
+               Cell(copy + compute, 3), ratio(copy + compute, both)});
+  };
+  auto two_contexts = [&] {
+    // Each thread owns its Context; they start together and each times its own loop.
+    std::atomic<int> ready{0};
+    double copy_alone = -1, compute_alone = -1, copy_both = -1, compute_both = -1;
+    auto copier = [&](bool together, double& out) {
+      Context own({.device = std::to_string(ctx.info().device_index)});
+      HostBuffer pinned(own, ElementType::Float32, n, HostAccess::Write);
+      Buffer target(own, ElementType::Float32, n);
+      TransferQueue queue(own);
+      queue.copy(pinned, target).wait();
+      if (together) {
+        ++ready;
+        while (ready.load() < 2) std::this_thread::yield();
+      }
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 8; ++i) queue.copy(pinned, target).wait();
+      out = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+    };
+    auto computer = [&](bool together, double& out) {
+      Context own({.device = std::to_string(ctx.info().device_index)});
+      Buffer work(own, ElementType::Float32, 1 << 22);
+      ComputeKernel busy(own, busy_source, {}, "bench busy");
+      const Args args{{"y", work}, {"rounds", std::int32_t{quick ? 50 : 16000}}};
+      busy.run(args, std::size_t{1} << 20);
+      own.finish();
+      if (together) {
+        ++ready;
+        while (ready.load() < 2) std::this_thread::yield();
+      }
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 8; ++i) busy.run(args, std::size_t{1} << 20);
+      own.finish();
+      out = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+    };
+    std::thread(copier, false, std::ref(copy_alone)).join();
+    std::thread(computer, false, std::ref(compute_alone)).join();
+    std::thread a(copier, true, std::ref(copy_both)), b(computer, true, std::ref(compute_both));
+    a.join();
+    b.join();
+    const double both = std::max(copy_both, compute_both);
+    table.add({"two contexts on two threads (8 copies | 8 kernels)", Cell(copy_alone, 3),
+               Cell(compute_alone, 3), Cell(both, 3), Cell(copy_alone + compute_alone, 3),
+               ratio(copy_alone + compute_alone, both)});
+  };
+  try {
+    one_context();
+  } catch (const Error& e) {
+    table.note(std::string("one context failed: ") + e.what());
+  }
+  try {
+    two_contexts();
+  } catch (const Error& e) {
+    table.note(std::string("two contexts failed: ") + e.what());
+  }
+  ctx.make_current();
+  table.note("overlap: (copy alone + compute alone) / both; 2.00x is perfect overlap, 1.00x none");
+  env.finish(table);
+}
+
+double kernel_gflops(Env& env, int n, const MatmulOptions& options, std::string* what) {
+  auto& ctx = env.context;
+  const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  static std::vector<float> ones;
+  if (ones.size() < count) ones.assign(count, 0.5f);
+  const auto a = Buffer::from(ctx, std::span<const float>(ones.data(), count));
+  const auto b = Buffer::from(ctx, std::span<const float>(ones.data(), count));
+  Buffer c(ctx, ElementType::Float32, count);
+  MatmulPlan plan(ctx, n, n, n, options);
+  if (what != nullptr) *what = plan.tuning().to_string();
+  plan.set_timing(true);
+  std::vector<double> ms;
+  for (int i = 0; i < 1 + 5; ++i) {
+    plan.run(a, b, c);
+    if (i >= 1) ms.push_back(plan.last_gpu_ns() * 1e-6);
+  }
+  const auto check = c.to_vector<float>();
+  if (check[count / 2] != 0.25f * static_cast<float>(n)) {
+    throw Error(fmt::format("bench variants: matmul {} gave {} instead of {}",
+                            plan.tuning().to_string(), check[count / 2],
+                            0.25f * static_cast<float>(n)));
+  }
+  const double t = median(ms);
+  return t > 0 ? 2.0 * n * static_cast<double>(n) * n / (t * 1e6) : -1;
+}
+
+MatmulTuning shape(int bm, int bn, int bk, int tm, int tn, int split = 1) {
+  MatmulTuning t;
+  t.block_m = bm;
+  t.block_n = bn;
+  t.block_k = bk;
+  t.thread_m = tm;
+  t.thread_n = tn;
+  t.split_k = split;
+  return t;
+}
+
+void matmul_tiles(Env& env, bool quick) {
+  ResultTable table("tiles", "matmul kernel GFLOPS by tile and split-K (Buffers, GL_TIME_ELAPSED)",
+                    {"n", "tuning", "GFLOPS", "vs Auto"});
+  const std::vector<int> sizes =
+      quick ? std::vector<int>{256, 512} : std::vector<int>{256, 512, 1024, 2048, 4096, 8192};
+  const std::vector<MatmulTuning> tiles = {shape(128, 128, 8, 8, 8),  shape(128, 128, 16, 8, 8),
+                                           shape(128, 64, 8, 8, 8),   shape(64, 128, 8, 8, 8),
+                                           shape(64, 64, 8, 8, 8),    shape(64, 64, 8, 4, 4),
+                                           shape(128, 256, 8, 8, 16), shape(256, 128, 8, 16, 8)};
+  for (const int n : sizes) {
+    env.log << fmt::format("variants: tiles at n = {} ...\n", n) << std::flush;
+    std::string auto_what;
+    const double automatic = kernel_gflops(env, n, {}, &auto_what);
+    table.add(
+        {Cell(static_cast<std::size_t>(n)), "Auto: " + auto_what, Cell(automatic, 0), "1.00x"});
+    for (const auto& tile : tiles) {
+      for (int split : {1, 2, 4, 8}) {
+        if (split > 1 && n > 2048) continue;
+        if (split > std::max(1, n / 128)) continue;
+        MatmulTuning t = tile;
+        t.split_k = split;
+        MatmulOptions o;
+        o.method = MatmulMethod::ComputeRegisterBlocked;
+        o.tuning = t;
+        try {
+          validate_matmul_tuning(t, env.context.info());
+          const double g = kernel_gflops(env, n, o, nullptr);
+          table.add(
+              {Cell(static_cast<std::size_t>(n)), t.to_string(), Cell(g, 0), ratio(g, automatic)});
+        } catch (const Error& e) {
+          table.add({Cell(static_cast<std::size_t>(n)), t.to_string(),
+                     std::string("failed: ") + e.what(), "-"});
+        }
+      }
+    }
+  }
+  env.finish(table);
+}
+
+void matmul_panels(Env& env, bool quick) {
+  auto& ctx = env.context;
+  ResultTable table("panels", "matmul end to end from host arrays by row panels (wall ms, median)",
+                    {"n", "panels", "ms", "GFLOPS"});
+  const std::vector<int> sizes = quick ? std::vector<int>{512} : std::vector<int>{2048, 4096, 8192};
+  for (const int n : sizes) {
+    env.log << fmt::format("variants: panels at n = {} ...\n", n) << std::flush;
+    const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+    std::vector<float> a(count, 0.5f), b(count, 0.5f), c(count);
+    for (int panels : {1, 2, 4, 8}) {
+      MatmulOptions o;
+      o.panels = panels;
+      MatmulPlan plan(ctx, n, n, n, o);
+      const double ms = env.median_ms([&] { plan.run(a, b, c); }, 5);
+      if (c[count - 1] != 0.25f * static_cast<float>(n))
+        throw Error("bench variants: panels gave a wrong C");
+      table.add({Cell(static_cast<std::size_t>(n)), Cell(static_cast<std::size_t>(panels)),
+                 Cell(ms, 2), Cell(2.0 * n * static_cast<double>(n) * n / (ms * 1e6), 0)});
+    }
+  }
+  env.finish(table);
+}
+
+}  // namespace
+
+void run_variants(Env& env, bool quick) {
+  engine_options(env, quick);
+  copy_compute_overlap(env, quick);
+  if (!env.software()) matmul_tiles(env, quick);
+  if (!env.software()) matmul_panels(env, quick);
+}
+
+}  // namespace gpgpu::bench::datapath

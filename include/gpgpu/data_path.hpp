@@ -1,0 +1,79 @@
+// gpgpu/data_path.hpp — how host arrays reach the GPU and come back: options and counters.
+//
+// Every host array a kernel, a Texture, a Buffer or matmul takes goes through one transfer
+// engine per Context (docs/data-path.md):
+//   device memory  run temporaries come from a pool of device buffers kept by the Context,
+//                  so repeated runs allocate nothing; Context::trim_device_pool() frees the
+//                  idle ones, and the pool trims itself when the driver runs out of memory;
+//   uploads        small arrays go to the driver directly (glBufferSubData); larger ones are
+//                  copied by a pool of host threads into persistently mapped staging memory
+//                  (GL_EXT_buffer_storage) in chunks, the GPU copying chunk i while the host
+//                  threads fill chunk i+1;
+//   downloads      the GPU copies results into mapped read-back staging, and a delivery
+//                  thread copies each chunk into your array as soon as its fence signals, so
+//                  the calling thread can already upload the next batch (the async API:
+//                  ComputeKernel::run_async and friends, Buffer::download_async).
+// Devices without GL_EXT_buffer_storage use staging buffers mapped per chunk; CPU devices
+// (llvmpipe), where "device memory" is host memory, copy directly (one memcpy each way).
+//
+//   gpgpu::Context ctx({.data_path = {.host_threads = 8}});
+//   auto stats = ctx.data_path_stats();   // pool size, allocations, bytes moved
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace gpgpu {
+
+enum class StagingMode {
+  Auto,              // PersistentMapped on GPUs with GL_EXT_buffer_storage, Mapped on other
+                     // GPUs, Direct on CPU devices
+  PersistentMapped,  // staging rings mapped once (glBufferStorageEXT); fences per chunk
+  Mapped,            // staging buffers mapped with glMapBufferRange for each chunk
+  Direct,            // glBufferSubData / glMapBufferRange on the device buffer itself;
+                     // downloads complete before the call returns
+};
+
+const char* to_string(StagingMode mode);
+
+// Zero (or Auto) means "chosen for this device" in every field.
+struct DataPathOptions {
+  StagingMode staging = StagingMode::Auto;
+  // Threads that copy between your arrays and staging memory, the caller's included.
+  std::size_t host_threads = 0;
+  // Bytes per staging chunk; transfers larger than this are pipelined chunk by chunk.
+  std::size_t chunk_bytes = 0;
+  // Staging chunks per direction: how much may be in flight at once.
+  std::size_t staging_chunks = 0;
+  // Uploads up to this many bytes go to the driver directly (glBufferSubData), skipping
+  // staging: for small arrays the driver's own copy is the shortest path.
+  std::size_t direct_upload_bytes = 0;
+  // Idle device memory the pool keeps for later runs; beyond it, returned buffers are freed.
+  std::size_t pool_bytes = 0;
+  // Deliver downloads on a thread of their own (needs EGL 1.5 fences) rather than on the
+  // thread that waits: lets an upload and a download run on the host at the same time.
+  // 0 = auto (on where the staging is mapped), 1 = on, -1 = off.
+  int delivery_thread = 0;
+};
+
+// What the engine of one Context has done so far.
+struct DataPathStats {
+  std::string staging;           // the mode in use ("persistent-mapped", ...)
+  std::size_t host_threads = 0;  // resolved options
+  std::size_t chunk_bytes = 0;
+  std::size_t staging_chunks = 0;
+  std::size_t direct_upload_bytes = 0;
+  std::size_t pool_limit_bytes = 0;
+  bool delivery_thread = false;
+  std::size_t device_allocations = 0;  // device buffers created for run temporaries, ever
+  std::size_t pool_reuses = 0;         // temporaries served from the pool
+  std::size_t pooled_buffers = 0;      // idle buffers in the pool now
+  std::size_t pooled_bytes = 0;
+  std::size_t buffers_in_use = 0;  // temporaries handed out and not yet returned
+  std::size_t trims = 0;           // times the pool was emptied (on demand or pressure)
+  std::size_t bytes_uploaded = 0;  // through the engine (host arrays, uploads)
+  std::size_t bytes_downloaded = 0;
+  std::size_t pending = 0;  // async operations not yet waited for
+};
+
+}  // namespace gpgpu

@@ -1,0 +1,155 @@
+// Setting a call's uniforms and binding its textures on the program in use: the GL half of
+// argument binding (binding/ checks them first, without GL).
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "binding/texture_binding.hpp"
+#include "gl/context_state.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/texture.hpp"
+#include "kernels/kernel_core.hpp"
+#include "resources/texel_format.hpp"
+
+namespace gpgpu::detail {
+
+void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
+                             const std::string& label) {
+  check_texture_binding(texture, sampler, label);
+  const auto& info = texture.context_state()->info;
+  if (static_cast<std::int64_t>(unit) >= info.max_combined_texture_image_units) {
+    throw LimitError(
+        fmt::format("{}: sampler {} would need texture unit {}, but the device has {} "
+                    "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
+                    label, sampler.name, unit, info.max_combined_texture_image_units));
+  }
+  GL(glActiveTexture(GL_TEXTURE0 + unit));
+  GL(glBindTexture(texture.dimensions() == 3 ? GL_TEXTURE_3D : GL_TEXTURE_2D, texture.gl_name()));
+  GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
+  GL(glActiveTexture(GL_TEXTURE0));
+}
+
+void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
+                           const std::string& label) {
+  check_texture_binding(texture, image, label);
+  // OpenGL ES fixes an image's unit in the shader (layout(binding = N)); read it back.
+  GLint program = 0;
+  GL(glGetIntegerv(GL_CURRENT_PROGRAM, &program));
+  GLint unit = 0;
+  GL(glGetUniformiv(static_cast<GLuint>(program), image.location, &unit));
+  const GLenum gl_access = access == Access::Read    ? GL_READ_ONLY
+                           : access == Access::Write ? GL_WRITE_ONLY
+                                                     : GL_READ_WRITE;
+  // The image unit takes the texture's own format; the shader's layout(...) qualifier must
+  // name the same one (r32f for float texels, rgba32f for vec4, r32i, r32ui...), which
+  // introspection cannot see.
+  GL(glBindImageTexture(static_cast<GLuint>(unit), texture.gl_name(), 0,
+                        texture.dimensions() == 3 ? GL_TRUE : GL_FALSE, 0, gl_access,
+                        texel_format(texture.texel_type()).internal_format));
+}
+
+void set_uniform(const UniformVariable& u, const NamedArg& arg, GLuint& next_texture_unit,
+                 const std::string& label) {
+  const Arg& v = arg.value;
+  if (u.type.is_sampler) {
+    bind_texture_to_sampler(*v.texture(), u, next_texture_unit++, label);
+    return;
+  }
+  if (u.type.is_image) {
+    bind_texture_to_image(*v.texture(), u, Access::ReadWrite, label);
+    return;
+  }
+  const GLint loc = u.location;
+  const auto count = static_cast<GLsizei>(u.is_array ? u.array_size : 1);
+  const auto* f = static_cast<const GLfloat*>(v.data());
+  const auto* i = static_cast<const GLint*>(v.data());
+  const auto* ui = static_cast<const GLuint*>(v.data());
+  const GLboolean transpose = v.layout() == MatrixLayout::RowMajor ? GL_TRUE : GL_FALSE;
+  switch (u.type.gl) {
+    case GL_FLOAT:
+      GL(glUniform1fv(loc, count, f));
+      break;
+    case GL_FLOAT_VEC2:
+      GL(glUniform2fv(loc, count, f));
+      break;
+    case GL_FLOAT_VEC3:
+      GL(glUniform3fv(loc, count, f));
+      break;
+    case GL_FLOAT_VEC4:
+      GL(glUniform4fv(loc, count, f));
+      break;
+    case GL_INT:
+    case GL_BOOL:
+      GL(glUniform1iv(loc, count, i));
+      break;
+    case GL_INT_VEC2:
+    case GL_BOOL_VEC2:
+      GL(glUniform2iv(loc, count, i));
+      break;
+    case GL_INT_VEC3:
+    case GL_BOOL_VEC3:
+      GL(glUniform3iv(loc, count, i));
+      break;
+    case GL_INT_VEC4:
+    case GL_BOOL_VEC4:
+      GL(glUniform4iv(loc, count, i));
+      break;
+    case GL_UNSIGNED_INT:
+      GL(glUniform1uiv(loc, count, ui));
+      break;
+    case GL_UNSIGNED_INT_VEC2:
+      GL(glUniform2uiv(loc, count, ui));
+      break;
+    case GL_UNSIGNED_INT_VEC3:
+      GL(glUniform3uiv(loc, count, ui));
+      break;
+    case GL_UNSIGNED_INT_VEC4:
+      GL(glUniform4uiv(loc, count, ui));
+      break;
+    case GL_FLOAT_MAT2:
+      GL(glUniformMatrix2fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT3:
+      GL(glUniformMatrix3fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT4:
+      GL(glUniformMatrix4fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT2x3:
+      GL(glUniformMatrix2x3fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT2x4:
+      GL(glUniformMatrix2x4fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT3x2:
+      GL(glUniformMatrix3x2fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT3x4:
+      GL(glUniformMatrix3x4fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT4x2:
+      GL(glUniformMatrix4x2fv(loc, count, transpose, f));
+      break;
+    case GL_FLOAT_MAT4x3:
+      GL(glUniformMatrix4x3fv(loc, count, transpose, f));
+      break;
+    default:
+      throw TypeMismatchError(fmt::format("{}: uniform '{}' has a type gpgpu cannot set ({})",
+                                          label, u.name, u.type.name));
+  }
+}
+
+void set_internal_uint(const ProgramInterface& interface, const char* name, GLuint value) {
+  if (const auto* u = interface.find_uniform(name)) GL(glUniform1ui(u->location, value));
+}
+
+void set_internal_int(const ProgramInterface& interface, const char* name, GLint value) {
+  if (const auto* u = interface.find_uniform(name)) GL(glUniform1i(u->location, value));
+}
+
+void set_uniforms(const ResolvedArgs& resolved, const std::string& label) {
+  GLuint texture_unit = 0;
+  for (auto [uniform, arg] : resolved.uniforms) set_uniform(*uniform, *arg, texture_unit, label);
+}
+
+}  // namespace gpgpu::detail

@@ -1,0 +1,160 @@
+// Internal: the one transfer engine of a Context (docs/data-path.md). Every host array of
+// every path — kernel arguments, Buffer and Texture uploads and downloads, matmul operands
+// — moves through it:
+//
+//   upload    small: glBufferSubData (the driver copies it into its command stream);
+//             large: chunk by chunk into a staging ring (persistently mapped where the
+//             device has GL_EXT_buffer_storage), the host threads filling chunk i+1 while
+//             the GPU copies chunk i into the destination (glCopyBufferSubData).
+//   download  the GPU copies each chunk into read-back staging and fences it; the chunk
+//             reaches the host array when its fence has signalled — on the delivery thread
+//             where there is one, else on the thread that waits.
+//   tickets   downloads and commit steps (unpacking, compacting texels) are grouped under a
+//             ticket: an async run or download. wait(ticket) returns once every chunk of it
+//             is delivered and its commit steps have run; tickets complete in any order.
+//   pool      device memory for run temporaries (DevicePool).
+//
+// Every GL call is made on the thread whose Context is current (the caller's); the delivery
+// thread touches only EGL fences (EGL 1.5: waitable from any thread) and host memory.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "gl/gl.hpp"
+#include "gl/gl_fence.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/data_path.hpp"
+#include "gpgpu/element_type.hpp"
+#include "transfer/device_pool.hpp"
+#include "transfer/thread_pool.hpp"
+
+namespace gpgpu::detail {
+
+struct ContextState;
+
+using Ticket = std::uint64_t;
+
+// The options with every "auto" resolved for one device.
+DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceInfo& info,
+                                  bool egl_fences);
+
+class TransferEngine {
+ public:
+  // The context must be current. Makes nothing on the GPU until first used.
+  TransferEngine(ContextState& context, const DataPathOptions& options);
+  ~TransferEngine();
+  TransferEngine(const TransferEngine&) = delete;
+  TransferEngine& operator=(const TransferEngine&) = delete;
+
+  // Completes everything in flight, stops the delivery thread and frees every GL object
+  // (or abandons them when the context cannot be made current). Idempotent.
+  void release() noexcept;
+
+  // Completes everything in flight, then applies new options (rings are remade lazily).
+  void configure(const DataPathOptions& options);
+  const DataPathOptions& options() const noexcept { return options_; }
+  DataPathStats stats() const;
+
+  // ---- device memory for temporaries
+  PooledBuffer acquire(std::size_t bytes) { return pool_.acquire(bytes); }
+  void recycle(PooledBuffer buffer) noexcept { pool_.recycle(buffer); }
+  void trim() noexcept { pool_.trim(); }
+
+  // ---- transfers (offsets and sizes in bytes)
+  // Copies `bytes` of host data into `destination` at `offset`; returns once `data` may be
+  // reused. Ordered before every command issued after it (GL command order).
+  void upload(GLuint destination, std::size_t offset, const void* data, std::size_t bytes);
+
+  Ticket open();
+  // Queues `bytes` of `source` from `offset` for `out`, delivered by wait(ticket). Commands
+  // issued before it (kernel writes included) are seen.
+  void download(Ticket ticket, GLuint source, std::size_t offset, void* out, std::size_t bytes);
+  // Runs `step` in wait(ticket) after the downloads, in the order added (the thread that
+  // waits runs it, with the context current).
+  void then(Ticket ticket, std::function<void()> step);
+  // Marks the end of the ticket's commands (a fence) and submits them.
+  void close(Ticket ticket);
+  void wait(Ticket ticket);
+  bool ready(Ticket ticket);
+  // Drops a ticket whose issuing failed: its chunks deliver nothing, its steps never run.
+  void forget(Ticket ticket) noexcept;
+  // Completes every open ticket (they stay known until waited).
+  void finish();
+  std::size_t pending() const;
+
+ private:
+  enum class SlotState { Free, InFlight };
+  struct Slot {
+    std::size_t offset = 0;           // PersistentMapped: where the slot starts in the ring
+    GLuint buffer = 0;                // Mapped: the slot's own buffer
+    GlFence fence;                    // the GPU's copy into or out of the slot
+    EGLSync egl_fence = EGL_NO_SYNC;  // the same, for the delivery thread
+    SlotState state = SlotState::Free;
+    bool by_caller = false;  // delivered by the thread that waits, not the delivery thread
+    Ticket ticket = 0;
+    unsigned char* destination = nullptr;  // a download chunk's bytes go here
+    std::size_t bytes = 0;
+  };
+  struct Ring {
+    GLuint buffer = 0;                // PersistentMapped: one buffer for every slot
+    unsigned char* mapped = nullptr;  // its persistent mapping
+    std::vector<Slot> slots;
+    std::size_t next = 0;
+    bool made = false;
+  };
+  struct Record {
+    GlFence done;
+    std::size_t chunks = 0;  // download chunks not yet delivered
+    std::vector<std::function<void()>> steps;
+    bool closed = false;
+  };
+
+  Ring& ring(bool upload);
+  void make_ring(Ring& ring, bool upload);
+  void free_ring(Ring& ring, bool current) noexcept;
+  Slot& next_upload_slot();
+  Slot& next_download_slot();
+  bool delivery_thread() const noexcept { return options_.delivery_thread > 0; }
+  void retire_download(Slot& slot);  // caller-thread delivery
+  // The in-flight download slots this thread delivers: of `ticket`, or all of them.
+  std::vector<Slot*> caller_slots(Ticket ticket, bool of_ticket);
+  // Copies a signalled chunk out of staging into `destination` (null: its ticket was
+  // forgotten); the mutex is not held.
+  void deliver(const Slot& slot, unsigned char* destination);
+  void upload_chunk(GLuint destination, std::size_t offset, const unsigned char* data,
+                    std::size_t bytes);
+  void start_delivery_thread();
+  void stop_delivery_thread() noexcept;
+  void delivery_loop();
+  void complete(Ticket ticket, Record& record);
+
+  ContextState& context_;
+  DataPathOptions options_;
+  DevicePool pool_;
+  std::unique_ptr<ThreadPool> threads_;
+  Ring up_, down_;
+  std::map<Ticket, Record> records_;
+  Ticket next_ticket_ = 1;
+  std::size_t bytes_up_ = 0, bytes_down_ = 0;
+  bool released_ = false;
+
+  // Shared with the delivery thread (under mutex_): slot states and chunk counts.
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::size_t> to_deliver_;  // download slots in issue order
+  std::thread delivery_;
+  bool stopping_ = false;
+  Ticket delivering_ = 0;      // the ticket whose chunk the delivery thread is copying
+  bool fence_failed_ = false;  // an EGL fence wait failed (the device was lost)
+};
+
+}  // namespace gpgpu::detail
