@@ -2,3 +2,4 @@
 set(_gpgpu_primitives_tests ${CMAKE_CURRENT_LIST_DIR}/primitives)
 gpgpu_add_test(primitives_reduce_test ${_gpgpu_primitives_tests}/reduce_test.cpp)
 gpgpu_add_test(primitives_argextreme_test ${_gpgpu_primitives_tests}/argextreme_test.cpp)
+gpgpu_add_test(primitives_scan_test ${_gpgpu_primitives_tests}/scan_test.cpp)

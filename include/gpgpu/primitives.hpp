@@ -152,6 +152,45 @@ void argmin(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t
 void argmax(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t out_offset = 0,
             Range range = {});
 
+// ---- scan --------------------------------------------------------------------------------
+
+// How a scan crosses tiles. SinglePass: decoupled look-back (each tile waits for its
+// predecessors' published prefixes; needs work groups that make progress concurrently, as
+// GPUs' and llvmpipe's do). ReduceThenScan: tile totals, a scan of them, then the tiles:
+// three dispatches, 1.5x the memory traffic, no inter-group waiting. Auto: SinglePass on
+// GPUs, ReduceThenScan on software devices.
+enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
+
+struct ScanOptions {
+  int components = 1;         // 1, or 2..4 for vecN elements
+  Range range{};              // which elements of `in` to scan
+  std::size_t out_first = 0;  // out[out_first + i] receives the result for element first + i
+  ScanAlgorithm algorithm = ScanAlgorithm::Auto;
+};
+
+// out[i] = in[0] op ... op in[i] (inclusive) or in[0] op ... op in[i - 1], identity for
+// i = 0 (exclusive), over options.range; `out` has `in`'s element type and may be `in`
+// (in place). Returns without waiting for the GPU. Accuracy of float sums: each output is a
+// sum in a fixed order of depth at most scan_error_depth(ctx, n), so
+// |out[i] - exact_i| <= d * 2^-24 * sum_{j <= i} |x_j|; d grows with the number of tiles
+// (n / 4096) in single-pass mode, as in every chained scan.
+void inclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op = Op::Sum,
+                    const ScanOptions& options = {});
+void exclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op = Op::Sum,
+                    const ScanOptions& options = {});
+
+// Host data (T: float, std::int32_t, std::uint32_t): uploaded, scanned, returned.
+template <class T>
+std::vector<T> inclusive_scan(const Context& ctx, std::span<const T> in,
+                              const Operator& op = Op::Sum, int components = 1);
+template <class T>
+std::vector<T> exclusive_scan(const Context& ctx, std::span<const T> in,
+                              const Operator& op = Op::Sum, int components = 1);
+
+// The depth bound d of a scan of n elements (see above).
+int scan_error_depth(const Context& ctx, std::size_t n, int components = 1,
+                     ScanAlgorithm algorithm = ScanAlgorithm::Auto);
+
 // ---- resources ----------------------------------------------------------------------------
 
 // Frees the primitives' compiled kernels and scratch Buffers of `ctx` now (they are made

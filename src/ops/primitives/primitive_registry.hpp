@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "gpgpu/buffer.hpp"
@@ -22,12 +23,29 @@ class Registry {
   // A scratch Buffer of at least `count` elements of `type` for `slot` (grown on demand,
   // never shrunk; its contents are undefined). Slots let one primitive call another.
   Buffer& scratch(const Context& ctx, const std::string& slot, ElementType type, std::size_t count);
+  // Like scratch, but zero-filled whenever it is (re)allocated; `fresh` tells the caller.
+  Buffer& zeroed_scratch(const Context& ctx, const std::string& slot, ElementType type,
+                         std::size_t count, bool& fresh);
   std::size_t scratch_bytes() const;
+  // A counter per name (for epochs of tile flags): returns 1, 2, 3, ... per call.
+  std::uint32_t next_count(const std::string& name);
+  void reset_count(const std::string& name);
+
+  // Runs `kernel` with those of `args` that name one of its active variables (the driver
+  // drops variables a variant does not use; the missing ones are still reported).
+  void run(ComputeKernel& kernel, const Args& args, Size3 groups);
 
  private:
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;
+  std::map<const ComputeKernel*, std::set<std::string>> variable_names_;
   std::map<std::string, Buffer> scratch_;
+  std::map<std::string, std::uint32_t> counts_;
 };
+
+// Work groups for `groups` (which may exceed the x limit) as a 2-D grid: x * y >= groups;
+// kernels compute gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x and skip
+// indices past `groups`.
+Size3 grid_for(const Context& ctx, std::size_t groups);
 
 // The Registry of `ctx` (throws if the Context was released).
 Registry& registry(const Context& ctx);
