@@ -25,6 +25,13 @@ Arg::Arg(const Buffer& buffer)
 
 Arg::Arg(const Texture& texture) : kind_(Kind::DeviceTexture), texture_(&texture) {}
 
+Arg::Arg(BufferTexels texels)
+    : kind_(Kind::BufferTexels),
+      count_(static_cast<std::size_t>(texels.components)),
+      buffer_(texels.buffer) {
+  if (texels.buffer != nullptr) type_ = texels.buffer->element_type();
+}
+
 void Arg::set_value(ElementType type, const void* data, std::size_t count) {
   kind_ = Kind::Value;
   type_ = type;
@@ -54,6 +61,8 @@ std::string Arg::describe() const {
       return fmt::format("a Buffer of {} {}", count_, to_string(type_));
     case Kind::DeviceTexture:
       return "a Texture";
+    case Kind::BufferTexels:
+      return fmt::format("texels of {} components of a Buffer of {}", count_, to_string(type_));
   }
   return "?";
 }

@@ -14,6 +14,7 @@
 #include "gpu_timer.hpp"
 #include "layout_pack.hpp"
 #include "program.hpp"
+#include "texture_binding.hpp"
 
 namespace gpgpu {
 
@@ -309,6 +310,7 @@ void ComputeKernel::execute(const Args& args, SizeMode mode, Size3 size) {
   for (const auto& bb : bindings) {
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), 0));
   }
+  detail::detach_buffer_texels(*state_);
 
   // 5. Read back every written host array into staging first, then commit: if a read-back
   // fails, none of the caller's arrays has changed.

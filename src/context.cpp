@@ -84,6 +84,10 @@ void ContextState::release() noexcept {
   if (released) return;
   drop_attachments();  // they free their GL objects while the context still exists
   const bool current = try_make_current();
+  if (current && !buffer_views.empty()) {
+    glDeleteTextures(static_cast<GLsizei>(buffer_views.size()), buffer_views.data());
+  }
+  buffer_views.clear();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
   } else {

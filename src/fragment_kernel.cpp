@@ -367,6 +367,7 @@ void FragmentKernel::execute(const Args& args, Grid grid) {
     if (full_rows > 0) scope.draw(0, 0, grid.cols, full_rows);
     if (remainder > 0) scope.draw(0, full_rows, remainder, 1);
     last_gpu_ns_ = timer.stop();
+    detail::detach_buffer_texels(*state_);
   }
 
   // 4. Read every host output into staging first, then commit: if a read-back fails, no

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "context_state.hpp"
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/texture.hpp"
 #include "texel_format.hpp"
@@ -85,6 +86,87 @@ void check_texture_binding(const Texture& texture, const UniformVariable& variab
         "float or vec4 (r32f, rgba32f) textures for images",
         label, type.name, variable.name, texture.describe(), to_string(texture.texel_type())));
   }
+}
+
+bool is_buffer_sampler(GLenum type) {
+  return type == GL_SAMPLER_BUFFER || type == GL_INT_SAMPLER_BUFFER ||
+         type == GL_UNSIGNED_INT_SAMPLER_BUFFER;
+}
+
+namespace {
+GLenum buffer_texel_format(ElementType type, std::size_t components) {
+  const bool four = components == 4;
+  switch (type) {
+    case ElementType::Float32: return four ? GL_RGBA32F : GL_R32F;
+    case ElementType::Int32: return four ? GL_RGBA32I : GL_R32I;
+    case ElementType::Uint32: return four ? GL_RGBA32UI : GL_R32UI;
+  }
+  return GL_R32F;
+}
+}  // namespace
+
+void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const std::string& label) {
+  const Buffer* b = arg.buffer();
+  if (b == nullptr || !b->valid()) {
+    throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} is empty or released", label,
+                                    sampler.type.name, sampler.name));
+  }
+  if (b->context_state()->context != eglGetCurrentContext()) {
+    throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} belongs to another Context",
+                                    label, sampler.type.name, sampler.name));
+  }
+  if (b->element_type() != sampler.type.element) {
+    throw TypeMismatchError(fmt::format("{}: uniform {} {} reads {} texels but the Buffer holds {}",
+                                        label, sampler.type.name, sampler.name,
+                                        glsl_scalar_name(sampler.type.element),
+                                        to_string(b->element_type())));
+  }
+  if (arg.count() != 1 && arg.count() != 4) {
+    throw ArgumentError(fmt::format("{}: gpgpu::texels for uniform {} takes 1 or 4 components, not {}",
+                                    label, sampler.name, arg.count()));
+  }
+  GLint max_texels = 0;
+  GL(glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels));
+  const std::size_t texels = b->size() / arg.count();
+  if (texels > static_cast<std::size_t>(max_texels)) {
+    throw LimitError(fmt::format(
+        "{}: uniform {} {} would read {} texels; the device's buffer textures hold at most {} "
+        "(GL_MAX_TEXTURE_BUFFER_SIZE)",
+        label, sampler.type.name, sampler.name, texels, max_texels));
+  }
+}
+
+void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint unit,
+                        const std::string& label) {
+  check_buffer_texels(arg, sampler, label);
+  ContextState& state = *arg.buffer()->context_state();
+  if (static_cast<std::int64_t>(unit) >= state.info.max_combined_texture_image_units) {
+    throw LimitError(fmt::format("{}: sampler {} would need texture unit {}, but the device has {}",
+                                 label, sampler.name, unit, state.info.max_combined_texture_image_units));
+  }
+  while (state.buffer_views.size() <= unit) {
+    GLuint name = 0;
+    GL(glGenTextures(1, &name));
+    state.buffer_views.push_back(name);
+    state.buffer_view_attached.push_back(false);
+  }
+  GL(glActiveTexture(GL_TEXTURE0 + unit));
+  GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
+  GL(glTexBuffer(GL_TEXTURE_BUFFER, buffer_texel_format(arg.buffer()->element_type(), arg.count()),
+                 arg.buffer()->gl_name()));
+  state.buffer_view_attached[unit] = true;
+  GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
+  GL(glActiveTexture(GL_TEXTURE0));
+}
+
+void detach_buffer_texels(ContextState& state) {
+  for (std::size_t unit = 0; unit < state.buffer_views.size(); ++unit) {
+    if (!state.buffer_view_attached[unit]) continue;
+    GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
+    GL(glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, 0));
+    state.buffer_view_attached[unit] = false;
+  }
+  GL(glBindTexture(GL_TEXTURE_BUFFER, 0));
 }
 
 void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,

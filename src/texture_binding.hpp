@@ -9,6 +9,8 @@
 
 namespace gpgpu::detail {
 
+struct ContextState;
+
 // Throws unless the texture can be bound to the sampler or image uniform: ArgumentError for
 // an empty texture or one of another Context (compared with the current one),
 // TypeMismatchError when the dimensions (2-D/3-D) or the element kind (float/int/uint) do
@@ -21,6 +23,18 @@ void check_texture_binding(const Texture& texture, const UniformVariable& variab
 // `unit` and points the sampler uniform at that unit.
 void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
                              const std::string& label);
+// samplerBuffer / isamplerBuffer / usamplerBuffer.
+bool is_buffer_sampler(GLenum type);
+// Throws unless `arg` (gpgpu::texels) fits the buffer sampler: a valid Buffer of this
+// Context, the sampler's element type, 1 or 4 components, within GL_MAX_TEXTURE_BUFFER_SIZE.
+void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const std::string& label);
+// Attaches the Buffer to a buffer texture on `unit` and points the sampler at it.
+void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint unit,
+                        const std::string& label);
+// Detaches every Buffer attached by bind_buffer_texels (so a released Buffer's memory is
+// not kept alive by a view). Called after each run.
+void detach_buffer_texels(ContextState& state);
+
 // Binds the texture's level 0 to the image unit the shader declares (layout(binding)).
 void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
                            const std::string& label);

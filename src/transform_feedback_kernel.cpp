@@ -357,6 +357,7 @@ void TransformFeedbackKernel::run(const Args& args) {
     for (std::size_t i = 0; i < capture_ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }
+    detail::detach_buffer_texels(*state_);
   }
   GL(glGetQueryObjectuiv(primitives.id(), GL_QUERY_RESULT, &primitives_written));
   if (primitives_written != n) {

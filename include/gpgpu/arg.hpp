@@ -5,6 +5,8 @@
 //   storage block / per-element input  <- host array (std::vector, std::span) or Buffer
 //   uniform scalar, vector, matrix     <- float, int32_t, uint32_t, std::array, span, vector
 //   sampler / image                    <- Texture
+//   samplerBuffer, isamplerBuffer, usamplerBuffer <- gpgpu::texels(buffer): a Buffer read
+//                                         through a buffer texture (texelFetch(s, i))
 // Host arrays given as const are inputs. Non-const arrays are read and written back
 // (gpgpu::in, gpgpu::out, gpgpu::inout say it explicitly; out skips the upload).
 // Matrices are taken column-major, as GLSL stores them; wrap row-major data in
@@ -26,12 +28,24 @@ namespace gpgpu {
 class Buffer;
 class Texture;
 
+// A Buffer read through a buffer texture (OpenGL ES 3.2, or GL_EXT_texture_buffer): bound to
+// a samplerBuffer (float), isamplerBuffer (int32) or usamplerBuffer (uint32) uniform of the
+// Buffer's element type, texelFetch(s, i) returns texel i of `components` scalars (1: r32,
+// 4: rgba32; a trailing partial texel is not addressable). On CPU devices (llvmpipe) a texel
+// fetch is a vector gather while a storage load at per-invocation addresses is a loop over
+// the lanes, so this is the fast way to read there.
+struct BufferTexels {
+  const Buffer* buffer = nullptr;
+  int components = 1;
+};
+inline BufferTexels texels(const Buffer& buffer, int components = 1) { return {&buffer, components}; }
+
 enum class Access { Read, ReadWrite, Write };
 enum class MatrixLayout { ColumnMajor, RowMajor };
 
 class Arg {
  public:
-  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture };
+  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture, BufferTexels };
 
   // Scalars (kept inside the Arg, so temporaries are fine).
   Arg(float v) { set_value(ElementType::Float32, &v, 1); }
@@ -65,6 +79,7 @@ class Arg {
   // Device objects.
   Arg(const Buffer& buffer);
   Arg(const Texture& texture);
+  Arg(BufferTexels texels);  // count() is the texel's components
 
   Kind kind() const noexcept { return kind_; }
   ElementType element_type() const noexcept { return type_; }
