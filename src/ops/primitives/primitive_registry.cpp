@@ -105,7 +105,10 @@ namespace gpgpu {
 
 void release_primitive_resources(const Context& ctx) {
   // Replacing the attachment frees the old kernels and Buffers while the context is current.
-  primitives::registry(ctx) = primitives::Registry();
+  auto& registry = primitives::registry(ctx);
+  const PrimitiveTuning tuning = registry.tuning;
+  registry = primitives::Registry();
+  registry.tuning = tuning;
 }
 
 std::size_t primitive_scratch_bytes(const Context& ctx) {

@@ -12,6 +12,7 @@
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/primitives.hpp"
 
 namespace gpgpu::primitives {
 
@@ -34,6 +35,8 @@ class Registry {
   // Runs `kernel` with those of `args` that name one of its active variables (the driver
   // drops variables a variant does not use; the missing ones are still reported).
   void run(ComputeKernel& kernel, const Args& args, Size3 groups);
+
+  PrimitiveTuning tuning;  // as set by set_primitive_tuning (zeros: device defaults)
 
  private:
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;

@@ -10,6 +10,7 @@
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
 #include "primitive_registry.hpp"
+#include "primitive_tuning.hpp"
 #include "scan_glsl.hpp"
 
 namespace gpgpu {
@@ -21,9 +22,11 @@ using primitives::ScanMode;
 using primitives::ScanShape;
 
 ScanShape scan_shape(const Context& ctx, int components) {
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
   ScanShape s;
-  if (ctx.info().is_software) s.local = 64;  // llvmpipe: fewer coroutine switches per barrier
-  s.scalars = components == 3 ? 12 : 16;
+  s.local = t.scan_local;
+  // A multiple of 4 (vec4 moves) and of the components: 12 for vec3 elements.
+  s.scalars = components == 3 ? std::max(12, t.scan_scalars / 12 * 12) : t.scan_scalars;
   s.rake = 8;
   s.window = std::min(32, s.local);
   return s;
@@ -111,6 +114,51 @@ void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& sh
   reg.run(scan_kernel(ctx, c, ScanMode::TileDownsweep, shape), args, grid);
 }
 
+// Elements per invocation of the serial scan: runs long enough to amortise the passes,
+// enough of them to keep the CPU threads busy, loops within llvmpipe's cap.
+std::size_t serial_chunk(std::size_t elements) {
+  const std::size_t chunk = std::max<std::size_t>(256, (elements + 511) / 512);
+  return std::min<std::size_t>((chunk + 3) / 4 * 4, 16384);
+}
+
+void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape,
+                             bool vec4_io) {
+  auto& reg = primitives::registry(ctx);
+  const auto comps = static_cast<std::size_t>(c.components);
+  const std::size_t elements = c.range.count / comps;
+  const std::size_t chunk = serial_chunk(elements);
+  const std::size_t tiles = (elements + chunk - 1) / chunk;
+  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), tiles * comps);
+  Args args = primitives::input_args(*c.in);
+  args.insert(args.end(), {{"out4", *c.out},
+                           {"out1", *c.out},
+                           {"tile_values", values},
+                           {"in_first", static_cast<std::uint32_t>(c.range.first)},
+                           {"out_first", static_cast<std::uint32_t>(c.out_first)},
+                           {"count", static_cast<std::uint32_t>(elements)},
+                           {"chunk", static_cast<std::uint32_t>(chunk)},
+                           {"tiles", static_cast<std::uint32_t>(tiles)},
+                           {"vec4_io", static_cast<std::int32_t>(vec4_io)},
+                           {"inclusive", static_cast<std::int32_t>(c.inclusive)}});
+  const auto local = static_cast<std::size_t>(shape.local);
+  const Size3 grid = primitives::grid_for(ctx, (tiles + local - 1) / local);
+  const auto serial = [&](ScanMode mode) -> ComputeKernel& {
+    const std::string key =
+        fmt::format("scan_serial {} {} {} mode{} {}", to_string(c.in->element_type()), c.components,
+                    primitives::op_key(*c.op), static_cast<int>(mode), shape.local);
+    return reg.kernel(ctx, key, [&] {
+      return primitives::scan_serial_source(c.in->element_type(), c.components, *c.op, mode,
+                                            shape.local);
+    });
+  };
+  if (tiles > 1) reg.run(serial(ScanMode::TileReduce), args, grid);
+  const Args small = {{"tile_values", values},
+                      {"tiles", static_cast<std::uint32_t>(tiles)},
+                      {"per_thread", static_cast<std::uint32_t>((tiles + local - 1) / local)}};
+  reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+  reg.run(serial(ScanMode::TileDownsweep), args, grid);
+}
+
 void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
           const ScanOptions& o, bool inclusive) {
   const char* fn = inclusive ? "inclusive_scan" : "exclusive_scan";
@@ -131,6 +179,8 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   const ScanCall call{&in, &out, r, out_first, o.components, &op, inclusive};
   if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
     single_pass(ctx, call, shape, vec4_io, tiles);
+  } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
+    serial_reduce_then_scan(ctx, call, shape, vec4_io);
   } else {
     reduce_then_scan(ctx, call, shape, vec4_io, tiles);
   }
@@ -179,6 +229,15 @@ int scan_error_depth(const Context& ctx, std::size_t n, int components, ScanAlgo
   if (resolve(ctx, algorithm) == ScanAlgorithm::SinglePass) {
     // The tile prefix chains one tile total per preceding tile.
     return in_tile + static_cast<int>(tiles);
+  }
+  if (primitives::effective_tuning(ctx).texel_loads == 1) {
+    // Serial: a run's total (chunk elements in a row), the small scan of the totals, then
+    // the run again from its prefix.
+    const std::size_t chunk = serial_chunk(n);
+    const std::size_t runs = std::max<std::size_t>(1, (n + chunk - 1) / chunk);
+    const int small =
+        static_cast<int>((runs + s.local - 1) / s.local) + s.rake + s.local / s.rake + 1;
+    return 2 * static_cast<int>(chunk) + small + 1;
   }
   // A tile total (a tile's reduction), then the one-group scan of the totals.
   const int small =

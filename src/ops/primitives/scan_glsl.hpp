@@ -29,6 +29,13 @@ struct ScanShape {
 std::string scan_source(ElementType type, int components, const Operator& op, ScanMode mode,
                         const ScanShape& shape);
 
+// The serial variant for CPU devices (modes TileReduce and TileDownsweep only; the tiles are
+// invocations' runs of `chunk` elements). Reads through buffer textures. Uniforms: in_first,
+// out_first (scalars), count (elements), chunk, tiles, vec4_io, inclusive. Blocks: out4,
+// out1, tile_values; input in4_texels / in1_texels.
+std::string scan_serial_source(ElementType type, int components, const Operator& op, ScanMode mode,
+                               int local);
+
 // The GLSL block-scan helpers (thread_sums, rake_sums, tile_total, block_exclusive) over the
 // element type `T` and operator `opt` (defined before), for reuse by other tiled kernels.
 extern const char* const block_scan_glsl;
