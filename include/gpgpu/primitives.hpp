@@ -156,9 +156,10 @@ void argmax(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t
 
 // How a scan crosses tiles. SinglePass: decoupled look-back (each tile waits for its
 // predecessors' published prefixes; needs work groups that make progress concurrently, as
-// GPUs' and llvmpipe's do). ReduceThenScan: tile totals, a scan of them, then the tiles:
-// three dispatches, 1.5x the memory traffic, no inter-group waiting. Auto: SinglePass on
-// GPUs, ReduceThenScan on software devices.
+// GPUs' do). ReduceThenScan: tile totals, a scan of them, then the tiles: three dispatches,
+// 1.5x the memory traffic, no inter-group waiting. Auto: SinglePass on GPUs. Software
+// devices (llvmpipe) always run ReduceThenScan: they end a shader's loops after 65535 trips
+// in all, which no wait for another work group can be guaranteed to stay within.
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
 
 struct ScanOptions {
@@ -220,6 +221,60 @@ void sort_by_key(const Context& ctx, std::span<T> keys, std::span<std::uint32_t>
 template <class T>
 std::vector<std::uint32_t> argsort(const Context& ctx, std::span<const T> keys,
                                    SortOrder order = SortOrder::Ascending);
+
+// ---- compaction ----------------------------------------------------------------------------
+
+// `predicate` is a GLSL boolean expression of `x` (the element: float, vec3, int, uvec2...)
+// and `i` (its index in the Buffer, a uint), e.g. "x > 0.5" or "(i & 1u) == 0u && x.y != 0".
+// Outputs go to out[0, count) in input order; `out` has `in`'s element type and room for
+// every element of the range (how many are selected is known only on the device).
+struct CompactOptions {
+  int components = 1;
+  Range range{};
+};
+
+// Copies the elements where the predicate holds; returns how many (waits for the GPU).
+std::size_t copy_if(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+                    const CompactOptions& options = {});
+// Stable partition: the elements where the predicate holds, then the others, each group in
+// input order; returns the size of the first group (waits for the GPU).
+std::size_t partition(const Context& ctx, const Buffer& in, Buffer& out,
+                      const std::string& predicate, const CompactOptions& options = {});
+// The first element of each run of equal elements (GLSL ==: -0.0 equals +0.0, a NaN equals
+// nothing, so every NaN is kept); on sorted input, the distinct values. Returns how many.
+std::size_t unique(const Context& ctx, const Buffer& in, Buffer& out,
+                   const CompactOptions& options = {});
+// The same, writing the count to count_out[count_offset] (uint32) without waiting.
+void copy_if(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+             Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
+void partition(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+               Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
+void unique(const Context& ctx, const Buffer& in, Buffer& out, Buffer& count_out,
+            std::size_t count_offset = 0, const CompactOptions& options = {});
+
+// Host data.
+template <class T>
+std::vector<T> copy_if(const Context& ctx, std::span<const T> in, const std::string& predicate,
+                       int components = 1);
+template <class T>
+std::vector<T> unique(const Context& ctx, std::span<const T> in, int components = 1);
+
+// ---- segmented reduce ----------------------------------------------------------------------
+
+// out[s] = in[offsets[s]] op ... op in[offsets[s + 1] - 1] for each of the offsets.size() - 1
+// segments (offsets: uint32, non-decreasing, in elements of `components` scalars, the last at
+// most the elements of `in`); an empty segment gives the identity. Each segment is reduced
+// in operand order (GlslOps need not commute); a float sum of a segment of m terms errs by at
+// most (m - 1) * 2^-24 * sum |x| (in practice a tree of depth ~ m / lanes + log2(lanes)).
+// The offsets are not checked on the host (they live on the device): one past the end of
+// `in` is clamped to it, and a segment whose end precedes its start is empty. No wait (on
+// software devices the offsets are read back first, to size the work to llvmpipe's limits).
+void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offsets, Buffer& out,
+                      const Operator& op = Op::Sum, int components = 1);
+template <class T>
+std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
+                                std::span<const std::uint32_t> offsets,
+                                const Operator& op = Op::Sum, int components = 1);
 
 // ---- histogram ---------------------------------------------------------------------------
 

@@ -66,6 +66,14 @@ void Registry::reset_count(const std::string& name) {
 }
 
 void Registry::run(ComputeKernel& kernel, const Args& args, Size3 groups) {
+  kernel.run_groups(active(kernel, args), groups);
+}
+
+void Registry::run_items(ComputeKernel& kernel, const Args& args, std::size_t items) {
+  kernel.run(active(kernel, args), items);
+}
+
+Args Registry::active(ComputeKernel& kernel, const Args& args) {
   auto it = variable_names_.find(&kernel);
   if (it == variable_names_.end()) {
     std::set<std::string> names;
@@ -75,11 +83,11 @@ void Registry::run(ComputeKernel& kernel, const Args& args, Size3 groups) {
     }
     it = variable_names_.emplace(&kernel, std::move(names)).first;
   }
-  Args active;
+  Args used;
   for (const auto& a : args) {
-    if (it->second.count(a.name)) active.push_back(a);
+    if (it->second.count(a.name)) used.push_back(a);
   }
-  kernel.run_groups(active, groups);
+  return used;
 }
 
 Size3 grid_for(const Context& ctx, std::size_t groups) {

@@ -35,11 +35,14 @@ class Registry {
   // Runs `kernel` with those of `args` that name one of its active variables (the driver
   // drops variables a variant does not use; the missing ones are still reported).
   void run(ComputeKernel& kernel, const Args& args, Size3 groups);
+  // The same for `items` invocations (ComputeKernel::run with a count).
+  void run_items(ComputeKernel& kernel, const Args& args, std::size_t items);
 
   PrimitiveTuning tuning;  // as set by set_primitive_tuning (zeros: device defaults)
 
  private:
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;
+  Args active(ComputeKernel& kernel, const Args& args);
   std::map<const ComputeKernel*, std::set<std::string>> variable_names_;
   std::map<std::string, Buffer> scratch_;
   std::map<std::string, std::uint32_t> counts_;

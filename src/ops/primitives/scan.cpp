@@ -32,9 +32,12 @@ ScanShape scan_shape(const Context& ctx, int components) {
   return s;
 }
 
+// Software devices always reduce-then-scan: llvmpipe ends an invocation's loops after 65535
+// trips in all, so a look-back wait (a loop) cannot be made long enough to be safe there
+// when the OS deschedules the tile being waited for.
 ScanAlgorithm resolve(const Context& ctx, ScanAlgorithm a) {
-  if (a != ScanAlgorithm::Auto) return a;
-  return ctx.info().is_software ? ScanAlgorithm::ReduceThenScan : ScanAlgorithm::SinglePass;
+  if (ctx.info().is_software) return ScanAlgorithm::ReduceThenScan;
+  return a == ScanAlgorithm::Auto ? ScanAlgorithm::SinglePass : a;
 }
 
 struct ScanCall {
@@ -115,10 +118,11 @@ void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& sh
 }
 
 // Elements per invocation of the serial scan: runs long enough to amortise the passes,
-// enough of them to keep the CPU threads busy, loops within llvmpipe's cap.
+// enough of them to keep the CPU threads busy, and short enough for llvmpipe's loop budget
+// (65535 trips per invocation, all loops together; a run of 8192 takes at most ~10000).
 std::size_t serial_chunk(std::size_t elements) {
   const std::size_t chunk = std::max<std::size_t>(256, (elements + 511) / 512);
-  return std::min<std::size_t>((chunk + 3) / 4 * 4, 16384);
+  return std::min<std::size_t>((chunk + 3) / 4 * 4, 8192);
 }
 
 void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape,

@@ -13,7 +13,9 @@ namespace {
 
 // Needs S, S4, T, C, L, MODE, LOAD4/LOAD1 (input_glsl), opt(). Elements [begin, end) of the
 // invocation's run; with vec4_io whole vec4s of 4 / C elements (C = 1, 2, 4), the rest one
-// scalar at a time.
+// element at a time. llvmpipe ends an invocation's loops silently once all of them together
+// have run 65535 trips, so a run is at most 8192 elements and has no inner loops but the
+// <= 4 trips over a vec4's elements.
 const char* const serial_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };
@@ -43,20 +45,33 @@ void store_value(uint i, T v) {
   for (uint q = 0u; q < uint(C); ++q) tile_values[i + q] = v[q];
 #endif
 }
+// No loops over components: llvmpipe counts every loop trip of an invocation against one
+// budget of 65535.
 T load_element(uint e) {
+  uint b = in_first + e * uint(C);
 #if C == 1
-  return LOAD1(in_first + e);
+  return LOAD1(b);
+#elif C == 2
+  return T(LOAD1(b), LOAD1(b + 1u));
+#elif C == 3
+  return T(LOAD1(b), LOAD1(b + 1u), LOAD1(b + 2u));
 #else
-  T v;
-  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(in_first + e * uint(C) + q);
-  return v;
+  return T(LOAD1(b), LOAD1(b + 1u), LOAD1(b + 2u), LOAD1(b + 3u));
 #endif
 }
 void store_element(uint e, T v) {
+  uint b = out_first + e * uint(C);
 #if C == 1
-  out1[out_first + e] = v;
+  out1[b] = v;
 #else
-  for (uint q = 0u; q < uint(C); ++q) out1[out_first + e * uint(C) + q] = v[q];
+  out1[b] = v.x;
+  out1[b + 1u] = v.y;
+#if C >= 3
+  out1[b + 2u] = v.z;
+#endif
+#if C == 4
+  out1[b + 3u] = v.w;
+#endif
 #endif
 }
 
