@@ -13,12 +13,16 @@
 #include "matmul_runner.hpp"
 #include "memory_runner.hpp"
 #endif
+#if GPGPU_HAVE_PRIMITIVES_BENCH
+#include "primitives_runner.hpp"
+#endif
 
 namespace gpgpu::cli {
 
 Command add_bench_command(CLI::App& app) {
-  auto* sub = app.add_subcommand(
-      "bench", "Speed tests: matrix multiplication, memory access, the data path, stage ceilings");
+  auto* sub = app.add_subcommand("bench",
+                                 "Speed tests: matrix multiplication, memory access, the data "
+                                 "path, stage ceilings, parallel primitives");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -35,6 +39,11 @@ Command add_bench_command(CLI::App& app) {
     std::vector<int> saxpy_log2;
     std::size_t pipeline_mib = 0;
     bool no_cuda = false;
+    std::vector<int> log2_sizes;
+    std::vector<std::string> primitives;
+    bool sweep = false;
+    double max_seconds = 5;
+    int primitive_repeats = 10;
   };
   auto o = std::make_shared<Options>();
   auto* matmul = sub->add_subcommand(
@@ -69,11 +78,56 @@ Command add_bench_command(CLI::App& app) {
   auto* ceiling = sub->add_subcommand(
       "ceiling", "ALU and texel-fetch ceilings of the compute, vertex and fragment stages");
   ceiling->add_flag("--quick", o->quick, "small sizes (a smoke test)");
-  for (auto* s : {matmul, memory, datapath, ceiling}) {
+  auto* primitives = sub->add_subcommand(
+      "primitives",
+      "reduce, scan, radix sort, histogram at 2^10..2^28 against CUB, the CUDA copy and the "
+      "parallel CPU algorithms; every result checked; tables, JSON/CSV, PNG charts");
+  primitives
+      ->add_option("--log2-sizes", o->log2_sizes,
+                   "sizes as powers of two (default 10,12,...,24,26,27,28)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 31));
+  primitives
+      ->add_option("--primitives", o->primitives, "reduce, scan, sort, sort_pairs, histogram, copy")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"reduce", "scan", "sort", "sort_pairs", "histogram", "copy"}));
+  primitives
+      ->add_option("--repeats", o->primitive_repeats, "timed runs per point (median reported)")
+      ->check(CLI::Range(1, 1000));
+  primitives->add_option("--warmup", o->warmup, "untimed runs per point first")
+      ->check(CLI::Range(0, 100));
+  primitives
+      ->add_option("--max-seconds", o->max_seconds,
+                   "a contender whose run takes longer stops at that size")
+      ->check(CLI::PositiveNumber);
+  primitives->add_flag("--sweep", o->sweep,
+                       "also time a few kernel shapes (PrimitiveTuning) at 2^26, 2^28");
+  primitives->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, matmul, memory, datapath, ceiling]() -> int {
+  return [o, matmul, memory, datapath, ceiling, primitives]() -> int {
+    if (primitives->parsed()) {
+#if GPGPU_HAVE_PRIMITIVES_BENCH
+      Context ctx({.device = o->device});
+      std::cerr << "device: " << ctx.info().renderer << " (" << ctx.info().version << ")\n";
+      bench::PrimitivesBenchOptions options;
+      options.log2_sizes = o->log2_sizes;
+      options.primitives = o->primitives;
+      options.repeats = o->primitive_repeats;
+      options.warmup = o->warmup;
+      options.max_seconds_per_run = o->max_seconds;
+      options.out_dir = std::filesystem::path(o->out_dir) / "primitives";
+      options.charts = !o->no_charts;
+      options.sweep = o->sweep;
+      options.command_line = "gpgpu bench primitives";
+      return bench::run_primitives_bench(options, ctx);
+#else
+      throw UnsupportedError(
+          "this gpgpu was built without the benchmarks (configure with -DGPGPU_BUILD_BENCH=ON)");
+#endif
+    }
 #if GPGPU_HAVE_BENCH
     if (matmul->parsed() && o->list) {
       for (const auto& name : bench::list_matmul_bench_methods()) std::cout << name << "\n";

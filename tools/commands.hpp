@@ -14,5 +14,10 @@ Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_trace_command(CLI::App& app);
+Command add_reduce_command(CLI::App& app);
+Command add_scan_command(CLI::App& app);
+Command add_sort_command(CLI::App& app);
+Command add_argsort_command(CLI::App& app);
+Command add_histogram_command(CLI::App& app);
 
 }  // namespace gpgpu::cli

@@ -24,6 +24,11 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_run_command);
   add(gpgpu::cli::add_bench_command);
   add(gpgpu::cli::add_trace_command);
+  add(gpgpu::cli::add_reduce_command);
+  add(gpgpu::cli::add_scan_command);
+  add(gpgpu::cli::add_sort_command);
+  add(gpgpu::cli::add_argsort_command);
+  add(gpgpu::cli::add_histogram_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,8 @@
 //   storage block / per-element input  <- host array (std::vector, std::span) or Buffer
 //   uniform scalar, vector, matrix     <- float, int32_t, uint32_t, std::array, span, vector
 //   sampler / image                    <- Texture
+//   samplerBuffer, isamplerBuffer, usamplerBuffer <- gpgpu::texels(buffer): a Buffer read
+//                                         through a buffer texture (texelFetch(s, i))
 // Host arrays given as const are inputs. Non-const arrays are read and written back
 // (gpgpu::in, gpgpu::out, gpgpu::inout say it explicitly; out skips the upload).
 // Matrices are taken column-major, as GLSL stores them; wrap row-major data in
@@ -32,12 +34,26 @@ namespace gpgpu {
 class Buffer;
 class Texture;
 
+// A Buffer read through a buffer texture (OpenGL ES 3.2, or GL_EXT_texture_buffer): bound to
+// a samplerBuffer (float), isamplerBuffer (int32) or usamplerBuffer (uint32) uniform of the
+// Buffer's element type, texelFetch(s, i) returns texel i of `components` scalars (1: r32,
+// 4: rgba32; a trailing partial texel is not addressable). On CPU devices (llvmpipe) a texel
+// fetch is a vector gather while a storage load at per-invocation addresses is a loop over
+// the lanes, so this is the fast way to read there.
+struct BufferTexels {
+  const Buffer* buffer = nullptr;
+  int components = 1;
+};
+inline BufferTexels texels(const Buffer& buffer, int components = 1) {
+  return {&buffer, components};
+}
+
 enum class Access { Read, ReadWrite, Write };
 enum class MatrixLayout { ColumnMajor, RowMajor };
 
 class Arg {
  public:
-  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture };
+  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture, BufferTexels };
 
   // Scalars (kept inside the Arg, so temporaries are fine).
   Arg(float v) { set_value(ElementType::Float32, &v, 1); }
@@ -57,7 +73,8 @@ class Arg {
 
   // Host arrays.
   template <class T>
-  Arg(std::span<const T> s) : Arg(Kind::HostArray, element_type_of<T>(), s.data(), s.size(), Access::Read) {}
+  Arg(std::span<const T> s)
+      : Arg(Kind::HostArray, element_type_of<T>(), s.data(), s.size(), Access::Read) {}
   template <class T>
   Arg(std::span<T> s)
       : Arg(Kind::HostArray, element_type_of<T>(), s.data(), s.size(), Access::ReadWrite) {
@@ -71,6 +88,7 @@ class Arg {
   // Device objects.
   Arg(const Buffer& buffer);
   Arg(const Texture& texture);
+  Arg(BufferTexels texels);  // count() is the texel's components
 
   Kind kind() const noexcept { return kind_; }
   ElementType element_type() const noexcept { return type_; }
@@ -122,8 +140,12 @@ Arg inout(C& container) {
   return Arg(std::span<typename C::value_type>(container));
 }
 // Row-major matrix data (C order): gpgpu transposes it into GLSL's column-major matrices.
-inline Arg row_major(Arg arg) { return arg.with_layout(MatrixLayout::RowMajor); }
-inline Arg column_major(Arg arg) { return arg.with_layout(MatrixLayout::ColumnMajor); }
+inline Arg row_major(Arg arg) {
+  return arg.with_layout(MatrixLayout::RowMajor);
+}
+inline Arg column_major(Arg arg) {
+  return arg.with_layout(MatrixLayout::ColumnMajor);
+}
 
 struct NamedArg {
   NamedArg(std::string n, Arg v) : name(std::move(n)), value(std::move(v)) {}

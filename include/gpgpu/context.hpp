@@ -98,9 +98,9 @@ struct DeviceInfo {
   std::vector<std::string> egl_extensions;  // EGL display extensions
 
   bool has_extension(const std::string& name) const;
-  bool has_timer_query() const;          // GL_EXT_disjoint_timer_query
-  bool has_buffer_storage() const;       // GL_EXT_buffer_storage
-  bool has_color_buffer_float() const;   // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
+  bool has_buffer_storage() const;      // GL_EXT_buffer_storage
+  bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
   // True when a loop of `iterations` (counting every loop of an invocation together where
   // the cap is shared) runs to its end on this device.
   bool loop_runs_to_end(std::int64_t iterations) const {

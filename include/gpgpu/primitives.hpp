@@ -152,6 +152,190 @@ void argmin(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t
 void argmax(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t out_offset = 0,
             Range range = {});
 
+// ---- scan --------------------------------------------------------------------------------
+
+// How a scan crosses tiles. SinglePass: decoupled look-back (each tile waits for its
+// predecessors' published prefixes; needs work groups that make progress concurrently, as
+// GPUs' do). ReduceThenScan: tile totals, a scan of them, then the tiles: three dispatches,
+// 1.5x the memory traffic, no inter-group waiting. Auto: SinglePass on GPUs. Software
+// devices (llvmpipe) always run ReduceThenScan: they end a shader's loops after 65535 trips
+// in all, which no wait for another work group can be guaranteed to stay within.
+enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
+
+struct ScanOptions {
+  int components = 1;         // 1, or 2..4 for vecN elements
+  Range range{};              // which elements of `in` to scan
+  std::size_t out_first = 0;  // out[out_first + i] receives the result for element first + i
+  ScanAlgorithm algorithm = ScanAlgorithm::Auto;
+};
+
+// out[i] = in[0] op ... op in[i] (inclusive) or in[0] op ... op in[i - 1], identity for
+// i = 0 (exclusive), over options.range; `out` has `in`'s element type and may be `in`
+// (in place). Returns without waiting for the GPU. Accuracy of float sums: each output is a
+// sum in a fixed order of depth at most scan_error_depth(ctx, n), so
+// |out[i] - exact_i| <= d * 2^-24 * sum_{j <= i} |x_j|; d grows with the number of tiles
+// (n / 4096) in single-pass mode, as in every chained scan.
+void inclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op = Op::Sum,
+                    const ScanOptions& options = {});
+void exclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op = Op::Sum,
+                    const ScanOptions& options = {});
+
+// Host data (T: float, std::int32_t, std::uint32_t): uploaded, scanned, returned.
+template <class T>
+std::vector<T> inclusive_scan(const Context& ctx, std::span<const T> in,
+                              const Operator& op = Op::Sum, int components = 1);
+template <class T>
+std::vector<T> exclusive_scan(const Context& ctx, std::span<const T> in,
+                              const Operator& op = Op::Sum, int components = 1);
+
+// The depth bound d of a scan of n elements (see above).
+int scan_error_depth(const Context& ctx, std::size_t n, int components = 1,
+                     ScanAlgorithm algorithm = ScanAlgorithm::Auto);
+
+// ---- sort --------------------------------------------------------------------------------
+
+// LSD radix sort, 4 passes of 8-bit digits, stable. Key order: uint32 and int32 as numbers;
+// float32: -inf < negatives < -0.0 = +0.0 < positives < +inf, then every NaN (NaNs compare
+// equal to each other and come last in both directions; -0.0 and +0.0 keep their input
+// order). Descending is the reverse order of non-NaN keys, still stable (equal keys keep
+// their input order). Keys keep their exact bits (NaN payloads, the sign of zero).
+enum class SortOrder { Ascending, Descending };
+
+// Sorts keys[range] in place (float32, int32 or uint32 keys). No wait.
+void sort(const Context& ctx, Buffer& keys, SortOrder order = SortOrder::Ascending,
+          Range range = {});
+// Sorts keys[range] in place and moves values[range] (uint32) with them, stably. No wait.
+void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values,
+                 SortOrder order = SortOrder::Ascending, Range range = {});
+// indices[0, n) = the positions in `keys` (range.first + i) of the keys in stably sorted
+// order; `keys` is not changed. `indices` holds uint32. No wait.
+void argsort(const Context& ctx, const Buffer& keys, Buffer& indices,
+             SortOrder order = SortOrder::Ascending, Range range = {});
+
+// Host data (T: float, std::int32_t, std::uint32_t).
+template <class T>
+void sort(const Context& ctx, std::span<T> keys, SortOrder order = SortOrder::Ascending);
+template <class T>
+void sort_by_key(const Context& ctx, std::span<T> keys, std::span<std::uint32_t> values,
+                 SortOrder order = SortOrder::Ascending);
+template <class T>
+std::vector<std::uint32_t> argsort(const Context& ctx, std::span<const T> keys,
+                                   SortOrder order = SortOrder::Ascending);
+
+// ---- compaction ----------------------------------------------------------------------------
+
+// `predicate` is a GLSL boolean expression of `x` (the element: float, vec3, int, uvec2...)
+// and `i` (its index in the Buffer, a uint), e.g. "x > 0.5" or "(i & 1u) == 0u && x.y != 0".
+// Outputs go to out[0, count) in input order; `out` has `in`'s element type and room for
+// every element of the range (how many are selected is known only on the device).
+struct CompactOptions {
+  int components = 1;
+  Range range{};
+};
+
+// Copies the elements where the predicate holds; returns how many (waits for the GPU).
+std::size_t copy_if(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+                    const CompactOptions& options = {});
+// Stable partition: the elements where the predicate holds, then the others, each group in
+// input order; returns the size of the first group (waits for the GPU).
+std::size_t partition(const Context& ctx, const Buffer& in, Buffer& out,
+                      const std::string& predicate, const CompactOptions& options = {});
+// The first element of each run of equal elements (GLSL ==: -0.0 equals +0.0, a NaN equals
+// nothing, so every NaN is kept); on sorted input, the distinct values. Returns how many.
+std::size_t unique(const Context& ctx, const Buffer& in, Buffer& out,
+                   const CompactOptions& options = {});
+// The same, writing the count to count_out[count_offset] (uint32) without waiting.
+void copy_if(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+             Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
+void partition(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
+               Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
+void unique(const Context& ctx, const Buffer& in, Buffer& out, Buffer& count_out,
+            std::size_t count_offset = 0, const CompactOptions& options = {});
+
+// Host data.
+template <class T>
+std::vector<T> copy_if(const Context& ctx, std::span<const T> in, const std::string& predicate,
+                       int components = 1);
+template <class T>
+std::vector<T> unique(const Context& ctx, std::span<const T> in, int components = 1);
+
+// ---- segmented reduce ----------------------------------------------------------------------
+
+// out[s] = in[offsets[s]] op ... op in[offsets[s + 1] - 1] for each of the offsets.size() - 1
+// segments (offsets: uint32, non-decreasing, in elements of `components` scalars, the last at
+// most the elements of `in`); an empty segment gives the identity. Each segment is reduced
+// in operand order (GlslOps need not commute); a float sum of a segment of m terms errs by at
+// most (m - 1) * 2^-24 * sum |x| (in practice a tree of depth ~ m / lanes + log2(lanes)).
+// The offsets are not checked on the host (they live on the device): one past the end of
+// `in` is clamped to it, and a segment whose end precedes its start is empty. No wait (on
+// software devices the offsets are read back first, to size the work to llvmpipe's limits).
+void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offsets, Buffer& out,
+                      const Operator& op = Op::Sum, int components = 1);
+template <class T>
+std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
+                                std::span<const std::uint32_t> offsets,
+                                const Operator& op = Op::Sum, int components = 1);
+
+// ---- histogram ---------------------------------------------------------------------------
+
+// Counts per bin, written to a uint32 Buffer of bins + 3 entries: [0, bins) the bins,
+// [bins] values below the range, [bins + 1] values above it, [bins + 2] NaNs (floats).
+//
+// Float bins: `bins` equal bins over [lo, hi]; x goes to bin min(uint((x - lo) * scale),
+// bins - 1) with scale = float(bins) / (hi - lo), both computed in float32 (so a value on a
+// bin edge goes where that float32 arithmetic puts it; hi itself goes to the last bin, as
+// in NumPy); x < lo counts as below, x > hi as above (infinities included).
+// Integer bins (int32 / uint32 input): value v goes to bin v - lo for lo <= v < lo + bins.
+// accumulate: add to the counts already in the Buffer instead of replacing them.
+// Returns without waiting for the GPU.
+struct HistogramOptions {
+  Range range{};
+  std::size_t out_offset = 0;  // where the bins + 3 counts start in `counts`
+  bool accumulate = false;
+};
+void histogram(const Context& ctx, const Buffer& in, Buffer& counts, std::uint32_t bins, float lo,
+               float hi, const HistogramOptions& options = {});
+void histogram_int(const Context& ctx, const Buffer& in, Buffer& counts, std::uint32_t bins,
+                   std::int64_t lo, const HistogramOptions& options = {});
+
+// Host results.
+struct HistogramCounts {
+  std::vector<std::uint32_t> bins;
+  std::uint32_t below = 0, above = 0, nan = 0;
+};
+HistogramCounts histogram(const Context& ctx, std::span<const float> in, std::uint32_t bins,
+                          float lo, float hi);
+HistogramCounts histogram_int(const Context& ctx, std::span<const std::int32_t> in,
+                              std::uint32_t bins, std::int64_t lo);
+HistogramCounts histogram_int(const Context& ctx, std::span<const std::uint32_t> in,
+                              std::uint32_t bins, std::int64_t lo);
+
+// ---- tuning (advanced) ---------------------------------------------------------------------
+
+// The kernels' shapes. 0 (or -1 for flags) means the device's default, which
+// primitive_tuning reports filled in. A different shape changes the summation order (so the
+// last bits of float sums; the *_error_depth functions follow) and the speed, never the
+// meaning. `gpgpu bench primitives --sweep` times a few shapes.
+struct PrimitiveTuning {
+  int reduce_local = 0;      // invocations per work group (a power of two, 32..1024)
+  int reduce_unroll = 0;     // independent vec4 loads per trip: 1, 2, 4 or 8
+  int reduce_max_trips = 0;  // trips per invocation before another work group is added
+  int scan_local = 0;        // invocations per work group (a power of two, 32..1024)
+  int scan_scalars = 0;      // scalars per invocation: 4, 8, 12, 16, ... 32
+  int sort_local = 0;        // invocations per work group (a multiple of 32; 1..64 if serial)
+  int sort_keys = 0;         // keys per invocation (16..32 ranked, up to 8192 serial)
+  int sort_serial = -1;      // 1: each invocation sorts its own tile sequentially (CPU
+                             // devices); 0: a work group ranks a tile in shared memory (GPUs)
+  int texel_loads = -1;      // 1: read inputs through buffer textures (gpgpu::texels; the
+                             // fast loads on CPU devices); 0: storage-buffer loads (GPUs)
+};
+
+// Sets the shapes for this Context's later calls; throws ArgumentError for a value outside
+// the ranges above.
+void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& tuning);
+// The shapes in effect (defaults filled in).
+PrimitiveTuning primitive_tuning(const Context& ctx);
+
 // ---- resources ----------------------------------------------------------------------------
 
 // Frees the primitives' compiled kernels and scratch Buffers of `ctx` now (they are made

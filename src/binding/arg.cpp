@@ -12,10 +12,10 @@ namespace gpgpu {
 
 Arg::Arg(std::initializer_list<float> v) {
   if (v.size() > inline_.size()) {
-    throw ArgumentError(fmt::format(
-        "a braced list of {} floats is too long to pass by value (16 at most); pass a "
-        "std::vector or std::span",
-        v.size()));
+    throw ArgumentError(
+        fmt::format("a braced list of {} floats is too long to pass by value (16 at most); pass a "
+                    "std::vector or std::span",
+                    v.size()));
   }
   set_value(ElementType::Float32, v.begin(), v.size());
 }
@@ -28,6 +28,13 @@ Arg::Arg(const Buffer& buffer)
       buffer_(buffer.self_reference()) {}
 
 Arg::Arg(const Texture& texture) : kind_(Kind::DeviceTexture), texture_(texture.self_reference()) {}
+
+Arg::Arg(BufferTexels texels)
+    : kind_(Kind::BufferTexels),
+      count_(static_cast<std::size_t>(texels.components)),
+      buffer_(texels.buffer != nullptr ? texels.buffer->self_reference() : nullptr) {
+  if (texels.buffer != nullptr) type_ = texels.buffer->element_type();
+}
 
 void Arg::set_value(ElementType type, const void* data, std::size_t count) {
   kind_ = Kind::Value;
@@ -58,6 +65,8 @@ std::string Arg::describe() const {
       return fmt::format("a Buffer of {} {}", count_, to_string(type_));
     case Kind::DeviceTexture:
       return "a Texture";
+    case Kind::BufferTexels:
+      return fmt::format("texels of {} components of a Buffer of {}", count_, to_string(type_));
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "binding/texture_binding.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
@@ -122,6 +123,14 @@ std::size_t whole_elements(const NamedArg& arg, const GlslType& type, const std:
 
 void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::string& label) {
   const Arg& v = arg.value;
+  if (is_buffer_sampler(u.type.gl)) {
+    if (v.kind() != Arg::Kind::BufferTexels) {
+      throw TypeMismatchError(fmt::format("{}: uniform {} {} takes gpgpu::texels(buffer), not {}",
+                                          label, u.type.name, u.name, v.describe()));
+    }
+    check_buffer_texels(v, u, label);
+    return;
+  }
   if (u.type.is_opaque()) {
     if (v.kind() != Arg::Kind::DeviceTexture) {
       throw TypeMismatchError(fmt::format("{}: uniform {} {} takes a gpgpu::Texture, not {}", label,
@@ -134,7 +143,8 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
     }
     return;
   }
-  if (v.kind() == Arg::Kind::DeviceBuffer || v.kind() == Arg::Kind::DeviceTexture) {
+  if (v.kind() == Arg::Kind::DeviceBuffer || v.kind() == Arg::Kind::DeviceTexture ||
+      v.kind() == Arg::Kind::BufferTexels) {
     throw TypeMismatchError(fmt::format("{}: uniform {} {} takes host values, not {}", label,
                                         u.type.name, u.name, v.describe()));
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/texture.hpp"
 #include "resources/texel_format.hpp"
@@ -84,6 +85,42 @@ void check_texture_binding(const Texture& texture, const UniformVariable& variab
         "{}: uniform {} {} was given {}, but OpenGL ES has no image format for {} texels; use "
         "float or vec4 (r32f, rgba32f) textures for images",
         label, type.name, variable.name, texture.describe(), to_string(texture.texel_type())));
+  }
+}
+
+bool is_buffer_sampler(GLenum type) {
+  return type == GL_SAMPLER_BUFFER || type == GL_INT_SAMPLER_BUFFER ||
+         type == GL_UNSIGNED_INT_SAMPLER_BUFFER;
+}
+
+void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const std::string& label) {
+  const Buffer* b = arg.buffer();
+  if (b == nullptr || !b->valid()) {
+    throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} is empty or released", label,
+                                    sampler.type.name, sampler.name));
+  }
+  if (b->context_state()->context != eglGetCurrentContext()) {
+    throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} belongs to another Context",
+                                    label, sampler.type.name, sampler.name));
+  }
+  if (b->element_type() != sampler.type.element) {
+    throw TypeMismatchError(fmt::format(
+        "{}: uniform {} {} reads {} texels but the Buffer holds {}", label, sampler.type.name,
+        sampler.name, glsl_scalar_name(sampler.type.element), to_string(b->element_type())));
+  }
+  if (arg.count() != 1 && arg.count() != 4) {
+    throw ArgumentError(
+        fmt::format("{}: gpgpu::texels for uniform {} takes 1 or 4 components, not {}", label,
+                    sampler.name, arg.count()));
+  }
+  GLint max_texels = 0;
+  GL(glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels));
+  const std::size_t texels = b->size() / arg.count();
+  if (texels > static_cast<std::size_t>(max_texels)) {
+    throw LimitError(fmt::format(
+        "{}: uniform {} {} would read {} texels; the device's buffer textures hold at most {} "
+        "(GL_MAX_TEXTURE_BUFFER_SIZE)",
+        label, sampler.type.name, sampler.name, texels, max_texels));
   }
 }
 

@@ -17,5 +17,10 @@ namespace gpgpu::detail {
 // call it while validating, before any upload.
 void check_texture_binding(const Texture& texture, const UniformVariable& variable,
                            const std::string& label);
+// samplerBuffer / isamplerBuffer / usamplerBuffer.
+bool is_buffer_sampler(GLenum type);
+// Throws unless `arg` (gpgpu::texels) fits the buffer sampler: a valid Buffer of this
+// Context, the sampler's element type, 1 or 4 components, within GL_MAX_TEXTURE_BUFFER_SIZE.
+void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const std::string& label);
 
 }  // namespace gpgpu::detail

@@ -144,6 +144,10 @@ void ContextState::release() noexcept {
   // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
   // refuses it, so they are not touched.
   const bool current = try_make_current();
+  if (current && !buffer_views.empty()) {
+    glDeleteTextures(static_cast<GLsizei>(buffer_views.size()), buffer_views.data());
+  }
+  buffer_views.clear();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
   } else {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
@@ -47,6 +48,10 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
   // drops them on destruction to break the cycle; release() destroys them while current.
   std::unordered_map<std::string, std::shared_ptr<void>> attachments;
+  // Buffer textures through which gpgpu::texels(buffer) is read, one per texture unit used;
+  // attached to a Buffer for one run only (texture_binding.cpp).
+  std::vector<unsigned> buffer_views;
+  std::vector<bool> buffer_view_attached;
 
   ContextState() = default;
   ContextState(const ContextState&) = delete;

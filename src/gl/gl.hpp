@@ -4,6 +4,8 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl32.h>
+
+// gl2ext.h needs the types and GL_APIENTRY of gl32.h first.
 #include <GLES2/gl2ext.h>
 
 #include <string>
@@ -18,6 +20,9 @@ const char* egl_error_name(EGLint code);
 // Reads glGetError and throws GLError (OutOfMemoryError for GL_OUT_OF_MEMORY) naming the
 // call that failed. Drains every pending error flag so the next check starts clean.
 void check_gl(const char* call);
+
+// Throws ContextError naming the EGL call that failed and eglGetError's code.
+[[noreturn]] void throw_egl(const char* call);
 
 // Debug contexts (ContextOptions::debug): the driver's high-severity messages, collected on
 // the calling thread by the debug callback and thrown by the next check_gl as a DriverError.

@@ -6,7 +6,9 @@ GpuTimer::GpuTimer(const ContextState& state, bool enabled) : state_(state) {
   if (!enabled || state.ext.get_query_object_ui64v == nullptr) return;
   // Owned by query_ from here on: if a call below throws, its destructor deletes the query
   // (the constructor throwing means ~GpuTimer never runs).
-  query_ = ScopedQuery::make();
+  GLuint query = 0;
+  GL(glGenQueries(1, &query));
+  query_ = GlQuery(nullptr, query);  // deleted in the current context
   GLint disjoint = 0;
   glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // reading clears the disjoint flag
   check_gl("glGetIntegerv(GL_GPU_DISJOINT_EXT)");

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "gl/context_state.hpp"
-#include "gl/scoped_gl_name.hpp"
+#include "gl/gl_name.hpp"
 
 namespace gpgpu::detail {
 
@@ -19,7 +19,7 @@ class GpuTimer {
 
  private:
   const ContextState& state_;
-  ScopedQuery query_;
+  GlQuery query_;
   bool running_ = false;
 };
 

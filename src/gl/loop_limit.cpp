@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gl/gl_buffer.hpp"
+#include "gl/gl_name.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
@@ -62,7 +63,8 @@ std::pair<std::uint32_t, std::uint32_t> run_probe() {
   GL(glGetProgramiv(program.id, GL_LINK_STATUS, &ok));
   if (ok != GL_TRUE) return {0, 0};
   const std::uint32_t poison[2] = {0xFFFFFFFFu, 0xFFFFFFFFu};
-  ScopedGlBuffer counts(create_gl_buffer(sizeof poison, poison, GL_DYNAMIC_COPY));
+  // Deleted in the current context (no ContextState exists yet while probing).
+  const GlBuffer counts(nullptr, create_gl_buffer(sizeof poison, poison, GL_DYNAMIC_COPY));
   GL(glUseProgram(program.id));
   GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, counts.id()));
   const GLint trips = glGetUniformLocation(program.id, "trips");

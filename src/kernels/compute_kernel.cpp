@@ -143,7 +143,10 @@ void check_uniforms_and_textures(const detail::ResolvedArgs& resolved, const Ker
   for (auto [uniform, arg] : resolved.uniforms) {
     detail::check_uniform(*uniform, *arg, k.label);
     if (!uniform->type.is_opaque()) continue;
-    detail::check_texture_binding(*arg->value.texture(), *uniform, k.label);
+    // Buffer texels were checked by check_uniform; they take a texture unit all the same.
+    if (!detail::is_buffer_sampler(uniform->type.gl)) {
+      detail::check_texture_binding(*arg->value.texture(), *uniform, k.label);
+    }
     if (uniform->type.is_sampler) ++samplers;
   }
   if (samplers > k.info.max_combined_texture_image_units) {
@@ -443,6 +446,7 @@ PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, boo
   for (const auto& bb : plan.blocks) {
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), 0));
   }
+  detail::detach_buffer_texels(*state_);
   // With a timeout, nothing reaches the caller's arrays from a run that overran it.
   state_->wait_within_timeout(started, name);
 

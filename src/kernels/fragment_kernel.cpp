@@ -340,6 +340,10 @@ void check_inputs(const detail::ResolvedArgs& resolved, const std::vector<Target
   for (auto [uniform, arg] : resolved.uniforms) {
     detail::check_uniform(*uniform, *arg, name);
     if (!uniform->type.is_opaque()) continue;
+    if (detail::is_buffer_sampler(uniform->type.gl)) {  // checked by check_uniform
+      ++samplers;
+      continue;
+    }
     const Texture& input = *arg->value.texture();
     detail::check_texture_binding(input, *uniform, name);
     ++samplers;
@@ -427,6 +431,7 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
     if (full_rows > 0) scope.draw(0, 0, grid.cols, full_rows);
     if (remainder > 0) scope.draw(0, full_rows, remainder, 1);
     last_gpu_ns_ = timer.stop();
+    detail::detach_buffer_texels(*state_);
   }
   state_->wait_within_timeout(started, name);
 

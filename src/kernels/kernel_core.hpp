@@ -46,6 +46,13 @@ void set_internal_int(const ProgramInterface& interface, const char* name, GLint
 // and points the sampler uniform at that unit.
 void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
                              const std::string& label);
+// Attaches the Buffer of a gpgpu::texels argument to a per-unit buffer texture on `unit` and
+// points the sampler at it.
+void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint unit,
+                        const std::string& label);
+// Detaches every Buffer attached by bind_buffer_texels (so a released Buffer's memory is
+// not kept alive by a view). Called after each run.
+void detach_buffer_texels(ContextState& state);
 // Binds the texture's level 0 to the image unit the shader declares (layout(binding)).
 void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
                            const std::string& label);

@@ -473,6 +473,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }
     unbind_inputs(run);
+    detail::detach_buffer_texels(*state_);
   }
   state_->wait_within_timeout(started, name);
 

@@ -6,12 +6,62 @@
 
 #include "binding/texture_binding.hpp"
 #include "gl/context_state.hpp"
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/texture.hpp"
 #include "kernels/kernel_core.hpp"
 #include "resources/texel_format.hpp"
 
 namespace gpgpu::detail {
+
+namespace {
+GLenum buffer_texel_format(ElementType type, std::size_t components) {
+  const bool four = components == 4;
+  switch (type) {
+    case ElementType::Float32:
+      return four ? GL_RGBA32F : GL_R32F;
+    case ElementType::Int32:
+      return four ? GL_RGBA32I : GL_R32I;
+    case ElementType::Uint32:
+      return four ? GL_RGBA32UI : GL_R32UI;
+  }
+  return GL_R32F;
+}
+}  // namespace
+
+void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint unit,
+                        const std::string& label) {
+  check_buffer_texels(arg, sampler, label);
+  ContextState& state = *arg.buffer()->context_state();
+  if (static_cast<std::int64_t>(unit) >= state.info.max_combined_texture_image_units) {
+    throw LimitError(fmt::format("{}: sampler {} would need texture unit {}, but the device has {}",
+                                 label, sampler.name, unit,
+                                 state.info.max_combined_texture_image_units));
+  }
+  while (state.buffer_views.size() <= unit) {
+    GLuint name = 0;
+    GL(glGenTextures(1, &name));
+    state.buffer_views.push_back(name);
+    state.buffer_view_attached.push_back(false);
+  }
+  GL(glActiveTexture(GL_TEXTURE0 + unit));
+  GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
+  GL(glTexBuffer(GL_TEXTURE_BUFFER, buffer_texel_format(arg.buffer()->element_type(), arg.count()),
+                 arg.buffer()->gl_name()));
+  state.buffer_view_attached[unit] = true;
+  GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
+  GL(glActiveTexture(GL_TEXTURE0));
+}
+
+void detach_buffer_texels(ContextState& state) {
+  for (std::size_t unit = 0; unit < state.buffer_views.size(); ++unit) {
+    if (!state.buffer_view_attached[unit]) continue;
+    GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
+    GL(glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, 0));
+    state.buffer_view_attached[unit] = false;
+  }
+  GL(glBindTexture(GL_TEXTURE_BUFFER, 0));
+}
 
 void bind_texture_to_sampler(const Texture& texture, const UniformVariable& sampler, GLuint unit,
                              const std::string& label) {
@@ -51,6 +101,10 @@ void bind_texture_to_image(const Texture& texture, const UniformVariable& image,
 void set_uniform(const UniformVariable& u, const NamedArg& arg, GLuint& next_texture_unit,
                  const std::string& label) {
   const Arg& v = arg.value;
+  if (is_buffer_sampler(u.type.gl)) {
+    bind_buffer_texels(v, u, next_texture_unit++, label);
+    return;
+  }
   if (u.type.is_sampler) {
     bind_texture_to_sampler(*v.texture(), u, next_texture_unit++, label);
     return;

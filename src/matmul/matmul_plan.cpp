@@ -186,7 +186,8 @@ MatmulPlan::MatmulPlan(const Context& context, int m, int k, int n, const Matmul
     panel_ = make_bounded_backend(context, method_, {panel_rows_, k, n}, panel_tuning(panel_rows_));
     const int last_rows = m - (m - 1) / panel_rows_ * panel_rows_;
     if (last_rows != panel_rows_) {
-      last_panel_ = make_bounded_backend(context, method_, {last_rows, k, n}, panel_tuning(last_rows));
+      last_panel_ =
+          make_bounded_backend(context, method_, {last_rows, k, n}, panel_tuning(last_rows));
     }
     panel_b_ = std::make_unique<Buffer>(context, ElementType::Float32,
                                         static_cast<std::size_t>(k) * static_cast<std::size_t>(n));

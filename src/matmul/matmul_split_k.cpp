@@ -50,6 +50,7 @@ double iterations_per_k(MatmulMethod method, const MatmulTuning& tuning) {
       return 1.0 / 16;  // k / 4 texels, four per iteration (and a short remainder loop)
     case MatmulMethod::ComputeRegisterBlocked:
       return register_blocked_iterations_per_k(tuning);
+    case MatmulMethod::HostBlas:  // no shader at all
     case MatmulMethod::Auto:
       break;
   }
@@ -179,6 +180,7 @@ class SplitK final : public MatmulBackend {
 }  // namespace
 
 int max_k_per_pass(MatmulMethod method, const MatmulTuning& tuning, const DeviceInfo& info) {
+  if (method == MatmulMethod::HostBlas) return 0;  // the host's BLAS has no loop cap
   std::int64_t limit = texture_k_limit(method, info);
   if (info.max_loop_iterations > 0) {
     const auto loop_limit = static_cast<std::int64_t>(

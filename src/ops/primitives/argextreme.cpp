@@ -78,13 +78,12 @@ std::string tree(int local) {
       local);
 }
 
-std::string pass1_source(ElementType type, Extremum which, int local) {
+std::string pass1_source(ElementType type, Extremum which, int local, bool texels) {
   const std::string s = primitives::scalar_type(type), v = primitives::vec4_type(type);
   return fmt::format(
       "layout(local_size_x = {0}) in;\n"
       "#define value_type {1}\n"
-      "layout(std430, binding = 0) readonly buffer In4 {{ {2} in4[]; }};\n"
-      "layout(std430, binding = 1) readonly buffer In1 {{ {1} in1[]; }};\n"
+      "{6}"
       "layout(std430, binding = 2) writeonly buffer Values {{ {1} group_values[]; }};\n"
       "layout(std430, binding = 3) writeonly buffer Indices {{ uint group_at[]; }};\n"
       "uniform uint body_begin;\n"
@@ -107,23 +106,26 @@ std::string pass1_source(ElementType type, Extremum which, int local) {
       "      uint j = begin + t * {4}u + u * {0}u + lid;\n"
       "      if (j < end) {{\n"
       "        uint q = 4u * (body_begin + j);\n"
-      "        take(in4[body_begin + j], uvec4(q, q + 1u, q + 2u, q + 3u), best, at);\n"
+      "        take(LOAD4(body_begin + j), uvec4(q, q + 1u, q + 2u, q + 3u), best, at);\n"
       "      }}\n"
       "    }}\n"
       "  }}\n"
       "  {1} b = identity(); uint a = none;\n"
       "  for (uint k = 0u; k < 4u; ++k) combine(b, a, best[k], at[k]);\n"
       "  if (g == 0u && lid == 0u) {{\n"
-      "    for (uint j = edges.x; j < edges.y; ++j) if (is_number(in1[j])) combine(b, a, in1[j], "
+      "    for (uint j = edges.x; j < edges.y; ++j) if (is_number(LOAD1(j))) combine(b, a, "
+      "LOAD1(j), "
       "j);\n"
-      "    for (uint j = edges.z; j < edges.w; ++j) if (is_number(in1[j])) combine(b, a, in1[j], "
+      "    for (uint j = edges.z; j < edges.w; ++j) if (is_number(LOAD1(j))) combine(b, a, "
+      "LOAD1(j), "
       "j);\n"
       "  }}\n"
       "  best_values[lid] = b; best_at[lid] = a;\n"
       "{5}"
       "  if (lid == 0u) {{ group_values[g] = best_values[0]; group_at[g] = best_at[0]; }}\n"
       "}}\n",
-      local, s, v, pair_functions(type, which), 4 * local, tree(local));
+      local, s, v, pair_functions(type, which), 4 * local, tree(local),
+      primitives::input_glsl(type, texels, 0));
 }
 
 std::string pass2_source(ElementType type, Extremum which, int local) {
@@ -181,19 +183,19 @@ Buffer& launch(const Context& ctx, const Buffer& in, Buffer& index_out, std::siz
   Buffer& values = reg.scratch(ctx, "argext.values", type, p.groups);
   Buffer& at = reg.scratch(ctx, "argext.indices", ElementType::Uint32, p.groups);
   Buffer& value_out = reg.scratch(ctx, "argext.value", type, 1);
-  const std::string key = fmt::format("{} {} {}", fn, to_string(type), t.local);
+  const std::string key = fmt::format("{} {} {} {}", fn, to_string(type), t.local, t.texels);
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
-  reg.kernel(ctx, key + " pass1", [&] { return pass1_source(type, which, t.local); })
-      .run_groups({{"in4", in},
-                   {"in1", in},
-                   {"group_values", values},
-                   {"group_at", at},
-                   {"body_begin", p.body_begin},
-                   {"body_count", p.body_count},
-                   {"chunk", p.chunk},
-                   {"trips", p.trips},
-                   {"edges", edges}},
-                  {p.groups, 1, 1});
+  Args args = primitives::input_args(in);
+  args.insert(args.end(), {{"group_values", values},
+                           {"group_at", at},
+                           {"body_begin", p.body_begin},
+                           {"body_count", p.body_count},
+                           {"chunk", p.chunk},
+                           {"trips", p.trips},
+                           {"edges", edges}});
+  ComputeKernel& pass1 =
+      reg.kernel(ctx, key + " pass1", [&] { return pass1_source(type, which, t.local, t.texels); });
+  reg.run(pass1, args, {p.groups, 1, 1});
   reg.kernel(ctx, key + " pass2", [&] { return pass2_source(type, which, t.local); })
       .run_groups({{"group_values", values},
                    {"group_at", at},

@@ -98,6 +98,29 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
       type, name, expression, identity);
 }
 
+std::string input_glsl(ElementType type, bool texels, int binding) {
+  const std::string s = scalar_type(type), v = vec4_type(type);
+  if (texels) {
+    const char* prefix = type == ElementType::Float32 ? "" : type == ElementType::Int32 ? "i" : "u";
+    return fmt::format(
+        "uniform highp {0}samplerBuffer in4_texels;\n"
+        "uniform highp {0}samplerBuffer in1_texels;\n"
+        "#define LOAD4(i) texelFetch(in4_texels, int(i))\n"
+        "#define LOAD1(i) texelFetch(in1_texels, int(i)).x\n",
+        prefix);
+  }
+  return fmt::format(
+      "layout(std430, binding = {0}) readonly buffer In4 {{ {1} in4[]; }};\n"
+      "layout(std430, binding = {2}) readonly buffer In1 {{ {3} in1[]; }};\n"
+      "#define LOAD4(i) in4[i]\n"
+      "#define LOAD1(i) in1[i]\n",
+      binding, v, binding + 1, s);
+}
+
+Args input_args(const Buffer& in) {
+  return {{"in4", in}, {"in1", in}, {"in4_texels", texels(in, 4)}, {"in1_texels", texels(in, 1)}};
+}
+
 std::string op_key(const Operator& op) {
   if (op.is_builtin()) return to_string(op.builtin());
   return "glsl:" + op.glsl().expression + "|" + op.glsl().identity;

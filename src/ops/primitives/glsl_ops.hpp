@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "gpgpu/arg.hpp"
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/primitives.hpp"
 
@@ -20,6 +22,13 @@ std::string element_type(ElementType type, int components);
 // spliced in as written.
 std::string op_functions(const Operator& op, ElementType scalar, const std::string& type,
                          const std::string& name);
+
+// Declarations of a kernel's input Buffer and the macros LOAD4(i) (vec4 i, as the scalar
+// type's vec4) and LOAD1(i) (scalar i): storage blocks in4 / in1 at bindings `binding` and
+// `binding + 1`, or, with `texels`, buffer textures in4_texels / in1_texels (gpgpu::texels).
+std::string input_glsl(ElementType type, bool texels, int binding);
+// The arguments input_glsl's declarations take (Registry::run drops the unused ones).
+Args input_args(const Buffer& in);
 
 // A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
 std::string op_key(const Operator& op);

@@ -6,11 +6,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/primitives.hpp"
 
 namespace gpgpu::primitives {
 
@@ -22,12 +24,34 @@ class Registry {
   // A scratch Buffer of at least `count` elements of `type` for `slot` (grown on demand,
   // never shrunk; its contents are undefined). Slots let one primitive call another.
   Buffer& scratch(const Context& ctx, const std::string& slot, ElementType type, std::size_t count);
+  // Like scratch, but zero-filled whenever it is (re)allocated; `fresh` tells the caller.
+  Buffer& zeroed_scratch(const Context& ctx, const std::string& slot, ElementType type,
+                         std::size_t count, bool& fresh);
   std::size_t scratch_bytes() const;
+  // A counter per name (for epochs of tile flags): returns 1, 2, 3, ... per call.
+  std::uint32_t next_count(const std::string& name);
+  void reset_count(const std::string& name);
+
+  // Runs `kernel` with those of `args` that name one of its active variables (the driver
+  // drops variables a variant does not use; the missing ones are still reported).
+  void run(ComputeKernel& kernel, const Args& args, Size3 groups);
+  // The same for `items` invocations (ComputeKernel::run with a count).
+  void run_items(ComputeKernel& kernel, const Args& args, std::size_t items);
+
+  PrimitiveTuning tuning;  // as set by set_primitive_tuning (zeros: device defaults)
 
  private:
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;
+  Args active(ComputeKernel& kernel, const Args& args);
+  std::map<const ComputeKernel*, std::set<std::string>> variable_names_;
   std::map<std::string, Buffer> scratch_;
+  std::map<std::string, std::uint32_t> counts_;
 };
+
+// Work groups for `groups` (which may exceed the x limit) as a 2-D grid: x * y >= groups;
+// kernels compute gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x and skip
+// indices past `groups`.
+Size3 grid_for(const Context& ctx, std::size_t groups);
 
 // The Registry of `ctx` (throws if the Context was released).
 Registry& registry(const Context& ctx);

@@ -26,19 +26,20 @@ std::size_t max_groups(const Context& ctx) {
 
 ComputeKernel& vec4_kernel(const Context& ctx, ElementType type, int components, Op op,
                            const ReduceTuning& t) {
-  const std::string key = fmt::format("reduce_vec4 {} {} {} {} {}", to_string(type), components,
-                                      to_string(op), t.local, t.unroll);
+  const std::string key = fmt::format("reduce_vec4 {} {} {} {} {} {}", to_string(type), components,
+                                      to_string(op), t.local, t.unroll, t.texels);
   return primitives::registry(ctx).kernel(ctx, key, [&] {
-    return primitives::reduce_vec4_source(type, components, op, t.local, t.unroll);
+    return primitives::reduce_vec4_source(type, components, op, t.local, t.unroll, t.texels);
   });
 }
 
 ComputeKernel& ordered_kernel(const Context& ctx, ElementType type, int components,
                               const Operator& op, const ReduceTuning& t) {
-  const std::string key = fmt::format("reduce_ordered {} {} {} {}", to_string(type), components,
-                                      primitives::op_key(op), t.local);
-  return primitives::registry(ctx).kernel(
-      ctx, key, [&] { return primitives::reduce_ordered_source(type, components, op, t.local); });
+  const std::string key = fmt::format("reduce_ordered {} {} {} {} {}", to_string(type), components,
+                                      primitives::op_key(op), t.local, t.texels);
+  return primitives::registry(ctx).kernel(ctx, key, [&] {
+    return primitives::reduce_ordered_source(type, components, op, t.local, t.texels);
+  });
 }
 
 // The in-order kernel over `count` elements of `in` from scalar `first`; its result(s)
@@ -46,15 +47,15 @@ ComputeKernel& ordered_kernel(const Context& ctx, ElementType type, int componen
 void run_ordered(const Context& ctx, const Buffer& in, std::size_t first, std::size_t count,
                  int components, const Operator& op, const Buffer& out, std::size_t out_offset,
                  const OrderedPlan& plan, const ReduceTuning& t) {
-  ordered_kernel(ctx, in.element_type(), components, op, t)
-      .run_groups({{"in1", in},
-                   {"out_values", out},
-                   {"first_scalar", static_cast<std::uint32_t>(first)},
-                   {"count", static_cast<std::uint32_t>(count)},
-                   {"chunk", plan.chunk},
-                   {"per_thread", plan.per_thread},
-                   {"out_offset", static_cast<std::uint32_t>(out_offset)}},
-                  {plan.groups, 1, 1});
+  Args args = primitives::input_args(in);
+  args.insert(args.end(), {{"out_values", out},
+                           {"first_scalar", static_cast<std::uint32_t>(first)},
+                           {"count", static_cast<std::uint32_t>(count)},
+                           {"chunk", plan.chunk},
+                           {"per_thread", plan.per_thread},
+                           {"out_offset", static_cast<std::uint32_t>(out_offset)}});
+  primitives::registry(ctx).run(ordered_kernel(ctx, in.element_type(), components, op, t), args,
+                                {plan.groups, 1, 1});
 }
 
 // Several work-group results in scratch, then one in-order pass over them into `out`.
@@ -80,17 +81,16 @@ void reduce_vec4(const Context& ctx, const Buffer& in, const ScalarRange& r, int
     target_offset = 0;
   }
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
-  vec4_kernel(ctx, in.element_type(), components, op, t)
-      .run_groups({{"in4", in},
-                   {"in1", in},
-                   {"out_values", *target},
-                   {"body_begin", p.body_begin},
-                   {"body_count", p.body_count},
-                   {"chunk", p.chunk},
-                   {"trips", p.trips},
-                   {"edges", edges},
-                   {"out_offset", static_cast<std::uint32_t>(target_offset)}},
-                  {p.groups, 1, 1});
+  Args args = primitives::input_args(in);
+  args.insert(args.end(), {{"out_values", *target},
+                           {"body_begin", p.body_begin},
+                           {"body_count", p.body_count},
+                           {"chunk", p.chunk},
+                           {"trips", p.trips},
+                           {"edges", edges},
+                           {"out_offset", static_cast<std::uint32_t>(target_offset)}});
+  primitives::registry(ctx).run(vec4_kernel(ctx, in.element_type(), components, op, t), args,
+                                {p.groups, 1, 1});
   if (p.groups > 1) finish_partials(ctx, *target, p.groups, components, op, out, out_offset, t);
 }
 

@@ -49,7 +49,7 @@ std::string fold_and_store(int components) {
 std::string body_trip(int local, int unroll) {
   std::string loads, tree;
   for (int u = 0; u < unroll; ++u) {
-    loads += fmt::format("      vec_type x{0} = in4[body_begin + i + {1}u];\n", u, u * local);
+    loads += fmt::format("      vec_type x{0} = LOAD4(body_begin + i + {1}u);\n", u, u * local);
   }
   std::vector<std::string> level;
   for (int u = 0; u < unroll; ++u) level.push_back(fmt::format("x{}", u));
@@ -69,7 +69,7 @@ std::string body_trip(int local, int unroll) {
       "    }} else {{\n"
       "      for (uint u = 0u; u < {4}u; ++u) {{\n"
       "        uint j = i + u * {5}u;\n"
-      "        if (j < end) acc = op4(acc, in4[body_begin + j]);\n"
+      "        if (j < end) acc = op4(acc, LOAD4(body_begin + j));\n"
       "      }}\n"
       "    }}\n",
       local * unroll, (unroll - 1) * local, loads, level[0], unroll, local);
@@ -77,7 +77,8 @@ std::string body_trip(int local, int unroll) {
 
 }  // namespace
 
-std::string reduce_vec4_source(ElementType type, int components, Op op, int local, int unroll) {
+std::string reduce_vec4_source(ElementType type, int components, Op op, int local, int unroll,
+                               bool texels) {
   const std::string s = scalar_type(type), v = vec4_type(type), t = element_type(type, components);
   std::string functions = op_functions(op, type, s, "op1") + op_functions(op, type, v, "op4");
   if (components == 2) functions += op_functions(op, type, t, "opt");
@@ -85,8 +86,7 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, int loca
       "layout(local_size_x = {0}) in;\n"
       "#define vec_type {1}\n"
       "#define opt_type {3}\n"
-      "layout(std430, binding = 0) readonly buffer In4 {{ {1} in4[]; }};\n"
-      "layout(std430, binding = 1) readonly buffer In1 {{ {2} in1[]; }};\n"
+      "{8}"
       "layout(std430, binding = 2) writeonly buffer Out {{ {2} out_values[]; }};\n"
       "uniform uint body_begin;\n"
       "uniform uint body_count;\n"
@@ -106,8 +106,8 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, int loca
       "{5}"
       "  }}\n"
       "  if (g == 0u && lid == 0u) {{\n"
-      "    for (uint j = edges.x; j < edges.y; ++j) acc[j & 3u] = op1(acc[j & 3u], in1[j]);\n"
-      "    for (uint j = edges.z; j < edges.w; ++j) acc[j & 3u] = op1(acc[j & 3u], in1[j]);\n"
+      "    for (uint j = edges.x; j < edges.y; ++j) acc[j & 3u] = op1(acc[j & 3u], LOAD1(j));\n"
+      "    for (uint j = edges.z; j < edges.w; ++j) acc[j & 3u] = op1(acc[j & 3u], LOAD1(j));\n"
       "  }}\n"
       "  partial[lid] = acc;\n"
       "{6}"
@@ -117,26 +117,27 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, int loca
       "  }}\n"
       "}}\n",
       local, v, s, t, functions, body_trip(local, unroll), shared_tree(local, "op4", false),
-      fold_and_store(components));
+      fold_and_store(components), input_glsl(type, texels, 0));
 }
 
-std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local) {
+std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local,
+                                  bool texels) {
   const std::string s = scalar_type(type), t = element_type(type, components);
-  std::string load = "in1[first_scalar + i]";
+  std::string load = "LOAD1(first_scalar + i)";
   std::string store = "out_values[out_offset + g] = r;";
   if (components > 1) {
     load = t + "(";
     store = "";
     for (int k = 0; k < components; ++k) {
-      load += fmt::format("{}in1[first_scalar + i * {}u + {}u]", k ? ", " : "", components, k);
+      load += fmt::format("{}LOAD1(first_scalar + i * {}u + {}u)", k ? ", " : "", components, k);
       store += fmt::format("out_values[out_offset + g * {0}u + {1}u] = r[{1}];", components, k);
     }
     load += ")";
   }
   return fmt::format(
       "layout(local_size_x = {0}) in;\n"
-      "layout(std430, binding = 0) readonly buffer In1 {{ {1} in1[]; }};\n"
-      "layout(std430, binding = 1) writeonly buffer Out {{ {1} out_values[]; }};\n"
+      "{7}"
+      "layout(std430, binding = 2) writeonly buffer Out {{ {1} out_values[]; }};\n"
       "uniform uint first_scalar;\n"
       "uniform uint count;\n"
       "uniform uint chunk;\n"
@@ -159,7 +160,8 @@ std::string reduce_ordered_source(ElementType type, int components, const Operat
       "{5}"
       "  if (lid == 0u) {{ {2} r = partial[0]; {6} }}\n"
       "}}\n",
-      local, s, t, op_functions(op, type, t, "opt"), load, shared_tree(local, "opt", true), store);
+      local, s, t, op_functions(op, type, t, "opt"), load, shared_tree(local, "opt", true), store,
+      input_glsl(type, texels, 0));
 }
 
 }  // namespace gpgpu::primitives

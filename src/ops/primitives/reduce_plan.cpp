@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "primitive_tuning.hpp"
+
 namespace gpgpu::primitives {
 
 namespace {
@@ -15,14 +17,12 @@ int ceil_log2(std::size_t n) {
 }  // namespace
 
 ReduceTuning reduce_tuning(const Context& ctx) {
+  const PrimitiveTuning p = effective_tuning(ctx);
   ReduceTuning t;
-  if (ctx.info().is_software) {
-    // llvmpipe: a work group runs on one CPU thread; fewer, longer groups cost fewer
-    // coroutine switches at the barriers.
-    t.local = 64;
-    t.unroll = 4;
-    t.max_trips = 256;
-  }
+  t.local = p.reduce_local;
+  t.unroll = p.reduce_unroll;
+  t.max_trips = p.reduce_max_trips;
+  t.texels = p.texel_loads == 1;
   return t;
 }
 

@@ -14,6 +14,7 @@ struct ReduceTuning {
   int unroll = 4;        // independent vec4 loads per trip
   int max_trips = 32;    // trips per invocation before another work group is added
   int ordered_run = 32;  // elements per invocation of the in-order kernel
+  bool texels = false;   // read inputs through buffer textures
 };
 
 // The tuning for this device.

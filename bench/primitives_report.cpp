@@ -1,0 +1,235 @@
+#include "primitives_report.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::bench::primitives_detail {
+
+namespace {
+
+const char* const primitive_order[] = {"reduce", "scan", "sort", "sort_pairs", "histogram", "copy"};
+
+std::string size_label(std::size_t n) {
+  const int log2 = static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
+  return (std::size_t{1} << log2) == n ? fmt::format("2^{}", log2) : fmt::format("{}", n);
+}
+
+const Row* find(const Report& r, const std::string& primitive, const std::string& contender,
+                std::size_t n) {
+  for (const auto& row : r.rows) {
+    if (row.primitive == primitive && row.contender == contender && row.n == n) return &row;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> contenders_of(const Report& r, const std::string& primitive) {
+  std::vector<std::string> names;
+  for (const auto& row : r.rows) {
+    if (row.primitive == primitive &&
+        std::find(names.begin(), names.end(), row.contender) == names.end()) {
+      names.push_back(row.contender);
+    }
+  }
+  return names;
+}
+
+std::string cell(const Row* row) {
+  if (row == nullptr) return "";
+  if (row->status != "ok") return row->status;
+  return fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps(), row->ms);
+}
+
+// The issue's targets: gpgpu's speed as a fraction of CUB's at 2^26..2^28.
+struct Target {
+  const char* primitive;
+  double ratio;
+};
+const Target targets[] = {
+    {"reduce", 0.9}, {"scan", 0.8}, {"sort", 0.5}, {"sort_pairs", 0.5}, {"histogram", 0.8}};
+
+}  // namespace
+
+double bytes_per_element(const std::string& p) {
+  if (p == "reduce" || p == "histogram") return 4;          // one read
+  if (p == "scan" || p == "sort" || p == "copy") return 8;  // one read and one write
+  if (p == "sort_pairs") return 16;  // keys and values, read and written once
+  return 4;
+}
+
+void print(std::ostream& out, const Report& r) {
+  out << fmt::format("# gpgpu bench primitives\n\n{} ({}), {}\n", r.renderer, r.gl_version, r.date);
+  out << fmt::format(
+      "command: {}\nCPU: {} ({})\nCUDA: {}\ntiming: {}\nload: {} before, {} after\n\n", r.command,
+      r.cpu_model, r.cpu_backend, r.cuda, r.timing, r.load_before, r.load_after);
+  for (const char* p : primitive_order) {
+    const auto names = contenders_of(r, p);
+    if (names.empty()) continue;
+    out << fmt::format("## {} (GB/s counts {} bytes per element)\n\n| n |", p,
+                       bytes_per_element(p));
+    for (const auto& c : names) out << " " << c << " |";
+    out << "\n|---|";
+    for (std::size_t i = 0; i < names.size(); ++i) out << "---|";
+    out << "\n";
+    for (std::size_t n : r.sizes) {
+      bool any = false;
+      std::string line = fmt::format("| {} |", size_label(n));
+      for (const auto& c : names) {
+        const Row* row = find(r, p, c, n);
+        any |= row != nullptr;
+        line += " " + cell(row) + " |";
+      }
+      if (any) out << line << "\n";
+    }
+    out << "\n";
+  }
+  out << "## gpgpu / CUB (same run; targets at 2^26..2^28)\n\n| primitive | target |";
+  for (std::size_t n : r.sizes) out << " " << size_label(n) << " |";
+  out << "\n|---|---|";
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& t : targets) {
+    std::string line = fmt::format("| {} | {:.1f}x |", t.primitive, t.ratio);
+    bool any = false;
+    for (std::size_t n : r.sizes) {
+      const Row* g = find(r, t.primitive, "gpgpu", n);
+      const Row* c = find(r, t.primitive, "cub", n);
+      if (g && c && g->status == "ok" && c->status == "ok") {
+        line += fmt::format(" {:.2f}x |", c->ms / g->ms);
+        any = true;
+      } else {
+        line += " |";
+      }
+    }
+    if (any) out << line << "\n";
+  }
+  out << "\n";
+  bool notes = false;
+  for (const auto& row : r.rows) {
+    if (row.status == "ok") continue;
+    if (!notes) out << "Not measured or wrong:\n";
+    notes = true;
+    out << fmt::format("- {} {} n={}: {} — {}\n", row.primitive, row.contender, size_label(row.n),
+                       row.status, row.note);
+  }
+  if (!r.sweep.empty()) {
+    out << "\n## tuning sweep (gpgpu only)\n\n| primitive | n | tuning | ms | GB/s | status "
+           "|\n|---|---|---|---|---|---|\n";
+    for (const auto& s : r.sweep) {
+      out << fmt::format("| {} | {} | {} | {:.4g} | {:.1f} | {} |\n", s.primitive, size_label(s.n),
+                         s.tuning, s.ms, s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0,
+                         s.status == "ok" ? "ok" : s.status + ": " + s.note);
+    }
+  }
+  out << fmt::format("\ntotal {:.1f} s\n", r.seconds);
+}
+
+void write_json(const std::filesystem::path& file, const Report& r) {
+  nlohmann::json j;
+  j["date"] = r.date;
+  j["command"] = r.command;
+  j["device"] = {{"renderer", r.renderer},
+                 {"gl_version", r.gl_version},
+                 {"kind", r.device_kind},
+                 {"is_software", r.is_software}};
+  j["cpu"] = {{"model", r.cpu_model}, {"backend", r.cpu_backend}};
+  j["cuda"] = r.cuda;
+  j["timing"] = r.timing;
+  j["load"] = {{"before", r.load_before}, {"after", r.load_after}};
+  j["sizes"] = r.sizes;
+  for (const auto& row : r.rows) {
+    j["results"].push_back({{"primitive", row.primitive},
+                            {"contender", row.contender},
+                            {"family", row.family},
+                            {"n", row.n},
+                            {"ms", row.ms},
+                            {"gbps", row.gbps()},
+                            {"gelements_per_s", row.gelems()},
+                            {"bytes", row.bytes},
+                            {"runs", row.runs},
+                            {"timing", row.timing},
+                            {"status", row.status},
+                            {"note", row.note}});
+  }
+  for (const auto& s : r.sweep) {
+    j["sweep"].push_back({{"primitive", s.primitive},
+                          {"n", s.n},
+                          {"tuning", s.tuning},
+                          {"ms", s.ms},
+                          {"gbps", s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0},
+                          {"status", s.status},
+                          {"note", s.note}});
+  }
+  j["seconds"] = r.seconds;
+  std::ofstream out(file, std::ios::trunc);
+  out << j.dump(2) << "\n";
+  if (!out) throw Error(fmt::format("primitives bench: cannot write {}", file.string()));
+}
+
+void write_csv(const std::filesystem::path& file, const Report& r) {
+  std::ofstream out(file, std::ios::trunc);
+  out << "primitive,contender,family,n,ms,gbps,gelements_per_s,runs,status,timing,note\n";
+  const auto field = [](std::string s) {
+    for (auto& ch : s) {
+      if (ch == '"') ch = '\'';
+    }
+    return "\"" + s + "\"";
+  };
+  for (const auto& row : r.rows) {
+    out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{},{}\n", row.primitive,
+                       field(row.contender), row.family, row.n, row.ms, row.gbps(), row.gelems(),
+                       row.runs, row.status, field(row.timing), field(row.note));
+  }
+  if (!out) throw Error(fmt::format("primitives bench: cannot write {}", file.string()));
+}
+
+std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
+  std::string script =
+      "# Made by `gpgpu bench primitives`; run `gnuplot primitives_chart.gp` here to redraw.\n"
+      "set terminal pngcairo size 1000,600 noenhanced font 'DejaVu Sans,11'\n"
+      "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
+      "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n";
+  std::ofstream dat(dir / "primitives_chart.dat", std::ios::trunc);
+  int block = 0;
+  std::vector<std::string> drawn;
+  for (const char* p : primitive_order) {
+    const auto names = contenders_of(r, p);
+    std::string plot;
+    for (const auto& c : names) {
+      std::string lines;
+      for (std::size_t n : r.sizes) {
+        const Row* row = find(r, p, c, n);
+        if (row && row->status == "ok") lines += fmt::format("{} {:.6g}\n", n, row->gbps());
+      }
+      if (lines.empty()) continue;
+      dat << "# " << p << " " << c << "\n" << lines << "\n\n";
+      plot += fmt::format(
+          "{}'primitives_chart.dat' index {} using 1:2 with linespoints lw 2 title '{}'",
+          plot.empty() ? "" : ", ", block++, c);
+    }
+    if (plot.empty()) continue;
+    script += fmt::format("set output 'primitives_{}.png'\nset title '{} — {} ({})'\nplot {}\n", p,
+                          p, r.renderer, r.date.substr(0, 10), plot);
+    drawn.push_back(fmt::format("primitives_{}.png", p));
+  }
+  dat.close();
+  {
+    std::ofstream gp(dir / "primitives_chart.gp", std::ios::trunc);
+    gp << script;
+  }
+  if (drawn.empty()) return "no correct results to chart";
+  const std::string command =
+      fmt::format("cd '{}' && gnuplot primitives_chart.gp 2>&1", dir.string());
+  if (std::system(command.c_str()) != 0)
+    return "gnuplot failed or is not installed; primitives_chart.gp is written";
+  return fmt::format("charts: {}", fmt::join(drawn, ", "));
+}
+
+}  // namespace gpgpu::bench::primitives_detail

@@ -1,0 +1,371 @@
+#include "primitives_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/primitives.hpp"
+#include "gpgpu/profiler.hpp"
+#include "primitives_bench_common.hpp"
+#include "primitives_checks.hpp"
+#include "primitives_cpu.hpp"
+#include "primitives_report.hpp"
+
+#if GPGPU_BENCH_HAVE_CUDA
+#include "cuda_matmul.hpp"
+#endif
+#if GPGPU_BENCH_HAVE_CUB
+#include "cuda_primitives.hpp"
+#endif
+
+namespace gpgpu::bench {
+
+using primitives_detail::Report;
+using primitives_detail::Row;
+
+namespace {
+
+constexpr std::uint32_t histogram_bins = 256;
+
+struct Bench {
+  const Context& ctx;
+  const PrimitivesBenchOptions& o;
+  Report& report;
+  bool cuda = false;
+  std::map<std::string, std::string> stopped;  // "primitive/contender" -> why it stopped growing
+
+  int repeats_for(double first_run_ms) const {
+    const double budget_ms = 1000.0 * o.max_seconds_per_run * 2;
+    return std::clamp(static_cast<int>(budget_ms / std::max(first_run_ms, 1e-3)), 3, o.repeats);
+  }
+
+  // Adds a row, unless this contender was already too slow at a smaller size.
+  bool skip(const std::string& primitive, const std::string& contender, const std::string& family,
+            std::size_t n) {
+    const auto it = stopped.find(primitive + "/" + contender);
+    if (it == stopped.end()) return false;
+    Row row{primitive, contender, family, n};
+    row.status = "skipped";
+    row.note = it->second;
+    report.rows.push_back(row);
+    return true;
+  }
+  void add(Row row, const Measured& m, const checks::Check& c) {
+    row.ms = m.ms;
+    row.runs = m.runs;
+    row.timing = m.timing;
+    row.bytes = primitives_detail::bytes_per_element(row.primitive) * static_cast<double>(row.n);
+    row.status = c.ok ? "ok" : "WRONG";
+    row.note = c.note;
+    if (m.ms > 1000.0 * o.max_seconds_per_run) {
+      stopped[row.primitive + "/" + row.contender] =
+          fmt::format("n={} took {:.1f} s per run", row.n, m.ms / 1000);
+    }
+    std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
+                             row.primitive, row.contender, row.n, row.ms, row.gbps(),
+                             row.status == "ok" ? "" : row.note);
+    report.rows.push_back(std::move(row));
+  }
+  void error(const std::string& primitive, const std::string& contender, const std::string& family,
+             std::size_t n, const std::string& what) {
+    Row row{primitive, contender, family, n};
+    row.status = "error";
+    row.note = what;
+    std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, what);
+    report.rows.push_back(row);
+  }
+  // Runs `body` for one contender, turning exceptions into an error row.
+  void attempt(const std::string& primitive, const std::string& contender,
+               const std::string& family, std::size_t n, const std::function<void()>& body) {
+    if (skip(primitive, contender, family, n)) return;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      error(primitive, contender, family, n, e.what());
+    }
+  }
+};
+
+void bench_reduce(Bench& b, std::size_t n) {
+  const auto x = random_floats(n, 0x5eed0000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
+  double exact = 0, magnitude = 0;
+  for (float v : x) exact += v, magnitude += std::fabs(v);
+  b.attempt("reduce", "gpgpu", "gpgpu", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer out(b.ctx, ElementType::Float32, 1);
+    const Measured m = time_gpgpu(
+        b.ctx, [] {}, [&] { reduce(b.ctx, in, out); }, b.o.warmup, b.o.repeats,
+        [&](double ms) { return b.repeats_for(ms); });
+    const float got = out.to_vector<float>()[0];
+    b.add({"reduce", "gpgpu", "gpgpu", n}, m,
+          checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n)));
+  });
+#if GPGPU_BENCH_HAVE_CUB
+  if (b.cuda) {
+    b.attempt("reduce", "cub", "cuda", n, [&] {
+      float got = 0;
+      const double ms = cuda_ref::cub_reduce_sum(x, got, b.o.warmup, b.o.repeats);
+      // CUB's order is its own; checked against a tree bound of depth 2 log2(n) + 64.
+      const int depth = 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 64;
+      b.add({"reduce", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
+            checks::reduce(got, exact, magnitude, depth));
+    });
+  }
+#endif
+  b.attempt("reduce", "cpu", "cpu", n, [&] {
+    double got = 0;
+    const Measured m = time_cpu([&] { got = cpu::reduce_sum(x); }, b.o.warmup, b.o.repeats,
+                                [&](double ms) { return b.repeats_for(ms); });
+    // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
+    b.add({"reduce", "cpu", "cpu", n}, m,
+          checks::reduce(got, exact, magnitude, static_cast<int>(n)));
+  });
+}
+
+void bench_scan(Bench& b, std::size_t n) {
+  const auto x = random_floats(n, 0x5ca00000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
+  std::vector<float> out(n);
+  b.attempt("scan", "gpgpu", "gpgpu", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer result(b.ctx, ElementType::Float32, n);
+    const Measured m = time_gpgpu(
+        b.ctx, [] {}, [&] { inclusive_scan(b.ctx, in, result); }, b.o.warmup, b.o.repeats,
+        [&](double ms) { return b.repeats_for(ms); });
+    result.download(std::span<float>(out));
+    b.add({"scan", "gpgpu", "gpgpu", n}, m, checks::scan(out, x, scan_error_depth(b.ctx, n)));
+  });
+#if GPGPU_BENCH_HAVE_CUB
+  if (b.cuda) {
+    b.attempt("scan", "cub", "cuda", n, [&] {
+      const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
+      b.add({"scan", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
+            checks::scan(out, x, static_cast<int>(n)));
+    });
+  }
+#endif
+  b.attempt("scan", "cpu", "cpu", n, [&] {
+    const Measured m = time_cpu([&] { cpu::inclusive_sum(x, out); }, b.o.warmup, b.o.repeats,
+                                [&](double ms) { return b.repeats_for(ms); });
+    b.add({"scan", "cpu", "cpu", n}, m, checks::scan(out, x, static_cast<int>(n)));
+  });
+}
+
+void bench_sort(Bench& b, std::size_t n, bool pairs) {
+  const std::string name = pairs ? "sort_pairs" : "sort";
+  const auto keys = random_uints(n, 0x50470000u + static_cast<std::uint32_t>(n));
+  std::vector<std::uint32_t> iota(n);
+  std::iota(iota.begin(), iota.end(), 0u);
+  // The reference: the CPU contender's own sort (checked there against std::is_sorted).
+  std::vector<std::uint32_t> ref_keys = keys, ref_values = iota;
+  b.attempt(name, "cpu", "cpu", n, [&] {
+    std::vector<std::uint32_t> k, v;
+    const Measured m = time_cpu(
+        [&] {
+          k = keys;
+          v = iota;
+          pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
+        },
+        b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+    ref_keys = k;
+    ref_values = v;
+    const bool sorted = std::is_sorted(k.begin(), k.end());
+    b.add({name, "cpu", "cpu", n}, m,
+          pairs ? checks::stable_pairs(keys, k, v)
+                : checks::Check{sorted, sorted ? "sorted" : "not sorted"});
+  });
+  if (b.stopped.count(name + "/cpu")) {  // no fresh reference: sort once more, untimed
+    ref_keys = keys;
+    ref_values = iota;
+    pairs ? cpu::sort_pairs(ref_keys, ref_values) : cpu::sort(ref_keys);
+  }
+  std::vector<std::uint32_t> got_keys(n), got_values(n);
+  b.attempt(name, "gpgpu", "gpgpu", n, [&] {
+    const Buffer pristine = Buffer::from(b.ctx, keys), pristine_values = Buffer::from(b.ctx, iota);
+    Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
+    DeviceCopy copy(b.ctx);
+    const auto restore = [&] {
+      copy.run(pristine, k);
+      if (pairs) copy.run(pristine_values, v);
+    };
+    const Measured m = time_gpgpu(
+        b.ctx, restore, [&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, b.o.warmup,
+        b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+    k.download(std::span<std::uint32_t>(got_keys));
+    v.download(std::span<std::uint32_t>(got_values));
+    b.add({name, "gpgpu", "gpgpu", n}, m,
+          pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                : checks::same(got_keys, ref_keys, "keys"));
+  });
+#if GPGPU_BENCH_HAVE_CUB
+  if (b.cuda) {
+    b.attempt(name, "cub", "cuda", n, [&] {
+      const double ms = pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values,
+                                                         b.o.warmup, b.o.repeats)
+                              : cuda_ref::cub_sort_keys(keys, got_keys, b.o.warmup, b.o.repeats);
+      b.add({name, "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
+            pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                  : checks::same(got_keys, ref_keys, "keys"));
+    });
+  }
+#endif
+}
+
+void bench_histogram(Bench& b, std::size_t n) {
+  const auto x = random_floats(n, 0x4157u + static_cast<std::uint32_t>(n), 0.0f, 1.0f);
+  std::vector<std::uint32_t> want;
+  b.attempt("histogram", "cpu", "cpu", n, [&] {
+    const Measured m =
+        time_cpu([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
+                 b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+    const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
+    b.add({"histogram", "cpu", "cpu", n}, m, {total == n, fmt::format("{} values counted", total)});
+  });
+  if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
+  b.attempt("histogram", "gpgpu", "gpgpu", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
+    const Measured m = time_gpgpu(
+        b.ctx, [] {}, [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
+        b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+    const auto got = counts.to_vector<std::uint32_t>();
+    b.add({"histogram", "gpgpu", "gpgpu", n}, m, checks::histogram(got, want, 0));
+  });
+#if GPGPU_BENCH_HAVE_CUB
+  if (b.cuda) {
+    b.attempt("histogram", "cub", "cuda", n, [&] {
+      std::vector<std::uint32_t> got(histogram_bins);
+      // CUB bins [0, 1) half-open with its own arithmetic: a value on a bin edge may land
+      // one bin over; checked within 0.1% of a bin's expected count.
+      const double ms = cuda_ref::cub_histogram_even(x, 0.0f, 1.0f, got, b.o.warmup, b.o.repeats);
+      const auto tolerance = static_cast<std::uint32_t>(1 + n / histogram_bins / 1000);
+      b.add({"histogram", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
+            checks::histogram(got, std::span<const std::uint32_t>(want).first(histogram_bins),
+                              tolerance));
+    });
+  }
+#endif
+}
+
+// The bandwidth ceilings: the CUDA device copy and a GLSL vec4 copy of n floats.
+void bench_copy(Bench& b, std::size_t n) {
+#if GPGPU_BENCH_HAVE_CUDA
+  if (b.cuda) {
+    b.attempt("copy", "cuda memcpy", "cuda", n, [&] {
+      const double gbps = cuda_ref::device_copy_gbps(n * 4);
+      b.add({"copy", "cuda memcpy", "cuda", n},
+            {8.0 * static_cast<double>(n) / (gbps * 1e9) * 1e3, 10, "CUDA events"},
+            {true, "cudaMemcpy device to device"});
+    });
+  }
+#endif
+  b.attempt("copy", "gpgpu copy", "gpgpu", n, [&] {
+    const auto x = random_uints(n, 7);
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer out(b.ctx, ElementType::Uint32, n);
+    DeviceCopy copy(b.ctx);
+    const Measured m = time_gpgpu(
+        b.ctx, [] {}, [&] { copy.run(in, out); }, b.o.warmup, b.o.repeats,
+        [&](double ms) { return b.repeats_for(ms); });
+    b.add({"copy", "gpgpu copy", "gpgpu", n}, m,
+          checks::same(out.to_vector<std::uint32_t>(), x, "elements"));
+  });
+}
+
+std::string now() {
+  const std::time_t t = std::time(nullptr);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&t));
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<std::string> primitives_bench_names() {
+  return {"reduce", "scan", "sort", "sort_pairs", "histogram", "copy"};
+}
+
+int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  Report report;
+  report.date = now();
+  report.command = o.command_line;
+  report.renderer = ctx.info().renderer;
+  report.gl_version = ctx.info().version;
+  report.device_kind = ctx.info().device_kind;
+  report.is_software = ctx.info().is_software;
+  report.cpu_model = cpu_model_name();
+  report.cpu_backend = cpu::backend();
+  report.load_before = load_average();
+  report.timing =
+      ctx.info().is_software
+          ? "gpgpu: fenced wall clock (llvmpipe's timer queries do not see shader work); CPU: "
+            "steady_clock"
+          : "gpgpu: GPU timestamps (gpgpu::Profiler); CUB: CUDA events; CPU: steady_clock";
+  Bench b{ctx, o, report, false, {}};
+  report.cuda = "not built";
+#if GPGPU_BENCH_HAVE_CUDA
+  std::string why;
+  b.cuda = cuda_ref::available(&why);
+  report.cuda = b.cuda ? cuda_ref::device_name() : "unavailable: " + why;
+#endif
+#if !GPGPU_BENCH_HAVE_CUB
+  if (report.cuda != "not built") report.cuda += " (CUB reference not built)";
+#endif
+  const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+  std::vector<int> log2s = o.log2_sizes;
+  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24, 26, 27, 28};
+  std::vector<std::string> which = o.primitives.empty() ? primitives_bench_names() : o.primitives;
+  for (const auto& w : which) {
+    const auto names = primitives_bench_names();
+    if (std::find(names.begin(), names.end(), w) == names.end()) {
+      throw ArgumentError(
+          fmt::format("bench primitives: unknown primitive '{}'; expected one of {}", w,
+                      fmt::join(names, ", ")));
+    }
+  }
+  for (int l : log2s) {
+    if (l < 1 || l > 31)
+      throw ArgumentError(fmt::format("bench primitives: size 2^{} is out of 2^1..2^31", l));
+    const std::size_t n = std::size_t{1} << l;
+    if (n > largest) {
+      std::cerr << fmt::format("skipping 2^{}: the device binds at most {} elements\n", l, largest);
+      continue;
+    }
+    report.sizes.push_back(n);
+    std::cerr << fmt::format("n = 2^{}\n", l);
+    for (const auto& w : which) {
+      if (w == "reduce") bench_reduce(b, n);
+      if (w == "scan") bench_scan(b, n);
+      if (w == "sort") bench_sort(b, n, false);
+      if (w == "sort_pairs") bench_sort(b, n, true);
+      if (w == "histogram") bench_histogram(b, n);
+      if (w == "copy") bench_copy(b, n);
+    }
+  }
+  if (o.sweep) run_tuning_sweep(ctx, report, o.warmup, o.repeats);
+  report.load_after = load_average();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::create_directories(o.out_dir);
+  primitives_detail::print(std::cout, report);
+  primitives_detail::write_json(o.out_dir / "primitives.json", report);
+  primitives_detail::write_csv(o.out_dir / "primitives.csv", report);
+  std::cout << "wrote " << (o.out_dir / "primitives.json").string() << " and primitives.csv\n";
+  if (o.charts) std::cout << primitives_detail::draw_charts(o.out_dir, report) << "\n";
+  bool wrong = false;
+  for (const auto& r : report.rows) wrong |= r.status == "WRONG";
+  for (const auto& s : report.sweep) wrong |= s.status == "WRONG";
+  return wrong ? 1 : 0;
+}
+
+}  // namespace gpgpu::bench

@@ -1,0 +1,32 @@
+// Internal: the GLSL of the histogram kernels.
+#pragma once
+
+#include <string>
+
+#include "gpgpu/element_type.hpp"
+
+namespace gpgpu::primitives {
+
+enum class HistogramMode {
+  SharedCopies = 0,  // GPUs: per-subgroup copies of the bins in shared memory (atomics)
+  Private = 1,       // CPU devices: one copy per invocation, plain increments
+  Global = 2,        // too many bins for shared memory: atomics on the output
+};
+
+struct HistogramShape {
+  HistogramMode mode = HistogramMode::SharedCopies;
+  int local = 256;
+  int copies = 8;       // SharedCopies: copies of the bins (invocations share one per local/copies)
+  bool texels = false;  // read the input through buffer textures
+  int bins = 256;       // compiled in: the shared arrays' size
+};
+
+// Uniforms: bins, lo, scale (float input) or lo_bits (integer input), body_begin,
+// body_count (vec4s), chunk (vec4s per group, or per invocation in Private mode), trips,
+// edges (scalar head/tail, done by group 0), out_offset. Blocks: input (input_glsl), counts.
+std::string histogram_source(ElementType type, const HistogramShape& shape);
+
+// counts[out_offset + i] = 0 for i < n.
+std::string clear_source(int local);
+
+}  // namespace gpgpu::primitives

@@ -1,0 +1,241 @@
+// gpgpu::sort / sort_by_key / argsort: LSD radix sort, 4 passes of 8 bits. A pass counts the
+// digits of every tile (upsweep), scans the digit-major counts (exclusive_scan), then each
+// tile ranks its keys in shared memory and writes every digit's run at its offset
+// (downsweep). Passes alternate between the caller's Buffers and scratch, ending in the
+// caller's.
+#include <fmt/format.h>
+
+#include "gpgpu/error.hpp"
+#include "gpgpu/primitives.hpp"
+#include "primitive_checks.hpp"
+#include "primitive_registry.hpp"
+#include "primitive_tuning.hpp"
+#include "radix_sort_glsl.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+using primitives::SortShape;
+
+SortShape sort_shape(const Context& ctx) {
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  SortShape s;
+  s.serial = t.sort_serial == 1;
+  s.local = t.sort_local;
+  s.keys = t.sort_keys;
+  s.texels = s.serial && t.texel_loads == 1;
+  return s;
+}
+
+// One pass's sources and destinations (element offsets into each Buffer).
+struct PassBuffers {
+  const Buffer* keys_in;
+  std::size_t in_first;
+  const Buffer* keys_out;
+  std::size_t out_first;
+  const Buffer* values_in = nullptr;  // null: keys only
+  std::size_t vin_first = 0;
+  const Buffer* values_out = nullptr;
+  std::size_t vout_first = 0;
+  bool iota = false;  // values_in is unused: the values are iota_base + index
+  std::size_t iota_base = 0;
+};
+
+struct SortPlan {
+  const Context* ctx;
+  ElementType key_type;
+  SortShape shape;
+  std::size_t count;
+  std::size_t tiles;
+  bool descending;
+  Buffer* counts;
+};
+
+void run_pass(const SortPlan& p, const PassBuffers& b, int shift) {
+  auto& reg = primitives::registry(*p.ctx);
+  const std::string type = std::string(to_string(p.key_type));
+  const bool with_values = b.values_out != nullptr;
+  const std::string shape = fmt::format("{}{}x{}{}", p.shape.serial ? "serial " : "", p.shape.local,
+                                        p.shape.keys, p.shape.texels ? " texels" : "");
+  ComputeKernel& up = reg.kernel(*p.ctx, fmt::format("sort_up {} {}", type, shape), [&] {
+    return p.shape.serial ? primitives::sort_serial_source(p.key_type, false, true, p.shape)
+                          : primitives::sort_upsweep_source(p.key_type, p.shape);
+  });
+  ComputeKernel& down =
+      reg.kernel(*p.ctx, fmt::format("sort_down {} {} {}", type, with_values, shape), [&] {
+        return p.shape.serial
+                   ? primitives::sort_serial_source(p.key_type, with_values, false, p.shape)
+                   : primitives::sort_downsweep_source(p.key_type, with_values, p.shape);
+      });
+  // Serial: one invocation per tile, so a work group covers `local` tiles.
+  const std::size_t groups = p.shape.serial
+                                 ? (p.tiles + static_cast<std::size_t>(p.shape.local) - 1) /
+                                       static_cast<std::size_t>(p.shape.local)
+                                 : p.tiles;
+  const Size3 grid = primitives::grid_for(*p.ctx, groups);
+  const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+  reg.run(up,
+          {{"keys_in", *b.keys_in},
+           {"keys_texels", texels(*b.keys_in)},
+           {"counts", *p.counts},
+           {"in_first", u32(b.in_first)},
+           {"count", u32(p.count)},
+           {"tiles", u32(p.tiles)},
+           {"shift", u32(static_cast<std::size_t>(shift))},
+           {"descending", static_cast<std::int32_t>(p.descending)}},
+          grid);
+  exclusive_scan(*p.ctx, *p.counts, *p.counts, Op::Sum, {1, {0, 256 * p.tiles}, 0});
+  Args args = {{"keys_in", *b.keys_in},
+               {"keys_texels", texels(*b.keys_in)},
+               {"keys_out", *b.keys_out},
+               {"offsets", *p.counts},
+               {"in_first", u32(b.in_first)},
+               {"out_first", u32(b.out_first)},
+               {"count", u32(p.count)},
+               {"tiles", u32(p.tiles)},
+               {"shift", u32(static_cast<std::size_t>(shift))},
+               {"descending", static_cast<std::int32_t>(p.descending)}};
+  if (with_values) {
+    // values_in is bound even for iota (a kernel variant without it is not worth a program).
+    const Buffer& values_in = b.iota ? *b.values_out : *b.values_in;
+    args.insert(args.end(), {{"values_in", values_in},
+                             {"values_texels", texels(values_in)},
+                             {"values_out", *b.values_out},
+                             {"vin_first", u32(b.vin_first)},
+                             {"vout_first", u32(b.vout_first)},
+                             {"iota_values", static_cast<std::int32_t>(b.iota)},
+                             {"iota_base", u32(b.iota_base)}});
+  }
+  reg.run(down, args, grid);
+}
+
+SortPlan plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order) {
+  SortPlan p{&ctx, key_type, sort_shape(ctx), count, 0, order == SortOrder::Descending, nullptr};
+  const auto tile = static_cast<std::size_t>(p.shape.tile());
+  p.tiles = (count + tile - 1) / tile;
+  p.counts =
+      &primitives::registry(ctx).scratch(ctx, "sort.counts", ElementType::Uint32, 256 * p.tiles);
+  return p;
+}
+
+void check_keys(const Context& ctx, const Buffer& keys, const char* fn) {
+  primitives::check_buffer(ctx, keys, fn, "keys");
+}
+
+}  // namespace
+
+void sort(const Context& ctx, Buffer& keys, SortOrder order, Range range) {
+  const char* fn = "sort";
+  check_keys(ctx, keys, fn);
+  const auto r = primitives::resolve_range(keys, range, 1, fn, "keys");
+  primitives::check_index_range(r.first + r.count, fn, "keys");
+  if (r.count <= 1) return;
+  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  Buffer& other = primitives::registry(ctx).scratch(ctx, "sort.keys", keys.element_type(), r.count);
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool forward = pass % 2 == 0;  // keys -> scratch on even passes, back on odd ones
+    run_pass(p,
+             {forward ? &keys : &other, forward ? r.first : 0, forward ? &other : &keys,
+              forward ? 0 : r.first},
+             8 * pass);
+  }
+}
+
+void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values, SortOrder order, Range range) {
+  const char* fn = "sort_by_key";
+  check_keys(ctx, keys, fn);
+  primitives::check_buffer(ctx, values, fn, "values");
+  primitives::check_type(values, ElementType::Uint32, fn, "values");
+  const auto r = primitives::resolve_range(keys, range, 1, fn, "keys");
+  primitives::check_room(values, r.first, r.count, fn, "values");
+  primitives::check_index_range(r.first + r.count, fn, "keys");
+  if (r.count <= 1) return;
+  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  auto& reg = primitives::registry(ctx);
+  Buffer& other_keys = reg.scratch(ctx, "sort.keys", keys.element_type(), r.count);
+  Buffer& other_values = reg.scratch(ctx, "sort.values", ElementType::Uint32, r.count);
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool forward = pass % 2 == 0;
+    PassBuffers b{forward ? &keys : &other_keys, forward ? r.first : 0,
+                  forward ? &other_keys : &keys, forward ? 0 : r.first};
+    b.values_in = forward ? &values : &other_values;
+    b.vin_first = forward ? r.first : 0;
+    b.values_out = forward ? &other_values : &values;
+    b.vout_first = forward ? 0 : r.first;
+    run_pass(p, b, 8 * pass);
+  }
+}
+
+void argsort(const Context& ctx, const Buffer& keys, Buffer& indices, SortOrder order,
+             Range range) {
+  const char* fn = "argsort";
+  check_keys(ctx, keys, fn);
+  primitives::check_buffer(ctx, indices, fn, "indices");
+  primitives::check_type(indices, ElementType::Uint32, fn, "indices");
+  const auto r = primitives::resolve_range(keys, range, 1, fn, "keys");
+  primitives::check_room(indices, 0, r.count, fn, "indices");
+  primitives::check_index_range(r.first + r.count, fn, "keys");
+  if (r.count == 0) return;
+  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  auto& reg = primitives::registry(ctx);
+  // Keys: keys -> a -> b -> a -> b (the caller's keys are only read); values: generated in
+  // pass 0 into `v`, then v -> indices -> v -> indices.
+  Buffer& a = reg.scratch(ctx, "sort.keys", keys.element_type(), r.count);
+  Buffer& b = reg.scratch(ctx, "argsort.keys", keys.element_type(), r.count);
+  Buffer& v = reg.scratch(ctx, "sort.values", ElementType::Uint32, r.count);
+  for (int pass = 0; pass < 4; ++pass) {
+    PassBuffers pb{pass == 0 ? &keys : (pass % 2 == 1 ? &a : &b), pass == 0 ? r.first : 0,
+                   pass % 2 == 0 ? &a : &b, 0};
+    pb.values_in = pass % 2 == 0 ? &indices : &v;
+    pb.values_out = pass % 2 == 0 ? &v : &indices;
+    pb.iota = pass == 0;
+    pb.iota_base = r.first;
+    run_pass(p, pb, 8 * pass);
+  }
+}
+
+template <class T>
+void sort(const Context& ctx, std::span<T> keys, SortOrder order) {
+  if (keys.size() <= 1) return;
+  Buffer b = Buffer::from(ctx, std::span<const T>(keys));
+  sort(ctx, b, order);
+  b.download(keys);
+}
+
+template <class T>
+void sort_by_key(const Context& ctx, std::span<T> keys, std::span<std::uint32_t> values,
+                 SortOrder order) {
+  if (values.size() != keys.size()) {
+    throw SizeMismatchError(
+        fmt::format("gpgpu::sort_by_key: {} keys but {} values", keys.size(), values.size()));
+  }
+  if (keys.size() <= 1) return;
+  Buffer k = Buffer::from(ctx, std::span<const T>(keys));
+  Buffer v = Buffer::from(ctx, std::span<const std::uint32_t>(values));
+  sort_by_key(ctx, k, v, order);
+  std::vector<T> sorted_keys = k.to_vector<T>();
+  std::vector<std::uint32_t> sorted_values = v.to_vector<std::uint32_t>();
+  std::copy(sorted_keys.begin(), sorted_keys.end(), keys.begin());  // both read back: commit
+  std::copy(sorted_values.begin(), sorted_values.end(), values.begin());
+}
+
+template <class T>
+std::vector<std::uint32_t> argsort(const Context& ctx, std::span<const T> keys, SortOrder order) {
+  if (keys.empty()) return {};
+  const Buffer k = Buffer::from(ctx, keys);
+  Buffer indices(ctx, ElementType::Uint32, keys.size());
+  argsort(ctx, k, indices, order);
+  return indices.to_vector<std::uint32_t>();
+}
+
+#define GPGPU_INSTANTIATE_SORT(T)                                                                  \
+  template void sort<T>(const Context&, std::span<T>, SortOrder);                                  \
+  template void sort_by_key<T>(const Context&, std::span<T>, std::span<std::uint32_t>, SortOrder); \
+  template std::vector<std::uint32_t> argsort<T>(const Context&, std::span<const T>, SortOrder);
+GPGPU_INSTANTIATE_SORT(float)
+GPGPU_INSTANTIATE_SORT(std::int32_t)
+GPGPU_INSTANTIATE_SORT(std::uint32_t)
+#undef GPGPU_INSTANTIATE_SORT
+
+}  // namespace gpgpu

@@ -1,0 +1,37 @@
+// Internal: the GLSL of the LSD radix sort's two kernels per 8-bit digit pass.
+#pragma once
+
+#include <string>
+
+#include "gpgpu/element_type.hpp"
+
+namespace gpgpu::primitives {
+
+struct SortShape {
+  bool serial = false;  // one invocation per tile, sequentially (CPU devices)
+  int local = 256;      // invocations per work group (ranked: a multiple of 32)
+  int keys = 16;        // keys per invocation (ranked: >= 16, so the rank masks fit)
+  bool texels = false;  // serial: read keys and values through buffer textures
+  int tile() const { return serial ? keys : local * keys; }
+};
+
+// Tile histogram: counts[digit * tiles + tile] = keys of the tile with that digit.
+// Uniforms: in_first, count, tiles, shift, descending. Blocks: keys_in, counts.
+std::string sort_upsweep_source(ElementType key_type, const SortShape& shape);
+
+// Stable scatter of a tile: ranks keys by digit in shared memory, stages them in sorted
+// order and writes each digit's run at offsets[digit * tiles + tile] (the exclusive scan
+// of the counts). with_values: moves uint32 values alongside (or, with iota_values set,
+// writes the keys' original indices iota_base + i). Uniforms: in_first, out_first,
+// count, tiles, shift, descending, [vin_first, vout_first, iota_values, iota_base].
+// Blocks: keys_in, keys_out, offsets, [values_in, values_out].
+std::string sort_downsweep_source(ElementType key_type, bool with_values, const SortShape& shape);
+
+// The serial variant of both (same uniforms and blocks; upsweep = true for the counts).
+// Each invocation owns a tile and 256 counters in shared memory; it counts its tile's
+// digits, or walks its keys in order and writes each at its digit's next offset, which is
+// stable without any ranking.
+std::string sort_serial_source(ElementType key_type, bool with_values, bool upsweep,
+                               const SortShape& shape);
+
+}  // namespace gpgpu::primitives

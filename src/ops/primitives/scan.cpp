@@ -1,0 +1,262 @@
+// gpgpu::inclusive_scan / exclusive_scan: validate, plan tiles, then either one look-back
+// pass or reduce-then-scan (tile totals, a one-group scan of them, the tiles).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "glsl_ops.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/primitives.hpp"
+#include "primitive_checks.hpp"
+#include "primitive_registry.hpp"
+#include "primitive_tuning.hpp"
+#include "scan_glsl.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+using primitives::ScalarRange;
+using primitives::ScanMode;
+using primitives::ScanShape;
+
+ScanShape scan_shape(const Context& ctx, int components) {
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  ScanShape s;
+  s.local = t.scan_local;
+  // A multiple of 4 (vec4 moves) and of the components: 12 for vec3 elements.
+  s.scalars = components == 3 ? std::max(12, t.scan_scalars / 12 * 12) : t.scan_scalars;
+  s.rake = 8;
+  s.window = std::min(32, s.local);
+  return s;
+}
+
+// Software devices always reduce-then-scan: llvmpipe ends an invocation's loops after 65535
+// trips in all, so a look-back wait (a loop) cannot be made long enough to be safe there
+// when the OS deschedules the tile being waited for.
+ScanAlgorithm resolve(const Context& ctx, ScanAlgorithm a) {
+  if (ctx.info().is_software) return ScanAlgorithm::ReduceThenScan;
+  return a == ScanAlgorithm::Auto ? ScanAlgorithm::SinglePass : a;
+}
+
+struct ScanCall {
+  const Buffer* in;
+  Buffer* out;
+  ScalarRange range;
+  std::size_t out_first;  // scalar
+  int components;
+  const Operator* op;
+  bool inclusive;
+};
+
+ComputeKernel& scan_kernel(const Context& ctx, const ScanCall& c, ScanMode mode,
+                           const ScanShape& shape) {
+  const std::string key =
+      fmt::format("scan {} {} {} mode{} {}x{}", to_string(c.in->element_type()), c.components,
+                  primitives::op_key(*c.op), static_cast<int>(mode), shape.local, shape.scalars);
+  return primitives::registry(ctx).kernel(ctx, key, [&] {
+    return primitives::scan_source(c.in->element_type(), c.components, *c.op, mode, shape);
+  });
+}
+
+Args tile_args(const ScanCall& c, const Buffer& tile_values, std::size_t tiles, bool vec4_io) {
+  return {{"in4", *c.in},
+          {"in1", *c.in},
+          {"out4", *c.out},
+          {"out1", *c.out},
+          {"tile_values", tile_values},
+          {"in_first", static_cast<std::uint32_t>(c.range.first)},
+          {"out_first", static_cast<std::uint32_t>(c.out_first)},
+          {"total", static_cast<std::uint32_t>(c.range.count)},
+          {"tiles", static_cast<std::uint32_t>(tiles)},
+          {"vec4_io", static_cast<std::int32_t>(vec4_io)},
+          {"inclusive", static_cast<std::int32_t>(c.inclusive)}};
+}
+
+void single_pass(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
+                 std::size_t tiles) {
+  auto& reg = primitives::registry(ctx);
+  const auto comps = static_cast<std::size_t>(c.components);
+  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles * comps);
+  bool fresh = false;
+  Buffer& flags = reg.zeroed_scratch(ctx, "scan.tile_flags", ElementType::Uint32, tiles + 1, fresh);
+  if (fresh) reg.reset_count("scan.epoch");
+  std::uint32_t epoch = reg.next_count("scan.epoch");
+  if (epoch >= (1u << 30)) {  // flags hold epoch << 2: start again from clean flags
+    flags.upload(std::vector<std::uint32_t>(flags.size(), 0u));
+    reg.reset_count("scan.epoch");
+    epoch = reg.next_count("scan.epoch");
+  }
+  Args args = tile_args(c, values, tiles, vec4_io);
+  args.emplace_back("tile_flags", flags);
+  args.emplace_back("epoch", epoch);
+  reg.run(scan_kernel(ctx, c, ScanMode::LookBack, shape), args, primitives::grid_for(ctx, tiles));
+}
+
+void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
+                      std::size_t tiles) {
+  auto& reg = primitives::registry(ctx);
+  const auto comps = static_cast<std::size_t>(c.components);
+  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), tiles * comps);
+  const Args args = tile_args(c, values, tiles, vec4_io);
+  const Size3 grid = primitives::grid_for(ctx, tiles);
+  if (tiles > 1) {
+    reg.run(scan_kernel(ctx, c, ScanMode::TileReduce, shape), args, grid);
+    const auto local = static_cast<std::size_t>(shape.local);
+    const auto per_thread = static_cast<std::uint32_t>((tiles + local - 1) / local);
+    Args small = args;
+    small.emplace_back("per_thread", per_thread);
+    reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+  } else {
+    // One tile: its exclusive prefix is the identity; the small scan writes exactly that.
+    Args small = args;
+    small.emplace_back("per_thread", std::uint32_t{1});
+    reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+  }
+  reg.run(scan_kernel(ctx, c, ScanMode::TileDownsweep, shape), args, grid);
+}
+
+// Elements per invocation of the serial scan: runs long enough to amortise the passes,
+// enough of them to keep the CPU threads busy, and short enough for llvmpipe's loop budget
+// (65535 trips per invocation, all loops together; a run of 8192 takes at most ~10000).
+std::size_t serial_chunk(std::size_t elements) {
+  const std::size_t chunk = std::max<std::size_t>(256, (elements + 511) / 512);
+  return std::min<std::size_t>((chunk + 3) / 4 * 4, 8192);
+}
+
+void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape,
+                             bool vec4_io) {
+  auto& reg = primitives::registry(ctx);
+  const auto comps = static_cast<std::size_t>(c.components);
+  const std::size_t elements = c.range.count / comps;
+  const std::size_t chunk = serial_chunk(elements);
+  const std::size_t tiles = (elements + chunk - 1) / chunk;
+  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), tiles * comps);
+  Args args = primitives::input_args(*c.in);
+  args.insert(args.end(), {{"out4", *c.out},
+                           {"out1", *c.out},
+                           {"tile_values", values},
+                           {"in_first", static_cast<std::uint32_t>(c.range.first)},
+                           {"out_first", static_cast<std::uint32_t>(c.out_first)},
+                           {"count", static_cast<std::uint32_t>(elements)},
+                           {"chunk", static_cast<std::uint32_t>(chunk)},
+                           {"tiles", static_cast<std::uint32_t>(tiles)},
+                           {"vec4_io", static_cast<std::int32_t>(vec4_io)},
+                           {"inclusive", static_cast<std::int32_t>(c.inclusive)}});
+  const auto local = static_cast<std::size_t>(shape.local);
+  const Size3 grid = primitives::grid_for(ctx, (tiles + local - 1) / local);
+  const auto serial = [&](ScanMode mode) -> ComputeKernel& {
+    const std::string key =
+        fmt::format("scan_serial {} {} {} mode{} {}", to_string(c.in->element_type()), c.components,
+                    primitives::op_key(*c.op), static_cast<int>(mode), shape.local);
+    return reg.kernel(ctx, key, [&] {
+      return primitives::scan_serial_source(c.in->element_type(), c.components, *c.op, mode,
+                                            shape.local);
+    });
+  };
+  if (tiles > 1) reg.run(serial(ScanMode::TileReduce), args, grid);
+  const Args small = {{"tile_values", values},
+                      {"tiles", static_cast<std::uint32_t>(tiles)},
+                      {"per_thread", static_cast<std::uint32_t>((tiles + local - 1) / local)}};
+  reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+  reg.run(serial(ScanMode::TileDownsweep), args, grid);
+}
+
+void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
+          const ScanOptions& o, bool inclusive) {
+  const char* fn = inclusive ? "inclusive_scan" : "exclusive_scan";
+  primitives::check_buffer(ctx, in, fn, "in");
+  primitives::check_buffer(ctx, out, fn, "out");
+  primitives::check_components(o.components, fn);
+  primitives::check_type(out, in.element_type(), fn, "out");
+  const ScalarRange r = primitives::resolve_range(in, o.range, o.components, fn, "in");
+  const std::size_t out_first = o.out_first * static_cast<std::size_t>(o.components);
+  primitives::check_room(out, out_first, r.count, fn, "out");
+  primitives::check_index_range(std::max(r.first, out_first) + r.count, fn, "in");
+  if (r.count == 0) return;
+
+  const ScanShape shape = scan_shape(ctx, o.components);
+  const auto tile = static_cast<std::size_t>(shape.local * shape.scalars);
+  const std::size_t tiles = (r.count + tile - 1) / tile;
+  const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
+  const ScanCall call{&in, &out, r, out_first, o.components, &op, inclusive};
+  if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
+    single_pass(ctx, call, shape, vec4_io, tiles);
+  } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
+    serial_reduce_then_scan(ctx, call, shape, vec4_io);
+  } else {
+    reduce_then_scan(ctx, call, shape, vec4_io, tiles);
+  }
+}
+
+template <class T>
+std::vector<T> scan_host(const Context& ctx, std::span<const T> in, const Operator& op,
+                         int components, bool inclusive) {
+  if (in.empty()) return {};
+  const Buffer b = Buffer::from(ctx, in);
+  Buffer out(ctx, element_type_of<T>(), in.size());
+  scan(ctx, b, out, op, {components, {}, 0, ScanAlgorithm::Auto}, inclusive);
+  return out.to_vector<T>();
+}
+
+}  // namespace
+
+void inclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
+                    const ScanOptions& options) {
+  scan(ctx, in, out, op, options, true);
+}
+void exclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
+                    const ScanOptions& options) {
+  scan(ctx, in, out, op, options, false);
+}
+
+template <class T>
+std::vector<T> inclusive_scan(const Context& ctx, std::span<const T> in, const Operator& op,
+                              int components) {
+  return scan_host(ctx, in, op, components, true);
+}
+template <class T>
+std::vector<T> exclusive_scan(const Context& ctx, std::span<const T> in, const Operator& op,
+                              int components) {
+  return scan_host(ctx, in, op, components, false);
+}
+
+int scan_error_depth(const Context& ctx, std::size_t n, int components, ScanAlgorithm algorithm) {
+  primitives::check_components(components, "scan_error_depth");
+  const ScanShape s = scan_shape(ctx, components);
+  const std::size_t per_tile = static_cast<std::size_t>(s.local * s.scalars / components);
+  const std::size_t tiles = std::max<std::size_t>(1, (n + per_tile - 1) / per_tile);
+  // Within a tile: a run of scalars/components elements, the raking block scan (rake, then
+  // local/rake totals, then one combination) and the two combinations with the prefixes.
+  const int in_tile = s.scalars / components + s.rake + s.local / s.rake + 3;
+  if (resolve(ctx, algorithm) == ScanAlgorithm::SinglePass) {
+    // The tile prefix chains one tile total per preceding tile.
+    return in_tile + static_cast<int>(tiles);
+  }
+  if (primitives::effective_tuning(ctx).texel_loads == 1) {
+    // Serial: a run's total (chunk elements in a row), the small scan of the totals, then
+    // the run again from its prefix.
+    const std::size_t chunk = serial_chunk(n);
+    const std::size_t runs = std::max<std::size_t>(1, (n + chunk - 1) / chunk);
+    const int small =
+        static_cast<int>((runs + s.local - 1) / s.local) + s.rake + s.local / s.rake + 1;
+    return 2 * static_cast<int>(chunk) + small + 1;
+  }
+  // A tile total (a tile's reduction), then the one-group scan of the totals.
+  const int small =
+      static_cast<int>((tiles + s.local - 1) / s.local) + s.rake + s.local / s.rake + 1;
+  return 2 * in_tile + small;
+}
+
+#define GPGPU_INSTANTIATE_SCAN(T)                                                                \
+  template std::vector<T> inclusive_scan<T>(const Context&, std::span<const T>, const Operator&, \
+                                            int);                                                \
+  template std::vector<T> exclusive_scan<T>(const Context&, std::span<const T>, const Operator&, \
+                                            int);
+GPGPU_INSTANTIATE_SCAN(float)
+GPGPU_INSTANTIATE_SCAN(std::int32_t)
+GPGPU_INSTANTIATE_SCAN(std::uint32_t)
+#undef GPGPU_INSTANTIATE_SCAN
+
+}  // namespace gpgpu

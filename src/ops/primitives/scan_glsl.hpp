@@ -1,0 +1,43 @@
+// Internal: the GLSL of the scan kernels, one source specialised by #defines.
+#pragma once
+
+#include <string>
+
+#include "gpgpu/element_type.hpp"
+#include "gpgpu/primitives.hpp"
+
+namespace gpgpu::primitives {
+
+// What one scan kernel variant does.
+enum class ScanMode {
+  TileReduce = 0,     // each tile's total into tile_values[tile] (reduce-then-scan, pass 1)
+  TileDownsweep = 1,  // scan each tile from the exclusive prefix in tile_values[tile] (pass 3)
+  LookBack = 2,       // single pass: decoupled look-back over tile_flags / tile_values
+  SmallScan = 3,      // one work group: exclusive scan of tile_values[0, tiles) in place (pass 2)
+};
+
+struct ScanShape {
+  int local = 256;   // invocations per work group
+  int scalars = 16;  // scalars per invocation (a multiple of 4 and of components)
+  int rake = 8;      // invocations per raking segment of the block scan
+  int window = 32;   // tiles read at once by the look-back
+};
+
+// Uniforms: in_first, out_first (scalars), total (scalars), tiles, vec4_io, inclusive, epoch
+// (look-back), per_thread (small scan). Blocks: in4/in1 (the input), out4/out1 (the
+// output), tile_values, tile_flags (look-back).
+std::string scan_source(ElementType type, int components, const Operator& op, ScanMode mode,
+                        const ScanShape& shape);
+
+// The serial variant for CPU devices (modes TileReduce and TileDownsweep only; the tiles are
+// invocations' runs of `chunk` elements). Reads through buffer textures. Uniforms: in_first,
+// out_first (scalars), count (elements), chunk, tiles, vec4_io, inclusive. Blocks: out4,
+// out1, tile_values; input in4_texels / in1_texels.
+std::string scan_serial_source(ElementType type, int components, const Operator& op, ScanMode mode,
+                               int local);
+
+// The GLSL block-scan helpers (thread_sums, rake_sums, tile_total, block_exclusive) over the
+// element type `T` and operator `opt` (defined before), for reuse by other tiled kernels.
+extern const char* const block_scan_glsl;
+
+}  // namespace gpgpu::primitives

@@ -1,0 +1,164 @@
+// gpgpu::segmented_reduce: `lanes` invocations per segment (a power of two chosen from the
+// average segment length), each reducing a contiguous part of its segment in order, then an
+// order-keeping tree over the lanes in shared memory.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "glsl_ops.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/primitives.hpp"
+#include "primitive_checks.hpp"
+#include "primitive_registry.hpp"
+#include "primitive_tuning.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+// Needs S, T, C, L, LOAD1, opt(). Loops are nested so that none runs past 65535 trips.
+const char* const segmented_glsl = R"(
+layout(local_size_x = L) in;
+layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
+layout(std430, binding = 3) writeonly buffer Out { S out1[]; };
+uniform uint segments;
+uniform uint count;   // elements of the input
+uniform uint lanes;   // invocations per segment, a power of two <= L
+shared T partial[L];
+
+T element(uint e) {
+#if C == 1
+  return LOAD1(e);
+#else
+  T v;
+  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
+  return v;
+#endif
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  uint s = group * (uint(L) / lanes) + lid / lanes;
+  uint j = lid % lanes;
+  T acc = opt_identity();
+  if (s < segments) {
+    uint start = min(offsets[s], count);
+    uint end = max(min(offsets[s + 1u], count), start);
+    uint per = (end - start + lanes - 1u) / lanes;
+    uint b = start + j * per;
+    uint e = min(b + per, end);
+    for (uint outer = 0u; outer < 65535u && b < e; ++outer) {
+      uint stop = min(e, b + 65535u);
+      for (; b < stop; ++b) acc = opt(acc, element(b));
+    }
+  }
+  partial[lid] = acc;
+  barrier();
+  for (uint st = 1u; st < lanes; st <<= 1u) {
+    if ((j & (2u * st - 1u)) == 0u && j + st < lanes) partial[lid] = opt(partial[lid], partial[lid + st]);
+    barrier();
+  }
+  if (j == 0u && s < segments) {
+    T r = partial[lid];
+#if C == 1
+    out1[s] = r;
+#else
+    for (uint q = 0u; q < uint(C); ++q) out1[s * uint(C) + q] = r[q];
+#endif
+  }
+}
+)";
+
+}  // namespace
+
+void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offsets, Buffer& out,
+                      const Operator& op, int components) {
+  const char* fn = "segmented_reduce";
+  primitives::check_buffer(ctx, in, fn, "in");
+  primitives::check_buffer(ctx, offsets, fn, "offsets");
+  primitives::check_buffer(ctx, out, fn, "out");
+  primitives::check_components(components, fn);
+  primitives::check_type(offsets, ElementType::Uint32, fn, "offsets");
+  primitives::check_type(out, in.element_type(), fn, "out");
+  const auto r = primitives::resolve_range(in, {}, components, fn, "in");
+  if (offsets.size() < 2) {
+    throw SizeMismatchError(
+        fmt::format("gpgpu::segmented_reduce: 'offsets' holds {} value(s); segments need at least "
+                    "2 (start and end)",
+                    offsets.size()));
+  }
+  const std::size_t segments = offsets.size() - 1;
+  const auto c = static_cast<std::size_t>(components);
+  primitives::check_room(out, 0, segments * c, fn, "out");
+  primitives::check_index_range(r.count, fn, "in");
+
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  // Lanes per segment: about one per 8 elements on average, a power of two up to the group.
+  const std::size_t average = r.elements / segments;
+  std::size_t lanes = std::bit_ceil(std::max<std::size_t>(1, average / 8));
+  int local = 256;
+  if (ctx.info().is_software) {
+    // llvmpipe ends an invocation's loops after 65535 trips in all: give the longest segment
+    // enough lanes that none walks more than 16384 elements. The offsets are read back for
+    // that (on a CPU device the "device" memory is host memory; this waits for the GPU).
+    const auto o = offsets.to_vector<std::uint32_t>();
+    std::size_t longest = 0;
+    for (std::size_t s = 0; s < segments; ++s) {
+      const std::size_t start = std::min<std::size_t>(o[s], r.elements);
+      const std::size_t end = std::max(std::min<std::size_t>(o[s + 1], r.elements), start);
+      longest = std::max(longest, end - start);
+    }
+    lanes = std::max(lanes, std::bit_ceil((longest + 16383) / 16384));
+    local = static_cast<int>(std::clamp<std::size_t>(lanes, 64, 1024));
+  }
+  lanes = std::min(lanes, static_cast<std::size_t>(local));
+  const std::size_t per_group = static_cast<std::size_t>(local) / lanes;
+  const auto lanes32 = static_cast<std::uint32_t>(lanes);
+  const std::string type = primitives::element_type(in.element_type(), components);
+  auto& reg = primitives::registry(ctx);
+  const std::string key = fmt::format("segmented {} {} {} {} {}", to_string(in.element_type()),
+                                      components, primitives::op_key(op), local, t.texel_loads);
+  ComputeKernel& k = reg.kernel(ctx, key, [&] {
+    return fmt::format("#define S {}\n#define T {}\n#define C {}\n#define L {}\n",
+                       primitives::scalar_type(in.element_type()), type, components, local) +
+           primitives::input_glsl(in.element_type(), t.texel_loads == 1, 0) +
+           primitives::op_functions(op, in.element_type(), type, "opt") + segmented_glsl;
+  });
+  Args args = primitives::input_args(in);
+  args.insert(args.end(), {{"offsets", offsets},
+                           {"out1", out},
+                           {"segments", static_cast<std::uint32_t>(segments)},
+                           {"count", static_cast<std::uint32_t>(r.elements)},
+                           {"lanes", lanes32}});
+  reg.run(k, args, primitives::grid_for(ctx, (segments + per_group - 1) / per_group));
+}
+
+template <class T>
+std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
+                                std::span<const std::uint32_t> offsets, const Operator& op,
+                                int components) {
+  if (offsets.size() < 2) return {};
+  const Buffer b = in.empty()
+                       ? Buffer(ctx, element_type_of<T>(), static_cast<std::size_t>(components))
+                       : Buffer::from(ctx, in);
+  std::vector<std::uint32_t> clamped(offsets.begin(), offsets.end());
+  if (in.empty())
+    std::fill(clamped.begin(), clamped.end(), 0u);  // the placeholder holds no elements
+  const Buffer o = Buffer::from(ctx, std::span<const std::uint32_t>(clamped));
+  Buffer out(ctx, element_type_of<T>(),
+             (offsets.size() - 1) * static_cast<std::size_t>(components));
+  segmented_reduce(ctx, b, o, out, op, components);
+  return out.to_vector<T>();
+}
+
+#define GPGPU_INSTANTIATE_SEGMENTED(T)         \
+  template std::vector<T> segmented_reduce<T>( \
+      const Context&, std::span<const T>, std::span<const std::uint32_t>, const Operator&, int);
+GPGPU_INSTANTIATE_SEGMENTED(float)
+GPGPU_INSTANTIATE_SEGMENTED(std::int32_t)
+GPGPU_INSTANTIATE_SEGMENTED(std::uint32_t)
+#undef GPGPU_INSTANTIATE_SEGMENTED
+
+}  // namespace gpgpu
