@@ -1,0 +1,11 @@
+# gpgpu::nn tests; included from tests/CMakeLists.txt. The float64 truth comes from
+# tests/nn/reference.cpp (every layer, with float32 error bounds).
+if(TARGET gpgpu_nn)
+  add_library(gpgpu_nn_test_support STATIC ${CMAKE_CURRENT_LIST_DIR}/nn/reference.cpp
+                                           ${CMAKE_CURRENT_LIST_DIR}/nn/nn_test_support.cpp)
+  target_include_directories(gpgpu_nn_test_support PUBLIC ${CMAKE_CURRENT_LIST_DIR}/nn)
+  target_link_libraries(gpgpu_nn_test_support PUBLIC gpgpu::nn gpgpu_test_support GTest::gtest
+                                              PRIVATE gpgpu_warnings)
+  gpgpu_add_test(nn_layers_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_layers_test.cpp
+                 LIBS gpgpu_nn_test_support)
+endif()
