@@ -12,6 +12,7 @@
 #include "kernels.hpp"
 #include "model_state.hpp"
 #include "runners.hpp"
+#include "stage_timer.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -47,8 +48,8 @@ class ComputePlan final : public Plan {
   void gather(DataFeed& feed, std::size_t first, std::size_t valid,
               const Augmentation& augmentation, std::uint32_t seed) override;
   void forward(std::uint32_t seed) override {
-    for (auto& r : runners_) {
-      if (r) r->forward(seed);
+    for (std::size_t i = 0; i < runners_.size(); ++i) {
+      if (runners_[i]) timer_.time(names_[i] + " forward", [&] { runners_[i]->forward(seed); });
     }
   }
   const Buffer& output() const override { return acts_[output_slot_]; }
@@ -56,8 +57,8 @@ class ComputePlan final : public Plan {
   void load_output_gradient(const Buffer& dy) override;
   void backward() override {
     if (key_.mode != Mode::Train) throw Error("nn: backward() needs a plan made in Train mode");
-    for (auto r = runners_.rbegin(); r != runners_.rend(); ++r) {
-      if (*r) (*r)->backward();
+    for (std::size_t i = runners_.size(); i-- > 0;) {
+      if (runners_[i]) timer_.time(names_[i] + " backward", [&] { runners_[i]->backward(); });
     }
   }
   const Buffer& input_gradient() const override {
@@ -74,6 +75,8 @@ class ComputePlan final : public Plan {
   std::vector<Buffer> acts_, grads_;
   Buffer labels_;
   std::vector<std::unique_ptr<ComputeRunner>> runners_;
+  std::vector<std::string> names_;
+  StageTimer timer_;
   std::size_t output_slot_ = 0;
   Act output_act_ = Act::None;
   std::optional<ComputeKernel> gather_, copy_, scale_output_;
@@ -189,7 +192,11 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
 }
 
 ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
-    : engine_(engine), key_(key), stages_(build_stages(engine.model(), key.mode, key.fuse_loss)) {
+    : engine_(engine),
+      key_(key),
+      stages_(build_stages(engine.model(), key.mode, key.fuse_loss)),
+      timer_(engine.context(), fmt::format("compute plan, batch {}, {}", key.batch,
+                                           key.mode == Mode::Train ? "training" : "evaluation")) {
   const Context& ctx = engine.context();
   if (key.batch == 0) throw ArgumentError("nn: the batch size must be positive");
   const std::size_t slots = slot_count(stages_);
@@ -220,6 +227,8 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
       if (grads_[s.input_slot].valid()) b.dx = &grads_[s.input_slot];
     }
     runners_.push_back(make_compute_runner(sc, s, b));
+    names_.push_back(fmt::format("layer {:2} {}{}", s.layer, layer_type(s.spec),
+                                 s.act != Act::None ? " + activation" : ""));
   }
 }
 
@@ -274,7 +283,7 @@ void ComputePlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
             {"mean", norm.mean},
             {"inv_std", 1.0f / norm.stddev}};
   if (augmentation.enabled()) args.emplace_back("seed", seed);
-  gather_->run(args, acts_[0].size());
+  timer_.time("gather batch", [&] { gather_->run(args, acts_[0].size()); });
 }
 
 void ComputePlan::loss(std::size_t valid, bool gradient, Buffer* predictions, std::size_t offset) {
@@ -307,7 +316,7 @@ void ComputePlan::loss(std::size_t valid, bool gradient, Buffer* predictions, st
     args.emplace_back("pred", *predictions);
     args.emplace_back("pred_offset", static_cast<std::uint32_t>(offset));
   }
-  it->second.run_groups(args, Size3{1, 1, 1});
+  timer_.time("softmax cross-entropy", [&] { it->second.run_groups(args, Size3{1, 1, 1}); });
 }
 
 void ComputePlan::load_output_gradient(const Buffer& dy) {

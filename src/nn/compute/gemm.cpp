@@ -20,6 +20,8 @@
 #include "gemm.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
@@ -174,8 +176,14 @@ void main() {
     for (int k = kb; k < ke; ++k) {
       vec4 av[RM];
       vec4 bv[RN];
-      for (int i = 0; i < RM; ++i) av[i] = fetch_a(m0 + 4 * (ty + i * THREADS_M), k);
-      for (int j = 0; j < RN; ++j) bv[j] = fetch_b(k, n0 + 4 * (tx + j * THREADS_N));
+      // Rows and columns past the matrix read a valid element instead (clamped): their
+      // products land in outputs that are never stored, and the loop needs no branches.
+      for (int i = 0; i < RM; ++i) {
+        for (int r = 0; r < 4; ++r) av[i][r] = load_a(min(m0 + 4 * (ty + i * THREADS_M) + r, GM - 1), k);
+      }
+      for (int j = 0; j < RN; ++j) {
+        for (int q = 0; q < 4; ++q) bv[j][q] = load_b(k, min(n0 + 4 * (tx + j * THREADS_N) + q, GN - 1));
+      }
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
@@ -286,11 +294,18 @@ std::vector<GemmTiling> shared_candidates(GemmShape s) {
 GemmTiling direct_tiling(GemmShape s) {
   GemmTiling t;
   t.shared = false;
-  t.tm = s.m >= 64 ? 16 : (s.m >= 8 ? 8 : 4);
-  t.bm = t.tm;
-  t.tn = 4;
-  const int lanes = std::clamp(round_up_pow2(ceil_div(s.n, 4)), 1, 8);
-  t.bn = lanes * t.tn;
+  // One SIMD vector of 8 invocations along m, each 4 rows by up to 16 columns: per k, 4
+  // loads that differ between invocations and up to 16 the same for all (one scalar load
+  // each). Measured on llvmpipe against 16 x 4 blocks along n and 4 x 8: 10-40% faster.
+  // GPGPU_NN_DIRECT="tm,tn,lanes_m,lanes_n" overrides it (for tuning experiments).
+  int lanes_m = 8, lanes_n = 1;
+  t.tm = 4;
+  t.tn = std::min(16, (s.n + 3) / 4 * 4);
+  if (const char* env = std::getenv("GPGPU_NN_DIRECT")) {
+    std::sscanf(env, "%d,%d,%d,%d", &t.tm, &t.tn, &lanes_m, &lanes_n);
+  }
+  t.bm = t.tm * lanes_m;
+  t.bn = t.tn * lanes_n;
   t.bk = 8;
   const int blocks = ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn);
   t.split = blocks >= 8 ? 1 : std::clamp(std::min(8 / blocks, s.k / 1024), 1, 8);

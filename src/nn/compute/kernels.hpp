@@ -54,10 +54,10 @@ void main() {
   int yx = r - c * HW;
   int yy = yx / W;
   int xx = yx - yy * W;
-  uint sample = order[first + min(uint(n), valid - 1u)];
-  if (r == 0) batch_labels[n] = labels[sample];
+  uint s = order[first + min(uint(n), valid - 1u)];
+  if (r == 0) batch_labels[n] = labels[s];
 #if FLIP || SHIFT > 0
-  uint h = pcg_hash(seed ^ pcg_hash(sample));
+  uint h = pcg_hash(seed ^ pcg_hash(s));
 #endif
 #if FLIP
   if ((h & 1u) != 0u) xx = W - 1 - xx;
@@ -68,7 +68,7 @@ void main() {
 #endif
   float v = 0.0;
   if (xx >= 0 && xx < W && yy >= 0 && yy < H) {
-    uint j = sample * uint(CHW) + uint(c * HW + yy * W + xx);
+    uint j = s * uint(CHW) + uint(c * HW + yy * W + xx);
     v = float((pixels[j >> 2] >> ((j & 3u) * 8u)) & 255u);
   }
   x[i] = (v * (1.0 / 255.0) - mean) * inv_std;
