@@ -9,3 +9,11 @@ if(TARGET gpgpu_nn)
   gpgpu_add_test(nn_layers_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_layers_test.cpp
                  LIBS gpgpu_nn_test_support)
 endif()
+if(TARGET gpgpu_nn)
+  gpgpu_add_test(nn_training_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_training_test.cpp
+                 LIBS gpgpu_nn_test_support)
+endif()
+if(TARGET gpgpu_nn)
+  find_package(ZLIB REQUIRED)
+  gpgpu_add_test(nn_io_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_io_test.cpp LIBS gpgpu_nn_test_support ZLIB::ZLIB)
+endif()

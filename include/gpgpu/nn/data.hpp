@@ -108,7 +108,15 @@ class DeviceDataset {
   // The packed pixels and labels as host values, for backends that copy them into textures.
   const std::vector<std::uint32_t>& packed_pixels() const noexcept { return packed_; }
 
+  // The samples at `indices` as a (n, C, H, W) Tensor, normalised, and flipped and shifted
+  // as training does with `seed` when `augmentation` is enabled: the kernel that gathers
+  // training batches, for inspection and tests. Throws ArgumentError for an index past the
+  // data or an empty list.
+  Tensor gather(std::span<const std::uint32_t> indices, Normalization normalization,
+                const Augmentation& augmentation = {}, std::uint32_t seed = 0) const;
+
  private:
+  const Context* context_ = nullptr;
   std::size_t count_ = 0, classes_ = 0;
   Shape sample_shape_;
   std::vector<int> labels_;

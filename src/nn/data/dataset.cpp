@@ -8,6 +8,8 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn/data.hpp"
+#include "kernels.hpp"
+#include "runners.hpp"
 
 namespace gpgpu::nn {
 
@@ -143,7 +145,8 @@ std::vector<std::uint32_t> shuffled_indices(std::size_t count, std::uint64_t see
 }
 
 DeviceDataset::DeviceDataset(const Context& context, const Dataset& data)
-    : count_(data.count),
+    : context_(&context),
+      count_(data.count),
       classes_(data.classes),
       sample_shape_(data.sample_shape()),
       name_(data.name) {
@@ -161,6 +164,40 @@ DeviceDataset::DeviceDataset(const Context& context, const Dataset& data)
   labels_.assign(data.labels.begin(), data.labels.end());
   pixels_ = Buffer::from(context, std::span<const std::uint32_t>(packed_));
   label_buffer_ = Buffer::from(context, std::span<const std::uint32_t>(labels));
+}
+
+Tensor DeviceDataset::gather(std::span<const std::uint32_t> indices, Normalization normalization,
+                             const Augmentation& augmentation, std::uint32_t seed) const {
+  if (indices.empty()) throw ArgumentError("DeviceDataset::gather: no indices");
+  for (std::uint32_t i : indices) {
+    if (i >= count_) {
+      throw ArgumentError(fmt::format(
+          "DeviceDataset::gather: index {} is past the {} samples of {}", i, count_, name_));
+    }
+  }
+  const Shape& s = sample_shape_;
+  const Buffer order = Buffer::from(*context_, indices);
+  Tensor batch(*context_, s.with_batch(indices.size()));
+  Buffer labels(*context_, ElementType::Uint32, indices.size());
+  auto kernel = detail::make_nn_kernel(*context_, detail::kernels::gather,
+                                       {{"C", std::to_string(s[0])},
+                                        {"H", std::to_string(s[1])},
+                                        {"W", std::to_string(s[2])},
+                                        {"FLIP", augmentation.flip ? "1" : "0"},
+                                        {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
+                                       "nn gather");
+  Args args{{"pixels", pixels_},
+            {"labels", label_buffer_},
+            {"order", order},
+            {"x", batch.buffer()},
+            {"batch_labels", labels},
+            {"first", 0u},
+            {"valid", static_cast<std::uint32_t>(indices.size())},
+            {"mean", normalization.mean},
+            {"inv_std", 1.0f / normalization.stddev}};
+  if (augmentation.enabled()) args.emplace_back("seed", seed);
+  kernel.run(args, batch.size());
+  return batch;
 }
 
 DeviceDataset::~DeviceDataset() = default;
