@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_run_command);
   add(gpgpu::cli::add_bench_command);
   add(gpgpu::cli::add_trace_command);
+  add(gpgpu::cli::add_train_command);
+  add(gpgpu::cli::add_predict_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
