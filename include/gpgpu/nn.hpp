@@ -28,6 +28,9 @@
 // nets.hpp           built-in networks (small, lenet, cnn, cnn-bn, gpgpujs) and recipes
 #pragma once
 
+#include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
+
 #include "gpgpu/nn/data.hpp"
 #include "gpgpu/nn/layers.hpp"
 #include "gpgpu/nn/loss.hpp"

@@ -166,7 +166,16 @@ TEST_P(NnFiniteDifferences, BackwardIsTheDerivativeOfForward) {
   model.set_parameter_values(params);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, NnFiniteDifferences, ::testing::ValuesIn(nntest::all_backends()),
+// Plus the shared-memory kernels with autotuning, whose first run of each GEMM times every
+// candidate tiling (results must be right whichever is kept).
+std::vector<nntest::BackendConfig> backends_and_autotuning() {
+  auto configs = nntest::all_backends();
+  configs.push_back({"compute_shared_autotuned", nn::Backend::Compute,
+                     {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = true}});
+  return configs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NnFiniteDifferences, ::testing::ValuesIn(backends_and_autotuning()),
                          nntest::config_name);
 
 // Training on the first 512 Fashion-MNIST images (16 steps of 32): the loss of the last

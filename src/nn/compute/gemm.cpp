@@ -343,6 +343,10 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   using K = BackendOptions::Kernels;
   shared_ = options.kernels == K::SharedMemory ||
             (options.kernels == K::Auto && !context.info().is_software);
+  // Autotuning needs timer queries; on software rasterizers they do not see shader work, so
+  // it runs there only when asked for explicitly (SharedMemory), which the tests do.
+  tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
+                  (!context.info().is_software || options.kernels == K::SharedMemory);
   compiled_ = build(candidate_tilings(context, shape, shared_).front());
 }
 
@@ -395,6 +399,11 @@ std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
 }
 
 void Gemm::run(const Args& operand_args, const Args& result_args) {
+  if (tune_pending_) {
+    tune_pending_ = false;
+    autotune(operand_args, result_args);  // runs every candidate, so the results are written
+    return;
+  }
   auto& c = *compiled_;
   Args main_args = operand_args;
   if (c.tiling.split == 1) {
@@ -429,6 +438,7 @@ void Gemm::autotune(const Args& operand_args, const Args& result_args) {
   if (candidates.size() > 8) candidates.resize(8);
   double best_ns = std::numeric_limits<double>::infinity();
   std::unique_ptr<Compiled> best;
+  std::string tried;
   for (const auto& t : candidates) {
     try {
       compiled_ = build(t);
@@ -442,6 +452,7 @@ void Gemm::autotune(const Args& operand_args, const Args& result_args) {
       if (r > 0 && last_gpu_ns() >= 0) fastest = std::min(fastest, last_gpu_ns());
     }
     set_timing(false);
+    tried += fmt::format("\n    {:9.1f} us  {}", fastest / 1e3, t.to_string());
     if (fastest < best_ns) {
       best_ns = fastest;
       best = std::move(compiled_);
@@ -451,6 +462,12 @@ void Gemm::autotune(const Args& operand_args, const Args& result_args) {
     compiled_ = std::move(best);
   } else {
     compiled_ = build(candidates.front());
+  }
+  // GPGPU_NN_VERBOSE=1: what autotuning tried and kept, for tuning the candidate list.
+  if (const char* env = std::getenv("GPGPU_NN_VERBOSE");
+      env != nullptr && *env != '\0' && *env != '0') {
+    std::fprintf(stderr, "nn autotune %s (%dx%dx%d): kept %s%s\n", label_.c_str(), shape_.m,
+                 shape_.n, shape_.k, compiled_->tiling.to_string().c_str(), tried.c_str());
   }
 }
 

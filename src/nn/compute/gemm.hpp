@@ -67,7 +67,8 @@ class Gemm {
   // snippet's) and runs the multiplication.
   void run(const Args& operand_args, const Args& result_args);
   // On devices with timer queries: times each candidate tiling on these arguments (it runs
-  // the GEMM, so the results are written) and keeps the fastest.
+  // the GEMM, so the results are written) and keeps the fastest. run() does it on its first
+  // call when BackendOptions::autotune is on and the device is a GPU.
   void autotune(const Args& operand_args, const Args& result_args);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
@@ -82,6 +83,7 @@ class Gemm {
   GemmSource source_;
   std::string label_;
   bool shared_ = true;
+  bool tune_pending_ = false;  // autotune on the first run (GPUs with timer queries)
   std::unique_ptr<Compiled> compiled_;
 };
 
