@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "glsl_source.hpp"
+#include "shader/glsl_source.hpp"
 #include "gpgpu/error.hpp"
 
 namespace {

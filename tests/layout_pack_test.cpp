@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "layout_pack.hpp"
+#include "binding/layout_pack.hpp"
 
 namespace {
 

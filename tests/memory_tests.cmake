@@ -9,7 +9,7 @@ set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/work_group_test.cpp)
 gpgpu_add_test(memory_test ${_gpgpu_memory_test_sources} LIBS nlohmann_json::nlohmann_json)
 # trace_test unit-tests the internal source rewriter.
-target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src/memory)
+target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 unset(_gpgpu_memory_test_sources)
 # The soa benchmark's kernels and the runner's output (when the benchmarks are built).
 if(TARGET gpgpu_bench_memory)

@@ -16,7 +16,7 @@
 #include "gpgpu/trace.hpp"
 #include "gpgpu/transpose.hpp"
 #include "test_support.hpp"
-#include "trace_instrument.hpp"
+#include "trace/trace_instrument.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@ namespace gpgpu::cpu {
 void matmul_naive(std::span<const float> a, std::span<const float> b, std::span<float> c, int m,
                   int k, int n);
 
-// The C++ loop of seed 003's speed test: the triple loop with "#pragma omp parallel for"
+// The C++ loop of gpgpu.js's speed test: the triple loop with "#pragma omp parallel for"
 // over rows, float32 accumulation. Its inner loop walks B with a stride of n floats.
 void matmul_openmp(std::span<const float> a, std::span<const float> b, std::span<float> c, int m,
                    int k, int n);

@@ -40,8 +40,8 @@ enum class MatmulMethod {
   ComputeNaive,              // one output per invocation, operands read straight from storage
   ComputeTiled,              // TILE x TILE shared-memory tiles, one output per invocation
   ComputeRegisterBlocked,    // a block tile per work group, a TM x TN block per invocation
-  TransformFeedbackTexture,  // seed 003: one output per vertex, A and B in textures
-  TransformFeedbackVec4,     // seed 003's speed-up: B transposed, vec4 dot products
+  TransformFeedbackTexture,  // gpgpu.js: one output per vertex, A and B in textures
+  TransformFeedbackVec4,     // gpgpu.js's speed-up: B transposed, vec4 dot products
   TransformFeedbackBlocked,  // one vertex per 4x4 block of C, 4 vec4 outputs
   FragmentNaive,             // one output per fragment (GPGPUtility)
   FragmentPacked,            // RGBA-packed 4x4 blocks through 4 render targets

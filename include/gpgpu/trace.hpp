@@ -1,4 +1,4 @@
-// gpgpu/trace.hpp — see a kernel's memory access pattern (seed 004: "visualise which
+// gpgpu/trace.hpp — see a kernel's memory access pattern ("visualise which
 // memory locations the invocations access").
 //
 //   gpgpu::TracedKernel traced(ctx, source, {.buffer = "dst"});

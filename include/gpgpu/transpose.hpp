@@ -4,7 +4,7 @@
 //                                                 // out becomes cols x rows
 //   gpgpu::transpose(ctx, a, b, rows, cols);      // Buffers: no host round trip
 //
-// The textbook case of memory coalescing (seed 004). A naive kernel reads a row (neighbour
+// The textbook case of memory coalescing. A naive kernel reads a row (neighbour
 // invocations read neighbour addresses: one wide transaction per warp) but writes a column
 // (neighbours write addresses `rows` elements apart: one transaction per invocation). The
 // tiled kernels stage a 32 x 32 tile in shared memory, so both the global read and the

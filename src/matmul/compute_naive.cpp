@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "gpgpu/compute_kernel.hpp"
-#include "matmul_backend.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu::detail {
 

@@ -33,8 +33,8 @@
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
-#include "matmul_backend.hpp"
-#include "matmul_layouts.hpp"
+#include "matmul/matmul_backend.hpp"
+#include "matmul/matmul_layouts.hpp"
 
 namespace gpgpu::detail {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gpgpu/compute_kernel.hpp"
-#include "matmul_backend.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu::detail {
 

@@ -1,6 +1,6 @@
 // The compute dispatches that pack matmul operands into textures and gather products back
 // into row-major C, for the transform-feedback and fragment methods.
-#include "matmul_layouts.hpp"
+#include "matmul/matmul_layouts.hpp"
 
 #include <cstdint>
 

@@ -12,7 +12,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/texture.hpp"
-#include "matmul_backend.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu::detail {
 

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "context_state.hpp"
+#include "gl/context_state.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
-#include "matmul_backend.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu {
 

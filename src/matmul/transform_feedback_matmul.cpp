@@ -13,8 +13,8 @@
 #include <cstdint>
 
 #include "gpgpu/transform_feedback_kernel.hpp"
-#include "matmul_backend.hpp"
-#include "matmul_layouts.hpp"
+#include "matmul/matmul_backend.hpp"
+#include "matmul/matmul_layouts.hpp"
 
 namespace gpgpu::detail {
 

@@ -1,0 +1,196 @@
+#include "gl/device_info.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "gl/egl_devices.hpp"
+
+namespace gpgpu {
+
+bool DeviceInfo::has_extension(const std::string& name) const {
+  return std::find(extensions.begin(), extensions.end(), name) != extensions.end();
+}
+
+bool DeviceInfo::has_timer_query() const {
+  return has_extension("GL_EXT_disjoint_timer_query");
+}
+
+bool DeviceInfo::has_buffer_storage() const { return has_extension("GL_EXT_buffer_storage"); }
+
+bool DeviceInfo::has_color_buffer_float() const {
+  return has_extension("GL_EXT_color_buffer_float");
+}
+
+std::string DeviceInfo::to_string() const {
+  std::string s;
+  auto line = [&s](std::string_view key, const auto& value) {
+    s += fmt::format("  {:<44} {}\n", key, value);
+  };
+  s += fmt::format("device {} ({})\n", device_index, device_kind);
+  line("vendor", vendor);
+  line("renderer", renderer);
+  line("GL version", version);
+  line("GLSL version", glsl_version);
+  line("EGL", egl_vendor + " " + egl_version);
+  line("runs shaders on", is_software ? "the CPU (software rasterizer)" : "a GPU");
+  line("max texture size", max_texture_size);
+  line("max 3D texture size", max_3d_texture_size);
+  line("max shader storage block size (bytes)", max_shader_storage_block_size);
+  line("max shader storage buffer bindings", max_shader_storage_buffer_bindings);
+  line("max compute work-group count",
+       fmt::format("{} x {} x {}", max_compute_work_group_count[0], max_compute_work_group_count[1],
+                   max_compute_work_group_count[2]));
+  line("max compute work-group size",
+       fmt::format("{} x {} x {}", max_compute_work_group_size[0], max_compute_work_group_size[1],
+                   max_compute_work_group_size[2]));
+  line("max compute work-group invocations", max_compute_work_group_invocations);
+  line("max compute shared memory (bytes)", max_compute_shared_memory_size);
+  line("max vertex attributes", max_vertex_attribs);
+  line("max transform-feedback interleaved components",
+       max_transform_feedback_interleaved_components);
+  line("max transform-feedback separate attributes", max_transform_feedback_separate_attribs);
+  line("max draw buffers", max_draw_buffers);
+  line("max colour attachments", max_color_attachments);
+  line("max uniform block size (bytes)", max_uniform_block_size);
+  line("max image units", max_image_units);
+  line("max texture image units (fragment/vertex)",
+       fmt::format("{} / {}", max_texture_image_units, max_vertex_texture_image_units));
+  line("timer queries (GL_EXT_disjoint_timer_query)", has_timer_query() ? "yes" : "no");
+  line("buffer storage (GL_EXT_buffer_storage)", has_buffer_storage() ? "yes" : "no");
+  line("float render targets (GL_EXT_color_buffer_float)", has_color_buffer_float() ? "yes" : "no");
+  line("GL extensions", extensions.size());
+  s += fmt::format("    {}\n", fmt::join(extensions, " "));
+  return s;
+}
+
+namespace detail {
+
+namespace {
+
+std::string gl_string(GLenum name) {
+  const GLubyte* text = glGetString(name);
+  glGetError();
+  return text != nullptr ? reinterpret_cast<const char*>(text) : "";
+}
+
+std::int64_t gl_integer(GLenum name) {
+  GLint64 value = 0;
+  glGetInteger64v(name, &value);
+  glGetError();  // a limit the driver does not know stays 0 rather than failing the context
+  return value;
+}
+
+std::int64_t gl_indexed_integer(GLenum name, GLuint index) {
+  GLint value = 0;
+  glGetIntegeri_v(name, index, &value);
+  glGetError();
+  return value;
+}
+
+}  // namespace
+
+DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device) {
+  DeviceInfo info;
+  info.device_index = device.index;
+  info.device_kind = device.kind;
+  info.vendor = gl_string(GL_VENDOR);
+  info.renderer = gl_string(GL_RENDERER);
+  info.version = gl_string(GL_VERSION);
+  info.glsl_version = gl_string(GL_SHADING_LANGUAGE_VERSION);
+  const char* egl_vendor = eglQueryString(display, EGL_VENDOR);
+  const char* egl_version = eglQueryString(display, EGL_VERSION);
+  info.egl_vendor = egl_vendor ? egl_vendor : "";
+  info.egl_version = egl_version ? egl_version : "";
+  info.egl_extensions = split_words(eglQueryString(display, EGL_EXTENSIONS));
+  info.gl_major = static_cast<int>(gl_integer(GL_MAJOR_VERSION));
+  info.gl_minor = static_cast<int>(gl_integer(GL_MINOR_VERSION));
+  const std::string lower_renderer = [&] {
+    std::string r = info.renderer;
+    for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+  }();
+  info.is_software = device.kind == "software" ||
+                     lower_renderer.find("llvmpipe") != std::string::npos ||
+                     lower_renderer.find("softpipe") != std::string::npos ||
+                     lower_renderer.find("swiftshader") != std::string::npos;
+
+  info.max_texture_size = gl_integer(GL_MAX_TEXTURE_SIZE);
+  info.max_3d_texture_size = gl_integer(GL_MAX_3D_TEXTURE_SIZE);
+  info.max_array_texture_layers = gl_integer(GL_MAX_ARRAY_TEXTURE_LAYERS);
+  info.max_shader_storage_block_size = gl_integer(GL_MAX_SHADER_STORAGE_BLOCK_SIZE);
+  info.max_shader_storage_buffer_bindings = gl_integer(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS);
+  for (GLuint i = 0; i < 3; ++i) {
+    info.max_compute_work_group_count[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i);
+    info.max_compute_work_group_size[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i);
+  }
+  info.max_compute_work_group_invocations = gl_integer(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
+  info.max_compute_shared_memory_size = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+  info.max_vertex_attribs = gl_integer(GL_MAX_VERTEX_ATTRIBS);
+  info.max_transform_feedback_interleaved_components =
+      gl_integer(GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS);
+  info.max_transform_feedback_separate_attribs =
+      gl_integer(GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS);
+  info.max_transform_feedback_separate_components =
+      gl_integer(GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS);
+  info.max_draw_buffers = gl_integer(GL_MAX_DRAW_BUFFERS);
+  info.max_color_attachments = gl_integer(GL_MAX_COLOR_ATTACHMENTS);
+  info.max_renderbuffer_size = gl_integer(GL_MAX_RENDERBUFFER_SIZE);
+  info.max_uniform_block_size = gl_integer(GL_MAX_UNIFORM_BLOCK_SIZE);
+  info.max_image_units = gl_integer(GL_MAX_IMAGE_UNITS);
+  info.max_texture_image_units = gl_integer(GL_MAX_TEXTURE_IMAGE_UNITS);
+  info.max_vertex_texture_image_units = gl_integer(GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS);
+  info.max_combined_texture_image_units = gl_integer(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS);
+  GLint viewport[2] = {0, 0};
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+  glGetError();
+  info.max_viewport_dims[0] = viewport[0];
+  info.max_viewport_dims[1] = viewport[1];
+
+  GLint count = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &count);
+  for (GLint i = 0; i < count; ++i) {
+    const GLubyte* name = glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i));
+    if (name != nullptr) info.extensions.emplace_back(reinterpret_cast<const char*>(name));
+  }
+  glGetError();
+  return info;
+}
+
+ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
+  ExtensionFunctions f;
+  if (info.has_buffer_storage()) {
+    f.buffer_storage =
+        reinterpret_cast<PFNGLBUFFERSTORAGEEXTPROC>(eglGetProcAddress("glBufferStorageEXT"));
+  }
+  if (info.has_timer_query()) {
+    f.query_counter =
+        reinterpret_cast<PFNGLQUERYCOUNTEREXTPROC>(eglGetProcAddress("glQueryCounterEXT"));
+    f.get_query_object_ui64v = reinterpret_cast<PFNGLGETQUERYOBJECTUI64VEXTPROC>(
+        eglGetProcAddress("glGetQueryObjectui64vEXT"));
+    f.get_integer64v =
+        reinterpret_cast<PFNGLGETINTEGER64VEXTPROC>(eglGetProcAddress("glGetInteger64vEXT"));
+  }
+  return f;
+}
+
+namespace {
+void GL_APIENTRY print_debug_message(GLenum, GLenum type, GLuint, GLenum severity, GLsizei,
+                                     const GLchar* message, const void*) {
+  if (severity == GL_DEBUG_SEVERITY_HIGH || severity == GL_DEBUG_SEVERITY_MEDIUM ||
+      type == GL_DEBUG_TYPE_ERROR) {
+    std::fprintf(stderr, "gpgpu: GL debug: %s\n", message);
+  }
+}
+}  // namespace
+
+void enable_debug_output(const DeviceInfo& info) {
+  if (info.gl_major == 3 && info.gl_minor < 2) return;  // glDebugMessageCallback is core in 3.2
+  glEnable(GL_DEBUG_OUTPUT);
+  glDebugMessageCallback(print_debug_message, nullptr);
+  glGetError();
+}
+
+}  // namespace detail
+}  // namespace gpgpu

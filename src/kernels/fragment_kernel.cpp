@@ -1,0 +1,387 @@
+#include "gpgpu/fragment_kernel.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "binding/binding.hpp"
+#include "gl/framebuffer.hpp"
+#include "shader/glsl_helpers.hpp"
+#include "shader/glsl_source.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/texture.hpp"
+#include "gl/gpu_timer.hpp"
+#include "shader/program.hpp"
+#include "gl/scoped_gl_name.hpp"
+#include "resources/texel_format.hpp"
+#include "binding/texture_binding.hpp"
+#include "resources/texture_readback.hpp"
+
+namespace gpgpu {
+
+namespace {
+
+// One triangle whose corners (-1,-1), (3,-1), (-1,3) cover the whole viewport: every
+// output texel gets exactly one fragment, and no diagonal seam splits the grid.
+constexpr std::string_view covering_triangle = R"(
+void main() {
+  vec2 corner = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));
+  gl_Position = vec4(corner, 0.0, 1.0);
+}
+)";
+
+std::string fragment_prelude() {
+  return std::string(
+             "uniform int gpgpu_count;\n"
+             "uniform int gpgpu_width;\n"
+             "ivec2 gpgpu_coord() { return ivec2(gl_FragCoord.xy); }\n"
+             "int gpgpu_index() {\n"
+             "  ivec2 c = ivec2(gl_FragCoord.xy);\n"
+             "  return c.y * gpgpu_width + c.x;\n"
+             "}\n") +
+         std::string(detail::array_fetch_glsl);
+}
+
+// One output's render target for one run.
+struct Target {
+  const detail::StageVariable* variable = nullptr;
+  const NamedArg* arg = nullptr;
+  TexelType type = TexelType::Float;
+  const Texture* texture = nullptr;  // the caller's, else a temporary one is made
+  detail::ScopedTexture temporary;
+  GLuint id = 0;
+};
+
+// Sets the pipeline state a draw into the targets relies on and restores the defaults
+// afterwards, also when a call in between throws.
+class RenderScope {
+ public:
+  RenderScope(GLuint program, GLuint vertex_array, std::size_t cols, std::size_t rows) {
+    GL(glUseProgram(program));
+    GL(glBindVertexArray(vertex_array));
+    GL(glDisable(GL_BLEND));
+    GL(glDisable(GL_DEPTH_TEST));
+    GL(glDisable(GL_STENCIL_TEST));
+    GL(glDisable(GL_CULL_FACE));
+    GL(glDisable(GL_DITHER));
+    GL(glDisable(GL_RASTERIZER_DISCARD));
+    GL(glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE));
+    GL(glViewport(0, 0, static_cast<GLsizei>(cols), static_cast<GLsizei>(rows)));
+  }
+  // Draws the covering triangle, limited to the given rectangle of texels.
+  void draw(std::size_t x, std::size_t y, std::size_t width, std::size_t height) {
+    GL(glEnable(GL_SCISSOR_TEST));
+    GL(glScissor(static_cast<GLint>(x), static_cast<GLint>(y), static_cast<GLsizei>(width),
+                 static_cast<GLsizei>(height)));
+    GL(glDrawArrays(GL_TRIANGLES, 0, 3));
+  }
+  ~RenderScope() {
+    glDisable(GL_SCISSOR_TEST);
+    glEnable(GL_DITHER);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glGetError();
+  }
+  RenderScope(const RenderScope&) = delete;
+  RenderScope& operator=(const RenderScope&) = delete;
+};
+
+std::size_t grid_limit(const DeviceInfo& info) {
+  return static_cast<std::size_t>(
+      std::min({info.max_texture_size, info.max_viewport_dims[0], info.max_viewport_dims[1]}));
+}
+
+}  // namespace
+
+FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment_source,
+                               const Defines& defines, std::string label)
+    : state_(context.state()) {
+  state_->ensure_current();
+  const auto& info = state_->info;
+  const detail::ShaderStage vertex{
+      GL_VERTEX_SHADER, detail::complete_source(covering_triangle, GL_VERTEX_SHADER, info, {}, ""),
+      std::string(covering_triangle)};
+  const detail::ShaderStage fragment{GL_FRAGMENT_SHADER,
+                                     detail::complete_source(fragment_source, GL_FRAGMENT_SHADER,
+                                                             info, defines, fragment_prelude()),
+                                     std::string(fragment_source)};
+  program_ = detail::cached_program(*state_, "fragment\n" + fragment.source, {vertex, fragment}, {},
+                                    label);
+  const auto& outputs = program_->interface().outputs;
+  if (outputs.empty()) {
+    throw UnsupportedError(fmt::format(
+        "{}: the fragment shader declares no `out` variables, so it computes nothing; declare "
+        "the results as `layout(location = N) out ...`",
+        label));
+  }
+  for (const auto& v : outputs) {
+    TexelType type;
+    if (v.array_size > 1) {
+      throw UnsupportedError(fmt::format(
+          "{}: output {} {}[{}] is an array; declare one `layout(location = N) out` per result",
+          label, v.type.name, v.name, v.array_size));
+    }
+    if (!detail::texel_type_for_glsl(v.type.gl, type)) {
+      throw UnsupportedError(fmt::format(
+          "{}: output {} {} cannot be rendered into a texture; declare it float, vec2, vec4, "
+          "int, uint, ivec4 or uvec4",
+          label, v.type.name, v.name));
+    }
+    if (element_type(type) == ElementType::Float32 && type != TexelType::Vec3 &&
+        !info.has_color_buffer_float()) {
+      throw UnsupportedError(fmt::format(
+          "{}: output {} {} renders into a {} texture, which needs GL_EXT_color_buffer_float, "
+          "and this device ({}) lacks it; use a ComputeKernel or a TransformFeedbackKernel",
+          label, v.type.name, v.name, to_string(type), info.renderer));
+    }
+    if (v.location < 0 || v.location >= info.max_draw_buffers) {
+      throw LimitError(fmt::format(
+          "{}: output {} is at location {}, but the device renders into locations 0 to {} "
+          "(GL_MAX_DRAW_BUFFERS = {})",
+          label, v.name, v.location, info.max_draw_buffers - 1, info.max_draw_buffers));
+    }
+  }
+}
+
+FragmentKernel::~FragmentKernel() = default;
+FragmentKernel::FragmentKernel(FragmentKernel&&) noexcept = default;
+FragmentKernel& FragmentKernel::operator=(FragmentKernel&&) noexcept = default;
+
+const std::string& FragmentKernel::label() const {
+  return program_->label();
+}
+
+std::vector<KernelVariable> FragmentKernel::variables() const {
+  std::vector<KernelVariable> vars;
+  const auto& pi = program_->interface();
+  auto add = [&](KernelVariable::Kind kind, const std::string& name, const detail::GlslType& t,
+                 std::int64_t array_size) {
+    KernelVariable v;
+    v.kind = kind;
+    v.name = name;
+    v.glsl_type = t.name;
+    v.element = t.element;
+    v.components = t.components();
+    v.array_size = array_size;
+    vars.push_back(v);
+  };
+  for (const auto& u : pi.uniforms) {
+    if (u.name.rfind("gpgpu_", 0) == 0) continue;
+    add(u.type.is_sampler ? KernelVariable::Kind::Sampler
+        : u.type.is_image ? KernelVariable::Kind::Image
+                          : KernelVariable::Kind::Uniform,
+        u.name, u.type, u.array_size);
+  }
+  for (const auto& v : pi.outputs) add(KernelVariable::Kind::Output, v.name, v.type, 1);
+  return vars;
+}
+
+void FragmentKernel::run(const Args& args) {
+  execute(args, Grid{});
+}
+
+void FragmentKernel::run(const Args& args, std::size_t rows, std::size_t cols) {
+  if (rows == 0 || cols == 0) {
+    throw ArgumentError(fmt::format("{}: an empty grid of {} x {} elements", label(), rows, cols));
+  }
+  execute(args, Grid{rows, cols, rows * cols, true});
+}
+
+void FragmentKernel::execute(const Args& args, Grid grid) {
+  if (!state_ || !program_) throw Error("this FragmentKernel was moved from");
+  state_->ensure_current();
+  const auto& pi = program_->interface();
+  const std::string& name = program_->label();
+  const auto& info = state_->info;
+  const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
+
+  // 1. Check everything before touching the GPU, so a bad call changes nothing.
+  std::vector<Target> targets;
+  for (auto [variable, arg] : resolved.outputs) {
+    Target t;
+    t.variable = variable;
+    t.arg = arg;
+    detail::texel_type_for_glsl(variable->type.gl, t.type);  // checked when compiled
+    const Arg& v = arg->value;
+    if (v.kind() == Arg::Kind::DeviceTexture) {
+      const Texture& texture = *v.texture();
+      if (!texture.valid()) {
+        throw ArgumentError(
+            fmt::format("{}: the Texture for output '{}' is empty or released", name, arg->name));
+      }
+      if (texture.context_state() != state_) {
+        throw ArgumentError(fmt::format(
+            "{}: the Texture for output '{}' belongs to another Context", name, arg->name));
+      }
+      if (texture.dimensions() != 2 || texture.texel_type() != t.type) {
+        throw TypeMismatchError(fmt::format(
+            "{}: output {} {} renders into a 2-D texture of {} texels, but it was given {}", name,
+            variable->type.name, arg->name, to_string(t.type), texture.describe()));
+      }
+      t.texture = &texture;
+    } else if (v.kind() == Arg::Kind::HostArray) {
+      if (v.access() == Access::Read || v.writable_data() == nullptr) {
+        throw ArgumentError(fmt::format(
+            "{}: output '{}' was given a read-only array; pass a non-const std::vector, "
+            "gpgpu::out(...) or a Texture",
+            name, arg->name));
+      }
+      detail::check_element_type(*arg, variable->type, name, "output");
+    } else {
+      throw TypeMismatchError(fmt::format(
+          "{}: output {} {} takes a Texture (kept on the GPU) or a host array (written back), "
+          "not {}",
+          name, variable->type.name, arg->name, v.describe()));
+    }
+    targets.push_back(std::move(t));
+  }
+
+  // The grid: given, else the Texture outputs' shape, else a 1-D grid of the host outputs.
+  const Texture* shape_source = nullptr;
+  for (const auto& t : targets) {
+    if (t.texture == nullptr) continue;
+    if (shape_source == nullptr) {
+      shape_source = t.texture;
+      if (!grid.explicit_shape) {
+        grid = {t.texture->rows(), t.texture->cols(), t.texture->length(), false};
+      }
+    }
+    if (t.texture->rows() != grid.rows || t.texture->cols() != grid.cols ||
+        t.texture->length() != grid.count) {
+      throw SizeMismatchError(fmt::format(
+          "{}: output '{}' is {}, but the grid is {} x {} ({} elements){}", name, t.arg->name,
+          t.texture->describe(), grid.rows, grid.cols, grid.count,
+          grid.explicit_shape ? "" : fmt::format(" as given by '{}'", targets[0].arg->name)));
+    }
+  }
+  const std::size_t limit = grid_limit(info);
+  if (grid.count == 0) {
+    std::optional<std::size_t> n;
+    std::string counts;
+    bool disagree = false;
+    for (const auto& t : targets) {
+      const std::size_t elements = detail::whole_elements(*t.arg, t.variable->type, name, "output");
+      counts += fmt::format("{}{}={}", counts.empty() ? "" : ", ", t.arg->name, elements);
+      if (n && *n != elements) disagree = true;
+      if (!n) n = elements;
+    }
+    if (disagree) {
+      throw SizeMismatchError(fmt::format(
+          "{}: the outputs disagree in their number of elements ({}); give run() the grid's rows "
+          "and columns or outputs of one length",
+          name, counts));
+    }
+    if (n.value_or(0) == 0) throw ArgumentError(fmt::format("{}: the outputs are empty", name));
+    const std::size_t width = std::min({*n, limit, max_width_ == 0 ? limit : max_width_});
+    grid = {(*n + width - 1) / width, width, *n, false};
+    if (grid.rows > limit) {
+      throw LimitError(fmt::format(
+          "{}: {} elements need {} rows of {}, but the device renders at most {} x {} texels "
+          "(GL_MAX_TEXTURE_SIZE, GL_MAX_VIEWPORT_DIMS); split the work",
+          name, *n, grid.rows, width, limit, limit));
+    }
+  }
+  if (grid.rows > limit || grid.cols > limit) {
+    throw LimitError(fmt::format(
+        "{}: a grid of {} x {} exceeds the device's {} x {} render targets (GL_MAX_TEXTURE_SIZE, "
+        "GL_MAX_VIEWPORT_DIMS); split the work",
+        name, grid.rows, grid.cols, limit, limit));
+  }
+  for (const auto& t : targets) {
+    if (t.texture != nullptr) continue;
+    const std::size_t elements = detail::whole_elements(*t.arg, t.variable->type, name, "output");
+    if (elements != grid.count) {
+      throw SizeMismatchError(fmt::format(
+          "{}: output {} {} has {} elements ({} values), but the grid has {} x {} = {} elements",
+          name, t.variable->type.name, t.arg->name, elements, t.arg->value.count(), grid.rows,
+          grid.cols, grid.count));
+    }
+  }
+  std::int64_t samplers = 0;
+  for (auto [uniform, arg] : resolved.uniforms) {
+    detail::check_uniform(*uniform, *arg, name);
+    if (!uniform->type.is_opaque()) continue;
+    const Texture& input = *arg->value.texture();
+    detail::check_texture_binding(input, *uniform, name);
+    ++samplers;
+    for (const auto& t : targets) {
+      if (t.texture == &input ||
+          (t.texture != nullptr && t.texture->gl_name() == input.gl_name())) {
+        throw ArgumentError(fmt::format(
+            "{}: Texture '{}' is both an input ({}) and output '{}'; a texture cannot be read "
+            "while it is rendered into — render into another Texture and swap (ping-pong)",
+            name, arg->name, uniform->name, t.arg->name));
+      }
+    }
+  }
+  if (samplers > info.max_texture_image_units) {
+    throw LimitError(
+        fmt::format("{}: {} textures are bound but a fragment shader reads at most {} "
+                    "(GL_MAX_TEXTURE_IMAGE_UNITS)",
+                    name, samplers, info.max_texture_image_units));
+  }
+
+  // 2. Render targets: the caller's Textures, or temporaries for host outputs. The
+  // framebuffer checks that the driver can render into them all.
+  std::vector<detail::ColorAttachment> attachments;
+  for (auto& t : targets) {
+    if (t.texture != nullptr) {
+      t.id = t.texture->gl_name();
+    } else {
+      t.temporary = detail::ScopedTexture::make();
+      t.id = t.temporary.id();
+      GL(glBindTexture(GL_TEXTURE_2D, t.id));
+      GL(glTexStorage2D(GL_TEXTURE_2D, 1, detail::texel_format(t.type).internal_format,
+                        static_cast<GLsizei>(grid.cols), static_cast<GLsizei>(grid.rows)));
+      GL(glBindTexture(GL_TEXTURE_2D, 0));
+    }
+    detail::ColorAttachment a;
+    a.texture = t.id;
+    a.type = t.type;
+    a.location = t.variable->location;
+    a.what = fmt::format("output {} {}", t.variable->type.name, t.variable->name);
+    attachments.push_back(a);
+  }
+  const detail::Framebuffer framebuffer(attachments, name);
+
+  // 3. Draw: the whole rows, then the first part of the last row of a 1-D grid, so that no
+  // fragment runs past the last element.
+  auto vertex_array = detail::ScopedVertexArray::make();
+  {
+    RenderScope scope(program_->id(), vertex_array.id(), grid.cols, grid.rows);
+    GLuint texture_unit = 0;
+    for (auto [uniform, arg] : resolved.uniforms) {
+      detail::set_uniform(*uniform, *arg, texture_unit, name);
+    }
+    if (const auto* u = pi.find_uniform("gpgpu_count")) {
+      GL(glUniform1i(u->location, static_cast<GLint>(grid.count)));
+    }
+    if (const auto* u = pi.find_uniform("gpgpu_width")) {
+      GL(glUniform1i(u->location, static_cast<GLint>(grid.cols)));
+    }
+    detail::GpuTimer timer(*state_, timing_);
+    const std::size_t full_rows = grid.count / grid.cols;
+    const std::size_t remainder = grid.count % grid.cols;
+    if (full_rows > 0) scope.draw(0, 0, grid.cols, full_rows);
+    if (remainder > 0) scope.draw(0, full_rows, remainder, 1);
+    last_gpu_ns_ = timer.stop();
+  }
+
+  // 4. Read every host output into staging first, then commit: if a read-back fails, no
+  // caller array has changed.
+  std::vector<std::pair<const Target*, std::vector<unsigned char>>> results;
+  for (const auto& t : targets) {
+    if (t.texture != nullptr) continue;
+    std::vector<unsigned char> values(t.arg->value.count() * element_size);
+    detail::read_texture(*state_, t.id, t.type, {grid.cols, grid.rows, 0}, grid.count,
+                         values.data());
+    results.emplace_back(&t, std::move(values));
+  }
+  for (const auto& [t, values] : results) {
+    std::memcpy(t->arg->value.writable_data(), values.data(), values.size());
+  }
+}
+
+}  // namespace gpgpu

@@ -1,1 +1,0 @@
-target_sources(gpgpu PRIVATE ${CMAKE_CURRENT_LIST_DIR}/npy.cpp)
