@@ -170,13 +170,14 @@ TEST_P(NnFiniteDifferences, BackwardIsTheDerivativeOfForward) {
 // candidate tiling (results must be right whichever is kept).
 std::vector<nntest::BackendConfig> backends_and_autotuning() {
   auto configs = nntest::all_backends();
-  configs.push_back({"compute_shared_autotuned", nn::Backend::Compute,
+  configs.push_back({"compute_shared_autotuned",
+                     nn::Backend::Compute,
                      {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = true}});
   return configs;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, NnFiniteDifferences, ::testing::ValuesIn(backends_and_autotuning()),
-                         nntest::config_name);
+INSTANTIATE_TEST_SUITE_P(Backends, NnFiniteDifferences,
+                         ::testing::ValuesIn(backends_and_autotuning()), nntest::config_name);
 
 // Training on the first 512 Fashion-MNIST images (16 steps of 32): the loss of the last
 // report interval is below 80% of the first one's (it starts near ln 10 = 2.30; seeds are
