@@ -56,7 +56,7 @@ Command add_bench_command(CLI::App& app) {
   struct NnOptions {
     std::string data, net = "cnn";
     std::vector<std::size_t> batches{64, 256};
-    std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, tf_images = 0;
+    std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
   };
   auto n = std::make_shared<NnOptions>();
   auto* nn =
@@ -71,6 +71,7 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--inference-batch", n->inference_batch, "batch size to classify the test set")
       ->capture_default_str();
   nn->add_option("--train-limit", n->train_limit, "train on the first N images only");
+  nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
   nn->add_option("--tf-images", n->tf_images,
                  "also time the transform-feedback backend on N images");
   for (auto* s : {matmul, memory, nn}) {
@@ -88,6 +89,7 @@ Command add_bench_command(CLI::App& app) {
       options.epochs = n->epochs;
       options.inference_batch = n->inference_batch;
       options.train_limit = n->train_limit;
+      options.test_limit = n->test_limit;
       options.tf_images = n->tf_images;
       options.out = o->out_dir;
       return bench::run_nn_bench(options, ctx);

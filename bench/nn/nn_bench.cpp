@@ -109,7 +109,7 @@ TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn:
 int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
   const auto dir = o.data.empty() ? nn::default_data_dir() : o.data;
   const auto train = nn::load_idx_dataset(dir, "train").first(o.train_limit);
-  const auto test = nn::load_idx_dataset(dir, "t10k");
+  const auto test = nn::load_idx_dataset(dir, "t10k").first(o.test_limit);
   nn::DeviceDataset device_train(ctx, train), device_test(ctx, test);
   json report{{"device", ctx.info().renderer},
               {"gl", ctx.info().version},
@@ -145,6 +145,7 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
   report["inference_steady_ms"] =
       median(std::vector<double>(inference.begin() + 1, inference.end()));
   report["inference_batch"] = o.inference_batch;
+  report["test_images"] = test.count;
   report["test_accuracy_after_bench"] = eval.accuracy();
   if (o.tf_images > 0) {
     const auto tf_train = train.first(o.tf_images);

@@ -20,6 +20,7 @@ struct NnBenchOptions {
   std::size_t epochs = 3;  // per batch size; the first is a warm-up (compiles, autotunes)
   std::size_t inference_batch = 10000;
   std::size_t train_limit = 0;      // train on the first N images only (0: all)
+  std::size_t test_limit = 0;       // classify the first N test images only (0: all)
   std::size_t tf_images = 0;        // > 0: also time the transform-feedback backend on N images
   double tf_ceiling_tflops = 1.63;  // vertex-stage ALU ceiling of the device (H100, measured)
   std::filesystem::path out = "out/bench";

@@ -32,8 +32,12 @@ bench_size=(--batches 64,256 --epochs 3 --tf-images 3200)
 torch_size=(--batches 64 256 --epochs 3)
 train_size=()
 profile_size=(--train-limit 25600 --test-limit 1000)
+plain=cnn
+with_bn=cnn-bn
 if [ -n "${NN_SMOKE:-}" ]; then
-  bench_size=(--batches 64 --epochs 2 --train-limit 640 --inference-batch 500 --tf-images 128)
+  plain=small
+  with_bn=small
+  bench_size=(--net small --batches 64 --epochs 2 --train-limit 640 --test-limit 500 --inference-batch 500 --tf-images 128)
   torch_size=(--batches 64 --epochs 2)
   train_size=(--train-limit 640 --test-limit 500)
   profile_size=(--train-limit 640 --test-limit 200)
@@ -85,17 +89,17 @@ PY
 
 limit=()
 [ -n "${TRAIN_TIMEOUT:-}" ] && limit=(timeout "$TRAIN_TIMEOUT")
-${limit[@]+"${limit[@]}"} $gpgpu train --net cnn --epochs "${CNN_EPOCHS:-15}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn" -q > "$out/train-cnn.log" 2>&1 ||
+${limit[@]+"${limit[@]}"} $gpgpu train --net $plain --epochs "${CNN_EPOCHS:-15}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn" -q > "$out/train-cnn.log" 2>&1 ||
   tail -5 "$out/train-cnn.log"
 grep -E "^epoch" "$out/train-cnn.log" | tail -3
 stamp "cnn: $(grep -E '^test accuracy' "$out/train-cnn.log")"
-${limit[@]+"${limit[@]}"} $gpgpu train --net cnn-bn --epochs "${BN_EPOCHS:-30}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn-bn" -q \
+${limit[@]+"${limit[@]}"} $gpgpu train --net $with_bn --epochs "${BN_EPOCHS:-30}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn-bn" -q \
   > "$out/train-cnn-bn.log" 2>&1 || tail -5 "$out/train-cnn-bn.log"
 grep -E "^epoch" "$out/train-cnn-bn.log" | tail -3
 stamp "cnn-bn: $(grep -E '^test accuracy' "$out/train-cnn-bn.log")"
 
 for batch in 64 256; do
-  GPGPU_NN_PROFILE=1 $gpgpu train --net cnn --epochs 1 --batch $batch "${profile_size[@]}" \
+  GPGPU_NN_PROFILE=1 $gpgpu train --net $plain --epochs 1 --batch $batch "${profile_size[@]}" \
     --no-plots -q --out "/tmp/nn-profile-$batch" > "$out/profile-$batch.log" 2>&1
 done
 stamp "profiles done"
