@@ -242,10 +242,11 @@ int round_up_pow2(int v) {
 }
 
 // Splits of k that bring the work groups to about `target`, keeping at least 4 slices of
-// BK per split, at most 32 splits, and at most 60000 slices per split.
+// BK per split, at most 128 splits (a weight gradient of a first layer, 26 x 32 outputs
+// summed over batch x 784 positions, is a single tile), and at most 60000 slices per split.
 int choose_split(GemmShape s, const GemmTiling& t, int target) {
   const int blocks = ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn);
-  int split = std::clamp(ceil_div(target, blocks), 1, 32);
+  int split = std::clamp(ceil_div(target, blocks), 1, 128);
   split = std::min(split, std::max(1, s.k / (4 * t.bk)));
   split = std::max(split, ceil_div(s.k, 60000 * t.bk));
   return split;
