@@ -6,6 +6,12 @@ include(CMakePackageConfigHelpers)
 install(TARGETS gpgpu gpgpu_warnings EXPORT gpgpuTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# gpgpu::nn (convolutional networks), exported with the library.
+if(TARGET gpgpu_nn)
+  install(TARGETS gpgpu_nn EXPORT gpgpuTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # cpu_matmul.hpp belongs to the CPU reference library used by the tests and the speed test,
 # which is not installed.
 install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -34,3 +34,9 @@ if [ -n "$(ls "$bin"/python/gpgpu/_gpgpu*.so 2>/dev/null)" ]; then
 else
   echo "== Python module not built (pybind11 or python3-dev missing)"
 fi
+# ---- gpgpu::nn: a short CNN training run on this device (llvmpipe without a GPU) ----------
+# The "small" net on the first 6000 Fashion-MNIST training images for 2 epochs, tested on
+# 2000 test images: a few minutes on llvmpipe. Model, history, confusion matrix and PNG
+# plots go to out/train. (docs/nn.md: the full runs and the H100 figures.)
+echo "== gpgpu train: short CNN run (6000 training images, 2 epochs), results in out/train"
+"$bin/tools/gpgpu" train --net small --epochs 2 --train-limit 6000 --test-limit 2000 --out out/train --quiet

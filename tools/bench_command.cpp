@@ -16,13 +16,16 @@
 #if GPGPU_HAVE_PRIMITIVES_BENCH
 #include "primitives_runner.hpp"
 #endif
+#if GPGPU_HAVE_NN_BENCH
+#include "nn_bench.hpp"
+#endif
 
 namespace gpgpu::cli {
 
 Command add_bench_command(CLI::App& app) {
   auto* sub = app.add_subcommand("bench",
                                  "Speed tests: matrix multiplication, memory access, the data "
-                                 "path, stage ceilings, parallel primitives");
+                                 "path, stage ceilings, parallel primitives, CNN training");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -103,11 +106,33 @@ Command add_bench_command(CLI::App& app) {
   primitives->add_flag("--sweep", o->sweep,
                        "also time a few kernel shapes (PrimitiveTuning) at 2^26, 2^28");
   primitives->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
-  for (auto* s : {matmul, memory, datapath, ceiling, primitives}) {
+  // `gpgpu bench nn`: CNN epoch times at several batch sizes (bench/nn/nn_bench.hpp).
+  struct NnOptions {
+    std::string data, net = "cnn";
+    std::vector<std::size_t> batches{64, 256};
+    std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
+  };
+  auto n = std::make_shared<NnOptions>();
+  auto* nn =
+      sub->add_subcommand("nn",
+                          "CNN training epoch times, test-set inference time, dispatch overhead "
+                          "(compare with bench/nn/torch_cnn.py)");
+  nn->add_option("--data", n->data, "IDX data directory (default: Fashion-MNIST)");
+  nn->add_option("--net", n->net, "built-in network")->capture_default_str();
+  nn->add_option("--batches", n->batches, "batch sizes")->delimiter(',');
+  nn->add_option("--epochs", n->epochs, "epochs per batch size, the first a warm-up")
+      ->capture_default_str();
+  nn->add_option("--inference-batch", n->inference_batch, "batch size to classify the test set")
+      ->capture_default_str();
+  nn->add_option("--train-limit", n->train_limit, "train on the first N images only");
+  nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
+  nn->add_option("--tf-images", n->tf_images,
+                 "also time the transform-feedback backend on N images");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, matmul, memory, datapath, ceiling, primitives]() -> int {
+  return [o, n, matmul, memory, datapath, ceiling, primitives, nn]() -> int {
     if (primitives->parsed()) {
 #if GPGPU_HAVE_PRIMITIVES_BENCH
       Context ctx({.device = o->device});
@@ -126,6 +151,25 @@ Command add_bench_command(CLI::App& app) {
 #else
       throw UnsupportedError(
           "this gpgpu was built without the benchmarks (configure with -DGPGPU_BUILD_BENCH=ON)");
+#endif
+    }
+    if (nn->parsed()) {
+#if GPGPU_HAVE_NN_BENCH
+      Context ctx({.device = o->device});
+      bench::NnBenchOptions options;
+      options.data = n->data;
+      options.net = n->net;
+      options.batches = n->batches;
+      options.epochs = n->epochs;
+      options.inference_batch = n->inference_batch;
+      options.train_limit = n->train_limit;
+      options.test_limit = n->test_limit;
+      options.tf_images = n->tf_images;
+      options.out = o->out_dir;
+      return bench::run_nn_bench(options, ctx);
+#else
+      throw UnsupportedError(
+          "this gpgpu was built without the nn benchmark (configure with -DGPGPU_BUILD_BENCH=ON)");
 #endif
     }
 #if GPGPU_HAVE_BENCH

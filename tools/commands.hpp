@@ -19,5 +19,7 @@ Command add_scan_command(CLI::App& app);
 Command add_sort_command(CLI::App& app);
 Command add_argsort_command(CLI::App& app);
 Command add_histogram_command(CLI::App& app);
+Command add_train_command(CLI::App& app);
+Command add_predict_command(CLI::App& app);
 
 }  // namespace gpgpu::cli

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_sort_command);
   add(gpgpu::cli::add_argsort_command);
   add(gpgpu::cli::add_histogram_command);
+  add(gpgpu::cli::add_train_command);
+  add(gpgpu::cli::add_predict_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

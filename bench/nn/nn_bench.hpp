@@ -1,0 +1,32 @@
+// `gpgpu bench nn`: epoch times of a network (the plain 2-conv net by default) at several
+// batch sizes, the time to classify the test set, the CPU cost of one kernel dispatch, and
+// (optionally) the transform-feedback backend's rate against the graphics stage's ceiling.
+// The figures match bench/nn/torch_cnn.py's, for a same-run comparison with PyTorch.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpgpu/context.hpp"
+
+namespace gpgpu::bench {
+
+struct NnBenchOptions {
+  std::filesystem::path data;  // IDX directory (empty: the default data set)
+  std::string net = "cnn";
+  std::vector<std::size_t> batches{64, 256};
+  std::size_t epochs = 3;  // per batch size; the first is a warm-up (compiles, autotunes)
+  std::size_t inference_batch = 10000;
+  std::size_t train_limit = 0;      // train on the first N images only (0: all)
+  std::size_t test_limit = 0;       // classify the first N test images only (0: all)
+  std::size_t tf_images = 0;        // > 0: also time the transform-feedback backend on N images
+  double tf_ceiling_tflops = 1.63;  // vertex-stage ALU ceiling of the device (H100, measured)
+  std::filesystem::path out = "out/bench";
+};
+
+// Runs the benchmark, prints a table and writes OUT/nn/bench-nn.json. Returns 0.
+int run_nn_bench(const NnBenchOptions& options, const Context& context);
+
+}  // namespace gpgpu::bench

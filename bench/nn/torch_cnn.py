@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""PyTorch reference for `gpgpu bench nn`: the same plain 2-conv network, data, batch sizes
+and optimizer, timed the same way.
+
+Network: conv 32 5x5 pad 2 - ReLU - maxpool 2 - conv 64 5x5 pad 2 - ReLU - maxpool 2 -
+dense 128 - ReLU - dense 10 (gpgpu's built-in "cnn"); Adam, lr 1e-3; float32 with TF32 off.
+The IDX files are read with gzip + numpy, normalised with the training set's mean and
+standard deviation, and kept on the GPU as tensors; each epoch draws a permutation on the
+GPU and indexes batches from it (dropping the last incomplete batch, as gpgpu does).
+Epoch times are measured with torch.cuda.synchronize() around each epoch; the first epoch
+of each batch size is a warm-up (cuDNN algorithm choice, allocator growth). Inference: the
+10k test images classified in batches of --inference-batch (one batch by default).
+
+Usage: python3 bench/nn/torch_cnn.py --data /usr/share/datasets/fashion-mnist \
+           --batches 64 256 --epochs 3 --out out/torch-cnn.json
+"""
+import argparse
+import gzip
+import json
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    if data[0] != 0 or data[1] != 0 or data[2] != 8:
+        raise ValueError(f"{path}: not an unsigned-byte IDX file")
+    rank = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank))
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(shape)
+
+
+def find(directory, split, kind, rank):
+    for sep in ("-", "."):
+        for suffix in ("", ".gz"):
+            path = os.path.join(directory, f"{split}-{kind}{sep}{rank}-ubyte{suffix}")
+            if os.path.exists(path):
+                return path
+    raise FileNotFoundError(f"no {split} {kind} in {directory}")
+
+
+def load(directory, device):
+    train_x = read_idx(find(directory, "train", "images", "idx3")).astype(np.float32) / 255.0
+    train_y = read_idx(find(directory, "train", "labels", "idx1")).astype(np.int64)
+    test_x = read_idx(find(directory, "t10k", "images", "idx3")).astype(np.float32) / 255.0
+    test_y = read_idx(find(directory, "t10k", "labels", "idx1")).astype(np.int64)
+    mean, std = float(train_x.mean()), float(train_x.std())
+    def to(x):
+        return torch.from_numpy((x - mean) / std).unsqueeze(1).to(device)
+    return (to(train_x), torch.from_numpy(train_y).to(device), to(test_x),
+            torch.from_numpy(test_y).to(device))
+
+
+def make_net():
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def train_epoch(net, opt, loss_fn, x, y, batch):
+    perm = torch.randperm(x.shape[0], device=x.device)
+    steps = x.shape[0] // batch
+    total = torch.zeros((), device=x.device)
+    for s in range(steps):
+        idx = perm[s * batch:(s + 1) * batch]
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(net(x[idx]), y[idx])
+        loss.backward()
+        opt.step()
+        total += loss.detach()
+    return steps, total
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", default=os.environ.get("GPGPU_NN_DATA", "/usr/share/datasets/fashion-mnist"))
+    p.add_argument("--batches", type=int, nargs="+", default=[64, 256])
+    p.add_argument("--epochs", type=int, default=3, help="per batch size; the first is a warm-up")
+    p.add_argument("--inference-batch", type=int, default=10000)
+    p.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN time its algorithms")
+    p.add_argument("--out", default="")
+    a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = a.cudnn_benchmark
+    device = torch.device("cuda")
+    torch.manual_seed(1)
+    train_x, train_y, test_x, test_y = load(a.data, device)
+    report = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+              "cudnn": torch.backends.cudnn.version(), "cudnn_benchmark": a.cudnn_benchmark,
+              "tf32": False, "train_images": int(train_x.shape[0]), "train": []}
+    loss_fn = nn.CrossEntropyLoss()
+    net = None
+    for batch in a.batches:
+        net = make_net().to(device)
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        seconds = []
+        for e in range(a.epochs):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            steps, total = train_epoch(net, opt, loss_fn, train_x, train_y, batch)
+            torch.cuda.synchronize()
+            seconds.append(time.perf_counter() - start)
+            print(f"  batch {batch:4}: epoch {e + 1} of {steps} steps in {seconds[-1]:.3f} s "
+                  f"(mean loss {float(total) / steps:.4f})", flush=True)
+        steady = sorted(seconds[1:] or seconds)[len(seconds[1:] or seconds) // 2]
+        report["train"].append({"batch": batch, "steps": steps, "epoch_seconds": seconds,
+                                "steady_epoch_seconds": steady,
+                                "images_per_second": steps * batch / steady})
+    net.eval()
+    times = []
+    with torch.no_grad():
+        for r in range(4):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            correct = 0
+            for first in range(0, test_x.shape[0], a.inference_batch):
+                logits = net(test_x[first:first + a.inference_batch])
+                correct += int((logits.argmax(1) == test_y[first:first + a.inference_batch]).sum())
+            torch.cuda.synchronize()
+            times.append(1e3 * (time.perf_counter() - start))
+    report["inference_ms"] = times
+    report["inference_steady_ms"] = sorted(times[1:])[1]
+    report["inference_batch"] = a.inference_batch
+    report["test_accuracy_after_bench"] = correct / test_x.shape[0]
+    text = json.dumps(report, indent=2)
+    print(text)
+    if a.out:
+        os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

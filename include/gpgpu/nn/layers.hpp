@@ -1,0 +1,112 @@
+// gpgpu/nn/layers.hpp — the layers a Sequential model is made of.
+//
+//   model.add(gpgpu::nn::Conv2D{.filters = 32, .kernel = 5, .padding = 2});
+//   model.add(gpgpu::nn::ReLU{});
+//   model.add(gpgpu::nn::MaxPool2D{.size = 2});
+//   model.add(gpgpu::nn::Flatten{});
+//   model.add(gpgpu::nn::Dense{.units = 10});
+//
+// A layer is a plain description (a struct of settings); the model turns it into kernels
+// for its backend. Every layer runs forward, backward and (for its parameters) the update
+// on the device. Shapes are per sample (no batch extent): images (C, H, W), features (F).
+//
+//   layer       input -> output                         parameters (saved as, PyTorch's layout)
+//   Dense       (F) -> (units)                          weight (units, F), bias (units)
+//   Conv2D      (C, H, W) -> (filters, H', W')          weight (filters, C, k, k), bias (filters)
+//               H' = (H + 2 padding - kernel) / stride + 1 (rounded down), likewise W'
+//   MaxPool2D   (C, H, W) -> (C, H', W')                H' = (H - size) / stride + 1
+//   AvgPool2D   as MaxPool2D, the mean of each window
+//   ReLU, Sigmoid, Tanh, Dropout   any shape, unchanged
+//   Flatten     (C, H, W) -> (C H W)
+//   BatchNorm   (C, H, W) per channel, or (F) per feature; gamma, beta (trainable) and
+//               running_mean, running_var (not trained; updated in training mode)
+//   Softmax     (F) -> (F), probabilities over the features
+//
+// Convolutions are cross-correlations with zero padding, as in PyTorch and TensorFlow.
+// Dropout scales kept values by 1 / (1 - rate) in training and is the identity in
+// evaluation. BatchNorm normalises with the batch's mean and biased variance in training
+// (and updates running = (1 - momentum) running + momentum batch, the variance unbiased),
+// and with the running statistics in evaluation. A Softmax as the last layer is fused with
+// the cross-entropy loss in training (the gradient is p - onehot), and gives probabilities
+// in prediction; without it the model's outputs are logits and the loss applies softmax.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "gpgpu/nn/tensor.hpp"
+
+namespace gpgpu::nn {
+
+// How the weights of Dense and Conv2D start (biases start at zero):
+//   He      normal, standard deviation sqrt(2 / fan_in) (for ReLU networks)
+//   Xavier  uniform in +-sqrt(6 / (fan_in + fan_out)) (Glorot; for tanh and sigmoid)
+//   Auto    He when the next layer is a ReLU (directly or after BatchNorm), else Xavier
+// fan_in = inputs per output (C k k for a convolution), fan_out = outputs per input.
+enum class Init { Auto, He, Xavier };
+
+struct Dense {
+  std::size_t units = 0;
+  Init init = Init::Auto;
+};
+
+struct Conv2D {
+  std::size_t filters = 0;
+  std::size_t kernel = 3;  // square kernels: kernel x kernel
+  std::size_t stride = 1;
+  std::size_t padding = 0;  // zeros on every side
+  Init init = Init::Auto;
+};
+
+struct MaxPool2D {
+  std::size_t size = 2;    // square windows
+  std::size_t stride = 0;  // 0: the same as size (non-overlapping windows)
+};
+
+struct AvgPool2D {
+  std::size_t size = 2;
+  std::size_t stride = 0;  // 0: the same as size
+};
+
+struct ReLU {};
+struct Sigmoid {};
+struct Tanh {};
+struct Flatten {};
+
+struct Dropout {
+  float rate = 0.5f;  // the fraction of values zeroed in training, in [0, 1)
+};
+
+struct BatchNorm {
+  float momentum = 0.1f;  // weight of the batch statistics in the running ones
+  float epsilon = 1e-5f;
+};
+
+struct Softmax {};
+
+using Layer = std::variant<Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh, Flatten,
+                           Dropout, BatchNorm, Softmax>;
+
+// The layer's type name as JSON and summaries spell it: "dense", "conv2d", "maxpool2d",
+// "avgpool2d", "relu", "sigmoid", "tanh", "flatten", "dropout", "batchnorm", "softmax".
+std::string_view layer_type(const Layer& layer);
+// A one-line description: "conv2d 32 filters 5x5, stride 1, padding 2".
+std::string describe(const Layer& layer);
+
+// The per-sample output shape of `layer` for a per-sample `input` shape. Throws
+// ArgumentError saying what the layer needs (a rank, a minimum size) when it does not fit.
+Shape output_shape(const Layer& layer, const Shape& input);
+
+// One parameter array of a layer.
+struct ParameterSpec {
+  std::string name;  // "weight", "bias", "gamma", "beta", "running_mean", "running_var"
+  Shape shape;
+  bool trainable = true;  // false for BatchNorm's running statistics
+};
+// The parameters `layer` has for a per-sample `input` shape, in storage order.
+std::vector<ParameterSpec> parameter_specs(const Layer& layer, const Shape& input);
+
+}  // namespace gpgpu::nn

@@ -1,0 +1,151 @@
+// gpgpu/nn/model.hpp — a Sequential network whose forward and backward passes run on the
+// device, through one of two backends.
+//
+//   gpgpu::nn::Sequential model(ctx, {1, 28, 28});          // per-sample input shape (C, H, W)
+//   model.add(gpgpu::nn::Conv2D{.filters = 32, .kernel = 5, .padding = 2});
+//   model.add(gpgpu::nn::ReLU{});
+//   model.add(gpgpu::nn::MaxPool2D{});
+//   model.add(gpgpu::nn::Flatten{});
+//   model.add(gpgpu::nn::Dense{.units = 10});
+//   model.initialize(42);                                    // He / Xavier from a seeded RNG
+//   gpgpu::nn::Tensor logits = model.forward(images);        // images: (N, 1, 28, 28)
+//
+// Backends (one model, either backend, switchable at any time; parameters move with it):
+//   Compute            compute shaders: convolutions and dense layers as implicit GEMMs with
+//                      register blocking (shared-memory tiles on GPUs, direct loads on
+//                      llvmpipe), the activation fused into the producing kernel, the
+//                      optimizer one dispatch over all parameters in one flat buffer.
+//   TransformFeedback  the method of gpgpu.js: one vertex per output element, inputs and
+//                      parameters read from textures, results captured by transform
+//                      feedback. Slower (on an H100 vertex work runs on a fraction of the
+//                      SMs, and every draw waits for its capture count) but runs the same
+//                      network with the same parameters.
+// The two agree to float32 rounding: every output is the same sum in another order, so
+// they differ by at most about 2 gamma_K sum |terms| (gamma_K = K 2^-24 for sums of K
+// terms); tests/nn_backend_test.cpp checks it.
+//
+// Kernels and buffers are made once per (backend, batch size, mode) and reused; forward()
+// and backward() bind, dispatch and return device Tensors with no host round trip.
+// Training loops use Trainer (train.hpp); forward/backward here are the building blocks
+// (and what the tests check layer by layer).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpgpu/context.hpp"
+#include "gpgpu/nn/data.hpp"
+#include "gpgpu/nn/layers.hpp"
+#include "gpgpu/nn/tensor.hpp"
+
+namespace gpgpu::nn {
+
+enum class Backend { Compute, TransformFeedback };
+std::string_view to_string(Backend backend);  // "compute", "transform-feedback"
+// Accepts "compute", "transform-feedback" (also "transform_feedback", "tf"); nullopt else.
+std::optional<Backend> parse_backend(std::string_view name);
+
+// Evaluation uses BatchNorm's running statistics and no dropout; training the batch's.
+enum class Mode { Eval, Train };
+
+struct BackendOptions {
+  // Compute backend: how the GEMM kernels stage their operands. Auto: shared-memory tiles on
+  // GPUs, direct loads on software rasterizers (llvmpipe), where shared memory is ordinary
+  // memory and every barrier a coroutine switch. Either works everywhere.
+  enum class Kernels { Auto, SharedMemory, Direct };
+  Kernels kernels = Kernels::Auto;
+  // Compute backend on GPUs: time a few tilings of each GEMM when a batch size is first
+  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it).
+  bool autotune = true;
+};
+
+// One parameter array of the model, as it is saved.
+struct ParameterInfo {
+  std::size_t layer = 0;  // index into layers()
+  std::string name;       // "weight", "bias", "gamma", ...
+  Shape shape;
+  bool trainable = true;
+  std::size_t offset = 0;   // position in the flat vector of parameter_values()
+  std::string key() const;  // "03_conv2d.weight": the file name stem when saved
+};
+
+namespace detail {
+struct ModelState;
+}
+
+class Sequential {
+ public:
+  // `input` is the shape of one sample: (C, H, W) for images, (F) for feature vectors.
+  // The Context must outlive the model.
+  Sequential(const Context& context, Shape input);
+  ~Sequential();
+  Sequential(Sequential&&) noexcept;
+  Sequential& operator=(Sequential&&) noexcept;
+
+  // Appends a layer. Throws ArgumentError when it does not fit the current output shape
+  // (naming the layer's index, type and the shape it got), and Error once the model has
+  // parameters (add every layer before initialize() or the first run).
+  Sequential& add(Layer layer);
+
+  const std::vector<Layer>& layers() const;
+  const Shape& input_shape() const;
+  Shape output_shape() const;                  // per sample, after the last layer
+  Shape shape_after(std::size_t layer) const;  // per sample, after layers()[layer]
+  // A table of the layers, their output shapes and parameter counts.
+  std::string summary() const;
+
+  // What a data set's pixels go through before the first layer (saved with the model).
+  void set_normalization(Normalization normalization);
+  Normalization normalization() const;
+  // Names of the output classes, if known (saved with the model).
+  void set_class_names(std::vector<std::string> names);
+  const std::vector<std::string>& class_names() const;
+
+  // Every parameter array, in layer order; trainable ones first within the flat vector.
+  const std::vector<ParameterInfo>& parameters() const;
+  std::size_t parameter_count() const;  // all values, trainable or not
+  std::size_t trainable_parameter_count() const;
+  // Sets every parameter from a seeded generator (see Init in layers.hpp); BatchNorm's
+  // gamma = 1, beta = 0, running mean 0 and variance 1. The same seed gives the same
+  // values on every platform. Called with seed 1 on first use if never called.
+  void initialize(std::uint64_t seed);
+  bool initialized() const;
+  // All parameters as one flat vector (offsets in parameters()); downloads when needed.
+  std::vector<float> parameter_values() const;
+  // Replaces all parameters (exactly parameter_count() values, else SizeMismatchError).
+  void set_parameter_values(std::span<const float> values);
+
+  // Chooses the backend; the parameters move to it (their values do not change).
+  void set_backend(Backend backend, BackendOptions options = {});
+  Backend backend() const;
+  const BackendOptions& backend_options() const;
+
+  // Runs the network on a batch x of shape (N, input...) and returns the outputs (N, output...)
+  // as a new device Tensor. Throws SizeMismatchError naming both shapes when x does not fit.
+  // In Train mode the activations are kept for backward() and Dropout draws a new mask.
+  Tensor forward(const Tensor& x, Mode mode = Mode::Eval);
+  // After forward(x, Mode::Train): takes dL/d(output) of the same shape as that output and
+  // returns dL/dx; the parameter gradients of this batch replace the previous ones
+  // (gradient_values()). Throws Error when no training forward pass came before.
+  Tensor backward(const Tensor& output_gradient);
+  // The gradients of the last backward(), flat like parameter_values() (zeros for
+  // non-trainable parameters).
+  std::vector<float> gradient_values() const;
+  // The index of the largest output of each sample of x (forward in Eval mode).
+  std::vector<int> classify(const Tensor& x);
+
+  const Context& context() const;
+  // For the library's own use (Trainer, serialization).
+  detail::ModelState& state() const { return *state_; }
+
+ private:
+  std::unique_ptr<detail::ModelState> state_;
+};
+
+}  // namespace gpgpu::nn

@@ -1,0 +1,92 @@
+// gpgpu/nn/train.hpp — training and evaluating a Sequential model on a DeviceDataset.
+//
+//   gpgpu::nn::DeviceDataset train(ctx, train_set), test(ctx, test_set);
+//   gpgpu::nn::Trainer trainer(model, train, {.batch = 64, .optimizer = gpgpu::nn::Adam{}});
+//   for (int e = 0; e < 10; ++e) {
+//     auto epoch = trainer.run_epoch();
+//     auto eval = gpgpu::nn::evaluate(model, test);
+//     std::printf("loss %.4f  test accuracy %.2f%%\n", epoch.stats.mean_loss(), 100 *
+//     eval.accuracy());
+//   }
+//
+// A training step is one chain of dispatches with no transfer: a kernel gathers the batch
+// from the resident data set through the epoch's shuffled index buffer (normalising and
+// augmenting on the way), the forward pass, the fused softmax-cross-entropy kernel (which
+// also adds the batch's loss and correct count to device accumulators), the backward pass
+// and the optimizer update. The host reads the accumulators every `report_every` steps and
+// at the end of the epoch, never per step. Epochs drop the last incomplete batch (as
+// PyTorch's drop_last), so every step has the same batch size and the same kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "gpgpu/nn/data.hpp"
+#include "gpgpu/nn/loss.hpp"
+#include "gpgpu/nn/model.hpp"
+#include "gpgpu/nn/optimizers.hpp"
+
+namespace gpgpu::nn {
+
+struct TrainOptions {
+  std::size_t batch = 64;
+  Optimizer optimizer = Adam{};
+  Schedule schedule = Schedule::Constant;
+  std::size_t epochs = 10;       // the length of the schedule
+  std::size_t step_epochs = 10;  // Schedule::Step: epochs per factor of 0.1
+  Augmentation augmentation;
+  std::uint64_t seed = 1;          // shuffling, dropout masks and augmentation
+  std::size_t report_every = 100;  // steps between reads of the loss accumulators
+  std::size_t limit_steps = 0;     // stop an epoch after this many steps (0: the whole epoch)
+};
+
+// Where an epoch stands, reported every report_every steps.
+struct Progress {
+  std::size_t epoch = 0, step = 0, steps = 0;
+  double loss = 0;               // mean loss over the steps since the last report
+  double images_per_second = 0;  // since the epoch started
+  double seconds = 0;            // since the epoch started
+};
+
+struct EpochResult {
+  std::size_t epoch = 0;  // counted from 0
+  LossStats stats;        // training loss and accuracy over the epoch's batches
+  double seconds = 0;     // wall time, from the first dispatch to the final read
+  double learning_rate = 0;
+  std::size_t steps = 0;
+  std::vector<double> loss_curve;  // the mean loss of each report interval
+};
+
+namespace detail {
+struct TrainerState;
+}
+
+class Trainer {
+ public:
+  // Builds (or reuses) the model's kernels for options.batch in Train mode, and the
+  // optimizer's state (zeros). Throws ArgumentError when the data does not fit the model
+  // (sample shape, classes), the batch is 0 or larger than the data set.
+  Trainer(Sequential& model, const DeviceDataset& data, TrainOptions options);
+  ~Trainer();
+  Trainer(Trainer&&) noexcept;
+  Trainer& operator=(Trainer&&) noexcept;
+
+  // Runs one epoch over the data in a fresh shuffled order.
+  EpochResult run_epoch(const std::function<void(const Progress&)>& on_progress = {});
+  std::size_t epochs_done() const;
+  std::size_t steps_done() const;
+  const TrainOptions& options() const;
+
+ private:
+  std::unique_ptr<detail::TrainerState> state_;
+};
+
+// Classifies every sample of `data` in batches of `batch` (the last one partial), with the
+// data on the device: loss and accuracy from the device accumulators, the predictions read
+// once at the end, and the confusion matrix.
+Evaluation evaluate(Sequential& model, const DeviceDataset& data, std::size_t batch = 1000);
+
+}  // namespace gpgpu::nn

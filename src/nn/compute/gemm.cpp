@@ -1,0 +1,479 @@
+// Implicit GEMM kernels for the compute backend (see gemm.hpp).
+//
+// Shared-memory path (GPUs). A work group owns a BM x BN tile of C and walks its share of k
+// in BK-deep slices. Each slice of A (BK x BM) and B (BK x BN) is loaded by all invocations
+// as vec4s of four consecutive m (or n) and stored k-major in shared memory, so the inner
+// loop reads, per k, TM/4 vec4s of A and TN/4 vec4s of B for TM x TN fused multiply-adds:
+// (TM TN)/(TM + TN) FMAs per shared load instead of 1/2. The next slice is loaded into
+// registers while the current one is multiplied (one shared buffer, two barriers a slice).
+// Shared rows are padded by one vec4 so that k-fast loads (neighbours writing neighbouring k)
+// do not all hit one bank.
+//
+// Direct path (llvmpipe). Shared memory is ordinary memory there and a barrier is a
+// coroutine switch, so each invocation reads its operands itself. A work group is one
+// SIMD vector of 8 invocations across n and a single BM = TM block of rows, so the A loads
+// are the same address for the whole group (llvmpipe makes them one scalar load).
+//
+// Every k loop is nested in blocks of at most 32768 iterations (llvmpipe ends loops after
+// 65535 iterations), and work groups are numbered linearly over a 2-D grid so that no
+// dimension exceeds the device's work-group count limit.
+#include "gemm.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::nn::detail {
+
+namespace {
+
+constexpr const char* main_source = R"(
+#pragma optionNV(unroll all)
+layout(local_size_x = THREADS) in;
+#if SPLIT > 1
+layout(std430, binding = 7) writeonly buffer Partial { float partial[]; };
+#endif
+const int RM = TM / 4;
+const int RN = TN / 4;
+const int BM4 = BM / 4;
+const int BN4 = BN / 4;
+const int THREADS_M = BM / TM;
+const int THREADS_N = BN / TN;
+int k_end;
+
+// A(m .. m+3, k) and B(k, n .. n+3), zero past the matrix and the split's k range.
+vec4 fetch_a(int m, int k) {
+  vec4 v = vec4(0.0);
+  if (k < k_end) {
+    for (int q = 0; q < 4; ++q) {
+      if (m + q < GM) v[q] = load_a(m + q, k);
+    }
+  }
+  return v;
+}
+vec4 fetch_b(int k, int n) {
+  vec4 v = vec4(0.0);
+  if (k < k_end) {
+    for (int q = 0; q < 4; ++q) {
+      if (n + q < GN) v[q] = load_b(k, n + q);
+    }
+  }
+  return v;
+}
+
+#ifdef SHARED
+const int A_VEC4S = BK * BM4;
+const int B_VEC4S = BK * BN4;
+const int A_LOADS = (A_VEC4S + THREADS - 1) / THREADS;
+const int B_LOADS = (B_VEC4S + THREADS - 1) / THREADS;
+shared vec4 sa[BK][BM4 + 1];
+shared vec4 sb[BK][BN4 + 1];
+// Which vec4 of a slice load number v fills: k-fast when the operand is contiguous in k.
+ivec2 a_slot(int v) {
+#ifdef A_K_FAST
+  return ivec2(v % BK, v / BK);
+#else
+  return ivec2(v / BM4, v % BM4);
+#endif
+}
+ivec2 b_slot(int v) {
+#ifdef B_K_FAST
+  return ivec2(v % BK, v / BK);
+#else
+  return ivec2(v / BN4, v % BN4);
+#endif
+}
+#endif
+
+void main() {
+  int block = int(gl_WorkGroupID.y) * GRID_X + int(gl_WorkGroupID.x);
+  if (block >= BLOCKS_M * BLOCKS_N) return;  // the whole work group leaves together
+  int m0 = (block / BLOCKS_N) * BM;
+  int n0 = (block % BLOCKS_N) * BN;
+  int split = int(gl_WorkGroupID.z);
+  int k_begin = split * K_PER_SPLIT;
+  k_end = min(GK, k_begin + K_PER_SPLIT);
+  int tid = int(gl_LocalInvocationID.x);
+  int tx = tid % THREADS_N;
+  int ty = tid / THREADS_N;
+  vec4 acc[TM * RN];
+  for (int i = 0; i < TM * RN; ++i) acc[i] = vec4(0.0);
+
+#ifdef SHARED
+  vec4 ra[A_LOADS];
+  vec4 rb[B_LOADS];
+  for (int l = 0; l < A_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < A_VEC4S) {
+      ivec2 s = a_slot(v);
+      ra[l] = fetch_a(m0 + 4 * s.y, k_begin + s.x);
+    }
+  }
+  for (int l = 0; l < B_LOADS; ++l) {
+    int v = tid + l * THREADS;
+    if (v < B_VEC4S) {
+      ivec2 s = b_slot(v);
+      rb[l] = fetch_b(k_begin + s.x, n0 + 4 * s.y);
+    }
+  }
+  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+    memoryBarrierShared();
+    barrier();  // the previous slice has been used
+    for (int l = 0; l < A_LOADS; ++l) {
+      int v = tid + l * THREADS;
+      if (v < A_VEC4S) {
+        ivec2 s = a_slot(v);
+        sa[s.x][s.y] = ra[l];
+      }
+    }
+    for (int l = 0; l < B_LOADS; ++l) {
+      int v = tid + l * THREADS;
+      if (v < B_VEC4S) {
+        ivec2 s = b_slot(v);
+        sb[s.x][s.y] = rb[l];
+      }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (k0 + BK < k_end) {  // fetch the next slice while this one is multiplied
+      for (int l = 0; l < A_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < A_VEC4S) {
+          ivec2 s = a_slot(v);
+          ra[l] = fetch_a(m0 + 4 * s.y, k0 + BK + s.x);
+        }
+      }
+      for (int l = 0; l < B_LOADS; ++l) {
+        int v = tid + l * THREADS;
+        if (v < B_VEC4S) {
+          ivec2 s = b_slot(v);
+          rb[l] = fetch_b(k0 + BK + s.x, n0 + 4 * s.y);
+        }
+      }
+    }
+    for (int kk = 0; kk < BK; ++kk) {
+      vec4 av[RM];
+      vec4 bv[RN];
+      for (int i = 0; i < RM; ++i) av[i] = sa[kk][ty + i * THREADS_M];
+      for (int j = 0; j < RN; ++j) bv[j] = sb[kk][tx + j * THREADS_N];
+      for (int i = 0; i < RM; ++i) {
+        for (int r = 0; r < 4; ++r) {
+          for (int j = 0; j < RN; ++j) {
+            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+          }
+        }
+      }
+    }
+  }
+#else
+  for (int kb = k_begin; kb < k_end; kb += 32768) {
+    int ke = min(k_end, kb + 32768);
+    for (int k = kb; k < ke; ++k) {
+      vec4 av[RM];
+      vec4 bv[RN];
+      // Rows and columns past the matrix read a valid element instead (clamped): their
+      // products land in outputs that are never stored, and the loop needs no branches.
+      for (int i = 0; i < RM; ++i) {
+        for (int r = 0; r < 4; ++r) av[i][r] = load_a(min(m0 + 4 * (ty + i * THREADS_M) + r, GM - 1), k);
+      }
+      for (int j = 0; j < RN; ++j) {
+        for (int q = 0; q < 4; ++q) bv[j][q] = load_b(k, min(n0 + 4 * (tx + j * THREADS_N) + q, GN - 1));
+      }
+      for (int i = 0; i < RM; ++i) {
+        for (int r = 0; r < 4; ++r) {
+          for (int j = 0; j < RN; ++j) {
+            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+          }
+        }
+      }
+    }
+  }
+#endif
+
+  for (int i = 0; i < RM; ++i) {
+    for (int r = 0; r < 4; ++r) {
+      int m = m0 + 4 * (ty + i * THREADS_M) + r;
+      if (m >= GM) continue;
+      for (int j = 0; j < RN; ++j) {
+        int n = n0 + 4 * (tx + j * THREADS_N);
+        vec4 v = acc[(i * 4 + r) * RN + j];
+        for (int q = 0; q < 4; ++q) {
+          if (n + q >= GN) continue;
+#if SPLIT > 1
+          partial[(split * GM + m) * GN + n + q] = v[q];
+#else
+          store_c(m, n + q, v[q]);
+#endif
+        }
+      }
+    }
+  }
+}
+)";
+
+// Split-K: adds the partial sums of each (m, n) in split order and stores the result.
+constexpr const char* reduce_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 7) readonly buffer Partial { float partial[]; };
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  int m = int(i) / GN;
+  int n = int(i) - m * GN;
+  float sum = 0.0;
+  for (int s = 0; s < SPLIT; ++s) sum += partial[(s * GM + m) * GN + n];
+  store_c(m, n, sum);
+}
+)";
+
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+int round_up_pow2(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// Splits of k that bring the work groups to about `target`, keeping at least 4 slices of
+// BK per split, at most 128 splits (a weight gradient of a first layer, 26 x 32 outputs
+// summed over batch x 784 positions, is a single tile), and at most 60000 slices per split.
+int choose_split(GemmShape s, const GemmTiling& t, int target) {
+  const int blocks = ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn);
+  int split = std::clamp(ceil_div(target, blocks), 1, 128);
+  split = std::min(split, std::max(1, s.k / (4 * t.bk)));
+  split = std::max(split, ceil_div(s.k, 60000 * t.bk));
+  return split;
+}
+
+// Estimated cost of a tiling (lower is better): padded work over register reuse and over
+// how much of a large GPU the work groups can occupy.
+double estimated_cost(GemmShape s, const GemmTiling& t) {
+  const double padded = static_cast<double>(ceil_div(s.m, t.bm) * t.bm) *
+                        static_cast<double>(ceil_div(s.n, t.bn) * t.bn) * static_cast<double>(s.k);
+  const double reuse = static_cast<double>(t.tm * t.tn) / static_cast<double>(t.tm + t.tn) / 4.0;
+  const double groups = static_cast<double>(ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn) * t.split);
+  const double fill = std::min(1.0, groups * t.threads() / 65536.0);
+  const double split_traffic = t.split > 1 ? 2.0 * t.split * s.m * s.n * 8.0 : 0.0;
+  return padded / (reuse * fill) + split_traffic;
+}
+
+std::vector<GemmTiling> shared_candidates(GemmShape s) {
+  const int shapes[][4] = {{128, 64, 8, 8}, {64, 64, 8, 8},  {64, 64, 8, 4},  {64, 64, 4, 4},
+                           {128, 32, 8, 4}, {64, 32, 4, 4},  {32, 64, 4, 4},  {128, 128, 8, 8},
+                           {64, 128, 8, 8}, {32, 32, 4, 4},  {128, 16, 8, 4}, {16, 128, 4, 8},
+                           {32, 128, 4, 8}, {256, 32, 8, 4}, {128, 64, 4, 8}, {64, 16, 4, 4}};
+  std::vector<GemmTiling> list;
+  for (const auto& x : shapes) {
+    GemmTiling t;
+    t.bm = x[0];
+    t.bn = x[1];
+    t.tm = x[2];
+    t.tn = x[3];
+    t.bk = s.k >= 256 ? 16 : 8;
+    t.shared = true;
+    if (t.threads() < 32 || t.threads() > 256) continue;
+    if (t.bm > 2 * std::max(16, round_up_pow2(s.m)) ||
+        t.bn > 2 * std::max(16, round_up_pow2(s.n))) {
+      continue;
+    }
+    t.split = choose_split(s, t, 512);
+    list.push_back(t);
+  }
+  std::stable_sort(list.begin(), list.end(), [&](const GemmTiling& a, const GemmTiling& b) {
+    return estimated_cost(s, a) < estimated_cost(s, b);
+  });
+  return list;
+}
+
+GemmTiling direct_tiling(GemmShape s) {
+  GemmTiling t;
+  t.shared = false;
+  // One SIMD vector of 8 invocations along m, each 4 rows by up to 16 columns: per k, 4
+  // loads that differ between invocations and up to 16 the same for all (one scalar load
+  // each). Measured on llvmpipe against 16 x 4 blocks along n and 4 x 8: 10-40% faster.
+  // GPGPU_NN_DIRECT="tm,tn,lanes_m,lanes_n" overrides it (for tuning experiments).
+  int lanes_m = 8, lanes_n = 1;
+  t.tm = 4;
+  t.tn = std::min(16, (s.n + 3) / 4 * 4);
+  if (const char* env = std::getenv("GPGPU_NN_DIRECT")) {
+    std::sscanf(env, "%d,%d,%d,%d", &t.tm, &t.tn, &lanes_m, &lanes_n);
+  }
+  t.bm = t.tm * lanes_m;
+  t.bn = t.tn * lanes_n;
+  t.bk = 8;
+  const int blocks = ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn);
+  t.split = blocks >= 8 ? 1 : std::clamp(std::min(8 / blocks, s.k / 1024), 1, 8);
+  t.split = std::max(t.split, ceil_div(s.k, 60000 * 16));
+  return t;
+}
+
+}  // namespace
+
+std::string GemmTiling::to_string() const {
+  return fmt::format("{} {}x{}x{} thread {}x{} split {}", shared ? "shared" : "direct", bm, bn, bk,
+                     tm, tn, split);
+}
+
+std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared) {
+  (void)context;
+  if (!shared) return {direct_tiling(shape)};
+  return shared_candidates(shape);
+}
+
+struct Gemm::Compiled {
+  GemmTiling tiling;
+  ComputeKernel main;
+  std::optional<ComputeKernel> reduce;
+  Buffer partial;
+  std::size_t grid_x = 1, grid_y = 1;
+};
+
+Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
+           const BackendOptions& options, std::string label)
+    : context_(&context), shape_(shape), source_(std::move(source)), label_(std::move(label)) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) {
+    throw ArgumentError(fmt::format("{}: empty GEMM {}x{}x{}", label_, shape.m, shape.n, shape.k));
+  }
+  using K = BackendOptions::Kernels;
+  shared_ = options.kernels == K::SharedMemory ||
+            (options.kernels == K::Auto && !context.info().is_software);
+  // Autotuning needs timer queries; on software rasterizers they do not see shader work, so
+  // it runs there only when asked for explicitly (SharedMemory), which the tests do.
+  tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
+                  (!context.info().is_software || options.kernels == K::SharedMemory);
+  compiled_ = build(candidate_tilings(context, shape, shared_).front());
+}
+
+Gemm::~Gemm() = default;
+Gemm::Gemm(Gemm&&) noexcept = default;
+Gemm& Gemm::operator=(Gemm&&) noexcept = default;
+
+std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
+  const int blocks_m = ceil_div(shape_.m, t.bm), blocks_n = ceil_div(shape_.n, t.bn);
+  const std::size_t blocks =
+      static_cast<std::size_t>(blocks_m) * static_cast<std::size_t>(blocks_n);
+  const auto max_x = static_cast<std::size_t>(
+      std::min<std::int64_t>(context_->info().max_compute_work_group_count[0], 65535));
+  const std::size_t grid_x = std::min(blocks, max_x);
+  const std::size_t grid_y = (blocks + grid_x - 1) / grid_x;
+  const int k_per_split = ceil_div(ceil_div(shape_.k, t.split), t.bk) * t.bk;
+  Defines d = source_.defines;
+  for (auto [name, value] : {std::pair{"GM", shape_.m},
+                             {"GN", shape_.n},
+                             {"GK", shape_.k},
+                             {"BM", t.bm},
+                             {"BN", t.bn},
+                             {"BK", t.bk},
+                             {"TM", t.tm},
+                             {"TN", t.tn},
+                             {"SPLIT", t.split},
+                             {"THREADS", t.threads()},
+                             {"BLOCKS_M", blocks_m},
+                             {"BLOCKS_N", blocks_n},
+                             {"GRID_X", static_cast<int>(grid_x)},
+                             {"K_PER_SPLIT", k_per_split}}) {
+    d.emplace_back(name, std::to_string(value));
+  }
+  if (t.shared) d.emplace_back("SHARED", "");
+  if (source_.a_k_fast) d.emplace_back("A_K_FAST", "");
+  if (source_.b_k_fast) d.emplace_back("B_K_FAST", "");
+  std::string main_text = source_.operands;
+  if (t.split == 1) main_text += source_.result;
+  main_text += main_source;
+  auto c = std::unique_ptr<Compiled>(
+      new Compiled{t, ComputeKernel(*context_, main_text, d, label_ + " [" + t.to_string() + "]"),
+                   std::nullopt, Buffer(), grid_x, grid_y});
+  if (t.split > 1) {
+    c->reduce.emplace(*context_, source_.result + reduce_source, d, label_ + " [split-K sum]");
+    c->partial = Buffer(*context_, ElementType::Float32,
+                        static_cast<std::size_t>(t.split) * static_cast<std::size_t>(shape_.m) *
+                            static_cast<std::size_t>(shape_.n));
+  }
+  return c;
+}
+
+void Gemm::run(const Args& operand_args, const Args& result_args) {
+  if (tune_pending_) {
+    tune_pending_ = false;
+    autotune(operand_args, result_args);  // runs every candidate, so the results are written
+    return;
+  }
+  auto& c = *compiled_;
+  Args main_args = operand_args;
+  if (c.tiling.split == 1) {
+    main_args.insert(main_args.end(), result_args.begin(), result_args.end());
+  } else {
+    main_args.emplace_back("partial", c.partial);
+  }
+  c.main.run_groups(main_args, Size3{c.grid_x, c.grid_y, static_cast<std::size_t>(c.tiling.split)});
+  if (c.reduce) {
+    Args reduce_args = result_args;
+    reduce_args.emplace_back("partial", c.partial);
+    c.reduce->run(reduce_args,
+                  static_cast<std::size_t>(shape_.m) * static_cast<std::size_t>(shape_.n));
+  }
+}
+
+void Gemm::set_timing(bool on) {
+  compiled_->main.set_timing(on);
+  if (compiled_->reduce) compiled_->reduce->set_timing(on);
+}
+
+double Gemm::last_gpu_ns() const {
+  const double main = compiled_->main.last_gpu_ns();
+  if (!compiled_->reduce) return main;
+  const double reduce = compiled_->reduce->last_gpu_ns();
+  return main < 0 || reduce < 0 ? -1 : main + reduce;
+}
+
+void Gemm::autotune(const Args& operand_args, const Args& result_args) {
+  if (!context_->info().has_timer_query()) return;
+  auto candidates = candidate_tilings(*context_, shape_, shared_);
+  if (candidates.size() > 8) candidates.resize(8);
+  double best_ns = std::numeric_limits<double>::infinity();
+  std::unique_ptr<Compiled> best;
+  std::string tried;
+  for (const auto& t : candidates) {
+    try {
+      compiled_ = build(t);
+    } catch (const Error&) {
+      continue;  // a tiling this device cannot compile (registers, shared memory)
+    }
+    set_timing(true);
+    double fastest = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < 4; ++r) {
+      run(operand_args, result_args);
+      if (r > 0 && last_gpu_ns() >= 0) fastest = std::min(fastest, last_gpu_ns());
+    }
+    set_timing(false);
+    tried += fmt::format("\n    {:9.1f} us  {}", fastest / 1e3, t.to_string());
+    if (fastest < best_ns) {
+      best_ns = fastest;
+      best = std::move(compiled_);
+    }
+  }
+  if (best) {
+    compiled_ = std::move(best);
+  } else {
+    compiled_ = build(candidates.front());
+  }
+  // GPGPU_NN_VERBOSE=1: what autotuning tried and kept, for tuning the candidate list.
+  if (const char* env = std::getenv("GPGPU_NN_VERBOSE");
+      env != nullptr && *env != '\0' && *env != '0') {
+    std::fprintf(stderr, "nn autotune %s (%dx%dx%d): kept %s%s\n", label_.c_str(), shape_.m,
+                 shape_.n, shape_.k, compiled_->tiling.to_string().c_str(), tried.c_str());
+  }
+}
+
+const GemmTiling& Gemm::tiling() const {
+  return compiled_->tiling;
+}
+
+}  // namespace gpgpu::nn::detail

@@ -1,0 +1,90 @@
+// Internal: implicit GEMMs, C (M x N) = sum_k A(m, k) B(k, n), whose operands are read
+// through GLSL functions (so a convolution's im2col never exists in memory) and whose
+// results go through a GLSL store function (fused bias, activation, layout).
+//
+// A user of Gemm supplies two GLSL snippets:
+//   operands: buffer declarations (bindings 0-1) and
+//             float load_a(int m, int k); float load_b(int k, int n);
+//             called only for m < GM, n < GN, k < GK
+//   result:   buffer declarations (bindings 2-6) and void store_c(int m, int n, float v);
+//             called once per (m, n) with the complete sum
+// and says which operand is contiguous along k (A_K_FAST, B_K_FAST: the threads of a load
+// then walk k, so neighbouring invocations read neighbouring addresses).
+//
+// Two kernel shapes (see gemm.cpp): shared-memory tiles with a register block per
+// invocation (GPUs), or direct loads with a register block per invocation (llvmpipe).
+// When M x N is too small to fill the device, K is split across work groups (split-K):
+// each writes a partial sum, and a second kernel adds the partials and calls store_c.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpgpu/arg.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/defines.hpp"
+#include "gpgpu/nn/model.hpp"
+
+namespace gpgpu::nn::detail {
+
+struct GemmShape {
+  int m = 0, n = 0, k = 0;
+};
+
+struct GemmSource {
+  std::string operands;
+  std::string result;
+  bool a_k_fast = false;
+  bool b_k_fast = false;
+  Defines defines;  // shared by both kernels (shapes, offsets, activations)
+};
+
+struct GemmTiling {
+  int bm = 64, bn = 64, bk = 8, tm = 4, tn = 4;
+  int split = 1;
+  bool shared = true;
+  int threads() const { return (bm / tm) * (bn / tn); }
+  std::string to_string() const;
+};
+
+// The tilings worth trying for a shape on a device (the first is the heuristic's choice).
+std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared);
+
+class Gemm {
+ public:
+  // Compiles the kernels for the heuristic tiling. `label` names them in errors.
+  Gemm(const Context& context, GemmShape shape, GemmSource source, const BackendOptions& options,
+       std::string label);
+  ~Gemm();
+  Gemm(Gemm&&) noexcept;
+  Gemm& operator=(Gemm&&) noexcept;
+
+  // Binds `operand_args` (the operand snippet's buffers) and `result_args` (the result
+  // snippet's) and runs the multiplication.
+  void run(const Args& operand_args, const Args& result_args);
+  // On devices with timer queries: times each candidate tiling on these arguments (it runs
+  // the GEMM, so the results are written) and keeps the fastest. run() does it on its first
+  // call when BackendOptions::autotune is on and the device is a GPU.
+  void autotune(const Args& operand_args, const Args& result_args);
+  const GemmTiling& tiling() const;
+  double last_gpu_ns() const;
+  void set_timing(bool on);
+
+ private:
+  struct Compiled;
+  std::unique_ptr<Compiled> build(const GemmTiling& tiling) const;
+
+  const Context* context_;
+  GemmShape shape_;
+  GemmSource source_;
+  std::string label_;
+  bool shared_ = true;
+  bool tune_pending_ = false;  // autotune on the first run (GPUs with timer queries)
+  std::unique_ptr<Compiled> compiled_;
+};
+
+}  // namespace gpgpu::nn::detail

@@ -1,0 +1,86 @@
+// Internal: GLSL shared by the kernels of both backends (activations, their derivatives,
+// a hash for dropout masks and augmentation), and the same hash in C++.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gpgpu/defines.hpp"
+#include "model_state.hpp"
+
+namespace gpgpu::nn::detail {
+
+// ACT: the activation applied to a result (apply_act); IN_ACT: the activation that
+// produced an input, whose derivative in_act_grad(x) takes that activation's output x.
+// tanh is written out with exp(-2|v|), which never overflows (GLSL's tanh may return NaN
+// for large |v| on some drivers).
+inline constexpr const char* activation_glsl = R"(
+#ifndef ACT
+#define ACT 0
+#endif
+#ifndef IN_ACT
+#define IN_ACT 0
+#endif
+float safe_tanh(float v) {
+  float e = exp(-2.0 * abs(v));
+  return sign(v) * (1.0 - e) / (1.0 + e);
+}
+float apply_act(float v) {
+#if ACT == 1
+  return max(v, 0.0);
+#elif ACT == 2
+  return 1.0 / (1.0 + exp(-v));
+#elif ACT == 3
+  return safe_tanh(v);
+#else
+  return v;
+#endif
+}
+float act_grad_of_output(float y) {
+#if ACT == 1
+  return y > 0.0 ? 1.0 : 0.0;
+#elif ACT == 2
+  return y * (1.0 - y);
+#elif ACT == 3
+  return 1.0 - y * y;
+#else
+  return 1.0;
+#endif
+}
+float in_act_grad(float x) {
+#if IN_ACT == 1
+  return x > 0.0 ? 1.0 : 0.0;
+#elif IN_ACT == 2
+  return x * (1.0 - x);
+#elif IN_ACT == 3
+  return 1.0 - x * x;
+#else
+  return 1.0;
+#endif
+}
+)";
+
+// PCG's output permutation as a 32-bit hash (the same in C++ below).
+inline constexpr const char* hash_glsl = R"(
+uint pcg_hash(uint v) {
+  uint state = v * 747796405u + 2891336453u;
+  uint word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+  return (word >> 22u) ^ word;
+}
+)";
+
+inline std::uint32_t pcg_hash(std::uint32_t v) {
+  const std::uint32_t state = v * 747796405u + 2891336453u;
+  const std::uint32_t word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+  return (word >> 22u) ^ word;
+}
+
+inline std::string act_code(Act act) {
+  return std::to_string(static_cast<int>(act));
+}
+
+inline Defines activation_defines(Act act, Act input_act) {
+  return {{"ACT", act_code(act)}, {"IN_ACT", act_code(input_act)}};
+}
+
+}  // namespace gpgpu::nn::detail

@@ -1,0 +1,69 @@
+#include "nn_test_support.hpp"
+
+#include <cmath>
+#include <random>
+
+namespace nntest {
+
+std::vector<BackendConfig> all_backends() {
+  std::vector<BackendConfig> configs;
+  configs.push_back({"compute_direct",
+                     nn::Backend::Compute,
+                     {.kernels = nn::BackendOptions::Kernels::Direct, .autotune = false}});
+  configs.push_back({"compute_shared",
+                     nn::Backend::Compute,
+                     {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = false}});
+  configs.push_back({"transform_feedback", nn::Backend::TransformFeedback, {}});
+  return configs;
+}
+
+std::string config_name(const ::testing::TestParamInfo<BackendConfig>& info) {
+  return info.param.name;
+}
+
+std::vector<float> random_parameters(const nn::Sequential& model) {
+  std::vector<float> values(model.parameter_count());
+  for (const auto& p : model.parameters()) {
+    float lo = -0.5f, hi = 0.5f;
+    if (p.name == "gamma" || p.name == "running_var") {
+      lo = 0.5f;
+      hi = 1.5f;
+    } else if (p.name == "running_mean") {
+      lo = -0.2f;
+      hi = 0.2f;
+    }
+    const auto v = gpgpu::test::random_floats(p.shape.size(), lo, hi);
+    std::copy(v.begin(), v.end(), values.begin() + static_cast<std::ptrdiff_t>(p.offset));
+  }
+  return values;
+}
+
+std::size_t expect_within(const std::vector<float>& got, const nnref::Array& want,
+                          const std::string& what) {
+  EXPECT_EQ(got.size(), want.size()) << what;
+  std::size_t misses = 0;
+  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    // The bound plus the smallest float32 normal, for values that round to 0 or denormals.
+    const double bound = want.e[i] + 1.2e-38;
+    if (!(std::abs(static_cast<double>(got[i]) - want.v[i]) <= bound)) {
+      if (misses < 6) {
+        ADD_FAILURE() << what << "[" << i << "] = " << got[i] << ", expected " << want.v[i]
+                      << " within " << bound << " (off by " << std::abs(got[i] - want.v[i]) << ")";
+      }
+      ++misses;
+    }
+  }
+  if (misses > 0)
+    ADD_FAILURE() << what << ": " << misses << " of " << got.size()
+                  << " values outside their bounds";
+  return misses;
+}
+
+std::vector<int> random_labels(std::size_t n, std::size_t classes) {
+  std::uniform_int_distribution<int> dist(0, static_cast<int>(classes) - 1);
+  std::vector<int> labels(n);
+  for (auto& l : labels) l = dist(gpgpu::test::rng());
+  return labels;
+}
+
+}  // namespace nntest

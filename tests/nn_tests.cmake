@@ -1,0 +1,26 @@
+# gpgpu::nn tests; included from tests/CMakeLists.txt. The float64 truth comes from
+# tests/nn/reference.cpp (every layer, with float32 error bounds).
+if(TARGET gpgpu_nn)
+  add_library(gpgpu_nn_test_support STATIC ${CMAKE_CURRENT_LIST_DIR}/nn/reference.cpp
+                                           ${CMAKE_CURRENT_LIST_DIR}/nn/nn_test_support.cpp)
+  target_include_directories(gpgpu_nn_test_support PUBLIC ${CMAKE_CURRENT_LIST_DIR}/nn)
+  target_link_libraries(gpgpu_nn_test_support PUBLIC gpgpu::nn gpgpu_test_support GTest::gtest
+                                              PRIVATE gpgpu_warnings)
+  # The layer tests, once per backend variant (compute direct, compute shared-memory,
+  # transform feedback), each its own executable.
+  set(nn_layer_variants compute_direct compute_shared transform_feedback)
+  foreach(variant IN ITEMS 0 1 2)
+    list(GET nn_layer_variants ${variant} variant_name)
+    gpgpu_add_test(nn_layers_${variant_name}_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_layers_test.cpp
+                   LIBS gpgpu_nn_test_support)
+    target_compile_definitions(nn_layers_${variant_name}_test PRIVATE NN_LAYERS_BACKEND=${variant})
+  endforeach()
+endif()
+if(TARGET gpgpu_nn)
+  gpgpu_add_test(nn_training_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_training_test.cpp
+                 LIBS gpgpu_nn_test_support)
+endif()
+if(TARGET gpgpu_nn)
+  find_package(ZLIB REQUIRED)
+  gpgpu_add_test(nn_io_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_io_test.cpp LIBS gpgpu_nn_test_support ZLIB::ZLIB)
+endif()

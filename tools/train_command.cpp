@@ -1,0 +1,223 @@
+// `gpgpu train`: trains a network on an IDX data set (Fashion-MNIST by default) on the GPU
+// (or llvmpipe), with a progress bar, a line per epoch, and in --out the model, history.json,
+// the confusion matrix, predictions and PNG plots.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/nn.hpp"
+#include "nn_plots.hpp"
+
+namespace gpgpu::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TrainCli {
+  std::string device = "auto";
+  std::string data;
+  std::string net = "small";
+  std::string backend = "compute";
+  std::string optimizer;
+  std::string schedule;
+  std::string out = "out/train";
+  std::optional<std::size_t> epochs, batch;
+  std::optional<float> lr, momentum, weight_decay;
+  std::size_t train_limit = 0, test_limit = 0, eval_batch = 1000, report_every = 0;
+  std::uint64_t seed = 1;
+  bool augment = false, no_augment = false, no_plots = false, quiet = false;
+  int shift = 2;
+  std::string command_line;
+};
+
+// The network and its recipe, with the command line's overrides.
+nn::NetRecipe make_recipe(const Context& ctx, const TrainCli& o, const nn::Dataset& train) {
+  nn::NetRecipe recipe{nn::Sequential(ctx, train.sample_shape()), {}};
+  if (fs::path(o.net).extension() == ".json") {
+    recipe.model = nn::load_architecture(ctx, o.net);
+  } else {
+    recipe = nn::builtin_net(ctx, o.net, train.sample_shape(), train.classes);
+  }
+  auto& t = recipe.options;
+  if (o.optimizer == "sgd") t.optimizer = nn::SGD{.learning_rate = nn::learning_rate(t.optimizer)};
+  if (o.optimizer == "adam")
+    t.optimizer = nn::Adam{.learning_rate = nn::learning_rate(t.optimizer)};
+  if (!o.optimizer.empty() && o.optimizer != "sgd" && o.optimizer != "adam") {
+    throw ArgumentError(fmt::format("--optimizer must be sgd or adam; got {}", o.optimizer));
+  }
+  if (o.lr) t.optimizer = nn::with_learning_rate(t.optimizer, *o.lr);
+  if (auto* sgd = std::get_if<nn::SGD>(&t.optimizer)) {
+    if (o.momentum) sgd->momentum = *o.momentum;
+    if (o.weight_decay) sgd->weight_decay = *o.weight_decay;
+  } else if (o.weight_decay) {
+    std::get<nn::Adam>(t.optimizer).weight_decay = *o.weight_decay;
+  }
+  if (!o.schedule.empty()) {
+    const auto s = nn::parse_schedule(o.schedule);
+    if (!s)
+      throw ArgumentError(
+          fmt::format("--schedule must be constant, cosine or step; got {}", o.schedule));
+    t.schedule = *s;
+  }
+  if (o.epochs) t.epochs = *o.epochs;
+  if (o.batch) t.batch = *o.batch;
+  if (o.augment) t.augmentation = {.flip = true, .shift = o.shift};
+  if (o.no_augment) t.augmentation = {};
+  t.seed = o.seed;
+  return recipe;
+}
+
+void print_progress(const nn::Progress& p, std::size_t epochs) {
+  const int width = 30;
+  const int done = static_cast<int>(width * p.step / std::max<std::size_t>(p.steps, 1));
+  std::fprintf(stderr, "\r  epoch %zu/%zu [%s%s] %3zu%%  %8.0f img/s  loss %.4f ", p.epoch + 1,
+               epochs, std::string(static_cast<std::size_t>(done), '#').c_str(),
+               std::string(static_cast<std::size_t>(width - done), ' ').c_str(),
+               100 * p.step / std::max<std::size_t>(p.steps, 1), p.images_per_second, p.loss);
+  std::fflush(stderr);
+}
+
+int train(const TrainCli& o) {
+  Context ctx({.device = o.device});
+  const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
+  const auto full_train = nn::load_idx_dataset(data_dir, "train");
+  const auto train_set = full_train.first(o.train_limit);
+  const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
+  auto recipe = make_recipe(ctx, o, train_set);
+  auto& model = recipe.model;
+  const auto backend = nn::parse_backend(o.backend);
+  if (!backend)
+    throw ArgumentError(
+        fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
+  model.set_backend(*backend);
+  model.set_normalization(nn::normalization_of(full_train));
+  const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
+  model.set_class_names(names);
+  model.initialize(o.seed);
+  auto& t = recipe.options;
+  const std::size_t steps = train_set.count / std::max<std::size_t>(t.batch, 1);
+  t.report_every = o.report_every ? o.report_every : std::max<std::size_t>(1, steps / 50);
+
+  std::cout << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
+  std::cout << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
+                           test_set.count, train_set.sample_shape().to_string(), data_dir.string());
+  std::cout << fmt::format(
+      "net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net, o.backend,
+      nn::describe(t.optimizer), t.batch, t.epochs, nn::to_string(t.schedule),
+      t.augmentation.enabled() ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+                               : "");
+  std::cout << model.summary() << std::flush;
+
+  const auto upload_start = std::chrono::steady_clock::now();
+  nn::DeviceDataset device_train(ctx, train_set), device_test(ctx, test_set);
+  nn::Trainer trainer(model, device_train, t);
+  std::cout << fmt::format(
+      "data uploaded and kernels built in {:.2f} s\n",
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count());
+
+  TrainHistory history{o.net,
+                       ctx.info().renderer,
+                       o.backend,
+                       data_dir.string(),
+                       nn::describe(t.optimizer),
+                       o.command_line,
+                       t.batch,
+                       train_set.count,
+                       test_set.count,
+                       model.parameter_count(),
+                       {},
+                       {}};
+  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
+  nn::Evaluation eval;
+  for (std::size_t e = 0; e < t.epochs; ++e) {
+    const auto result = trainer.run_epoch([&](const nn::Progress& p) {
+      history.interval_losses.emplace_back(
+          static_cast<double>(e) + static_cast<double>(p.step) / static_cast<double>(p.steps),
+          p.loss);
+      if (bar) print_progress(p, t.epochs);
+    });
+    if (bar) std::fprintf(stderr, "\r%*s\r", 100, "");
+    eval = nn::evaluate(model, device_test, o.eval_batch);
+    EpochRecord r{e,
+                  result.stats.mean_loss(),
+                  result.stats.accuracy(),
+                  eval.stats.mean_loss(),
+                  eval.accuracy(),
+                  result.seconds,
+                  static_cast<double>(result.steps * t.batch) / result.seconds,
+                  result.learning_rate,
+                  eval.seconds};
+    history.epochs.push_back(r);
+    std::cout << fmt::format(
+                     "epoch {:>3}/{}  train loss {:.4f}  train acc {:6.2f}%  test loss {:.4f}  "
+                     "test acc {:6.2f}%  "
+                     "lr {:.3g}  {:.2f} s ({:.0f} img/s)  eval {:.3f} s\n",
+                     e + 1, t.epochs, r.train_loss, 100 * r.train_accuracy, r.test_loss,
+                     100 * r.test_accuracy, r.learning_rate, r.seconds, r.images_per_second,
+                     r.eval_seconds)
+              << std::flush;
+  }
+  fs::create_directories(o.out);
+  if (t.epochs == 0) eval = nn::evaluate(model, device_test, o.eval_batch);
+  nn::save_model(model, fs::path(o.out) / "model");
+  write_history(o.out, history);
+  write_evaluation(o.out, eval, device_test.labels(), names);
+  std::cout << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
+                           static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
+  std::cout << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
+  if (!o.no_plots) std::cout << draw_plots(o.out, &history, eval, test_set, names) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_train_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "train", "Train a convolutional network on GPU shaders (Fashion-MNIST by default)");
+  auto o = std::make_shared<TrainCli>();
+  sub->add_option(
+      "--data", o->data,
+      "directory of MNIST-format IDX files (default: Fashion-MNIST, or $GPGPU_NN_DATA)");
+  sub->add_option("--net", o->net, "small, lenet, cnn, cnn-bn, gpgpujs, or a network FILE.json")
+      ->capture_default_str();
+  sub->add_option("--epochs", o->epochs, "epochs (default: the net's recipe)");
+  sub->add_option("--batch", o->batch, "batch size (default: the net's recipe)");
+  sub->add_option("--lr", o->lr, "learning rate (default: the net's recipe)");
+  sub->add_option("--optimizer", o->optimizer, "sgd or adam (default: the net's recipe)");
+  sub->add_option("--momentum", o->momentum, "SGD momentum");
+  sub->add_option("--weight-decay", o->weight_decay, "weight decay");
+  sub->add_option("--schedule", o->schedule, "learning-rate schedule: constant, cosine or step");
+  sub->add_flag("--augment", o->augment,
+                "random horizontal flips and shifts of the training images");
+  sub->add_option("--shift", o->shift, "largest shift in pixels with --augment")
+      ->capture_default_str();
+  sub->add_flag("--no-augment", o->no_augment, "no augmentation, even if the recipe has it");
+  sub->add_option("--backend", o->backend, "compute or transform-feedback")->capture_default_str();
+  sub->add_option("--out", o->out, "directory for the model, history, plots")
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed of initialisation, shuffling, dropout, augmentation")
+      ->capture_default_str();
+  sub->add_option("--train-limit", o->train_limit, "train on the first N images only (0: all)");
+  sub->add_option("--test-limit", o->test_limit, "test on the first N images only (0: all)");
+  sub->add_option("--eval-batch", o->eval_batch, "batch size for evaluation")
+      ->capture_default_str();
+  sub->add_option("--report-every", o->report_every,
+                  "steps between loss reads (default: 50 per epoch)");
+  sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
+  sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
+  sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
+  return [o]() -> int {
+    o->command_line = "gpgpu train";
+    return train(*o);
+  };
+}
+
+}  // namespace gpgpu::cli
