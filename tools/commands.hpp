@@ -19,5 +19,6 @@ Command add_info_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_trace_command(CLI::App& app);
+Command add_earth_command(CLI::App& app);
 
 }  // namespace gpgpu::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_run_command);
   add(gpgpu::cli::add_bench_command);
   add(gpgpu::cli::add_trace_command);
+  add(gpgpu::cli::add_earth_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -121,7 +121,7 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
   int sweep = 0;
   for (; sweep < max_sweeps; ++sweep) {
     double largest = 0;
-#pragma omp parallel for schedule(static) reduction(max : largest)
+#pragma omp parallel for schedule(static) reduction(max : largest) if (n > 40000)
     for (std::size_t i = 12; i < n; ++i) {
       const Vec3& p = mesh.points[i];
       Vec3 f{};
@@ -134,7 +134,7 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
       largest = std::max(largest, norm(f));
     }
     double moved = 0;
-#pragma omp parallel for schedule(static) reduction(max : moved)
+#pragma omp parallel for schedule(static) reduction(max : moved) if (n > 40000)
     for (std::size_t i = 12; i < n; ++i) {
       const Vec3 v = tangent_part(velocity[i] * momentum + force[i] * step, mesh.points[i]);
       const Vec3 p = normalized(mesh.points[i] + v);

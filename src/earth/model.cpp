@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -39,11 +40,25 @@ class Kernel {
       if (names_.count(a.name) != 0) used.push_back(a);
     }
     kernel_.run(used, items);
+    if (timing_) {
+      const double ns = kernel_.last_gpu_ns();
+      if (ns >= 0) total_ms_ += ns * 1e-6, ++timed_;
+    }
   }
+  void set_timing(bool on) {
+    timing_ = on;
+    kernel_.set_timing(on);
+  }
+  double total_ms() const { return total_ms_; }
+  long long timed() const { return timed_; }
+  void reset() { total_ms_ = 0, timed_ = 0; }
 
  private:
   ComputeKernel kernel_;
   std::set<std::string> names_;
+  bool timing_ = false;
+  double total_ms_ = 0;
+  long long timed_ = 0;
 };
 
 Buffer floats(const Context& ctx, const std::vector<float>& v) {
@@ -280,6 +295,27 @@ StepTraffic Model::traffic() const {
     dispatches += 2;
   }
   return {per_cell * static_cast<double>(impl_->n), dispatches};
+}
+
+void Model::set_kernel_timing(bool on) {
+  for (Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
+    k->set_timing(on);
+}
+
+KernelTimes Model::kernel_times() const {
+  const Impl& m = *impl_;
+  KernelTimes t;
+  t.tendency_ms = m.tendency.total_ms();
+  t.update_ms = m.update.total_ms();
+  t.diffusion_ms = m.laplacian.total_ms() + m.diffusion.total_ms();
+  t.dispatches = m.tendency.timed() + m.update.timed() + m.laplacian.timed() + m.diffusion.timed();
+  t.available = m.context->info().has_timer_query();
+  return t;
+}
+
+void Model::reset_kernel_times() {
+  for (Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
+    k->reset();
 }
 
 const Grid& Model::grid() const {

@@ -51,6 +51,13 @@ struct StepTraffic {
   int dispatches = 0;
 };
 
+// GPU time of each kernel, summed over the dispatches timed (see Model::set_kernel_timing).
+struct KernelTimes {
+  double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;
+  long long dispatches = 0;
+  bool available = false;  // the device has timer queries
+};
+
 class Model {
  public:
   // Uploads the geometry and the case's initial fields. Throws ArgumentError for invalid
@@ -84,6 +91,11 @@ class Model {
   Fields raw_tendency() const;
 
   StepTraffic traffic() const;
+  // Times every dispatch with a GPU timer query (each then waits for the GPU, so steps run
+  // one kernel at a time: for measuring kernels, not for production runs).
+  void set_kernel_timing(bool on);
+  KernelTimes kernel_times() const;
+  void reset_kernel_times();
   const Grid& grid() const;
   const CaseSetup& setup() const;
   const ModelOptions& options() const;

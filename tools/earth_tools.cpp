@@ -1,0 +1,275 @@
+// `gpgpu earth grid` (statistics and a picture of the grid), `gpgpu earth bench` (step
+// rate, GPU time and bandwidth per level) and the saved-field files of `gpgpu earth`.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "earth_command.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/earth/cases.hpp"
+#include "gpgpu/earth/model.hpp"
+#include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/render.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/profiler.hpp"
+
+namespace gpgpu::cli::earth {
+
+namespace ge = gpgpu::earth;
+
+namespace {
+
+constexpr char magic[8] = {'G', 'P', 'E', 'A', 'R', 'T', 'H', '1'};
+constexpr double cuda_copy_gb_s =
+    2994;  // H100 device copy, read + write (shared/notes/gpu-facts.md)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ge::GridOptions grid_options(int level, const std::string& kind, bool recentre) {
+  ge::GridOptions o;
+  o.level = level;
+  if (kind == "spring") {
+    o.optimization = ge::GridOptimization::Spring;
+  } else if (kind == "bisection") {
+    o.optimization = ge::GridOptimization::Bisection;
+  } else {
+    throw ArgumentError(fmt::format("earth: --grid must be spring or bisection; got '{}'", kind));
+  }
+  o.recentre = recentre;
+  return o;
+}
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
+    out << j.dump(2) << "\n";
+    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void save_field(const std::filesystem::path& path, const SavedField& f) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
+    const std::int32_t level = f.level, case_number = f.case_number, recentre = f.recentre ? 1 : 0;
+    const std::int32_t kind = f.grid_kind == "spring" ? 1 : 0;
+    const std::uint64_t count = f.values.size();
+    out.write(magic, sizeof magic);
+    out.write(reinterpret_cast<const char*>(&level), 4);
+    out.write(reinterpret_cast<const char*>(&kind), 4);
+    out.write(reinterpret_cast<const char*>(&recentre), 4);
+    out.write(reinterpret_cast<const char*>(&case_number), 4);
+    out.write(reinterpret_cast<const char*>(&f.day), 8);
+    out.write(reinterpret_cast<const char*>(&count), 8);
+    out.write(reinterpret_cast<const char*>(f.values.data()),
+              static_cast<std::streamsize>(8 * count));
+    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+SavedField load_field(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("earth: cannot open reference {}", path.string()));
+  char m[8];
+  in.read(m, 8);
+  if (!in || !std::equal(m, m + 8, magic)) {
+    throw FormatError(
+        fmt::format("earth: {} is not a field saved by gpgpu earth --save", path.string()));
+  }
+  std::int32_t level = 0, kind = 0, recentre = 0, case_number = 0;
+  std::uint64_t count = 0;
+  SavedField f;
+  in.read(reinterpret_cast<char*>(&level), 4);
+  in.read(reinterpret_cast<char*>(&kind), 4);
+  in.read(reinterpret_cast<char*>(&recentre), 4);
+  in.read(reinterpret_cast<char*>(&case_number), 4);
+  in.read(reinterpret_cast<char*>(&f.day), 8);
+  in.read(reinterpret_cast<char*>(&count), 8);
+  if (!in || level < 0 || level > ge::max_grid_level || count != ge::cell_count_at(level)) {
+    throw FormatError(fmt::format("earth: {} has a damaged header (level {}, {} values)",
+                                  path.string(), level, count));
+  }
+  f.level = level;
+  f.grid_kind = kind == 1 ? "spring" : "bisection";
+  f.recentre = recentre != 0;
+  f.case_number = case_number;
+  f.values.resize(count);
+  in.read(reinterpret_cast<char*>(f.values.data()), static_cast<std::streamsize>(8 * count));
+  if (!in) throw FormatError(fmt::format("earth: {} is truncated", path.string()));
+  return f;
+}
+
+void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub =
+      earth.add_subcommand("grid", "Build the icosahedral grid, print its statistics and draw it");
+  struct Options {
+    int level = 5;
+    std::string grid = "spring", out;
+    bool no_recentre = false;
+    int size = 720;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--grid", o->grid, "spring (Tomita et al. 2002) or bisection");
+  sub->add_flag("--no-recentre", o->no_recentre, "Keep points where the optimisation left them");
+  sub->add_option("--out", o->out, "Folder for grid.png (default: no picture)");
+  sub->add_option("--size", o->size, "Picture size in pixels")->check(CLI::Range(64, 8192));
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const auto t0 = std::chrono::steady_clock::now();
+      const ge::Grid grid = ge::build_grid(grid_options(o->level, o->grid, !o->no_recentre));
+      const double build_s = seconds_since(t0);
+      std::cout << fmt::format(
+          "grid: {} points{}, built on the CPU in float64 in {:.2f} s\n", o->grid,
+          o->no_recentre ? "" : " recentred to their control volumes' centroids", build_s);
+      std::cout << ge::statistics(grid).to_string();
+      if (!o->out.empty()) {
+        std::filesystem::create_directories(o->out);
+        const auto path = std::filesystem::path(o->out) / "grid.png";
+        ge::write_png(path, ge::render_grid(grid, o->size, 35, -60));
+        std::cout << "picture: " << path.string() << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+namespace {
+
+struct BenchRow {
+  int level = 0;
+  std::size_t cells = 0;
+  double dt = 0, steps_per_s = 0, days_per_s = 0, gpu_ms_per_step = -1, wall_ms_per_step = 0;
+  double kernel_ms_per_step = -1, bytes_per_step = 0;
+  int dispatches = 0;
+};
+
+BenchRow bench_level(const Context& ctx, int level, int case_number, double diffusion_hours,
+                     double min_seconds) {
+  const ge::Grid grid = ge::build_grid(grid_options(level, "spring", true));
+  ge::ModelOptions mo;
+  mo.diffusion_time = diffusion_hours * 3600;
+  ge::Model model(ctx, grid, ge::make_case(case_number), mo);
+  BenchRow r;
+  r.level = level;
+  r.cells = grid.cell_count();
+  r.dt = model.time_step();
+  r.bytes_per_step = model.traffic().bytes;
+  r.dispatches = model.traffic().dispatches;
+  model.step(3);  // warm-up: compiles, first-touch
+  ctx.finish();
+  // Enough steps for min_seconds, from one timed step.
+  auto t0 = std::chrono::steady_clock::now();
+  model.step(1);
+  ctx.finish();
+  const double one = std::max(seconds_since(t0), 1e-6);
+  const auto steps = static_cast<long long>(std::clamp(min_seconds / one, 5.0, 20000.0));
+  Profiler prof(ctx);
+  {
+    auto scope = prof.scope("steps");
+    model.step(steps);
+  }
+  const auto s = prof.stats("steps");
+  r.wall_ms_per_step = s.wall_total_ms / static_cast<double>(steps);
+  if (s.gpu_samples > 0) r.gpu_ms_per_step = s.gpu_total_ms / static_cast<double>(steps);
+  r.steps_per_s = 1000.0 / r.wall_ms_per_step;
+  r.days_per_s = r.steps_per_s * r.dt / 86400.0;
+  model.set_kernel_timing(true);
+  model.reset_kernel_times();
+  model.step(3);
+  model.set_kernel_timing(false);
+  const auto kt = model.kernel_times();
+  if (kt.available && kt.dispatches > 0) {
+    r.kernel_ms_per_step = (kt.tendency_ms + kt.update_ms + kt.diffusion_ms) / 3.0;
+  }
+  return r;
+}
+
+}  // namespace
+
+void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub =
+      earth.add_subcommand("bench", "Time the model's steps per level: rate, GPU time, bandwidth");
+  struct Options {
+    std::vector<int> levels{4, 5, 6};
+    int case_number = 2;
+    double diffusion_hours = 0, seconds = 2;
+    std::string device = "auto", json;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("--levels", o->levels, "Grid levels")
+      ->delimiter(',')
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--case", o->case_number, "Test case 1, 2, 5 or 6")
+      ->check(CLI::IsMember({1, 2, 5, 6}));
+  sub->add_option("--diffusion-hours", o->diffusion_hours,
+                  "Hyperdiffusion e-folding time of the 2dx wave (0: off)");
+  sub->add_option("--seconds", o->seconds, "Wall time to spend timing each level");
+  sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
+  sub->add_option("--json", o->json, "Also write the table as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      Context ctx({.device = o->device});
+      std::cout << "device: " << ctx.info().renderer << "\n";
+      std::cout << fmt::format(
+          "{:>5} {:>9} {:>8} {:>9} {:>10} {:>12} {:>12} {:>10} {:>10} {:>9} {:>7}\n", "level",
+          "cells", "dt s", "steps/s", "days/s", "gpu ms/step", "kern ms/step", "MB/step", "GB/s",
+          "x copy", "gaps");
+      nlohmann::json rows = nlohmann::json::array();
+      for (int level : o->levels) {
+        const BenchRow r = bench_level(ctx, level, o->case_number, o->diffusion_hours, o->seconds);
+        const double ms = r.kernel_ms_per_step > 0 ? r.kernel_ms_per_step
+                          : r.gpu_ms_per_step > 0  ? r.gpu_ms_per_step
+                                                   : r.wall_ms_per_step;
+        const double gb_s = r.bytes_per_step / (ms * 1e-3) / 1e9;
+        const double gaps = (r.kernel_ms_per_step > 0 && r.gpu_ms_per_step > 0)
+                                ? 1.0 - r.kernel_ms_per_step / r.gpu_ms_per_step
+                                : -1;
+        std::cout << fmt::format(
+            "{:>5} {:>9} {:>8.1f} {:>9.1f} {:>10.3f} {:>12.4f} {:>12.4f} {:>10.1f} {:>10.1f} "
+            "{:>9.3f} {:>7}\n",
+            r.level, r.cells, r.dt, r.steps_per_s, r.days_per_s, r.gpu_ms_per_step,
+            r.kernel_ms_per_step, r.bytes_per_step / 1e6, gb_s, gb_s / cuda_copy_gb_s,
+            gaps >= 0 ? fmt::format("{:.1f}%", 100 * gaps) : std::string("n/a"));
+        rows.push_back({{"level", r.level},
+                        {"cells", r.cells},
+                        {"dt_s", r.dt},
+                        {"steps_per_s", r.steps_per_s},
+                        {"days_per_s", r.days_per_s},
+                        {"gpu_ms_per_step", r.gpu_ms_per_step},
+                        {"wall_ms_per_step", r.wall_ms_per_step},
+                        {"kernel_ms_per_step", r.kernel_ms_per_step},
+                        {"bytes_per_step", r.bytes_per_step},
+                        {"dispatches_per_step", r.dispatches},
+                        {"gb_per_s", gb_s},
+                        {"fraction_of_cuda_copy", gb_s / cuda_copy_gb_s}});
+      }
+      std::cout << "GB/s counts the compulsory bytes per step (Model::traffic) over the kernels' "
+                   "own GPU time\n"
+                   "(timer query per dispatch) where the device has timers, else the chain's time; "
+                   "x copy is\n"
+                   "that over 2994 GB/s, the H100's CUDA device copy. gaps = 1 - kernel time / "
+                   "chain time.\n";
+      if (!o->json.empty()) {
+        write_json(o->json,
+                   {{"device", ctx.info().renderer}, {"case", o->case_number}, {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpgpu::cli::earth
