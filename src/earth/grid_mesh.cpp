@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
 #include <unordered_map>
 
 namespace gpgpu::earth::detail {
@@ -110,6 +111,29 @@ Adjacency adjacency(const Mesh& mesh) {
   return adj;
 }
 
+namespace {
+
+// Runs body(begin, end) over [first, last) split across the machine's cores (one thread
+// below `serial_below` items) and returns the largest value any part returned. std::thread
+// rather than OpenMP, so that programs linking the static library need no OpenMP runtime.
+template <class Body>
+double parallel_max(std::size_t first, std::size_t last, std::size_t serial_below, const Body& body) {
+  const std::size_t count = last - first;
+  const std::size_t threads =
+      count < serial_below ? 1 : std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), 64));
+  if (threads == 1) return body(first, last);
+  std::vector<double> result(threads, 0.0);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t b = first + count * t / threads, e = first + count * (t + 1) / threads;
+    pool.emplace_back([&, t, b, e] { result[t] = body(b, e); });
+  }
+  for (auto& th : pool) th.join();
+  return *std::max_element(result.begin(), result.end());
+}
+
+}  // namespace
+
 int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_sweeps) {
   const Adjacency adj = adjacency(mesh);
   const std::size_t n = mesh.points.size();
@@ -117,31 +141,35 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
   // spring dynamics of Tomita et al. (2002) in iteration form; momentum makes the large
   // scales converge in O(2^level) sweeps instead of O(4^level).
   constexpr double step = 0.1, momentum = 0.9;
+  constexpr std::size_t serial_below = 40000;
   std::vector<Vec3> velocity(n, Vec3{}), force(n, Vec3{});
   int sweep = 0;
   for (; sweep < max_sweeps; ++sweep) {
-    double largest = 0;
-#pragma omp parallel for schedule(static) reduction(max : largest) if (n > 40000)
-    for (std::size_t i = 12; i < n; ++i) {
-      const Vec3& p = mesh.points[i];
-      Vec3 f{};
-      for (int k = 0; k < adj.degree[i]; ++k) {
-        const Vec3& q = mesh.points[adj.neighbours[i][k]];
-        const Vec3 towards = normalized(tangent_part(q, p));
-        f += towards * (arc_length(p, q) - natural_length);
+    const double largest = parallel_max(12, n, serial_below, [&](std::size_t b, std::size_t e) {
+      double m = 0;
+      for (std::size_t i = b; i < e; ++i) {
+        const Vec3& p = mesh.points[i];
+        Vec3 f{};
+        for (int k = 0; k < adj.degree[i]; ++k) {
+          const Vec3& q = mesh.points[adj.neighbours[i][k]];
+          f += normalized(tangent_part(q, p)) * (arc_length(p, q) - natural_length);
+        }
+        force[i] = f;
+        m = std::max(m, norm(f));
       }
-      force[i] = f;
-      largest = std::max(largest, norm(f));
-    }
-    double moved = 0;
-#pragma omp parallel for schedule(static) reduction(max : moved) if (n > 40000)
-    for (std::size_t i = 12; i < n; ++i) {
-      const Vec3 v = tangent_part(velocity[i] * momentum + force[i] * step, mesh.points[i]);
-      const Vec3 p = normalized(mesh.points[i] + v);
-      velocity[i] = v;
-      moved = std::max(moved, arc_length(p, mesh.points[i]));
-      mesh.points[i] = p;
-    }
+      return m;
+    });
+    const double moved = parallel_max(12, n, serial_below, [&](std::size_t b, std::size_t e) {
+      double m = 0;
+      for (std::size_t i = b; i < e; ++i) {
+        const Vec3 v = tangent_part(velocity[i] * momentum + force[i] * step, mesh.points[i]);
+        const Vec3 p = normalized(mesh.points[i] + v);
+        velocity[i] = v;
+        m = std::max(m, arc_length(p, mesh.points[i]));
+        mesh.points[i] = p;
+      }
+      return m;
+    });
     if (moved < tolerance * natural_length && largest < tolerance * natural_length) break;
   }
   return sweep;
