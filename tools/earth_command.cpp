@@ -341,6 +341,7 @@ Command add_earth_command(CLI::App& app) {
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);
+  add_compare_subcommand(*sub, *chosen);
   return [o, chosen]() {
     if (*chosen) return (*chosen)();
     return run_case(*o);

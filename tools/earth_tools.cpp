@@ -1,6 +1,7 @@
 // `gpgpu earth grid` (statistics and a picture of the grid), `gpgpu earth bench` (step
 // rate, GPU time and bandwidth per level) and the saved-field files of `gpgpu earth`.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "earth_command.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/earth/cases.hpp"
+#include "gpgpu/earth/diagnostics.hpp"
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/options.hpp"
 #include "gpgpu/earth/render.hpp"
@@ -153,7 +155,7 @@ struct BenchRow {
   int level = 0;
   std::size_t cells = 0;
   double dt = 0, steps_per_s = 0, days_per_s = 0, gpu_ms_per_step = -1, wall_ms_per_step = 0;
-  double kernel_ms_per_step = -1, bytes_per_step = 0;
+  double kernel_ms_per_step = -1, bytes_per_step = 0, tendency_ms = -1, update_ms = -1;
   int dispatches = 0;
 };
 
@@ -194,6 +196,8 @@ BenchRow bench_level(const Context& ctx, int level, int case_number, double diff
   const auto kt = model.kernel_times();
   if (kt.available && kt.dispatches > 0) {
     r.kernel_ms_per_step = (kt.tendency_ms + kt.update_ms + kt.diffusion_ms) / 3.0;
+    r.tendency_ms = kt.tendency_ms / 12.0;  // 4 dispatches per step, 3 steps
+    r.update_ms = kt.update_ms / 12.0;
   }
   return r;
 }
@@ -266,6 +270,49 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       if (!o->json.empty()) {
         write_json(o->json,
                    {{"device", ctx.info().renderer}, {"case", o->case_number}, {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub = earth.add_subcommand(
+      "compare", "l2 height differences of saved coarse runs (--save) against a saved finer run");
+  struct Options {
+    std::string reference, json;
+    std::vector<std::string> files;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("--reference", o->reference, "The finer run's saved height")->required();
+  sub->add_option("files", o->files, "Coarser runs' saved heights (same case and day)")->required();
+  sub->add_option("--json", o->json, "Also write the table as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const SavedField ref = load_field(o->reference);
+      const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+      ge::Locator locator(fine);
+      std::cout << fmt::format("reference: case {}, day {}, level {} ({} cells)\n", ref.case_number, ref.day,
+                               ref.level, fine.cell_count());
+      std::cout << fmt::format("{:>5} {:>9} {:>12} {:>8}\n", "level", "cells", "l2", "order");
+      nlohmann::json rows = nlohmann::json::array();
+      double previous = -1;
+      for (const auto& file : o->files) {
+        const SavedField f = load_field(file);
+        if (f.case_number != ref.case_number || std::abs(f.day - ref.day) > 1e-6) {
+          throw ArgumentError(fmt::format("earth compare: {} holds case {} day {}; the reference case {} day {}",
+                                          file, f.case_number, f.day, ref.case_number, ref.day));
+        }
+        const ge::Grid coarse = ge::build_grid(grid_options(f.level, f.grid_kind, f.recentre));
+        const auto truth = ge::interpolate(locator, ref.values, coarse.centres);
+        const double l2 = ge::height_errors(coarse, f.values, truth).l2;
+        const std::string order = previous > 0 ? fmt::format("{:.2f}", std::log2(previous / l2)) : "";
+        std::cout << fmt::format("{:>5} {:>9} {:>12.4e} {:>8}\n", f.level, coarse.cell_count(), l2, order);
+        rows.push_back({{"level", f.level}, {"cells", coarse.cell_count()}, {"l2", l2}});
+        previous = l2;
+      }
+      if (!o->json.empty()) {
+        write_json(o->json, {{"case", ref.case_number}, {"day", ref.day}, {"reference_level", ref.level}, {"rows", rows}});
       }
       return 0;
     };

@@ -142,6 +142,9 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
   // scales converge in O(2^level) sweeps instead of O(4^level).
   constexpr double step = 0.1, momentum = 0.9;
   constexpr std::size_t serial_below = 40000;
+  // Springs are measured along chords (the same equilibrium as arcs of natural length
+  // natural_length, to O(spacing^3), at a third of the cost of atan2).
+  const double natural_chord = 2 * std::sin(0.5 * natural_length);
   std::vector<Vec3> velocity(n, Vec3{}), force(n, Vec3{});
   int sweep = 0;
   for (; sweep < max_sweeps; ++sweep) {
@@ -151,8 +154,9 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
         const Vec3& p = mesh.points[i];
         Vec3 f{};
         for (int k = 0; k < adj.degree[i]; ++k) {
-          const Vec3& q = mesh.points[adj.neighbours[i][k]];
-          f += normalized(tangent_part(q, p)) * (arc_length(p, q) - natural_length);
+          const Vec3 d = mesh.points[adj.neighbours[i][k]] - p;
+          const Vec3 t = tangent_part(d, p);
+          f += t * ((norm(d) - natural_chord) / norm(t));
         }
         force[i] = f;
         m = std::max(m, norm(f));
@@ -165,7 +169,7 @@ int relax_springs(Mesh& mesh, double natural_length, double tolerance, int max_s
         const Vec3 v = tangent_part(velocity[i] * momentum + force[i] * step, mesh.points[i]);
         const Vec3 p = normalized(mesh.points[i] + v);
         velocity[i] = v;
-        m = std::max(m, arc_length(p, mesh.points[i]));
+        m = std::max(m, norm(p - mesh.points[i]));
         mesh.points[i] = p;
       }
       return m;

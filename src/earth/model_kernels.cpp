@@ -9,6 +9,7 @@ namespace {
 
 // Declarations and the corner interpolation shared by the tendency kernel's variants.
 constexpr const char* tendency_head = R"(
+#pragma optionNV(unroll all)
 layout(local_size_x = {0}) in;
 layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
 layout(std430, binding = 1) readonly buffer Position {{ vec4 position[]; }};
@@ -108,6 +109,7 @@ std::string tendency_kernel_source() {
 
 std::string update_kernel_source() {
   return fmt::format(R"(
+#pragma optionNV(unroll all)
 layout(local_size_x = {0}) in;
 layout(std430, binding = 0) readonly buffer Tend {{ vec4 tend[]; }};
 layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};

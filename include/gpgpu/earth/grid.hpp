@@ -60,7 +60,7 @@ struct GridOptions {
   double spring_beta = 1.2;
   // Relaxation stops when no point moves more than this fraction of the spacing in a sweep,
   // or after spring_max_sweeps sweeps per level.
-  double spring_tolerance = 1e-7;
+  double spring_tolerance = 1e-6;
   int spring_max_sweeps = 20000;
   bool reorder = true;  // space-filling-curve order (false: the order points were made in)
 };
