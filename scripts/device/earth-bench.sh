@@ -11,6 +11,7 @@
 #   EARTH_LEVELS          levels of the convergence runs (default "4 5 6 7 8"); the last is
 #                         the reference for cases 5 and 6
 #   EARTH_BENCH_LEVELS    levels timed by `gpgpu earth bench` (default 6,7,8)
+#   EARTH_BENCH_VARIANTS  kernel variants timed (default default,preload,wg64,wg256)
 #   EARTH_PICTURE_LEVEL   level of the runs that draw pictures and animations (default 6)
 #   EARTH_FRAMES          animation frames (default 60)
 #   GPGPU_DEVICE          as everywhere (default: the first GPU)
@@ -40,7 +41,8 @@ gpgpu="$build/tools/gpgpu"
 finest=${levels##* }
 
 stamp "step timing at levels $bench_levels"
-"$gpgpu" earth bench --levels "$bench_levels" --json "$out/bench.json" | tee "$out/bench.txt"
+"$gpgpu" earth bench --levels "$bench_levels" --variants "${EARTH_BENCH_VARIANTS:-default,preload,wg64,wg256}" \
+    --json "$out/bench.json" | tee "$out/bench.txt"
 
 stamp "grid statistics"
 for level in $levels; do

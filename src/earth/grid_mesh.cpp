@@ -117,10 +117,13 @@ namespace {
 // below `serial_below` items) and returns the largest value any part returned. std::thread
 // rather than OpenMP, so that programs linking the static library need no OpenMP runtime.
 template <class Body>
-double parallel_max(std::size_t first, std::size_t last, std::size_t serial_below, const Body& body) {
+double parallel_max(std::size_t first, std::size_t last, std::size_t serial_below,
+                    const Body& body) {
   const std::size_t count = last - first;
   const std::size_t threads =
-      count < serial_below ? 1 : std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), 64));
+      count < serial_below ? 1
+                           : std::max<std::size_t>(
+                                 1, std::min<std::size_t>(std::thread::hardware_concurrency(), 64));
   if (threads == 1) return body(first, last);
   std::vector<double> result(threads, 0.0);
   std::vector<std::thread> pool;

@@ -68,6 +68,13 @@ Buffer ints(const Context& ctx, const std::vector<std::int32_t>& v) {
   return Buffer::from(ctx, v);
 }
 
+Defines tendency_defines(const CaseSetup& s, const ModelOptions& o) {
+  Defines d;
+  if (s.advection_only) d.emplace_back("ADVECTION_ONLY", "");
+  if (o.preload_neighbours) d.emplace_back("PRELOAD", "");
+  return d;
+}
+
 std::array<float, 3> to_float3(const Vec3& v) {
   return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
 }
@@ -94,12 +101,14 @@ struct Model::Impl {
         setup(s),
         options(o),
         n(g.cell_count()),
-        tendency(ctx, detail::tendency_kernel_source(),
-                 s.advection_only ? Defines{{"ADVECTION_ONLY", ""}} : Defines{}, "earth tendency"),
-        diagnose(ctx, detail::tendency_kernel_source(), {{"DIAGNOSE", ""}}, "earth diagnostics"),
-        update(ctx, detail::update_kernel_source(), {}, "earth update"),
-        laplacian(ctx, detail::laplacian_kernel_source(), {}, "earth laplacian"),
-        diffusion(ctx, detail::diffusion_kernel_source(), {}, "earth hyperdiffusion"),
+        tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
+                 "earth tendency"),
+        diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},
+                 "earth diagnostics"),
+        update(ctx, detail::update_kernel_source(o.work_group_size), {}, "earth update"),
+        laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
+        diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
+                  "earth hyperdiffusion"),
         summer(ctx) {}
 
   Args tendency_args(const Buffer& in) const {

@@ -44,7 +44,9 @@ Corner corner_of(vec4 s0, vec4 p0, float f0, vec4 s1, vec4 p1, float f1, vec4 s2
 )";
 
 // One invocation per cell: gathers the six neighbours, walks the six corners once and
-// sums the edge terms of the divergence, gradient and curl (see operators.hpp).
+// sums the edge terms of the divergence, gradient and curl (see operators.hpp). Two ways to
+// gather: PRELOAD fetches all six neighbours first (more loads in flight, more registers);
+// otherwise one neighbour per corner as the walk goes round (fewer registers).
 constexpr const char* tendency_body = R"(
 void main() {
   uint i = gpgpu_index();
@@ -53,6 +55,9 @@ void main() {
   vec4 s = state[i];
   vec4 p = position[i];
   float f = potential(s, p);
+  float div = 0.0, circulation = 0.0;
+  vec3 grad = vec3(0.0);
+#ifdef PRELOAD
   ivec4 q[6];
   vec4 ns[6], np[6];
   float nf[6];
@@ -66,12 +71,34 @@ void main() {
   bool pentagon = q[5].w == q[0].w;
   Corner prev = corner_of(s, p, f, pentagon ? ns[4] : ns[5], pentagon ? np[4] : np[5],
                           pentagon ? nf[4] : nf[5], ns[0], np[0], nf[0]);
-  float div = 0.0, circulation = 0.0;
-  vec3 grad = vec3(0.0);
   for (int k = 0; k < 6; ++k) {
     int k1 = k == 5 ? 0 : k + 1;
     Corner cur = corner_of(s, p, f, ns[k], np[k], nf[k], ns[k1], np[k1], nf[k1]);
     vec3 nl = intBitsToFloat(q[k].xyz);
+#else
+  ivec4 q0 = slot[i];
+  ivec4 q5 = slot[5u * n + i];
+  // A pentagon repeats neighbour 0 in slot 5: its last corner is (cell, nb 4, nb 0).
+  int last = q5.w == q0.w ? slot[4u * n + i].w : q5.w;
+  vec4 s0 = state[q0.w], p0 = position[q0.w];
+  float f0 = potential(s0, p0);
+  vec4 sl = state[last], pl = position[last];
+  Corner prev = corner_of(s, p, f, sl, pl, potential(sl, pl), s0, p0, f0);
+  ivec4 qa = q0;
+  vec4 sa = s0, pa = p0;
+  float fa = f0;
+  for (int k = 0; k < 6; ++k) {
+    ivec4 qb = k == 5 ? q0 : slot[uint(k + 1) * n + i];
+    vec4 sb = k == 5 ? s0 : state[qb.w];
+    vec4 pb = k == 5 ? p0 : position[qb.w];
+    float fb = k == 5 ? f0 : potential(sb, pb);
+    Corner cur = corner_of(s, p, f, sa, pa, fa, sb, pb, fb);
+    vec3 nl = intBitsToFloat(qa.xyz);
+    qa = qb;
+    sa = sb;
+    pa = pb;
+    fa = fb;
+#endif
     div += dot(nl, prev.h * prev.u + cur.h * cur.u);
 #ifndef ADVECTION_ONLY
     vec3 tl = cross(normalize(prev.x + cur.x), nl);
@@ -103,11 +130,11 @@ void main() {
 
 }  // namespace
 
-std::string tendency_kernel_source() {
-  return fmt::format(tendency_head, work_group_size) + tendency_body;
+std::string tendency_kernel_source(int group) {
+  return fmt::format(tendency_head, group) + tendency_body;
 }
 
-std::string update_kernel_source() {
+std::string update_kernel_source(int group) {
   return fmt::format(R"(
 #pragma optionNV(unroll all)
 layout(local_size_x = {0}) in;
@@ -145,10 +172,10 @@ void main() {{
   }}
 }}
 )",
-                     work_group_size);
+                     group);
 }
 
-std::string laplacian_kernel_source() {
+std::string laplacian_kernel_source(int group) {
   return fmt::format(R"(
 layout(local_size_x = {0}) in;
 layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
@@ -169,10 +196,10 @@ void main() {{
   lap[i] = sum;
 }}
 )",
-                     work_group_size);
+                     group);
 }
 
-std::string diffusion_kernel_source() {
+std::string diffusion_kernel_source(int group) {
   return fmt::format(R"(
 layout(local_size_x = {0}) in;
 layout(std430, binding = 0) buffer State {{ vec4 state[]; }};
@@ -198,7 +225,7 @@ void main() {{
   state[i] = s;
 }}
 )",
-                     work_group_size);
+                     group);
 }
 
 std::string reduce_kernel_source() {

@@ -19,19 +19,18 @@
 
 namespace gpgpu::earth::detail {
 
-inline constexpr int work_group_size = 128;
-
 // Stage tendencies: reads state, position, slot, inv_area; writes tend = (dh/dt
 // uncorrected, du/dt). Defines: ADVECTION_ONLY (case 1: du = 0), DIAGNOSE (writes per-cell
-// (A h', A energy, A potential enstrophy, A zeta) into tend instead).
-std::string tendency_kernel_source();
+// (A h', A energy, A potential enstrophy, A zeta) into tend instead), PRELOAD (gather all
+// six neighbours before the corner walk). `group` invocations per work group.
+std::string tendency_kernel_source(int group);
 
 // Applies the continuity correction to tend.x and the Runge-Kutta update of the stage.
-std::string update_kernel_source();
+std::string update_kernel_source(int group);
 
 // Hyperdiffusion: lap = L(state); then state -= factor L(lap), u projected.
-std::string laplacian_kernel_source();
-std::string diffusion_kernel_source();
+std::string laplacian_kernel_source(int group);
+std::string diffusion_kernel_source(int group);
 
 // Partial sums of a vec4 array: one vec4 per work group of `reduce_group` invocations
 // that each add `reduce_per_thread` elements.

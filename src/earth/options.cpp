@@ -29,6 +29,10 @@ void validate(const ModelOptions& o) {
   if (!(o.time_step >= 0) || !std::isfinite(o.time_step)) {
     throw ArgumentError(fmt::format("earth: time_step must be >= 0 seconds; got {}", o.time_step));
   }
+  if (o.work_group_size < 32 || o.work_group_size > 1024 || o.work_group_size % 32 != 0) {
+    throw ArgumentError(fmt::format(
+        "earth: work_group_size must be a multiple of 32 in 32..1024; got {}", o.work_group_size));
+  }
 }
 
 double mean_spacing(const Grid& g) {

@@ -35,10 +35,13 @@ struct ModelOptions {
   double continuity_correction = 0.125;
   double diffusion_time = 0;  // seconds; 0 = off
   double time_step = 0;       // seconds; > 0 overrides the CFL choice
+  // Performance knobs of the GPU kernels (results agree to float32 rounding):
+  int work_group_size = 128;        // invocations per work group: 32..1024, a multiple of 32
+  bool preload_neighbours = false;  // gather all six neighbours before the corner walk
 };
 
 // Throws ArgumentError for a non-positive courant, a negative correction, diffusion time or
-// time step, or non-finite values.
+// time step, non-finite values, or a work-group size outside 32..1024 or not a multiple of 32.
 void validate(const ModelOptions& options);
 
 // The CFL step (s) for these fields.
