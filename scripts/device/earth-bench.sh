@@ -17,7 +17,14 @@
 #   GPGPU_DEVICE          as everywhere (default: the first GPU)
 #   EARTH_RUN_TIMEOUT     seconds before one run is abandoned (default 300)
 #   EARTH_BUILD=0         use an existing BUILD_DIR/tools/gpgpu
+#   EARTH_DEADLINE        seconds after which remaining runs are skipped (default 430), so
+#                         that packing still happens inside a device call's limit
+#   EARTH_PACK_DIR        if set, the results are packed there as at most 8 files of < 16 MiB
+#                         (results.tar.gz, frames_*.tar, tables.md): what a device call returns
 set -euo pipefail
+started=$(date +%s)
+deadline=${EARTH_DEADLINE:-430}
+late() { [ $(( $(date +%s) - started )) -gt "$deadline" ]; }
 
 out=${1:?usage: earth-bench.sh OUT_DIR [BUILD_DIR]}
 build=${2:-/tmp/b-earth}
@@ -49,6 +56,7 @@ timeout 240 "$gpgpu" earth bench --levels "$bench_levels" --variants "${EARTH_BE
 run_case() {  # case alpha tag level [extra options]
   local c=$1 alpha=$2 tag=$3 level=$4
   shift 4
+  if late; then echo "  $tag L$level skipped: past the ${deadline} s deadline"; return; fi
   mkdir -p "$out/$tag"
   timeout "${EARTH_RUN_TIMEOUT:-300}" "$gpgpu" earth --case "$c" --alpha "$alpha" --level "$level" \
       --out "$out/$tag/L$level" --json "$out/$tag/L$level.json" "$@" \
@@ -58,7 +66,7 @@ run_case() {  # case alpha tag level [extra options]
 # Pictures at one level: static ones for every case, an animation for the three that move.
 pictures() {  # level animate
   if [ "$1" = "$picture_level" ]; then
-    [ "$2" = 1 ] && echo --frames "$frames" || echo
+    [ "$2" = 1 ] && echo --frames "$frames" --map-width 768 || echo
   else
     echo --no-pictures
   fi
@@ -84,6 +92,7 @@ for c in 5 6; do
   for level in $levels; do
     [ "$level" = "$finest" ] || coarse+=("$out/case$c/L$level/height_case${c}_level${level}_day${day}.bin")
   done
+  late && continue
   timeout 240 "$gpgpu" earth compare --reference "$out/case$c/L$finest/height_case${c}_level${finest}_day${day}.bin" \
       "${coarse[@]}" --json "$out/case${c}_compare.json" | tee "$out/case${c}_compare.txt" || echo "compare failed"
 done
@@ -102,9 +111,29 @@ done
 
 stamp "grid statistics"
 for level in $levels; do
-  timeout 120 "$gpgpu" earth grid --level "$level" > "$out/grid_L$level.txt" || true
+  late || timeout 120 "$gpgpu" earth grid --level "$level" > "$out/grid_L$level.txt" || true
 done
 "$gpgpu" earth grid --level 3 --out "$out/grid_L3" > /dev/null
 "$gpgpu" earth grid --level 5 --out "$out/grid_L5" > /dev/null
 "$gpgpu" earth grid --level 5 --grid bisection --no-recentre > "$out/grid_L5_bisection.txt"
-stamp "done"
+python3 scripts/earth-tables.py "$out" --title "$(sed -n 's/^ *renderer  *//p' "$out/device.txt" | head -1)" \
+    > "$out/tables.md" 2>/dev/null || true
+cat "$out/tables.md"
+stamp "done in $(( $(date +%s) - started )) s"
+
+if [ -n "${EARTH_PACK_DIR:-}" ]; then
+  mkdir -p "$EARTH_PACK_DIR"
+  cp "$out/tables.md" "$EARTH_PACK_DIR/" || true
+  tar -C "$out" --exclude='frames' --exclude='*.mp4' -czf "$EARTH_PACK_DIR/results.tar.gz" .
+  # Frames in tars of at most ~15 MiB each, whole folders where they fit.
+  part=0 size=0 list=()
+  flush() { [ ${#list[@]} -gt 0 ] && tar -C "$out" -cf "$EARTH_PACK_DIR/frames_$part.tar" "${list[@]}"; part=$((part + 1)) size=0 list=(); }
+  for f in $(cd "$out" && find . -path '*/frames/*.png' | sort); do
+    s=$(stat -c %s "$out/$f")
+    if [ $((size + s)) -gt 15000000 ]; then flush; fi
+    [ "$part" -ge 6 ] && break
+    list+=("$f") size=$((size + s))
+  done
+  flush
+  ls -l "$EARTH_PACK_DIR"
+fi
