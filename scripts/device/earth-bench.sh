@@ -19,12 +19,15 @@
 #   EARTH_BUILD=0         use an existing BUILD_DIR/tools/gpgpu
 #   EARTH_DEADLINE        seconds after which remaining runs are skipped (default 430), so
 #                         that packing still happens inside a device call's limit
+#   EARTH_SECTIONS        which parts to run (default "bench case2 case1 case5 case6 extra grid")
 #   EARTH_PACK_DIR        if set, the results are packed there as at most 8 files of < 16 MiB
 #                         (results.tar.gz, frames_*.tar, tables.md): what a device call returns
 set -euo pipefail
 started=$(date +%s)
 deadline=${EARTH_DEADLINE:-430}
 late() { [ $(( $(date +%s) - started )) -gt "$deadline" ]; }
+sections=" ${EARTH_SECTIONS:-bench case2 case1 case5 case6 extra grid} "
+wanted() { [[ "$sections" == *" $1 "* ]]; }
 
 out=${1:?usage: earth-bench.sh OUT_DIR [BUILD_DIR]}
 build=${2:-/tmp/b-earth}
@@ -48,9 +51,12 @@ gpgpu="$build/tools/gpgpu"
 "$gpgpu" info > "$out/device.txt" || true
 finest=${levels##* }
 
-stamp "step timing at levels $bench_levels"
-timeout 240 "$gpgpu" earth bench --levels "$bench_levels" --variants "${EARTH_BENCH_VARIANTS:-default,preload,wg64,wg256}" \
-    --json "$out/bench.json" | tee "$out/bench.txt" || echo "bench failed or timed out"
+if wanted bench; then
+  stamp "step timing at levels $bench_levels"
+  timeout 240 "$gpgpu" earth bench --levels "$bench_levels" \
+      --variants "${EARTH_BENCH_VARIANTS:-default,preload,wg64,wg256}" --json "$out/bench.json" \
+      | tee "$out/bench.txt" || echo "bench failed or timed out"
+fi
 
 # Runs one case at one level (a run that fails or hangs is reported and skipped).
 run_case() {  # case alpha tag level [extra options]
@@ -73,8 +79,9 @@ pictures() {  # level animate
 }
 
 # Cases 1 and 2 against the analytic solutions.
-for spec in "2 0 case2 0" "1 0 case1_alpha0 0" "1 1.5207963267948966 case1_alpha1.52 1"; do
+for spec in "2 0 case2 0 case2" "1 0 case1_alpha0 0 case1" "1 1.5207963267948966 case1_alpha1.52 1 case1"; do
   set -- $spec
+  wanted "$5" || continue
   stamp "$3"
   for level in $levels; do
     run_case "$1" "$2" "$3" "$level" $(pictures "$level" "$4")
@@ -83,6 +90,7 @@ done
 
 # Cases 5 and 6: saved heights (case 5 at day 15, case 6 at day 10), compared with the finest.
 for c in 5 6; do
+  wanted "case$c" || continue
   stamp "case$c"
   for level in $levels; do
     run_case "$c" 0 "case$c" "$level" --save $(pictures "$level" 1)
@@ -100,22 +108,26 @@ done
 find "$out" -name 'height_case*.bin' -size +8M -delete
 
 # Case 2 tilted, and on the unoptimised grid (the effect of the optimisation on the errors).
-stamp "case2, alpha = pi/4"
-for level in $levels; do
-  run_case 2 0.7853981633974483 case2_alpha0.79 "$level" --no-pictures
-done
-stamp "case2 on the bisection grid"
-for level in $levels; do
-  run_case 2 0 case2_bisection "$level" --grid bisection --no-recentre --no-pictures
-done
+if wanted extra; then
+  stamp "case2, alpha = pi/4"
+  for level in $levels; do
+    run_case 2 0.7853981633974483 case2_alpha0.79 "$level" --no-pictures
+  done
+  stamp "case2 on the bisection grid"
+  for level in $levels; do
+    run_case 2 0 case2_bisection "$level" --grid bisection --no-recentre --no-pictures
+  done
+fi
 
-stamp "grid statistics"
-for level in $levels; do
-  late || timeout 120 "$gpgpu" earth grid --level "$level" > "$out/grid_L$level.txt" || true
-done
-"$gpgpu" earth grid --level 3 --out "$out/grid_L3" > /dev/null
-"$gpgpu" earth grid --level 5 --out "$out/grid_L5" > /dev/null
-"$gpgpu" earth grid --level 5 --grid bisection --no-recentre > "$out/grid_L5_bisection.txt"
+if wanted grid; then
+  stamp "grid statistics"
+  for level in $levels; do
+    late || timeout 120 "$gpgpu" earth grid --level "$level" > "$out/grid_L$level.txt" || true
+  done
+  "$gpgpu" earth grid --level 3 --out "$out/grid_L3" > /dev/null
+  "$gpgpu" earth grid --level 5 --out "$out/grid_L5" > /dev/null
+  "$gpgpu" earth grid --level 5 --grid bisection --no-recentre > "$out/grid_L5_bisection.txt"
+fi
 python3 scripts/earth-tables.py "$out" --title "$(sed -n 's/^ *renderer  *//p' "$out/device.txt" | head -1)" \
     > "$out/tables.md" 2>/dev/null || true
 cat "$out/tables.md"
