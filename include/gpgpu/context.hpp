@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace gpgpu {
@@ -96,7 +98,7 @@ class Context {
   explicit Context(const ContextOptions& options = {});
   ~Context();
   Context(Context&&) noexcept;
-  Context& operator=(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;  // drops this Context's attachments first
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -115,10 +117,32 @@ class Context {
   void release();
   bool released() const noexcept;
 
+  // Per-context objects of libraries built on gpgpu (compiled kernels, scratch Buffers):
+  // `make()` returns a std::shared_ptr<T> on the first call for `key` (and T); later calls
+  // return the same object. Attachments are destroyed when the Context is released,
+  // destroyed or assigned to, while their GL context still exists, so they never outlive
+  // it (and do not keep it alive). Throws if the Context was released.
+  //   auto& kernels = ctx.attachment<MyKernels>("mylib.kernels", [&] {
+  //     return std::make_shared<MyKernels>(ctx); });
+  template <class T, class Make>
+  T& attachment(const std::string& key, Make&& make) const {
+    const std::string full_key = key + "#" + typeid(T).name();
+    if (void* found = find_attachment(full_key)) return *static_cast<T*>(found);
+    std::shared_ptr<T> made = std::forward<Make>(make)();
+    T& result = *made;
+    add_attachment(full_key, std::move(made));
+    return result;
+  }
+  // Destroys every attachment now (they are made again on next use).
+  void clear_attachments() const noexcept;
+
   // For the library's own use: the state shared with buffers, kernels and textures.
   const std::shared_ptr<detail::ContextState>& state() const { return state_; }
 
  private:
+  void* find_attachment(const std::string& key) const;
+  void add_attachment(const std::string& key, std::shared_ptr<void> value) const;
+
   std::shared_ptr<detail::ContextState> state_;
 };
 

@@ -39,6 +39,7 @@
 #include "gpgpu/kernel_variable.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_transfer.hpp"
+#include "gpgpu/primitives.hpp"
 #include "gpgpu/profiler.hpp"
 #include "gpgpu/texel_type.hpp"
 #include "gpgpu/texture.hpp"

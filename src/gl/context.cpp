@@ -74,8 +74,15 @@ bool ContextState::try_make_current() const noexcept {
   return ok;
 }
 
+void ContextState::drop_attachments() noexcept {
+  auto dropped = std::move(attachments);
+  attachments.clear();
+  dropped.clear();
+}
+
 void ContextState::release() noexcept {
   if (released) return;
+  drop_attachments();  // they free their GL objects while the context still exists
   const bool current = try_make_current();
   if (current) {
     programs.clear();  // deletes the GL programs while their context is current
@@ -288,9 +295,17 @@ Context::Context(const ContextOptions& options) {
                   install_hint));
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  if (state_) state_->drop_attachments();
+}
 Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->drop_attachments();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
 
 const DeviceInfo& Context::info() const {
   if (!state_) throw Error("this gpgpu::Context was moved from");
@@ -319,5 +334,20 @@ void Context::release() {
 }
 
 bool Context::released() const noexcept { return !state_ || state_->released; }
+
+void* Context::find_attachment(const std::string& key) const {
+  make_current();  // throws for a released or moved-from Context
+  const auto it = state_->attachments.find(key);
+  return it == state_->attachments.end() ? nullptr : it->second.get();
+}
+
+void Context::add_attachment(const std::string& key, std::shared_ptr<void> value) const {
+  make_current();
+  state_->attachments[key] = std::move(value);
+}
+
+void Context::clear_attachments() const noexcept {
+  if (state_) state_->drop_attachments();
+}
 
 }  // namespace gpgpu

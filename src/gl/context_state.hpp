@@ -33,6 +33,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 
   // Compiled programs keyed by their kind and final source (defines included).
   std::unordered_map<std::string, std::shared_ptr<Program>> programs;
+  // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
+  // drops them on destruction to break the cycle; release() destroys them while current.
+  std::unordered_map<std::string, std::shared_ptr<void>> attachments;
 
   ContextState() = default;
   ContextState(const ContextState&) = delete;
@@ -44,8 +47,10 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Like ensure_current, but never throws; false when the context cannot be made current
   // (released, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
-  // Destroys programs and the EGL context. Idempotent.
+  // Destroys attachments, programs and the EGL context. Idempotent.
   void release() noexcept;
+  // Destroys the attachments (moved out first: their destructors may use this state).
+  void drop_attachments() noexcept;
 };
 
 // Shared EGL display handles are reference counted here: eglTerminate on a display that

@@ -1,0 +1,139 @@
+#include "glsl_ops.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <limits>
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::primitives {
+
+std::string scalar_type(ElementType type) {
+  return std::string(glsl_scalar_name(type));
+}
+
+std::string vec4_type(ElementType type) {
+  switch (type) {
+    case ElementType::Float32:
+      return "vec4";
+    case ElementType::Int32:
+      return "ivec4";
+    case ElementType::Uint32:
+      return "uvec4";
+  }
+  return "?";
+}
+
+std::string element_type(ElementType type, int components) {
+  if (components == 1) return scalar_type(type);
+  const char* prefix = type == ElementType::Float32 ? "" : type == ElementType::Int32 ? "i" : "u";
+  return fmt::format("{}vec{}", prefix, components);
+}
+
+namespace {
+
+std::string builtin_expression(Op op) {
+  switch (op) {
+    case Op::Sum:
+      return "a + b";
+    case Op::Product:
+      return "a * b";
+    case Op::Min:
+      return "min(a, b)";
+    case Op::Max:
+      return "max(a, b)";
+  }
+  return "?";
+}
+
+// The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
+// has no infinity literal.
+std::string builtin_identity(Op op, ElementType type) {
+  const std::uint32_t bits = builtin_identity_bits(op, type);
+  switch (type) {
+    case ElementType::Float32:
+      return fmt::format("uintBitsToFloat({}u)", bits);
+    case ElementType::Int32:
+      return fmt::format("int({}u)", bits);
+    case ElementType::Uint32:
+      return fmt::format("{}u", bits);
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::uint32_t builtin_identity_bits(Op op, ElementType type) {
+  switch (op) {
+    case Op::Sum:
+      return 0u;  // 0.0f, 0, 0u all have zero bits
+    case Op::Product:
+      return type == ElementType::Float32 ? std::bit_cast<std::uint32_t>(1.0f) : 1u;
+    case Op::Min:
+      return type == ElementType::Float32 ? 0x7F800000u   // +inf
+             : type == ElementType::Int32 ? 0x7FFFFFFFu   // INT32_MAX
+                                          : 0xFFFFFFFFu;  // UINT32_MAX
+    case Op::Max:
+      return type == ElementType::Float32 ? 0xFF800000u  // -inf
+             : type == ElementType::Int32 ? 0x80000000u  // INT32_MIN
+                                          : 0u;
+  }
+  return 0u;
+}
+
+std::string op_functions(const Operator& op, ElementType scalar, const std::string& type,
+                         const std::string& name) {
+  std::string expression, identity;
+  if (op.is_builtin()) {
+    expression = builtin_expression(op.builtin());
+    identity = builtin_identity(op.builtin(), scalar);
+  } else {
+    expression = op.glsl().expression;
+    identity = op.glsl().identity;
+  }
+  return fmt::format(
+      "{0} {1}({0} a, {0} b) {{ return {0}({2}); }}\n"
+      "{0} {1}_identity() {{ return {0}({3}); }}\n",
+      type, name, expression, identity);
+}
+
+std::string op_key(const Operator& op) {
+  if (op.is_builtin()) return to_string(op.builtin());
+  return "glsl:" + op.glsl().expression + "|" + op.glsl().identity;
+}
+
+}  // namespace gpgpu::primitives
+
+namespace gpgpu {
+
+std::string to_string(Op op) {
+  switch (op) {
+    case Op::Sum:
+      return "sum";
+    case Op::Product:
+      return "product";
+    case Op::Min:
+      return "min";
+    case Op::Max:
+      return "max";
+  }
+  return "?";
+}
+
+bool parse_op(const std::string& name, Op& op) {
+  for (Op candidate : {Op::Sum, Op::Product, Op::Min, Op::Max}) {
+    if (name == to_string(candidate)) {
+      op = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Operator::describe() const {
+  if (!custom_) return to_string(builtin_);
+  return fmt::format("glsl({} | identity {})", glsl_.expression, glsl_.identity);
+}
+
+}  // namespace gpgpu

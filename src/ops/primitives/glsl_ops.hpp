@@ -1,0 +1,30 @@
+// Internal: GLSL spellings of element types and operators, shared by the primitives' kernels.
+#pragma once
+
+#include <string>
+
+#include "gpgpu/element_type.hpp"
+#include "gpgpu/primitives.hpp"
+
+namespace gpgpu::primitives {
+
+// "float", "int", "uint".
+std::string scalar_type(ElementType type);
+// "vec4", "ivec4", "uvec4".
+std::string vec4_type(ElementType type);
+// The GLSL type of an element of `components` scalars: "float", "vec3", "ivec2", "uvec4"...
+std::string element_type(ElementType type, int components);
+
+// GLSL functions `TYPE name(TYPE a, TYPE b)` applying `op`, and `TYPE name_identity()`.
+// TYPE is `scalar` or a vector of it; built-in operators act per component, a GlslOp is
+// spliced in as written.
+std::string op_functions(const Operator& op, ElementType scalar, const std::string& type,
+                         const std::string& name);
+
+// A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
+std::string op_key(const Operator& op);
+
+// The identity of a built-in operator for a scalar type, as a host value's bits.
+std::uint32_t builtin_identity_bits(Op op, ElementType type);
+
+}  // namespace gpgpu::primitives

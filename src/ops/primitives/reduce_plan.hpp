@@ -1,0 +1,45 @@
+// Internal: how a reduction of n scalars is split into work groups and passes. Shared by
+// reduce (which launches it) and reduce_error_depth (which reports its summation depth).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpgpu/context.hpp"
+
+namespace gpgpu::primitives {
+
+struct ReduceTuning {
+  int local = 256;       // invocations per work group
+  int unroll = 4;        // independent vec4 loads per trip
+  int max_trips = 32;    // trips per invocation before another work group is added
+  int ordered_run = 32;  // elements per invocation of the in-order kernel
+};
+
+// The tuning for this device.
+ReduceTuning reduce_tuning(const Context& ctx);
+
+// Pass 1 of the vec4 kernel over scalars [first, first + count).
+struct Vec4Plan {
+  std::uint32_t head_begin = 0, head_end = 0, tail_begin = 0, tail_end = 0;  // scalars
+  std::uint32_t body_begin = 0, body_count = 0;                              // vec4s
+  std::uint32_t groups = 1, chunk = 0, trips = 0;
+};
+Vec4Plan plan_vec4(std::size_t first, std::size_t count, const ReduceTuning& t,
+                   std::size_t max_groups);
+
+// The in-order kernel over `count` elements.
+struct OrderedPlan {
+  std::uint32_t groups = 1, chunk = 0, per_thread = 0;
+};
+OrderedPlan plan_ordered(std::size_t count, const ReduceTuning& t, std::size_t max_groups);
+
+// Elements per invocation of the single-group pass over `groups` work-group results.
+std::uint32_t second_pass_run(std::size_t groups, const ReduceTuning& t);
+
+// Summation depth of the vec4 path for n scalars, and of the in-order path for n elements
+// (see reduce_error_depth).
+int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups);
+int ordered_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups);
+
+}  // namespace gpgpu::primitives

@@ -1,0 +1,58 @@
+// Shared by the primitives' tests: the sizes every primitive is tested at, poisoned output
+// Buffers, and float64 references.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/context.hpp"
+#include "test_support.hpp"
+
+namespace gpgpu::test {
+
+// 1, 2, edges of 256-wide work groups, 2^k +- 1, a prime near 10^6.
+inline std::vector<std::size_t> edge_sizes() {
+  return {1, 2, 3, 5, 255, 256, 257, 1023, 1025, 4097, 65535, 65537, 999983, 1000003};
+}
+
+// Elements of 4 bytes the device binds to one storage block.
+inline std::size_t largest_bindable(const Context& ctx) {
+  return static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+}
+
+// A size past 65,535 work groups of 256 invocations (llvmpipe's silent loop cap and the
+// work-group count limit would both show there), capped by what the device binds.
+inline std::size_t past_loop_cap(const Context& ctx) {
+  return std::min<std::size_t>(65535u * 256u + 4099u, largest_bindable(ctx));
+}
+
+template <class T>
+T poison();
+template <>
+inline float poison<float>() {
+  return poison_float();
+}
+template <>
+inline std::int32_t poison<std::int32_t>() {
+  return poison_int;
+}
+template <>
+inline std::uint32_t poison<std::uint32_t>() {
+  return poison_uint;
+}
+
+// A device Buffer of n poison values.
+template <class T>
+Buffer poisoned(const Context& ctx, std::size_t n) {
+  return Buffer::from(ctx, std::vector<T>(n, poison<T>()));
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+}  // namespace gpgpu::test
