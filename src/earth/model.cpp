@@ -91,7 +91,6 @@ struct Model::Impl {
   std::vector<double> surface;
 
   Kernel tendency, diagnose, update, laplacian, diffusion;
-  detail::GlobalSummer summer;
   Buffer state, x, y, acc, tend, lap;
   Buffer position, slot, neighbour, correction, laplace, inv_area;
 
@@ -108,8 +107,7 @@ struct Model::Impl {
         update(ctx, detail::update_kernel_source(o.work_group_size), {}, "earth update"),
         laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
         diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
-                  "earth hyperdiffusion"),
-        summer(ctx) {}
+                  "earth hyperdiffusion") {}
 
   Args tendency_args(const Buffer& in) const {
     return {{"state", in},
@@ -266,7 +264,7 @@ std::vector<double> Model::vorticity() const {
 GlobalSums Model::sums() const {
   Impl& m = *impl_;
   m.diagnose.run(m.tendency_args(m.state), m.n);
-  const auto s = m.summer.sum(m.tend, m.n);
+  const auto s = detail::global_sums(*m.context, m.tend, m.n);
   const double a2 = m.setup.planet.radius * m.setup.planet.radius;
   GlobalSums g;
   g.mass = a2 * (m.mean_depth * m.total_area + s[0]);

@@ -228,33 +228,4 @@ void main() {{
                      group);
 }
 
-std::string reduce_kernel_source() {
-  return fmt::format(R"(
-layout(local_size_x = {0}) in;
-layout(std430, binding = 0) readonly buffer Values {{ vec4 values[]; }};
-layout(std430, binding = 1) writeonly buffer Partial {{ vec4 partial[]; }};
-uniform uint count;
-shared vec4 scratch[{0}];
-
-void main() {{
-  uint lid = gl_LocalInvocationID.x;
-  uint group = gl_WorkGroupID.x;
-  uint first = group * uint({0} * {1}) + lid;
-  vec4 sum = vec4(0.0);
-  for (uint k = 0u; k < uint({1}); ++k) {{
-    uint j = first + k * uint({0});
-    if (j < count) sum += values[j];
-  }}
-  scratch[lid] = sum;
-  barrier();
-  for (uint s = uint({0}) / 2u; s > 0u; s >>= 1u) {{
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier();
-  }}
-  if (lid == 0u) partial[group] = scratch[0];
-}}
-)",
-                     reduce_group, reduce_per_thread);
-}
-
 }  // namespace gpgpu::earth::detail

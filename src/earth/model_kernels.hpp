@@ -32,9 +32,4 @@ std::string update_kernel_source(int group);
 std::string laplacian_kernel_source(int group);
 std::string diffusion_kernel_source(int group);
 
-// Partial sums of a vec4 array: one vec4 per work group of `reduce_group` invocations
-// that each add `reduce_per_thread` elements.
-inline constexpr int reduce_group = 256, reduce_per_thread = 8;
-std::string reduce_kernel_source();
-
 }  // namespace gpgpu::earth::detail

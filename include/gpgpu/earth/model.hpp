@@ -19,9 +19,9 @@
 //
 // Precision. Fields are float32: the depth is stored as its deviation from the initial
 // mean (so its rounding is relative to the part that varies), geometry is computed in
-// float64 and rounded once. Global sums come from a float32 reduction per work group
-// (each partial errs by at most ~15 eps32 of the sum of magnitudes) finished in float64 on
-// the host; fields() returns the exact stored values for float64 diagnostics.
+// float64 and rounded once. Global sums come from gpgpu::reduce (float32, a fixed tree of
+// depth d: each errs by at most d eps32 of the sum of its terms' magnitudes, d ~20 for
+// these sizes); fields() returns the exact stored values for float64 diagnostics.
 #pragma once
 
 #include <cstddef>
