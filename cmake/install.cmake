@@ -3,7 +3,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS gpgpu gpgpu_warnings EXPORT gpgpuTargets
+# gpgpu::earth (the geodesic grid and shallow-water model) installs with it.
+install(TARGETS gpgpu gpgpu_earth gpgpu_warnings EXPORT gpgpuTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # gpgpu::nn (convolutional networks), exported with the library.

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_histogram_command);
   add(gpgpu::cli::add_train_command);
   add(gpgpu::cli::add_predict_command);
+  add(gpgpu::cli::add_earth_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

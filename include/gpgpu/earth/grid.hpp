@@ -1,0 +1,135 @@
+// gpgpu/earth/grid.hpp — the icosahedral geodesic grid: cells, neighbours, control volumes.
+//
+//   gpgpu::earth::GridOptions options;                   // level 5, spring dynamics, centroids
+//   options.level = 5;
+//   gpgpu::earth::Grid grid = gpgpu::earth::build_grid(options);
+//   grid.cell_count();                                   // 10 * 4^5 + 2 = 10242
+//   gpgpu::earth::GridStatistics s = gpgpu::earth::statistics(grid);
+//   std::cout << s.to_string();                          // spacing, area ratio, checks
+//
+// The grid at level n refines each of the icosahedron's 20 faces n times into four: its
+// 10 * 4^n + 2 points (the cell centres, unit vectors) are joined by 20 * 4^n triangles
+// (the dual triangles) and 30 * 4^n edges. Twelve cells (the icosahedron's corners) have
+// five neighbours, the others six. Everything here is float64 and built on the CPU; the
+// solver copies what it needs to the GPU in float32.
+//
+// Where the points go (GridOptimization):
+//   Bisection      the recursive grid: each new point is the normalised midpoint of an edge
+//                  of the level above.
+//   Spring         Tomita, Satoh and Goto (2002): every edge a spring of natural length
+//                  beta * (icosahedron edge / 2^n), the twelve corners fixed, relaxed to
+//                  equilibrium level by level (each level starts from the relaxed level
+//                  above). Smoother and more uniform than Bisection.
+// Each cell's control volume (ControlVolume):
+//   Centroid       corners at the centroids of the surrounding triangles (NICAM's choice,
+//                  Tomita et al. 2001): interpolation to a corner is the mean of three cells.
+//   Voronoi        corners at the circumcentres: the Voronoi cell of the point.
+// recentre = true then moves every point to the centroid of its control volume and
+// rebuilds the control volumes ("gravitational centring", Tomita et al. 2001), so that a
+// cell's value sits at its volume's centre of mass, which finite volumes need for second
+// order.
+//
+// Layout. Cells are ordered along a space-filling curve (Morton order of the points) so
+// that neighbours sit close in memory. Per cell, neighbours are listed counter-clockwise
+// (seen from outside) in 6 slots; a pentagon's sixth slot is -1. Slot k's dual triangle is
+// (cell, neighbour k, neighbour k+1) and its control-volume corner is corners[triangle];
+// edge k of the control volume runs from corner k-1 to corner k and separates the cell
+// from neighbour k. Lengths and areas are on the unit sphere (multiply by a, a^2).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpgpu/earth/vec3.hpp"
+
+namespace gpgpu::earth {
+
+enum class GridOptimization { Bisection, Spring };
+enum class ControlVolume { Centroid, Voronoi };
+
+struct GridOptions {
+  int level = 5;  // 0 .. 11 (level 11 has 41.9 million cells)
+  GridOptimization optimization = GridOptimization::Spring;
+  ControlVolume control_volume = ControlVolume::Centroid;
+  bool recentre = true;
+  // Spring dynamics: natural length as a multiple of (icosahedron edge / 2^level). Tomita
+  // et al. (2002) found 1.2 the most uniform stable choice; larger values buckle.
+  double spring_beta = 1.2;
+  // Relaxation stops when no point moves more than this fraction of the spacing in a sweep,
+  // or after spring_max_sweeps sweeps per level.
+  double spring_tolerance = 1e-6;
+  int spring_max_sweeps = 20000;
+  bool reorder = true;  // space-filling-curve order (false: the order points were made in)
+};
+
+inline constexpr int max_grid_level = 11;
+inline constexpr std::size_t no_neighbour = static_cast<std::size_t>(-1);
+
+class Grid {
+ public:
+  int level = 0;
+  GridOptions options;
+
+  std::vector<Vec3> centres;                                // unit vectors, one per cell
+  std::vector<std::uint8_t> degree;                         // 5 or 6
+  std::vector<std::array<std::int32_t, 6>> neighbours;      // counter-clockwise; -1 past degree
+  std::vector<std::array<std::int32_t, 3>> triangles;       // counter-clockwise cell triples
+  std::vector<std::array<std::int32_t, 6>> cell_triangles;  // slot k: (cell, nb k, nb k+1)
+  std::vector<Vec3> corners;                                // control-volume corner per triangle
+  // Weights that interpolate the triangle's three cells (in triangles[] order) to its
+  // corner: linear interpolation on the plane through the three points, seen from the
+  // sphere's centre. Exactly 1/3 each for Centroid control volumes.
+  std::vector<std::array<double, 3>> corner_weights;
+  std::vector<double> areas;                        // control-volume area per cell
+  std::vector<std::array<double, 6>> edge_lengths;  // arc length of edge k
+  std::vector<std::array<Vec3, 6>> edge_normals;    // unit outward normal at edge k's midpoint
+  std::vector<std::array<double, 6>> neighbour_distances;  // arc from the cell to neighbour k
+
+  std::size_t cell_count() const noexcept { return centres.size(); }
+  std::size_t triangle_count() const noexcept { return triangles.size(); }
+  std::size_t edge_count() const;  // distinct cell-cell edges: 30 * 4^level
+
+  // The corner at the start of edge k (corner k-1, wrapping within the cell's degree) and
+  // at its end (corner k).
+  const Vec3& edge_start(std::size_t cell, int k) const;
+  const Vec3& edge_end(std::size_t cell, int k) const;
+  // The midpoint of edge k on the sphere and the unit tangent there, counter-clockwise.
+  Vec3 edge_midpoint(std::size_t cell, int k) const;
+  Vec3 edge_tangent(std::size_t cell, int k) const;
+};
+
+// 10 * 4^level + 2. Throws ArgumentError outside 0..max_grid_level.
+std::size_t cell_count_at(int level);
+
+// Builds the grid. Throws ArgumentError for a level outside 0..max_grid_level or options
+// out of range (beta <= 0, tolerance <= 0, sweeps < 0).
+Grid build_grid(const GridOptions& options);
+
+// Measured properties of a grid and the results of its consistency checks.
+struct GridStatistics {
+  int level = 0;
+  std::size_t cells = 0, triangles = 0, edges = 0, pentagons = 0, hexagons = 0;
+  long long euler_characteristic = 0;  // cells - edges + triangles: 2 for a sphere
+  double min_spacing = 0, max_spacing = 0, mean_spacing = 0;  // neighbour arcs (unit sphere)
+  double min_area = 0, max_area = 0, area_ratio = 0;          // control volumes
+  double area_sum_error = 0;                                  // |sum of areas - 4 pi|
+  double max_radius_error = 0;                                // max | |centre| - 1 |
+  double max_centroid_offset = 0;  // max distance point - volume centroid, over spacing
+  double mean_centroid_offset = 0;
+  bool neighbours_symmetric = false;  // j in nb(i) <=> i in nb(j)
+  bool neighbours_counter_clockwise = false;
+  bool triangles_consistent = false;  // each triangle lists the cells that list it
+  bool normals_outward = false;       // edge normals point from the cell to the neighbour
+  std::string to_string(double radius_km = 6371.22) const;
+};
+
+GridStatistics statistics(const Grid& grid);
+
+// The centroid of cell i's control volume (unit vector): its first moment, the integral of
+// x over the volume, is exactly -1/2 sum_k length_k * normal_k (Stokes), normalised.
+Vec3 control_volume_centroid(const Grid& grid, std::size_t cell);
+
+}  // namespace gpgpu::earth

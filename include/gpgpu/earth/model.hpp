@@ -1,0 +1,109 @@
+// gpgpu/earth/model.hpp — the shallow-water model on the GPU: compute kernels on resident
+// Buffers, float32 fields.
+//
+//   gpgpu::Context ctx;
+//   gpgpu::earth::Grid grid = gpgpu::earth::build_grid({.level = 6});
+//   gpgpu::earth::Model model(ctx, grid, gpgpu::earth::make_case(6));
+//   model.run(14 * 86400.0, [](double done) { std::cerr << done * 100 << "%\r"; });
+//   gpgpu::earth::Fields f = model.fields();            // download, as float64
+//   gpgpu::earth::GlobalSums s = model.sums();          // mass, energy, enstrophy
+//
+// The scheme is the float64 ReferenceModel's (reference.hpp), kernel by kernel:
+//   tendency  one invocation per cell: gathers its (up to) six neighbours and sums the edge
+//             terms of div(h u), grad(g (h + h_s) + |u|^2/2) and curl u over its corners;
+//   update    the continuity correction (needs the neighbours' tendencies, hence a second
+//             kernel) fused with the Runge-Kutta stage update;
+// two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on. A
+// step queues its dispatches without waiting for the GPU (no read-back, no fence); only
+// fields(), sums() and vorticity() wait.
+//
+// Precision. Fields are float32: the depth is stored as its deviation from the initial
+// mean (so its rounding is relative to the part that varies), geometry is computed in
+// float64 and rounded once. Global sums come from gpgpu::reduce (float32, a fixed tree of
+// depth d: each errs by at most d eps32 of the sum of its terms' magnitudes, d ~20 for
+// these sizes); fields() returns the exact stored values for float64 diagnostics.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "gpgpu/context.hpp"
+#include "gpgpu/earth/cases.hpp"
+#include "gpgpu/earth/grid.hpp"
+#include "gpgpu/earth/options.hpp"
+
+namespace gpgpu::earth {
+
+// Integrals over the sphere (radius a): mass = int h dA (m^3), energy = int (h |u|^2/2 +
+// g h (h/2 + h_s)) dA, potential enstrophy = int (zeta + f)^2 / (2 h) dA, circulation =
+// int zeta dA.
+struct GlobalSums {
+  double mass = 0, energy = 0, potential_enstrophy = 0, circulation = 0;
+};
+
+// Bytes one step's kernels must move to and from memory if every array element is read or
+// written once (the compulsory traffic; neighbour gathers that hit in cache are not
+// counted again), and the dispatches that move them.
+struct StepTraffic {
+  double bytes = 0;
+  int dispatches = 0;
+};
+
+// GPU time of each kernel, summed over the dispatches timed (see Model::set_kernel_timing).
+struct KernelTimes {
+  double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;
+  long long dispatches = 0;
+  bool available = false;  // the device has timer queries
+};
+
+class Model {
+ public:
+  // Uploads the geometry and the case's initial fields. Throws ArgumentError for invalid
+  // options and LimitError when a table exceeds the device's storage-block size.
+  Model(const Context& context, const Grid& grid, const CaseSetup& setup,
+        const ModelOptions& options = {});
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // Queues `count` steps of time_step() seconds. Does not wait for the GPU.
+  void step(long long count = 1);
+  // Advances `seconds` in equal steps of at most max_time_step(); calls progress(fraction
+  // done) about every progress_every steps (it waits for the GPU then, so progress is
+  // real). The time step stays as fitted afterwards.
+  void run(double seconds, const std::function<void(double)>& progress = {},
+           long long progress_every = 200);
+
+  double time() const;           // simulated seconds so far
+  double time_step() const;      // the step step() takes
+  double max_time_step() const;  // CFL step (or ModelOptions::time_step)
+  void set_time_step(double seconds);
+
+  Fields fields() const;                  // downloads h, u (surface from the case)
+  void set_fields(const Fields& fields);  // uploads h and u (e.g. for tests)
+  std::vector<double> vorticity() const;  // relative vorticity zeta (1/s) per cell
+  GlobalSums sums() const;                // GPU reduction, finished in float64
+  // The tendencies (dh/dt without the continuity correction, du/dt) of the current fields.
+  Fields raw_tendency() const;
+
+  StepTraffic traffic() const;
+  // Times every dispatch with a GPU timer query (each then waits for the GPU, so steps run
+  // one kernel at a time: for measuring kernels, not for production runs).
+  void set_kernel_timing(bool on);
+  KernelTimes kernel_times() const;
+  void reset_kernel_times();
+  const Grid& grid() const;
+  const CaseSetup& setup() const;
+  const ModelOptions& options() const;
+  double mean_depth() const;  // the depth the state is stored relative to (m)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpgpu::earth

@@ -1,0 +1,63 @@
+// gpgpu/earth/options.hpp — the shallow-water model's numerical options, shared by the GPU
+// model (model.hpp) and the float64 CPU reference (reference.hpp).
+//
+//   gpgpu::earth::ModelOptions o;         // the defaults reproduce docs/earth.md
+//   o.courant = 1.0;                      // a shorter step
+//   o.diffusion_time = 6 * 3600;          // add del^4 hyperdiffusion
+//
+// Time step. dt = courant * (smallest distance between neighbouring cells) /
+// max over cells of (|u| + sqrt(g h)), from the initial fields, then shortened so that the
+// run is a whole number of equal steps. The collocated operators' largest eigenvalue is
+// about 1/(2.6 dx), so classical RK4 (stable up to 2.83 on the imaginary axis) was measured
+// stable up to courant ~2.5 for cases 1, 2 and 6 at level 4; the default 1.6 keeps a margin
+// for flows that speed up during a run.
+//
+// Continuity correction. The divergence operator's leading error on these grids is
+// c dx^2 lap(div F), with c = 1/8 measured (a regular hexagon gives 7/72 + 5/144 = 0.132:
+// the corner interpolation, the trapezoidal edge rule and the cell mean). The height
+// tendency is therefore D(hu) - c sum_k (l_k d_k / A) (D(hu)_k - D(hu)_cell), a conservative
+// flux-form correction that makes the height advection fourth order where the grid is
+// smooth (second order near the twelve pentagons). It cuts case 1's error five- to
+// ten-fold at levels 4-6; 0 gives the plain second-order scheme.
+//
+// Hyperdiffusion. -nu del^4 on h and u, nu = (dx/pi)^4 / diffusion_time with dx the mean
+// spacing: the continuous operator damps the 2 dx wave by e in diffusion_time seconds.
+// Applied as a forward-Euler step after each RK4 step; never for case 1. 0 turns it off.
+#pragma once
+
+#include "gpgpu/earth/cases.hpp"
+#include "gpgpu/earth/grid.hpp"
+
+namespace gpgpu::earth {
+
+struct ModelOptions {
+  double courant = 1.6;
+  double continuity_correction = 0.125;
+  double diffusion_time = 0;  // seconds; 0 = off
+  double time_step = 0;       // seconds; > 0 overrides the CFL choice
+  // Performance knobs of the GPU kernels (results agree to float32 rounding):
+  int work_group_size = 128;        // invocations per work group: 32..1024, a multiple of 32
+  bool preload_neighbours = false;  // gather all six neighbours before the corner walk
+};
+
+// Throws ArgumentError for a non-positive courant, a negative correction, diffusion time or
+// time step, non-finite values, or a work-group size outside 32..1024 or not a multiple of 32.
+void validate(const ModelOptions& options);
+
+// The CFL step (s) for these fields.
+double cfl_time_step(const Grid& grid, const CaseSetup& setup, const Fields& fields,
+                     double courant);
+// The step the model takes before fitting it to the run length: time_step if set, else CFL.
+double model_time_step(const Grid& grid, const CaseSetup& setup, const Fields& fields,
+                       const ModelOptions& options);
+// nu (m^4/s) for this grid, case and options; 0 when off or for case 1.
+double hyperdiffusion_coefficient(const Grid& grid, const CaseSetup& setup,
+                                  const ModelOptions& options);
+// Equal steps covering `seconds` of at most max_step each.
+long long steps_for(double seconds, double max_step);
+
+// Mean and smallest distance between neighbouring cells (unit sphere).
+double mean_spacing(const Grid& grid);
+double min_spacing(const Grid& grid);
+
+}  // namespace gpgpu::earth

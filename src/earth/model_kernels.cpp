@@ -1,0 +1,231 @@
+// GLSL sources of the shallow-water kernels (see model_kernels.hpp for the layout).
+#include "earth/model_kernels.hpp"
+
+#include <fmt/format.h>
+
+namespace gpgpu::earth::detail {
+
+namespace {
+
+// Declarations and the corner interpolation shared by the tendency kernel's variants.
+constexpr const char* tendency_head = R"(
+#pragma optionNV(unroll all)
+layout(local_size_x = {0}) in;
+layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
+layout(std430, binding = 1) readonly buffer Position {{ vec4 position[]; }};
+layout(std430, binding = 2) readonly buffer Slot {{ ivec4 slot[]; }};
+layout(std430, binding = 3) readonly buffer InvArea {{ float inv_area[]; }};
+layout(std430, binding = 4) writeonly buffer Tend {{ vec4 tend[]; }};
+uniform float mean_depth;     // m: the state holds h - mean_depth
+uniform float gravity;        // m/s^2
+uniform vec3 coriolis_axis;   // 2 Omega times the Coriolis axis (1/s)
+uniform float radius;         // m
+
+// A control-volume corner: the mean of three cells.
+struct Corner {{
+  vec3 x;     // position (unit)
+  float h;    // total depth
+  vec3 u;     // velocity, tangent at x
+  float phi;  // g (h' + surface) + |u|^2 / 2
+}};
+
+float potential(vec4 s, vec4 p) {{ return gravity * s.x + p.w + 0.5 * dot(s.yzw, s.yzw); }}
+
+Corner corner_of(vec4 s0, vec4 p0, float f0, vec4 s1, vec4 p1, float f1, vec4 s2, vec4 p2,
+                 float f2) {{
+  Corner c;
+  c.x = normalize(p0.xyz + p1.xyz + p2.xyz);
+  vec4 s = (s0 + s1 + s2) * (1.0 / 3.0);
+  c.h = mean_depth + s.x;
+  c.u = s.yzw - dot(s.yzw, c.x) * c.x;
+  c.phi = (f0 + f1 + f2) * (1.0 / 3.0);
+  return c;
+}}
+)";
+
+// One invocation per cell: gathers the six neighbours, walks the six corners once and
+// sums the edge terms of the divergence, gradient and curl (see operators.hpp). Two ways to
+// gather: PRELOAD fetches all six neighbours first (more loads in flight, more registers);
+// otherwise one neighbour per corner as the walk goes round (fewer registers).
+constexpr const char* tendency_body = R"(
+void main() {
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  uint n = gpgpu_count;
+  vec4 s = state[i];
+  vec4 p = position[i];
+  float f = potential(s, p);
+  float div = 0.0, circulation = 0.0;
+  vec3 grad = vec3(0.0);
+#ifdef PRELOAD
+  ivec4 q[6];
+  vec4 ns[6], np[6];
+  float nf[6];
+  for (int k = 0; k < 6; ++k) {
+    q[k] = slot[uint(k) * n + i];
+    ns[k] = state[q[k].w];
+    np[k] = position[q[k].w];
+    nf[k] = potential(ns[k], np[k]);
+  }
+  // A pentagon repeats neighbour 0 in slot 5: its last corner is (cell, nb 4, nb 0).
+  bool pentagon = q[5].w == q[0].w;
+  Corner prev = corner_of(s, p, f, pentagon ? ns[4] : ns[5], pentagon ? np[4] : np[5],
+                          pentagon ? nf[4] : nf[5], ns[0], np[0], nf[0]);
+  for (int k = 0; k < 6; ++k) {
+    int k1 = k == 5 ? 0 : k + 1;
+    Corner cur = corner_of(s, p, f, ns[k], np[k], nf[k], ns[k1], np[k1], nf[k1]);
+    vec3 nl = intBitsToFloat(q[k].xyz);
+#else
+  ivec4 q0 = slot[i];
+  ivec4 q5 = slot[5u * n + i];
+  // A pentagon repeats neighbour 0 in slot 5: its last corner is (cell, nb 4, nb 0).
+  int last = q5.w == q0.w ? slot[4u * n + i].w : q5.w;
+  vec4 s0 = state[q0.w], p0 = position[q0.w];
+  float f0 = potential(s0, p0);
+  vec4 sl = state[last], pl = position[last];
+  Corner prev = corner_of(s, p, f, sl, pl, potential(sl, pl), s0, p0, f0);
+  ivec4 qa = q0;
+  vec4 sa = s0, pa = p0;
+  float fa = f0;
+  for (int k = 0; k < 6; ++k) {
+    ivec4 qb = k == 5 ? q0 : slot[uint(k + 1) * n + i];
+    vec4 sb = k == 5 ? s0 : state[qb.w];
+    vec4 pb = k == 5 ? p0 : position[qb.w];
+    float fb = k == 5 ? f0 : potential(sb, pb);
+    Corner cur = corner_of(s, p, f, sa, pa, fa, sb, pb, fb);
+    vec3 nl = intBitsToFloat(qa.xyz);
+    qa = qb;
+    sa = sb;
+    pa = pb;
+    fa = fb;
+#endif
+    div += dot(nl, prev.h * prev.u + cur.h * cur.u);
+#ifndef ADVECTION_ONLY
+    vec3 tl = cross(normalize(prev.x + cur.x), nl);
+    circulation += dot(tl, prev.u + cur.u);
+    grad += nl * (prev.phi + cur.phi - 2.0 * f);
+#endif
+    prev = cur;
+  }
+  float scale = 0.5 * inv_area[i];
+  vec3 r = p.xyz;
+  float zeta = circulation * scale;
+  float fc = dot(r, coriolis_axis);
+#if defined(DIAGNOSE)
+  float area = 1.0 / (radius * inv_area[i]);  // unit-sphere area
+  float h = mean_depth + s.x;
+  float surface = p.w / gravity;
+  float energy = 0.5 * h * dot(s.yzw, s.yzw) + gravity * h * (0.5 * h + surface);
+  float q_abs = zeta + fc;
+  tend[i] = vec4(area * s.x, area * energy, area * 0.5 * q_abs * q_abs / h, area * zeta);
+#elif defined(ADVECTION_ONLY)
+  tend[i] = vec4(-div * scale, 0.0, 0.0, 0.0);
+#else
+  vec3 du = -(zeta + fc) * cross(r, s.yzw) - grad * scale;
+  du -= dot(du, r) * r;
+  tend[i] = vec4(-div * scale, du);
+#endif
+}
+)";
+
+}  // namespace
+
+std::string tendency_kernel_source(int group) {
+  return fmt::format(tendency_head, group) + tendency_body;
+}
+
+std::string update_kernel_source(int group) {
+  return fmt::format(R"(
+#pragma optionNV(unroll all)
+layout(local_size_x = {0}) in;
+layout(std430, binding = 0) readonly buffer Tend {{ vec4 tend[]; }};
+layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
+layout(std430, binding = 2) readonly buffer Correction {{ float correction[]; }};
+layout(std430, binding = 3) readonly buffer Base {{ vec4 base[]; }};
+layout(std430, binding = 4) buffer Acc {{ vec4 acc[]; }};
+layout(std430, binding = 5) writeonly buffer Next {{ vec4 next[]; }};
+uniform int stage;         // 0..3 of classical Runge-Kutta
+uniform float next_step;   // dt times the weight of this stage's tendency in the next stage
+uniform float acc_step;    // dt times its weight in the step's result
+
+void main() {{
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  uint n = gpgpu_count;
+  vec4 t = tend[i];
+  // Fourth-order continuity: subtract c dx^2 lap(div) in flux form.
+  float c = 0.0;
+  for (int k = 0; k < 6; ++k) {{
+    uint at = uint(k) * n + i;
+    c += correction[at] * (tend[neighbour[at]].x - t.x);
+  }}
+  t.x -= c;
+  if (stage == 0) {{
+    vec4 b = base[i];
+    next[i] = b + next_step * t;
+    acc[i] = b + acc_step * t;
+  }} else if (stage == 3) {{
+    next[i] = acc[i] + acc_step * t;
+  }} else {{
+    next[i] = base[i] + next_step * t;
+    acc[i] = acc[i] + acc_step * t;
+  }}
+}}
+)",
+                     group);
+}
+
+std::string laplacian_kernel_source(int group) {
+  return fmt::format(R"(
+layout(local_size_x = {0}) in;
+layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
+layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
+layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
+layout(std430, binding = 3) writeonly buffer Lap {{ vec4 lap[]; }};
+
+void main() {{
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  uint n = gpgpu_count;
+  vec4 s = state[i];
+  vec4 sum = vec4(0.0);
+  for (int k = 0; k < 6; ++k) {{
+    uint at = uint(k) * n + i;
+    sum += laplace[at] * (state[neighbour[at]] - s);
+  }}
+  lap[i] = sum;
+}}
+)",
+                     group);
+}
+
+std::string diffusion_kernel_source(int group) {
+  return fmt::format(R"(
+layout(local_size_x = {0}) in;
+layout(std430, binding = 0) buffer State {{ vec4 state[]; }};
+layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
+layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
+layout(std430, binding = 3) readonly buffer Lap {{ vec4 lap[]; }};
+layout(std430, binding = 4) readonly buffer Position {{ vec4 position[]; }};
+uniform float factor;  // dt nu / a^4
+
+void main() {{
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  uint n = gpgpu_count;
+  vec4 l = lap[i];
+  vec4 sum = vec4(0.0);
+  for (int k = 0; k < 6; ++k) {{
+    uint at = uint(k) * n + i;
+    sum += laplace[at] * (lap[neighbour[at]] - l);
+  }}
+  vec4 s = state[i] - factor * sum;
+  vec3 r = position[i].xyz;
+  s.yzw -= dot(s.yzw, r) * r;
+  state[i] = s;
+}}
+)",
+                     group);
+}
+
+}  // namespace gpgpu::earth::detail

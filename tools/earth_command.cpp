@@ -1,0 +1,351 @@
+// `gpgpu earth`: runs a Williamson et al. (1992) shallow-water test case on the GPU, prints
+// the error norms and conservation, and writes the pictures; `earth grid` and `earth bench`
+// are in earth_tools.cpp.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "earth_command.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/earth.hpp"
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::cli {
+
+namespace ge = gpgpu::earth;
+using namespace gpgpu::cli::earth;
+
+namespace {
+
+constexpr double day_s = 86400.0;
+
+struct RunOptions {
+  int case_number = 2, level = 5, frames = 0, map_width = 1024;
+  double days = -1, alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125,
+         compare_day = -1;
+  std::string out, device = "auto", grid = "spring", reference, json;
+  bool no_recentre = false, no_pictures = false, save = false;
+};
+
+// What one run produced, for the table and the JSON.
+struct RunResult {
+  double build_s = 0, wall_s = 0, days = 0, dt = 0;
+  long long steps = 0;
+  ge::GlobalSums start, end, gpu_start, gpu_end;
+  std::optional<ge::ErrorNorms> errors;
+  std::optional<std::vector<double>> compare_height;  // the height at compare_day
+  std::optional<double> reference_l2;
+  std::vector<std::string> files;
+  std::string video_note;
+};
+
+class Progress {
+ public:
+  explicit Progress(double days)
+      : days_(days), tty_(isatty(2) != 0), t0_(std::chrono::steady_clock::now()) {}
+  void operator()(double day) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const int tenth = static_cast<int>(10 * day / days_);
+    if (!tty_ && tenth == last_tenth_) return;
+    last_tenth_ = tenth;
+    std::cerr << fmt::format("{}  day {:.2f} / {:.2f} ({:.0f}%), {:.1f} s{}", tty_ ? "\r" : "", day,
+                             days_, 100 * day / days_, s, tty_ ? "   " : "\n");
+  }
+  void done() const {
+    if (tty_) std::cerr << "\n";
+  }
+
+ private:
+  double days_;
+  bool tty_;
+  int last_tenth_ = -1;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+ge::FieldStyle frame_style(const ge::CaseSetup& setup, const std::vector<double>& h0) {
+  auto style = ge::style_for(h0, "", "M", ge::Palette::Height);
+  if (setup.number == 1) style.min = 0, style.max = 1000;
+  const double pad = 0.05 * (style.max - style.min);
+  if (setup.number != 1) style.min -= pad, style.max += pad;
+  return style;
+}
+
+void write_frame(const RunOptions& o, ge::GlobeRenderer& globe, const ge::MapProjector& map,
+                 const ge::Model& model, const ge::FieldStyle& style, int index) {
+  const auto f = model.fields();
+  auto s = style;
+  s.title = fmt::format("HEIGHT, DAY {:.2f}", model.time() / day_s);
+  const double lon = -90.0 + 360.0 * index / std::max(1, o.frames);
+  const auto image = ge::render_frame(globe, map, f.height, s, 25.0, lon,
+                                      fmt::format("{} LEVEL {}", model.setup().title(), o.level));
+  ge::write_png(std::filesystem::path(o.out) / "frames" / fmt::format("frame_{:04d}.png", index),
+                image);
+}
+
+// Runs to o.days, stopping at each frame time and at the comparison day.
+void integrate(const RunOptions& o, ge::Model& model, RunResult& r, ge::GlobeRenderer* globe,
+               const ge::MapProjector* map, const ge::FieldStyle& style) {
+  std::vector<double> stops;
+  for (int f = 1; f <= o.frames; ++f) stops.push_back(o.days * f / o.frames);
+  if (o.compare_day > 0 && o.compare_day < o.days) stops.push_back(o.compare_day);
+  stops.push_back(o.days);
+  std::sort(stops.begin(), stops.end());
+  stops.erase(std::unique(stops.begin(), stops.end(),
+                          [](double a, double b) { return std::abs(a - b) < 1e-9; }),
+              stops.end());
+  Progress progress(o.days);
+  int frame = 1;
+  for (const double stop : stops) {
+    const double from = model.time() / day_s;
+    const auto t0 = std::chrono::steady_clock::now();
+    model.run((stop - from) * day_s, [&](double f) { progress(from + f * (stop - from)); });
+    r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.steps += ge::steps_for((stop - from) * day_s, model.max_time_step());
+    r.dt = model.time_step();
+    if (o.compare_day > 0 && std::abs(stop - o.compare_day) < 1e-9)
+      r.compare_height = model.fields().height;
+    if (globe != nullptr && frame <= o.frames &&
+        std::abs(stop - o.days * frame / o.frames) < 1e-9) {
+      write_frame(o, *globe, *map, model, style, frame++);
+    }
+  }
+  progress.done();
+}
+
+void write_pictures(const RunOptions& o, const ge::Model& model, const ge::MapProjector& map,
+                    ge::GlobeRenderer& globe, RunResult& r) {
+  const auto f = model.fields();
+  const ge::Grid& g = model.grid();
+  const std::filesystem::path dir(o.out);
+  const std::string day = fmt::format("DAY {:.2f}", model.time() / day_s);
+  std::vector<double> speed(g.cell_count()), zeta = model.vorticity();
+  for (std::size_t i = 0; i < speed.size(); ++i) speed[i] = ge::norm(f.velocity[i]);
+  auto save = [&](const std::string& name, const std::vector<double>& v, const std::string& title,
+                  const std::string& units, ge::Palette p) {
+    ge::write_map_png(dir / name, map, v, ge::style_for(v, title + ", " + day, units, p));
+    r.files.push_back((dir / name).string());
+  };
+  save("height.png", f.height, "HEIGHT h", "M", ge::Palette::Height);
+  save("speed.png", speed, "SPEED |U|", "M/S", ge::Palette::Speed);
+  save("vorticity.png", zeta, "RELATIVE VORTICITY", "1/S", ge::Palette::Diverging);
+  if (ge::has_analytic_solution(model.setup())) {
+    const auto exact = ge::analytic_height(g, model.setup(), model.time());
+    std::vector<double> error(g.cell_count());
+    for (std::size_t i = 0; i < error.size(); ++i) error[i] = f.height[i] - exact[i];
+    save("height_error.png", error, "HEIGHT - EXACT", "M", ge::Palette::Diverging);
+  }
+  ge::write_globe_png(dir / "globe.png", globe, map, f.height,
+                      ge::style_for(f.height, "HEIGHT, " + day, "M", ge::Palette::Height), 25, -60);
+  r.files.push_back((dir / "globe.png").string());
+}
+
+// l2 of the height at compare_day against a finer run's saved field, interpolated here.
+double reference_difference(const RunOptions& o, const ge::Grid& grid,
+                            const std::vector<double>& h) {
+  const SavedField ref = load_field(o.reference);
+  if (ref.case_number != o.case_number || std::abs(ref.day - o.compare_day) > 1e-6) {
+    throw ArgumentError(
+        fmt::format("earth: reference {} holds case {} day {}; this run compares case {} day {}",
+                    o.reference, ref.case_number, ref.day, o.case_number, o.compare_day));
+  }
+  std::cerr << fmt::format("building the level-{} reference grid...\n", ref.level);
+  const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+  ge::Locator locator(fine);
+  const auto truth = ge::interpolate(locator, ref.values, grid.centres);
+  return ge::height_errors(grid, h, truth).l2;
+}
+
+void print_report(const RunOptions& o, const Context& ctx, const ge::Model& model,
+                  const RunResult& r) {
+  const auto& g = model.grid();
+  const auto s = ge::statistics(g);
+  std::cout << fmt::format("gpgpu earth: {}\n", model.setup().title());
+  std::cout << fmt::format("device: {}\n", ctx.info().renderer);
+  std::cout << fmt::format(
+      "grid: level {}, {} cells, spacing {:.1f} / {:.1f} / {:.1f} km (min / mean / max), area "
+      "ratio {:.3f}; "
+      "{}{} (CPU float64, {:.2f} s)\n",
+      g.level, g.cell_count(), s.min_spacing * 6371.22, s.mean_spacing * 6371.22,
+      s.max_spacing * 6371.22, s.area_ratio, o.grid, o.no_recentre ? "" : " + recentred",
+      r.build_s);
+  std::cout << fmt::format(
+      "model: dt {:.1f} s (courant {}), {} steps, continuity correction {}, hyperdiffusion {}\n",
+      r.dt, o.courant, r.steps, o.correction,
+      o.diffusion_hours > 0 ? fmt::format("{} h", o.diffusion_hours) : "off");
+  std::cout << fmt::format(
+      "time: {:.3f} days in {:.2f} s of stepping: {:.3f} simulated days per wall second\n", r.days,
+      r.wall_s, r.days / r.wall_s);
+  if (r.errors) {
+    std::cout << fmt::format(
+        "height error at day {:.2f} (normalised): l1 {:.4e}  l2 {:.4e}  linf {:.4e}\n", r.days,
+        r.errors->l1, r.errors->l2, r.errors->linf);
+  }
+  const auto d = ge::drift(r.start, r.end);
+  const auto dg = ge::drift(r.gpu_start, r.gpu_end);
+  std::cout << fmt::format(
+      "conservation, relative change over the run (float64 sums of the float32 fields):\n"
+      "  mass {:+.3e}  energy {:+.3e}  potential enstrophy {:+.3e}\n",
+      d.mass, d.energy, d.potential_enstrophy);
+  std::cout << fmt::format(
+      "  (GPU reduction: mass {:+.3e}  energy {:+.3e}  potential enstrophy {:+.3e})\n", dg.mass,
+      dg.energy, dg.potential_enstrophy);
+  if (r.reference_l2) {
+    std::cout << fmt::format("l2 height difference at day {} against the reference {}: {:.4e}\n",
+                             o.compare_day, o.reference, *r.reference_l2);
+  }
+  for (const auto& f : r.files) std::cout << "wrote " << f << "\n";
+  if (!r.video_note.empty()) std::cout << r.video_note << "\n";
+}
+
+nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model& model,
+                       const RunResult& r) {
+  const auto d = ge::drift(r.start, r.end);
+  nlohmann::json j{{"case", o.case_number},
+                   {"alpha", o.alpha},
+                   {"level", o.level},
+                   {"cells", model.grid().cell_count()},
+                   {"days", r.days},
+                   {"dt_s", r.dt},
+                   {"steps", r.steps},
+                   {"wall_s", r.wall_s},
+                   {"days_per_wall_s", r.days / r.wall_s},
+                   {"device", ctx.info().renderer},
+                   {"grid", o.grid},
+                   {"recentre", !o.no_recentre},
+                   {"courant", o.courant},
+                   {"continuity_correction", o.correction},
+                   {"diffusion_hours", o.diffusion_hours},
+                   {"mass_drift", d.mass},
+                   {"energy_drift", d.energy},
+                   {"enstrophy_drift", d.potential_enstrophy}};
+  if (r.errors)
+    j["errors"] = {{"l1", r.errors->l1}, {"l2", r.errors->l2}, {"linf", r.errors->linf}};
+  if (r.reference_l2) j["reference_l2"] = *r.reference_l2, j["compare_day"] = o.compare_day;
+  return j;
+}
+
+int run_case(RunOptions o) {
+  if (o.days < 0) o.days = ge::make_case(o.case_number, o.alpha).days;
+  if (!(o.days > 0))
+    throw ArgumentError(fmt::format("earth: --days must be positive; got {}", o.days));
+  if (o.compare_day < 0 && (o.save || !o.reference.empty()))
+    o.compare_day = o.case_number == 6 ? 10 : o.days;
+  if (o.compare_day > o.days) {
+    throw ArgumentError(fmt::format("earth: --compare-day {} is after the run's end, day {}",
+                                    o.compare_day, o.days));
+  }
+  if (o.out.empty()) o.out = fmt::format("earth-case{}-level{}", o.case_number, o.level);
+  const bool pictures = !o.no_pictures;
+  if (pictures || o.save)
+    std::filesystem::create_directories(std::filesystem::path(o.out) / "frames");
+  RunResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  const ge::Grid grid = ge::build_grid(grid_options(o.level, o.grid, !o.no_recentre));
+  r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Context ctx({.device = o.device});
+  const auto setup = ge::make_case(o.case_number, o.alpha);
+  ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
+  ge::Model model(ctx, grid, setup, mo);
+  const auto f0 = model.fields();
+  r.start = ge::host_sums(grid, setup, f0);
+  r.gpu_start = model.sums();
+  std::optional<ge::MapProjector> map;
+  std::optional<ge::GlobeRenderer> globe;
+  if (pictures)
+    map.emplace(grid, o.map_width, o.map_width / 2), globe.emplace(ctx, o.map_width / 2);
+  const auto style = frame_style(setup, f0.height);
+  if (pictures && o.frames > 0) write_frame(o, *globe, *map, model, style, 0);
+  integrate(o, model, r, pictures && o.frames > 0 ? &*globe : nullptr, map ? &*map : nullptr,
+            style);
+  r.days = model.time() / day_s;
+  const auto f = model.fields();
+  r.end = ge::host_sums(grid, setup, f);
+  r.gpu_end = model.sums();
+  if (ge::has_analytic_solution(setup)) {
+    r.errors = ge::height_errors(grid, f.height, ge::analytic_height(grid, setup, model.time()));
+  }
+  if (!o.reference.empty()) r.reference_l2 = reference_difference(o, grid, *r.compare_height);
+  if (o.save) {
+    const auto path =
+        std::filesystem::path(o.out) /
+        fmt::format("height_case{}_level{}_day{}.bin", o.case_number, o.level, o.compare_day);
+    save_field(path,
+               {o.level, o.grid, !o.no_recentre, o.case_number, o.compare_day, *r.compare_height});
+    r.files.push_back(path.string());
+  }
+  if (pictures) {
+    write_pictures(o, model, *map, *globe, r);
+    if (o.frames > 0) {
+      const auto mp4 = std::filesystem::path(o.out) / "earth.mp4";
+      std::string why;
+      if (ge::encode_mp4(std::filesystem::path(o.out) / "frames", "frame_%04d.png", mp4, 10, why)) {
+        r.files.push_back(mp4.string());
+      } else {
+        r.video_note = "no MP4: " + why;
+      }
+    }
+  }
+  print_report(o, ctx, model, r);
+  if (!o.json.empty()) write_json(o.json, to_json(o, ctx, model, r));
+  return 0;
+}
+
+}  // namespace
+
+Command add_earth_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "earth",
+      "Shallow-water model on an icosahedral grid: Williamson et al. (1992) test cases 1, 2, 5, 6");
+  sub->require_subcommand(0, 1);
+  auto o = std::make_shared<RunOptions>();
+  sub->add_option(
+         "--case", o->case_number,
+         "Test case: 1 (cosine bell), 2 (geostrophic flow), 5 (mountain), 6 (Rossby-Haurwitz)")
+      ->check(CLI::IsMember({1, 2, 5, 6}));
+  sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--days", o->days, "Days to simulate (default: the paper's 12, 5, 15, 14)");
+  sub->add_option(
+      "--alpha", o->alpha,
+      "Cases 1 and 2: tilt of the flow from the pole, radians (e.g. 1.5208 = pi/2 - 0.05)");
+  sub->add_option("--out", o->out,
+                  "Folder for pictures, frames and saved fields (default earth-case<N>-level<L>)");
+  sub->add_option("--frames", o->frames,
+                  "Animation frames (PNG, plus an MP4 when ffmpeg is installed)")
+      ->check(CLI::Range(0, 100000));
+  sub->add_option("-d,--device", o->device,
+                  "auto, an index, or a word of the renderer (nvidia, llvmpipe)");
+  sub->add_option("--courant", o->courant, "Courant number of the time step (stable to ~2.5)");
+  sub->add_option("--diffusion-hours", o->diffusion_hours,
+                  "Hyperdiffusion: e-folding time of the 2dx wave in hours (0: off)");
+  sub->add_option("--correction", o->correction,
+                  "Fourth-order continuity correction coefficient (0: second order)");
+  sub->add_option("--grid", o->grid, "spring (default) or bisection");
+  sub->add_flag("--no-recentre", o->no_recentre,
+                "Do not move points to their control volumes' centroids");
+  sub->add_flag("--save", o->save, "Save the height at --compare-day for use as --reference");
+  sub->add_option("--reference", o->reference,
+                  "A finer run's saved height: print the l2 difference at --compare-day");
+  sub->add_option("--compare-day", o->compare_day,
+                  "Day of --save/--reference (default: day 10 for case 6, else the end)");
+  sub->add_flag("--no-pictures", o->no_pictures, "Write no pictures");
+  sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
+  sub->add_option("--json", o->json, "Also write the results as JSON here");
+  auto chosen = std::make_shared<std::function<int()>>();
+  add_grid_subcommand(*sub, *chosen);
+  add_bench_subcommand(*sub, *chosen);
+  add_compare_subcommand(*sub, *chosen);
+  return [o, chosen]() {
+    if (*chosen) return (*chosen)();
+    return run_case(*o);
+  };
+}
+
+}  // namespace gpgpu::cli

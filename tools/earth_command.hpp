@@ -1,0 +1,39 @@
+// Pieces of `gpgpu earth` shared by its files: earth_command.cpp (the simulation),
+// earth_tools.cpp (`earth grid`, `earth bench`, the saved-field files).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/earth/grid.hpp"
+
+namespace gpgpu::cli::earth {
+
+// --grid spring|bisection and --no-recentre, into GridOptions.
+gpgpu::earth::GridOptions grid_options(int level, const std::string& kind, bool recentre);
+
+// A height field saved for comparing runs (`--save`, `--reference`): the grid that made it
+// (level, kind, recentring), the case and day, and one float64 per cell.
+struct SavedField {
+  int level = 0;
+  std::string grid_kind;
+  bool recentre = true;
+  int case_number = 0;
+  double day = 0;
+  std::vector<double> values;
+};
+void save_field(const std::filesystem::path& path, const SavedField& field);
+SavedField load_field(const std::filesystem::path& path);
+
+// Writes JSON to a temporary and renames it.
+void write_json(const std::filesystem::path& path, const nlohmann::json& j);
+
+void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen);
+void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen);
+void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen);
+
+}  // namespace gpgpu::cli::earth

@@ -1,0 +1,378 @@
+// `gpgpu earth grid` (statistics and a picture of the grid), `gpgpu earth bench` (step
+// rate, GPU time and bandwidth per level) and the saved-field files of `gpgpu earth`.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "earth_command.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/earth/cases.hpp"
+#include "gpgpu/earth/diagnostics.hpp"
+#include "gpgpu/earth/model.hpp"
+#include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/render.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/profiler.hpp"
+
+namespace gpgpu::cli::earth {
+
+namespace ge = gpgpu::earth;
+
+namespace {
+
+constexpr char magic[8] = {'G', 'P', 'E', 'A', 'R', 'T', 'H', '1'};
+constexpr double cuda_copy_gb_s =
+    2994;  // H100 device copy, read + write (shared/notes/gpu-facts.md)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ge::GridOptions grid_options(int level, const std::string& kind, bool recentre) {
+  ge::GridOptions o;
+  o.level = level;
+  if (kind == "spring") {
+    o.optimization = ge::GridOptimization::Spring;
+  } else if (kind == "bisection") {
+    o.optimization = ge::GridOptimization::Bisection;
+  } else {
+    throw ArgumentError(fmt::format("earth: --grid must be spring or bisection; got '{}'", kind));
+  }
+  o.recentre = recentre;
+  return o;
+}
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
+    out << j.dump(2) << "\n";
+    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void save_field(const std::filesystem::path& path, const SavedField& f) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
+    const std::int32_t level = f.level, case_number = f.case_number, recentre = f.recentre ? 1 : 0;
+    const std::int32_t kind = f.grid_kind == "spring" ? 1 : 0;
+    const std::uint64_t count = f.values.size();
+    out.write(magic, sizeof magic);
+    out.write(reinterpret_cast<const char*>(&level), 4);
+    out.write(reinterpret_cast<const char*>(&kind), 4);
+    out.write(reinterpret_cast<const char*>(&recentre), 4);
+    out.write(reinterpret_cast<const char*>(&case_number), 4);
+    out.write(reinterpret_cast<const char*>(&f.day), 8);
+    out.write(reinterpret_cast<const char*>(&count), 8);
+    out.write(reinterpret_cast<const char*>(f.values.data()),
+              static_cast<std::streamsize>(8 * count));
+    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+SavedField load_field(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("earth: cannot open reference {}", path.string()));
+  char m[8];
+  in.read(m, 8);
+  if (!in || !std::equal(m, m + 8, magic)) {
+    throw FormatError(
+        fmt::format("earth: {} is not a field saved by gpgpu earth --save", path.string()));
+  }
+  std::int32_t level = 0, kind = 0, recentre = 0, case_number = 0;
+  std::uint64_t count = 0;
+  SavedField f;
+  in.read(reinterpret_cast<char*>(&level), 4);
+  in.read(reinterpret_cast<char*>(&kind), 4);
+  in.read(reinterpret_cast<char*>(&recentre), 4);
+  in.read(reinterpret_cast<char*>(&case_number), 4);
+  in.read(reinterpret_cast<char*>(&f.day), 8);
+  in.read(reinterpret_cast<char*>(&count), 8);
+  if (!in || level < 0 || level > ge::max_grid_level || count != ge::cell_count_at(level)) {
+    throw FormatError(fmt::format("earth: {} has a damaged header (level {}, {} values)",
+                                  path.string(), level, count));
+  }
+  f.level = level;
+  f.grid_kind = kind == 1 ? "spring" : "bisection";
+  f.recentre = recentre != 0;
+  f.case_number = case_number;
+  f.values.resize(count);
+  in.read(reinterpret_cast<char*>(f.values.data()), static_cast<std::streamsize>(8 * count));
+  if (!in) throw FormatError(fmt::format("earth: {} is truncated", path.string()));
+  return f;
+}
+
+void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub =
+      earth.add_subcommand("grid", "Build the icosahedral grid, print its statistics and draw it");
+  struct Options {
+    int level = 5;
+    std::string grid = "spring", out;
+    bool no_recentre = false;
+    int size = 720;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--grid", o->grid, "spring (Tomita et al. 2002) or bisection");
+  sub->add_flag("--no-recentre", o->no_recentre, "Keep points where the optimisation left them");
+  sub->add_option("--out", o->out, "Folder for grid.png (default: no picture)");
+  sub->add_option("--size", o->size, "Picture size in pixels")->check(CLI::Range(64, 8192));
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const auto t0 = std::chrono::steady_clock::now();
+      const ge::Grid grid = ge::build_grid(grid_options(o->level, o->grid, !o->no_recentre));
+      const double build_s = seconds_since(t0);
+      std::cout << fmt::format(
+          "grid: {} points{}, built on the CPU in float64 in {:.2f} s\n", o->grid,
+          o->no_recentre ? "" : " recentred to their control volumes' centroids", build_s);
+      std::cout << ge::statistics(grid).to_string();
+      if (!o->out.empty()) {
+        std::filesystem::create_directories(o->out);
+        const auto path = std::filesystem::path(o->out) / "grid.png";
+        ge::write_png(path, ge::render_grid(grid, o->size, 35, -60));
+        std::cout << "picture: " << path.string() << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+namespace {
+
+struct Variant {
+  std::string name;
+  int work_group_size = 128;
+  bool preload = false;
+};
+
+Variant parse_variant(const std::string& v) {
+  if (v == "default") return {v, 128, false};
+  if (v == "preload") return {v, 128, true};
+  if (v.rfind("wg", 0) == 0) {
+    const int size = std::atoi(v.c_str() + 2);
+    if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false};
+  }
+  throw ArgumentError(
+      fmt::format("earth bench: variant '{}' is not default, preload or wg<32..1024>", v));
+}
+
+struct BenchRow {
+  int level = 0;
+  std::string variant;
+  std::size_t cells = 0;
+  double dt = 0, steps_per_s = 0, days_per_s = 0, gpu_ms_per_step = -1, wall_ms_per_step = 0;
+  double kernel_ms_per_step = -1, bytes_per_step = 0, tendency_ms = -1, update_ms = -1;
+  int dispatches = 0;
+};
+
+// Times `model`: a warm-up, then enough steps for min_seconds under a Profiler scope (GPU
+// timestamps and fenced wall clock), then three steps with every dispatch timed alone.
+void time_steps(const Context& ctx, ge::Model& model, double min_seconds, BenchRow& r) {
+  model.step(3);  // warm-up: compiles, first-touch
+  ctx.finish();
+  auto t0 = std::chrono::steady_clock::now();
+  model.step(1);
+  ctx.finish();
+  const double one = std::max(seconds_since(t0), 1e-6);
+  const auto steps = static_cast<long long>(std::clamp(min_seconds / one, 5.0, 20000.0));
+  Profiler prof(ctx);
+  {
+    auto scope = prof.scope("steps");
+    model.step(steps);
+  }
+  const auto s = prof.stats("steps");
+  r.wall_ms_per_step = s.wall_total_ms / static_cast<double>(steps);
+  r.steps_per_s = 1000.0 / r.wall_ms_per_step;
+  r.days_per_s = r.steps_per_s * r.dt / 86400.0;
+  // llvmpipe's timer queries do not see shader work: a software device gets wall times only.
+  if (ctx.info().is_software) return;
+  if (s.gpu_samples > 0) r.gpu_ms_per_step = s.gpu_total_ms / static_cast<double>(steps);
+  model.set_kernel_timing(true);
+  model.reset_kernel_times();
+  model.step(3);
+  model.set_kernel_timing(false);
+  const auto kt = model.kernel_times();
+  if (kt.available && kt.dispatches > 0) {
+    r.kernel_ms_per_step = (kt.tendency_ms + kt.update_ms + kt.diffusion_ms) / 3.0;
+    r.tendency_ms = kt.tendency_ms / 12.0;  // 4 dispatches per step, 3 steps
+    r.update_ms = kt.update_ms / 12.0;
+  }
+}
+
+BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, int case_number,
+                       double diffusion_hours, double min_seconds, const Variant& v) {
+  ge::ModelOptions mo;
+  mo.diffusion_time = diffusion_hours * 3600;
+  mo.work_group_size = v.work_group_size;
+  mo.preload_neighbours = v.preload;
+  ge::Model model(ctx, grid, ge::make_case(case_number), mo);
+  BenchRow r;
+  r.level = grid.level;
+  r.variant = v.name;
+  r.cells = grid.cell_count();
+  r.dt = model.time_step();
+  r.bytes_per_step = model.traffic().bytes;
+  r.dispatches = model.traffic().dispatches;
+  time_steps(ctx, model, min_seconds, r);
+  return r;
+}
+
+std::string ms(double v) {
+  return v >= 0 ? fmt::format("{:.4f}", v) : "n/a";
+}
+
+nlohmann::json print_row(const BenchRow& r) {
+  const double ms_step = r.kernel_ms_per_step > 0 ? r.kernel_ms_per_step
+                         : r.gpu_ms_per_step > 0  ? r.gpu_ms_per_step
+                                                  : r.wall_ms_per_step;
+  const double gb_s = r.bytes_per_step / (ms_step * 1e-3) / 1e9;
+  const double gaps = (r.kernel_ms_per_step > 0 && r.gpu_ms_per_step > 0)
+                          ? 1.0 - r.kernel_ms_per_step / r.gpu_ms_per_step
+                          : -1;
+  std::cout << fmt::format(
+      "{:>5} {:>8} {:>9} {:>7.1f} {:>8.1f} {:>9.3f} {:>9} {:>9} {:>9} {:>9} {:>8.1f} {:>8.1f} "
+      "{:>7.3f} {:>6}\n",
+      r.level, r.variant, r.cells, r.dt, r.steps_per_s, r.days_per_s, ms(r.wall_ms_per_step),
+      ms(r.gpu_ms_per_step), ms(r.kernel_ms_per_step), ms(r.tendency_ms) + "/" + ms(r.update_ms),
+      r.bytes_per_step / 1e6, gb_s, gb_s / cuda_copy_gb_s,
+      gaps >= 0 ? fmt::format("{:.0f}%", 100 * gaps) : std::string("n/a"));
+  return {{"level", r.level},
+          {"variant", r.variant},
+          {"cells", r.cells},
+          {"dt_s", r.dt},
+          {"steps_per_s", r.steps_per_s},
+          {"days_per_s", r.days_per_s},
+          {"wall_ms_per_step", r.wall_ms_per_step},
+          {"gpu_ms_per_step", r.gpu_ms_per_step},
+          {"kernel_ms_per_step", r.kernel_ms_per_step},
+          {"tendency_ms_per_dispatch", r.tendency_ms},
+          {"update_ms_per_dispatch", r.update_ms},
+          {"bytes_per_step", r.bytes_per_step},
+          {"dispatches_per_step", r.dispatches},
+          {"gb_per_s", gb_s},
+          {"fraction_of_cuda_copy", gb_s / cuda_copy_gb_s},
+          {"gap_fraction", gaps}};
+}
+
+}  // namespace
+
+void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub =
+      earth.add_subcommand("bench", "Time the model's steps per level: rate, GPU time, bandwidth");
+  struct Options {
+    std::vector<int> levels{4, 5, 6};
+    std::vector<std::string> variants{"default"};
+    int case_number = 2;
+    double diffusion_hours = 0, seconds = 2;
+    std::string device = "auto", json;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("--levels", o->levels, "Grid levels")
+      ->delimiter(',')
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--variants", o->variants, "Kernel variants: default, preload, wg64, wg256, ...")
+      ->delimiter(',');
+  sub->add_option("--case", o->case_number, "Test case 1, 2, 5 or 6")
+      ->check(CLI::IsMember({1, 2, 5, 6}));
+  sub->add_option("--diffusion-hours", o->diffusion_hours,
+                  "Hyperdiffusion e-folding time of the 2dx wave (0: off)");
+  sub->add_option("--seconds", o->seconds, "Wall time to spend timing each level and variant");
+  sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
+  sub->add_option("--json", o->json, "Also write the table as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      std::vector<Variant> variants;
+      for (const auto& v : o->variants) variants.push_back(parse_variant(v));
+      Context ctx({.device = o->device});
+      std::cout << "device: " << ctx.info().renderer << "\n";
+      std::cout << fmt::format(
+          "{:>5} {:>8} {:>9} {:>7} {:>8} {:>9} {:>9} {:>9} {:>9} {:>19} {:>8} {:>8} {:>7} {:>6}\n",
+          "level", "variant", "cells", "dt s", "steps/s", "days/s", "wall ms", "gpu ms", "kern ms",
+          "tend/update ms", "MB/step", "GB/s", "x copy", "gaps");
+      nlohmann::json rows = nlohmann::json::array();
+      for (int level : o->levels) {
+        const ge::Grid grid = ge::build_grid(grid_options(level, "spring", true));
+        for (const auto& v : variants) {
+          rows.push_back(print_row(
+              bench_variant(ctx, grid, o->case_number, o->diffusion_hours, o->seconds, v)));
+        }
+      }
+      std::cout << "Per step: wall = fenced wall clock of a chain of steps; gpu = GPU timestamps "
+                   "around the\n"
+                   "chain; kern = the dispatches timed one by one (tend/update: per dispatch). "
+                   "GB/s = the\n"
+                   "compulsory bytes per step (Model::traffic) over kern (else gpu, else wall); x "
+                   "copy = that\n"
+                   "over 2994 GB/s, the H100's CUDA device copy; gaps = 1 - kern / gpu.\n";
+      if (!o->json.empty()) {
+        write_json(o->json,
+                   {{"device", ctx.info().renderer}, {"case", o->case_number}, {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub = earth.add_subcommand(
+      "compare", "l2 height differences of saved coarse runs (--save) against a saved finer run");
+  struct Options {
+    std::string reference, json;
+    std::vector<std::string> files;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("--reference", o->reference, "The finer run's saved height")->required();
+  sub->add_option("files", o->files, "Coarser runs' saved heights (same case and day)")->required();
+  sub->add_option("--json", o->json, "Also write the table as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const SavedField ref = load_field(o->reference);
+      const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+      ge::Locator locator(fine);
+      std::cout << fmt::format("reference: case {}, day {}, level {} ({} cells)\n", ref.case_number,
+                               ref.day, ref.level, fine.cell_count());
+      std::cout << fmt::format("{:>5} {:>9} {:>12} {:>8}\n", "level", "cells", "l2", "order");
+      nlohmann::json rows = nlohmann::json::array();
+      double previous = -1;
+      for (const auto& file : o->files) {
+        const SavedField f = load_field(file);
+        if (f.case_number != ref.case_number || std::abs(f.day - ref.day) > 1e-6) {
+          throw ArgumentError(
+              fmt::format("earth compare: {} holds case {} day {}; the reference case {} day {}",
+                          file, f.case_number, f.day, ref.case_number, ref.day));
+        }
+        const ge::Grid coarse = ge::build_grid(grid_options(f.level, f.grid_kind, f.recentre));
+        const auto truth = ge::interpolate(locator, ref.values, coarse.centres);
+        const double l2 = ge::height_errors(coarse, f.values, truth).l2;
+        const std::string order =
+            previous > 0 ? fmt::format("{:.2f}", std::log2(previous / l2)) : "";
+        std::cout << fmt::format("{:>5} {:>9} {:>12.4e} {:>8}\n", f.level, coarse.cell_count(), l2,
+                                 order);
+        rows.push_back({{"level", f.level}, {"cells", coarse.cell_count()}, {"l2", l2}});
+        previous = l2;
+      }
+      if (!o->json.empty()) {
+        write_json(o->json, {{"case", ref.case_number},
+                             {"day", ref.day},
+                             {"reference_level", ref.level},
+                             {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace gpgpu::cli::earth
