@@ -326,7 +326,7 @@ void plan_dispatch(ComputePlan& plan, Sizing mode, Size3 size, std::array<int, 3
     mode = Items1D;
     size = {derived_items(plan.blocks, k.label), 1, 1};
   }
-  if (mode != Groups) check_item_count(size, k.label);
+  if (mode == Items3D) check_item_count(size, k.label);
   plan.count = size.total();
   if (mode == Items1D) {
     if (ly != 1 || lz != 1) {
@@ -334,7 +334,9 @@ void plan_dispatch(ComputePlan& plan, Sizing mode, Size3 size, std::array<int, 3
           "{}: the kernel's work group is {}x{}x{}; give run() a Size3 of items, not a count",
           k.label, lx, ly, lz));
     }
+    // Past the work-group limit first: that message says how to index (gpgpu_index).
     plan.groups = groups_for_items(size.x, lx, k);
+    check_item_count(size, k.label);
   } else if (mode == Items3D) {
     plan.groups = {(size.x + lx - 1) / lx, (size.y + ly - 1) / ly, (size.z + lz - 1) / lz};
   } else {

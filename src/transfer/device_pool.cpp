@@ -46,9 +46,16 @@ GLuint DevicePool::allocate(std::size_t capacity) {
 PooledBuffer DevicePool::acquire(std::size_t bytes) {
   const std::size_t capacity = size_class(bytes);
   // The smallest idle buffer that holds the request without wasting more than half of it.
-  const auto it = idle_.lower_bound(bytes);
-  if (it != idle_.end() && it->first <= 2 * capacity) {
-    const PooledBuffer buffer{it->second, it->first};
+  // Only one whose last use has completed (its fence signalled).
+  for (auto it = idle_.lower_bound(bytes); it != idle_.end() && it->first <= 2 * capacity; ++it) {
+    Idle& idle = it->second;
+    if (idle.fence != nullptr) {
+      const GLenum status = glClientWaitSync(idle.fence, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+      if (status == GL_TIMEOUT_EXPIRED) continue;
+      glGetError();  // GL_WAIT_FAILED: the fence is unusable; the buffer is not
+    }
+    release(idle, false);
+    const PooledBuffer buffer{idle.id, it->first};
     idle_bytes_ -= it->first;
     idle_.erase(it);
     ++reuses_;
@@ -67,7 +74,7 @@ PooledBuffer DevicePool::acquire(std::size_t bytes) {
   return {id, capacity};
 }
 
-void DevicePool::recycle(PooledBuffer buffer) noexcept {
+void DevicePool::recycle(PooledBuffer buffer, bool completed) noexcept {
   if (buffer.id == 0) return;
   if (in_use_ > 0) --in_use_;
   if (idle_bytes_ + buffer.capacity > idle_limit_) {
@@ -75,13 +82,21 @@ void DevicePool::recycle(PooledBuffer buffer) noexcept {
     glGetError();
     return;
   }
-  idle_.emplace(buffer.capacity, buffer.id);
+  GLsync fence = completed ? nullptr : glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!completed && fence == nullptr) glGetError();  // then reused without waiting, as GL's order allows
+  idle_.emplace(buffer.capacity, Idle{buffer.id, fence});
   idle_bytes_ += buffer.capacity;
 }
 
+void DevicePool::release(Idle& idle, bool with_buffer) noexcept {
+  if (idle.fence != nullptr) glDeleteSync(idle.fence);
+  idle.fence = nullptr;
+  if (with_buffer) glDeleteBuffers(1, &idle.id);
+  glGetError();
+}
+
 void DevicePool::trim() noexcept {
-  for (auto& [capacity, id] : idle_) glDeleteBuffers(1, &id);
-  if (!idle_.empty()) glGetError();
+  for (auto& [capacity, idle] : idle_) release(idle, true);
   idle_.clear();
   idle_bytes_ = 0;
   ++trims_;
@@ -97,8 +112,7 @@ void DevicePool::set_idle_limit(std::size_t bytes) noexcept {
   idle_limit_ = bytes;
   while (idle_bytes_ > idle_limit_ && !idle_.empty()) {
     auto largest = std::prev(idle_.end());
-    glDeleteBuffers(1, &largest->second);
-    glGetError();
+    release(largest->second, true);
     idle_bytes_ -= largest->first;
     idle_.erase(largest);
   }

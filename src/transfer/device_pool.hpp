@@ -2,9 +2,11 @@
 //
 // A run that binds host arrays needs device memory for them. Allocating it per run
 // (glBufferData) costs more than the copy for small arrays and fragments the driver's heap
-// for large ones; the pool hands out idle buffers of a suitable size instead. A buffer may
-// go back to the pool as soon as the commands that use it are issued: GL executes commands
-// in order, so whatever writes it next waits for the reads before. Idle memory is bounded
+// for large ones; the pool hands out idle buffers of a suitable size instead. A buffer goes
+// back to the pool as soon as the commands that use it are issued, with a fence behind
+// them, and is handed out again only once that fence has signalled: GL's command order
+// alone did not keep a later run's upload out of a temporary that an earlier dispatch was
+// still reading on NVIDIA's driver (matmul's packing runs got the next operand's values). Idle memory is bounded
 // (DataPathOptions::pool_bytes); trim() frees it all, and acquire() trims and retries once
 // when the driver reports GL_OUT_OF_MEMORY.
 #pragma once
@@ -30,8 +32,10 @@ class DevicePool {
   // A buffer of at least `bytes` (the context must be current). Throws OutOfMemoryError
   // when even an emptied pool leaves the driver without memory.
   PooledBuffer acquire(std::size_t bytes);
-  // Returns a buffer for reuse (or frees it beyond the idle limit). Never throws.
-  void recycle(PooledBuffer buffer) noexcept;
+  // Returns a buffer for reuse (or frees it beyond the idle limit). Never throws. Unless
+  // `completed` (the caller waited for the commands that used it), it is fenced, and reused
+  // once the fence has signalled.
+  void recycle(PooledBuffer buffer, bool completed = false) noexcept;
   // Frees every idle buffer (the context must be current).
   void trim() noexcept;
   // Forgets every buffer without deleting: the context is gone, and took them with it.
@@ -53,7 +57,14 @@ class DevicePool {
  private:
   GLuint allocate(std::size_t capacity);
 
-  std::multimap<std::size_t, GLuint> idle_;  // capacity -> buffer
+  struct Idle {
+    GLuint id = 0;
+    GLsync fence = nullptr;  // after the last commands that used it; null: free now
+  };
+  // Deletes the fence (and the buffer when `with_buffer`); the context must be current.
+  static void release(Idle& idle, bool with_buffer) noexcept;
+
+  std::multimap<std::size_t, Idle> idle_;  // capacity -> buffer
   std::size_t idle_limit_;
   std::size_t idle_bytes_ = 0;
   std::size_t in_use_ = 0;

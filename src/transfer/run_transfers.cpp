@@ -10,7 +10,7 @@ RunTransfers::RunTransfers(ContextState& state)
 
 RunTransfers::~RunTransfers() {
   if (ticket_ != 0) engine_.forget(ticket_);
-  for (const auto& buffer : temporaries_) engine_.recycle(buffer);
+  for (const auto& buffer : temporaries_) engine_.recycle(buffer, completed_);
 }
 
 GLuint RunTransfers::temporary(std::size_t bytes) {
@@ -49,6 +49,7 @@ void RunTransfers::finish() {
   const Ticket ticket = ticket_;
   ticket_ = 0;
   engine_.wait(ticket);
+  completed_ = true;  // the run's read-backs, and so everything before them, have finished
 }
 
 PendingRun RunTransfers::finish_async() {

@@ -51,6 +51,8 @@ class RunTransfers {
   TransferEngine& engine_;
   std::vector<PooledBuffer> temporaries_;
   Ticket ticket_ = 0;
+  // finish() waited for the run's read-backs: its temporaries are free without a fence.
+  bool completed_ = false;
 };
 
 }  // namespace gpgpu::detail

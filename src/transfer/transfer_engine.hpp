@@ -66,7 +66,10 @@ class TransferEngine {
 
   // ---- device memory for temporaries
   PooledBuffer acquire(std::size_t bytes) { return pool_.acquire(bytes); }
-  void recycle(PooledBuffer buffer) noexcept { pool_.recycle(buffer); }
+  // `completed`: every command that used the buffer is known to have finished.
+  void recycle(PooledBuffer buffer, bool completed = false) noexcept {
+    pool_.recycle(buffer, completed);
+  }
   void trim() noexcept { pool_.trim(); }
 
   // ---- transfers (offsets and sizes in bytes)
