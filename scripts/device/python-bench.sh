@@ -40,7 +40,12 @@ cmake --build "$build" --target gpgpu_python -j"$(nproc)" > "$out/build.log" 2>&
   { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
 echo "built $(ls "$build"/python/gpgpu/_gpgpu*.so)"
 export PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
-"$py" -m pytest -q -p no:cacheprovider -rs tests/python > "$out/pytest.log" 2>&1
+# First up to the first failure with its whole traceback (a crash would otherwise hide every
+# failure's reason), then the whole suite test by test.
+"$py" -X faulthandler -m pytest -x -q -p no:cacheprovider --tb=long tests/python \
+  > "$out/pytest-first-failure.log" 2>&1
+"$py" -X faulthandler -m pytest -v -p no:cacheprovider -rs --tb=short tests/python \
+  > "$out/pytest.log" 2>&1
 echo "pytest: $(tail -1 "$out/pytest.log")"
 (cd "$out" && "$py" "$OLDPWD/examples/python/notebook.py") > "$out/example.log" 2>&1
 echo "example: exit $? ($(wc -l < "$out/example.log") lines)"
