@@ -1,4 +1,6 @@
 // The `gpgpu` command-line tool, run as a user would: .npy files in, .npy files out.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -7,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "command.hpp"
 #include "gpgpu/npy.hpp"
 #include "test_support.hpp"
 
@@ -15,21 +18,10 @@ using gpgpu::npy::Array;
 
 namespace {
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
-
-CommandResult run_cli(const std::string& arguments) {
-  const fs::path log =
-      fs::temp_directory_path() / ("gpgpu_cli_" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      std::string(GPGPU_CLI_PATH) + " " + arguments + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(log);
-  std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove(log);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+gpgpu::test::CommandResult run_cli(const std::string& arguments) {
+  return gpgpu::test::run_command(
+      GPGPU_CLI_PATH, arguments,
+      fs::temp_directory_path() / ("gpgpu_cli_" + std::to_string(::getpid()) + ".log"));
 }
 
 class CliTest : public ::testing::Test {

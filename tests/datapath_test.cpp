@@ -4,7 +4,6 @@
 // Context is released; the device-buffer pool does not grow over many runs.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -53,11 +52,7 @@ struct RestoreDataPath {
   ~RestoreDataPath() { test::context().set_data_path({}); }
 };
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  // memcmp must not see the null data() of an empty vector, even with a zero length.
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using gpgpu::test::same_float_bits;
 
 constexpr const char* compute_source = R"(
 layout(local_size_x = 64) in;
@@ -98,12 +93,12 @@ TEST(DataPath, ComputeHostBufferAndAsyncRunsAgreeInEveryMode) {
     kernel.run({{"x", bx}, {"z", bz}, {"w", bw}, {"a", a}});
     std::vector<float> device(n, test::poison_float());
     bw.download(std::span<float>(device));
-    EXPECT_TRUE(same_bits(host, device));
+    EXPECT_TRUE(same_float_bits(host, device));
 
     std::vector<float> async(n, test::poison_float());
     auto pending = kernel.run_async({{"x", x}, {"z", z}, {"w", gpgpu::out(async)}, {"a", a}});
     pending.wait();
-    EXPECT_TRUE(same_bits(host, async));
+    EXPECT_TRUE(same_float_bits(host, async));
   }
 }
 
@@ -135,14 +130,14 @@ TEST(DataPath, TransformFeedbackHostBufferAndAsyncRunsAgreeInEveryMode) {
     gpgpu::Buffer bc(ctx, gpgpu::ElementType::Float32, n),
         bd(ctx, gpgpu::ElementType::Float32, 2 * n);
     kernel.run({{"A", ba}, {"B", bb}, {"C", bc}, {"D", bd}});
-    EXPECT_TRUE(same_bits(c, bc.to_vector<float>()));
-    EXPECT_TRUE(same_bits(d, bd.to_vector<float>()));
+    EXPECT_TRUE(same_float_bits(c, bc.to_vector<float>()));
+    EXPECT_TRUE(same_float_bits(d, bd.to_vector<float>()));
 
     std::vector<float> c2(n, test::poison_float()), d2(2 * n, test::poison_float());
     auto pending = kernel.run_async({{"A", a}, {"B", b}, {"C", c2}, {"D", d2}});
     pending.wait();
-    EXPECT_TRUE(same_bits(c, c2));
-    EXPECT_TRUE(same_bits(d, d2));
+    EXPECT_TRUE(same_float_bits(c, c2));
+    EXPECT_TRUE(same_float_bits(d, d2));
   }
 }
 
@@ -201,11 +196,11 @@ TEST(DataPath, InterleavedTransformFeedbackSplitsOnTheGpuForBuffersAndHostArrays
                   {"O4", b4},
                   {"O5", h5}})
       .wait();
-  EXPECT_TRUE(same_bits(o1, b1.to_vector<float>()));
-  EXPECT_TRUE(same_bits(o2, h2));
-  EXPECT_TRUE(same_bits(o3, b3.to_vector<float>()));
-  EXPECT_TRUE(same_bits(o4, b4.to_vector<float>()));
-  EXPECT_TRUE(same_bits(o5, h5));
+  EXPECT_TRUE(same_float_bits(o1, b1.to_vector<float>()));
+  EXPECT_TRUE(same_float_bits(o2, h2));
+  EXPECT_TRUE(same_float_bits(o3, b3.to_vector<float>()));
+  EXPECT_TRUE(same_float_bits(o4, b4.to_vector<float>()));
+  EXPECT_TRUE(same_float_bits(o5, h5));
 }
 
 TEST(DataPath, FragmentHostTextureAndAsyncRunsAgreeInEveryMode) {
@@ -242,14 +237,14 @@ TEST(DataPath, FragmentHostTextureAndAsyncRunsAgreeInEveryMode) {
     gpgpu::Texture tr(ctx, gpgpu::TexelType::Float, {rows, cols});
     gpgpu::Texture tq(ctx, gpgpu::TexelType::Vec4, {rows, cols});
     kernel.run({{"m", m}, {"k", k}, {"r", tr}, {"q", tq}});
-    EXPECT_TRUE(same_bits(r, tr.to_vector<float>()));
-    EXPECT_TRUE(same_bits(q, tq.to_vector<float>()));
+    EXPECT_TRUE(same_float_bits(r, tr.to_vector<float>()));
+    EXPECT_TRUE(same_float_bits(q, tq.to_vector<float>()));
 
     std::vector<float> r2(rows * cols, test::poison_float()),
         q2(rows * cols * 4, test::poison_float());
     kernel.run_async({{"m", m}, {"k", k}, {"r", r2}, {"q", q2}}, rows, cols).wait();
-    EXPECT_TRUE(same_bits(r, r2));
-    EXPECT_TRUE(same_bits(q, q2));
+    EXPECT_TRUE(same_float_bits(r, r2));
+    EXPECT_TRUE(same_float_bits(q, q2));
   }
 }
 
@@ -276,10 +271,10 @@ TEST(DataPath, BufferTransfersOfOddSizesChunkBoundariesAndMisalignedOffsets) {
                 expected.begin() + static_cast<std::ptrdiff_t>(offset));
       std::vector<float> part(count, test::poison_float());
       buffer.download(std::span<float>(part), offset);
-      ASSERT_TRUE(same_bits(part, values));
+      ASSERT_TRUE(same_float_bits(part, values));
       std::vector<float> whole(size, test::poison_float());
       buffer.download(std::span<float>(whole));
-      ASSERT_TRUE(same_bits(whole, expected));
+      ASSERT_TRUE(same_float_bits(whole, expected));
     }
     std::vector<float> empty;
     buffer.download(std::span<float>(empty), size);  // zero-length at the end: nothing moves
@@ -302,7 +297,7 @@ TEST(DataPath, TextureTransfersOfOddShapesInEveryMode) {
       const auto texture = gpgpu::Texture::from_array(ctx, type, values, 100);
       std::vector<float> back(values.size(), test::poison_float());
       texture.download(std::span<float>(back));
-      ASSERT_TRUE(same_bits(values, back)) << gpgpu::to_string(type);
+      ASSERT_TRUE(same_float_bits(values, back)) << gpgpu::to_string(type);
     }
   }
 }
@@ -337,9 +332,9 @@ TEST(DataPath, AsyncHandlesWaitInAnyOrderAndUnwaitedOnesDeliverBeforeTheyGo) {
     std::vector<float> first(n, test::poison_float()), second(n, test::poison_float());
     auto late = buffer.download_async(std::span<float>(second));
     { auto dropped = buffer.download_async(std::span<float>(first)); }
-    EXPECT_TRUE(same_bits(first, values));
+    EXPECT_TRUE(same_float_bits(first, values));
     late.wait();
-    EXPECT_TRUE(same_bits(second, values));
+    EXPECT_TRUE(same_float_bits(second, values));
     gpgpu::PendingRun empty;
     EXPECT_THROW(empty.wait(), gpgpu::TransferError);
   }
@@ -379,7 +374,7 @@ TEST(DataPath, LargeDownloadsThroughTheDeliveryThreadWrapTheRing) {
   const auto buffer = gpgpu::Buffer::from(ctx, x[0]);
   std::vector<float> back(n, test::poison_float());
   buffer.download(std::span<float>(back));
-  EXPECT_TRUE(same_bits(back, x[0]));
+  EXPECT_TRUE(same_float_bits(back, x[0]));
 }
 
 TEST(DataPath, AsyncHandlesSayWhenTheirContextWasReleased) {

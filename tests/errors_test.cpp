@@ -2,7 +2,6 @@
 // failed run leaves the caller's arrays exactly as they were.
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,11 +18,7 @@ gpgpu::Context& ctx() {
   return gpgpu::test::context();
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  // memcmp must not see the null data() of an empty vector, even with a zero length.
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using gpgpu::test::same_float_bits;
 
 // Runs `call`, which must throw E; returns the message. The caller then checks its arrays.
 template <class E, class Call>
@@ -69,7 +64,8 @@ struct AxpyArrays {
   std::vector<float> a, b, c;
   const std::vector<float> a_before, b_before, c_before;
   bool unchanged() const {
-    return same_bits(a, a_before) && same_bits(b, b_before) && same_bits(c, c_before);
+    return same_float_bits(a, a_before) && same_float_bits(b, b_before) &&
+           same_float_bits(c, c_before);
   }
 };
 
@@ -236,7 +232,7 @@ TEST(Errors, Vec3ArrayOfTheWrongLengthIsASizeMismatch) {
   const std::string message = expect_error<gpgpu::SizeMismatchError>([&] {
     kernel.run({{"points", points}, {"lengths", gpgpu::out(lengths)}});
   });
-  EXPECT_TRUE(same_bits(lengths, before));
+  EXPECT_TRUE(same_float_bits(lengths, before));
   expect_contains(message, "vec3");
   expect_contains(message, "151");
   expect_contains(message, "multiple of 3");
@@ -258,7 +254,7 @@ TEST(Errors, UniformWithTheWrongNumberOfValues) {
   std::string message = expect_error<gpgpu::SizeMismatchError>([&] {
     kernel.run({{"c", gpgpu::out(c)}, {"v", std::array<float, 2>{1, 2}}, {"m", m}});
   });
-  EXPECT_TRUE(same_bits(c, before));
+  EXPECT_TRUE(same_float_bits(c, before));
   expect_contains(message, "vec3 v");
   expect_contains(message, "needs 3");
   message = expect_error<gpgpu::SizeMismatchError>([&] {
@@ -266,7 +262,7 @@ TEST(Errors, UniformWithTheWrongNumberOfValues) {
                 {"v", std::array<float, 3>{1, 2, 3}},
                 {"m", std::array<float, 4>{1, 2, 3, 4}}});
   });
-  EXPECT_TRUE(same_bits(c, before));
+  EXPECT_TRUE(same_float_bits(c, before));
   expect_contains(message, "mat3 m");
 }
 
@@ -285,7 +281,7 @@ TEST(Errors, TwoBlocksSharingABindingAreRejectedClearly) {
   const std::string message = expect_error<gpgpu::ArgumentError>([&] {
     kernel.run({{"a", a}, {"c", gpgpu::out(c)}});
   });
-  EXPECT_TRUE(same_bits(c, before));
+  EXPECT_TRUE(same_float_bits(c, before));
   expect_contains(message, "share binding 1");
   expect_contains(message, "A");
   expect_contains(message, "C");
@@ -299,9 +295,9 @@ TEST(Errors, ArraysOfDisagreeingLengthNeedAnExplicitCount) {
   const std::string message = expect_error<gpgpu::SizeMismatchError>([&] {
     kernel.run({{"a", x.a}, {"b", x.b}, {"c", gpgpu::out(x.c)}, {"alpha", 2.0f}});
   });
-  EXPECT_TRUE(same_bits(x.a, x.a_before));
-  EXPECT_TRUE(same_bits(x.b, b_before));
-  EXPECT_TRUE(same_bits(x.c, x.c_before));
+  EXPECT_TRUE(same_float_bits(x.a, x.a_before));
+  EXPECT_TRUE(same_float_bits(x.b, b_before));
+  EXPECT_TRUE(same_float_bits(x.c, x.c_before));
   expect_contains(message, "a=100");
   expect_contains(message, "b=99");
   expect_contains(message, "pass it to run()");
@@ -362,7 +358,7 @@ TEST(Errors, HostArrayForAMultiMemberBlockAsksForABuffer) {
   const std::string message = expect_error<gpgpu::ArgumentError>([&] {
     kernel.run({{"Params", values}}, 64);
   });
-  EXPECT_TRUE(same_bits(values, before));
+  EXPECT_TRUE(same_float_bits(values, before));
   expect_contains(message, "gpgpu::Buffer");
 }
 

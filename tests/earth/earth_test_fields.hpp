@@ -1,15 +1,29 @@
-// Analytic fields for the earth tests: a smooth scalar psi on the sphere (harmonics of
-// degree 3 and 4 seen in a randomly rotated frame, fresh per run), its surface gradient,
-// its rotated gradient r x grad psi, and its surface Laplacian.
+// Shared by the earth tests: grids built once per process, and analytic fields: a smooth scalar psi
+// on the sphere (harmonics of degree 3 and 4 seen in a randomly rotated frame, fresh per run), its
+// surface gradient, its rotated gradient r x grad psi, and its surface Laplacian.
 #pragma once
 
 #include <array>
 #include <cmath>
+#include <map>
 #include <random>
 
+#include "gpgpu/earth/grid.hpp"
 #include "gpgpu/earth/vec3.hpp"
 
 namespace gpgpu::earth::test {
+
+// The grid of a level, built once per test process (levels 5 and 6 take seconds to build).
+inline const Grid& grid_at(int level) {
+  static std::map<int, Grid> cache;
+  auto it = cache.find(level);
+  if (it == cache.end()) {
+    GridOptions o;
+    o.level = level;
+    it = cache.emplace(level, build_grid(o)).first;
+  }
+  return it->second;
+}
 
 class HarmonicField {
  public:

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "earth_test_fields.hpp"
 #include "gpgpu/earth/cases.hpp"
 #include "gpgpu/earth/diagnostics.hpp"
 #include "gpgpu/earth/grid.hpp"
@@ -21,16 +22,7 @@ using gpgpu::test::eps32;
 
 namespace {
 
-const ge::Grid& grid_at(int level) {
-  static std::map<int, ge::Grid> cache;
-  auto it = cache.find(level);
-  if (it == cache.end()) {
-    ge::GridOptions o;
-    o.level = level;
-    it = cache.emplace(level, ge::build_grid(o)).first;
-  }
-  return it->second;
-}
+using gpgpu::earth::test::grid_at;
 
 // Per cell, the sum of the magnitudes of the terms the height tendency adds up:
 // (1/(a A)) sum_k l_k max|h u| over the corners. Float32 rounding of each term (corner

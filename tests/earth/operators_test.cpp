@@ -19,16 +19,7 @@ namespace ge = gpgpu::earth;
 
 namespace {
 
-const ge::Grid& grid_at(int level) {
-  static std::map<int, ge::Grid> cache;
-  auto it = cache.find(level);
-  if (it == cache.end()) {
-    ge::GridOptions o;
-    o.level = level;
-    it = cache.emplace(level, ge::build_grid(o)).first;
-  }
-  return it->second;
-}
+using gpgpu::earth::test::grid_at;
 
 // Area-weighted relative l2 error of a scalar and of a vector field.
 double l2(const ge::Grid& g, const std::vector<double>& got, const std::vector<double>& want) {

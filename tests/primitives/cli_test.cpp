@@ -1,6 +1,5 @@
 // `gpgpu reduce|scan|sort|argsort|histogram`, run as a user would: .npy in, .npy out,
 // results checked against CPU references, bad options refused with clear messages.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "command.hpp"
 #include "gpgpu/npy.hpp"
 #include "primitives_test_support.hpp"
 
@@ -21,21 +21,10 @@ namespace fs = std::filesystem;
 namespace gpgpu::test {
 namespace {
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
-
 CommandResult run_cli(const std::string& arguments) {
-  const fs::path log =
-      fs::temp_directory_path() / ("gpgpu_prim_cli_" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      std::string(GPGPU_CLI_PATH) + " " + arguments + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(log);
-  std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove(log);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return run_command(
+      GPGPU_CLI_PATH, arguments,
+      fs::temp_directory_path() / ("gpgpu_prim_cli_" + std::to_string(::getpid()) + ".log"));
 }
 
 class PrimitivesCli : public testing::Test {

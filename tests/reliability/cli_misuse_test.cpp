@@ -1,7 +1,6 @@
 // The `gpgpu` command line as a careless or hostile user drives it: every mistake must give
 // exit status 1 and a message naming the option and what was expected, before any work runs
 // and without touching any output file.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "command.hpp"
 #include "gpgpu/npy.hpp"
 #include "test_support.hpp"
 
@@ -19,10 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
+using gpgpu::test::CommandResult;
+using gpgpu::test::run_command;
 
 class CliMisuse : public ::testing::Test {
  protected:
@@ -56,14 +54,7 @@ void main() { o[0] = k + int(m); })");
   }
 
   CommandResult run(const std::string& arguments) const {
-    const std::string log = path("log.txt");
-    const std::string command =
-        std::string(GPGPU_CLI_PATH) + " " + arguments + " > " + log + " 2>&1";
-    const int status = std::system(command.c_str());
-    std::ifstream in(log);
-    std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    fs::remove(log);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    return run_command(GPGPU_CLI_PATH, arguments, path("log.txt"));
   }
   // Fails unless the command exits 1 with `expected` in its message.
   void expect_refused(const std::string& arguments, const std::string& expected) const {

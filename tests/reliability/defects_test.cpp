@@ -17,14 +17,7 @@ namespace {
 using gpgpu::Args;
 namespace test = gpgpu::test;
 
-std::string message_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const gpgpu::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using gpgpu::test::error_message_of;
 
 constexpr const char* scale_source = R"(
 layout(local_size_x = 64) in;
@@ -41,7 +34,7 @@ TEST(Defects, KernelsOfTheSameSourceKeepTheirOwnLabels) {
   EXPECT_EQ(first.label(), "first kernel");
   EXPECT_EQ(second.label(), "second kernel");
   std::vector<float> x = test::random_floats(8);
-  const std::string error = message_of([&] { second.run({{"x", x}, {"factr", 2.0f}}); });
+  const std::string error = error_message_of([&] { second.run({{"x", x}, {"factr", 2.0f}}); });
   EXPECT_EQ(error.rfind("second kernel:", 0), 0u) << error;
 
   gpgpu::TransformFeedbackKernel tf_a(ctx, "in float A; out float B; void main() { B = 2.0 * A; }",
@@ -58,7 +51,7 @@ TEST(Defects, KernelsOfTheSameSourceKeepTheirOwnLabels) {
   const std::string shader = "in float A; out float C; void main() { C = A + 1.0; }";
   std::vector<float> a = test::random_floats(6), c(6, test::poison_float());
   gpgpu.compute({.id = "First", .vertex_shader = shader, .args = {{"A", a}, {"C", c}}});
-  const std::string js_error = message_of([&] {
+  const std::string js_error = error_message_of([&] {
     gpgpu.compute({.id = "Second", .vertex_shader = shader, .args = {{"A", a}, {"D", c}}});
   });
   EXPECT_EQ(js_error.rfind("Second:", 0), 0u) << js_error;
@@ -80,7 +73,7 @@ TEST(Defects, KernelsOfTheSameSourceKeepTheirOwnLabels) {
 // when the kernel is made, and the message says what to do.
 TEST(Defects, UniformBlocksAreRefusedWithAReason) {
   auto& ctx = test::context();
-  const std::string error = message_of([&] {
+  const std::string error = error_message_of([&] {
     gpgpu::ComputeKernel k(ctx, R"(
       layout(local_size_x = 1) in;
       layout(std430, binding = 0) buffer O { float o[]; };
@@ -127,25 +120,30 @@ TEST(Defects, MovedFromKernelsThrowInsteadOfCrashing) {
   auto& ctx = test::context();
   gpgpu::ComputeKernel compute(ctx, scale_source);
   gpgpu::ComputeKernel compute_to(std::move(compute));
-  EXPECT_NE(message_of([&] { (void)compute.label(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { (void)compute.variables(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { (void)compute.local_size(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { compute.run({}); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)compute.label(); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)compute.variables(); }).find("moved from"),
+            std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)compute.local_size(); }).find("moved from"),
+            std::string::npos);
+  EXPECT_NE(error_message_of([&] { compute.run({}); }).find("moved from"), std::string::npos);
   EXPECT_EQ(compute_to.label(), "compute kernel");
 
   gpgpu::TransformFeedbackKernel tf(ctx, "in float A; out float B; void main() { B = A; }");
   gpgpu::TransformFeedbackKernel tf_to(std::move(tf));
-  EXPECT_NE(message_of([&] { (void)tf.label(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { (void)tf.variables(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { (void)tf.captures_separately(); }).find("moved from"),
+  EXPECT_NE(error_message_of([&] { (void)tf.label(); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)tf.variables(); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)tf.captures_separately(); }).find("moved from"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { tf.run({}); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { tf.run({}); }).find("moved from"), std::string::npos);
 
   gpgpu::FragmentKernel fragment(ctx, "out float R; void main() { R = 1.0; }");
   gpgpu::FragmentKernel fragment_to(std::move(fragment));
-  EXPECT_NE(message_of([&] { (void)fragment.label(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { (void)fragment.variables(); }).find("moved from"), std::string::npos);
-  EXPECT_NE(message_of([&] { fragment.run({}, 0, 0); }).find("moved from"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)fragment.label(); }).find("moved from"),
+            std::string::npos);
+  EXPECT_NE(error_message_of([&] { (void)fragment.variables(); }).find("moved from"),
+            std::string::npos);
+  EXPECT_NE(error_message_of([&] { fragment.run({}, 0, 0); }).find("moved from"),
+            std::string::npos);
 }
 
 // ComputeKernel promises to check everything before touching the GPU; textures were checked
@@ -180,7 +178,9 @@ TEST(Defects, ComputeKernelChecksTexturesBeforeAnything) {
                                                            {&foreign, "belongs to another Context"},
                                                            {&released, "empty or released"}}) {
     std::vector<float> x = x0;
-    const std::string error = message_of([&] { k.run({{"x", x}, {"b", b}, {"table", *texture}}); });
+    const std::string error = error_message_of([&] {
+      k.run({{"x", x}, {"b", b}, {"table", *texture}});
+    });
     EXPECT_NE(error.find("uniform sampler2D table"), std::string::npos) << error;
     EXPECT_NE(error.find(expected), std::string::npos) << error;
     EXPECT_EQ(x, x0);
@@ -217,7 +217,7 @@ TEST(Defects, ArgsOutlivingTheirTextureOrBufferAreSafe) {
     auto table = gpgpu::Texture::from(ctx, gpgpu::TexelType::Float, {1, 2}, table_values);
     params = {{"x", x}, {"table", table}};
   }
-  const std::string error = message_of([&] { add_table.run(params); });
+  const std::string error = error_message_of([&] { add_table.run(params); });
   EXPECT_NE(error.find("the Texture for uniform sampler2D table was destroyed"), std::string::npos)
       << error;
   EXPECT_EQ(x, x0);
@@ -234,7 +234,8 @@ TEST(Defects, ArgsOutlivingTheirTextureOrBufferAreSafe) {
   auto other = gpgpu::Texture::from(ctx, gpgpu::TexelType::Float, {1, 2}, table_values);
   params = {{"x", x}, {"table", moved_table}};
   moved_table = std::move(other);
-  EXPECT_NE(message_of([&] { add_table.run(params); }).find("was destroyed"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { add_table.run(params); }).find("was destroyed"),
+            std::string::npos);
 
   // Buffers likewise, for compute and transform-feedback kernels.
   gpgpu::ComputeKernel scale(ctx, scale_source);
@@ -243,8 +244,9 @@ TEST(Defects, ArgsOutlivingTheirTextureOrBufferAreSafe) {
     auto buffer = gpgpu::Buffer::from(ctx, test::random_floats(8));
     buffer_params = {{"x", buffer}, {"factor", 2.0f}};
   }
-  EXPECT_NE(message_of([&] { scale.run(buffer_params); }).find("the Buffer for 'x' was destroyed"),
-            std::string::npos);
+  EXPECT_NE(
+      error_message_of([&] { scale.run(buffer_params); }).find("the Buffer for 'x' was destroyed"),
+      std::string::npos);
   gpgpu::TransformFeedbackKernel copy(ctx, "in float A; out float B; void main() { B = A; }");
   std::vector<float> out(8, test::poison_float());
   Args tf_params;
@@ -252,7 +254,8 @@ TEST(Defects, ArgsOutlivingTheirTextureOrBufferAreSafe) {
     auto input = gpgpu::Buffer::from(ctx, test::random_floats(8));
     tf_params = {{"A", input}, {"B", out}};
   }
-  EXPECT_NE(message_of([&] { copy.run(tf_params); }).find("was destroyed"), std::string::npos);
+  EXPECT_NE(error_message_of([&] { copy.run(tf_params); }).find("was destroyed"),
+            std::string::npos);
 }
 
 // A float given for an int uniform said "declared int (int components)".
@@ -265,14 +268,14 @@ TEST(Defects, TypeMismatchNamesTheComponentCount) {
     uniform ivec3 v;
     void main() { o[0] = n + v.x; })");
   std::vector<std::int32_t> o(1, test::poison_int);
-  const std::string scalar = message_of([&] {
+  const std::string scalar = error_message_of([&] {
     k.run({{"o", o}, {"n", 1.5f}, {"v", std::array<std::int32_t, 3>{}}});
   });
   EXPECT_NE(
       scalar.find("uniform 'n' is declared int (1 int component) but was given a float32 value"),
       std::string::npos)
       << scalar;
-  const std::string vector = message_of([&] {
+  const std::string vector = error_message_of([&] {
     k.run({{"o", o}, {"n", std::int32_t{1}}, {"v", std::array<float, 3>{}}});
   });
   EXPECT_NE(vector.find("is declared ivec3 (3 int components)"), std::string::npos) << vector;

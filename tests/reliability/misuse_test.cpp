@@ -26,14 +26,7 @@ namespace {
 
 namespace test = gpgpu::test;
 
-std::string message_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const gpgpu::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using gpgpu::test::error_message_of;
 
 constexpr const char* add_one_source = R"(
 layout(local_size_x = 64) in;
@@ -80,7 +73,7 @@ TEST(Threads, AContextServesOneThreadAtATime) {
   // Not released: another thread's call is refused with what to do, and nothing breaks.
   std::string refused;
   std::thread intruder(
-      [&] { refused = message_of([&] { (void)add_one_works(*made_elsewhere, 1); }); });
+      [&] { refused = error_message_of([&] { (void)add_one_works(*made_elsewhere, 1); }); });
   intruder.join();
   EXPECT_NE(refused.find("current on another thread"), std::string::npos) << refused;
   EXPECT_NE(refused.find("make_not_current()"), std::string::npos) << refused;
@@ -103,11 +96,11 @@ TEST(WorkSize, ItemsPastTheArraysAreTheKernelsToBound) {
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], x0[i] + 1.0f) << i;
 
   gpgpu::ComputeKernel add_one(ctx, add_one_source);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_message_of([&] {
               add_one.run({{"x", x}}, std::numeric_limits<std::size_t>::max());
             }).find("exceed 2^32 - 1"),
             std::string::npos);
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(error_message_of([&] {
               add_one.run({{"x", x}}, gpgpu::Size3{1u << 20, 1u << 20, 1});
             }).find("exceed 2^32 - 1"),
             std::string::npos);
@@ -129,7 +122,7 @@ TEST(DeviceLimits, DispatchesTexturesAndBuffersPastTheLimitsAreRefused) {
   gpgpu::ComputeKernel add_one(ctx, add_one_source);
   auto b = gpgpu::Buffer::from(ctx, test::random_floats(64, 1.0f, 2.0f));
   const auto too_many = static_cast<std::size_t>(info.max_compute_work_group_count[0]) + 1;
-  const std::string dispatch = message_of([&] {
+  const std::string dispatch = error_message_of([&] {
     add_one.run_groups({{"x", b}}, {too_many, 1, 1});
   });
   EXPECT_NE(dispatch.find("work groups exceed the device's"), std::string::npos) << dispatch;
@@ -149,7 +142,7 @@ TEST(DeviceLimits, DispatchesTexturesAndBuffersPastTheLimitsAreRefused) {
 
 TEST(Defines, BadDefinesAreNamedNotReportedOnAUserLine) {
   auto& ctx = test::context();
-  const std::string digit = message_of([&] {
+  const std::string digit = error_message_of([&] {
     gpgpu::ComputeKernel(ctx, add_one_source, {{"1BAD", "2"}});
   });
   EXPECT_NE(digit.find("define '1BAD' is not a valid macro name"), std::string::npos) << digit;
@@ -223,7 +216,7 @@ TEST(Timeout, AnAbandonedContextSaysItIsLost) {
     GTEST_SKIP() << "this driver finished the draw inside the call: " << first;
   }
   EXPECT_NE(first.find("was abandoned"), std::string::npos) << first;
-  const std::string later = message_of([&] { (void)add_one_works(ctx, 1); });
+  const std::string later = error_message_of([&] { (void)add_one_works(ctx, 1); });
   EXPECT_NE(later.find("make a new gpgpu::Context"), std::string::npos) << later;
   EXPECT_THROW(add_one_works(ctx, 1), gpgpu::ContextLostError);
 }
@@ -249,7 +242,8 @@ TEST(Files, NpySaveNeverLeavesATruncatedFile) {
     rlimit full = saved;
     full.rlim_cur = 64 * 1024;
     setrlimit(RLIMIT_FSIZE, &full);
-    error = message_of([&] { gpgpu::npy::save(path, gpgpu::npy::make<float>({1 << 20}, big)); });
+    error =
+        error_message_of([&] { gpgpu::npy::save(path, gpgpu::npy::make<float>({1 << 20}, big)); });
     setrlimit(RLIMIT_FSIZE, &saved);
     std::signal(SIGXFSZ, previous_handler);
   }

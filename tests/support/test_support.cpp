@@ -1,6 +1,9 @@
 #include "test_support.hpp"
 
+#include <cstring>
 #include <memory>
+
+#include "gpgpu/error.hpp"
 
 namespace gpgpu::test {
 
@@ -20,8 +23,9 @@ std::mt19937& rng() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   if (info != last) {
     last = info;
-    std::seed_seq seq{seed(), static_cast<std::uint32_t>(std::hash<std::string>{}(
-                                  info ? std::string(info->test_suite_name()) + "." + info->name() : ""))};
+    std::seed_seq seq{seed(),
+                      static_cast<std::uint32_t>(std::hash<std::string>{}(
+                          info ? std::string(info->test_suite_name()) + "." + info->name() : ""))};
     generator.seed(seq);
     if (info) ::testing::Test::RecordProperty("seed", static_cast<int>(seed() & 0x7fffffff));
   }
@@ -59,6 +63,21 @@ std::vector<std::uint32_t> random_uints(std::size_t n, std::uint32_t lo, std::ui
     } while (x == 0);
   }
   return v;
+}
+
+bool same_float_bits(std::span<const float> a, std::span<const float> b) {
+  // memcmp must not see the null data() of an empty array, even with a zero length.
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size_bytes()) == 0);
+}
+
+std::string error_message_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace gpgpu::test

@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -29,9 +32,18 @@ std::vector<std::uint32_t> random_uints(std::size_t n, std::uint32_t lo, std::ui
 
 // A value no kernel produces by accident: a quiet NaN with a payload for floats, a fixed
 // odd pattern for integers. Outputs are filled with it before every run.
-constexpr float poison_float() { return std::numeric_limits<float>::quiet_NaN(); }
+constexpr float poison_float() {
+  return std::numeric_limits<float>::quiet_NaN();
+}
 constexpr std::int32_t poison_int = -0x5A5A5A5B;
 constexpr std::uint32_t poison_uint = 0xA5A5A5A5u;
+
+// True when both arrays hold the same float bit patterns (NaN payloads, signed zeros): the
+// check that a failed call left the caller's data untouched.
+bool same_float_bits(std::span<const float> a, std::span<const float> b);
+
+// What the gpgpu::Error thrown by `call` says, or "(no error)" when it returns normally.
+std::string error_message_of(const std::function<void()>& call);
 
 // Unit roundoff of float32: every correctly rounded operation errs by at most eps32 * |x|.
 constexpr double eps32 = 1.0 / (1 << 24);
