@@ -162,6 +162,12 @@ double reference_difference(const RunOptions& o, const ge::Grid& grid,
   return ge::height_errors(grid, h, truth).l2;
 }
 
+// A relative change, or why there is none: potential enstrophy divides by the depth, which
+// is zero outside case 1's bell (that case advects a tracer on no background depth).
+std::string relative_change(double change) {
+  return std::isfinite(change) ? fmt::format("{:+.3e}", change) : "n/a (the depth is 0 in places)";
+}
+
 void print_report(const RunOptions& o, const Context& ctx, const ge::Model& model,
                   const RunResult& r) {
   const auto& g = model.grid();
@@ -191,11 +197,11 @@ void print_report(const RunOptions& o, const Context& ctx, const ge::Model& mode
   const auto dg = ge::drift(r.gpu_start, r.gpu_end);
   std::cout << fmt::format(
       "conservation, relative change over the run (float64 sums of the float32 fields):\n"
-      "  mass {:+.3e}  energy {:+.3e}  potential enstrophy {:+.3e}\n",
-      d.mass, d.energy, d.potential_enstrophy);
-  std::cout << fmt::format(
-      "  (GPU reduction: mass {:+.3e}  energy {:+.3e}  potential enstrophy {:+.3e})\n", dg.mass,
-      dg.energy, dg.potential_enstrophy);
+      "  mass {}  energy {}  potential enstrophy {}\n",
+      relative_change(d.mass), relative_change(d.energy), relative_change(d.potential_enstrophy));
+  std::cout << fmt::format("  (GPU reduction: mass {}  energy {}  potential enstrophy {})\n",
+                           relative_change(dg.mass), relative_change(dg.energy),
+                           relative_change(dg.potential_enstrophy));
   if (r.reference_l2) {
     std::cout << fmt::format("l2 height difference at day {} against the reference {}: {:.4e}\n",
                              o.compare_day, o.reference, *r.reference_l2);
