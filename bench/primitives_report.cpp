@@ -121,7 +121,8 @@ void print(std::ostream& out, const Report& r) {
       for (const auto& c : names) {
         const Row* row = find(r, p, c, n);
         any |= row != nullptr;
-        line += " " + cell(row) + " |";
+        // fmt rather than " " + cell(row): GCC 12 warns falsely (-Wrestrict) on that at -O3.
+        line += fmt::format(" {} |", cell(row));
       }
       if (any) out << line << "\n";
     }

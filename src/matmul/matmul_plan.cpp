@@ -70,7 +70,7 @@ std::string describe(MatmulMethod method, const MatmulTuning& t, const DeviceInf
                                  : "");
   }
   std::string text(to_string(method));
-  if (method == MatmulMethod::ComputeRegisterBlocked) text += " " + t.to_string();
+  if (method == MatmulMethod::ComputeRegisterBlocked) text += fmt::format(" {}", t.to_string());
   if (method == MatmulMethod::ComputeTiled) text += fmt::format(" tile {}", t.tile);
   if (automatic && method == MatmulMethod::ComputeRegisterBlocked) {
     text += info.compute_units > 0
