@@ -407,6 +407,65 @@ void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
   GL(glUseProgram(0));
 }
 
+// Where the draw captures to: a buffer per output (a Buffer output is written in place), or
+// one buffer of interleaved records that split_records() takes apart afterwards.
+struct CaptureTargets {
+  std::vector<GLuint> ids;
+  std::vector<std::size_t> bytes;
+};
+
+CaptureTargets allocate_captures(const detail::CapturePlan& plan, CapturePlanForRun& run,
+                                 detail::RunTransfers& io) {
+  CaptureTargets targets;
+  if (!plan.separate) {
+    const std::size_t bytes = run.n * 4 * plan.record_values;
+    targets.ids.push_back(io.temporary(bytes));
+    targets.bytes.push_back(bytes);
+    return targets;
+  }
+  for (auto& o : run.outputs) {
+    const std::size_t bytes = run.n * 4 * static_cast<std::size_t>(o.type.components());
+    o.id = o.buffer != nullptr ? o.buffer->gl_name() : io.temporary(bytes);
+    targets.ids.push_back(o.id);
+    targets.bytes.push_back(bytes);
+  }
+  return targets;
+}
+
+// A short capture is the driver's failure, never silently fewer results.
+void check_capture_count(GLuint query, std::size_t n, const std::string& name) {
+  GLuint written = 0;
+  GL(glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written));
+  if (written != n) {
+    throw DriverError(
+        fmt::format("{}: transform feedback captured {} of {} elements "
+                    "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); the driver dropped "
+                    "some",
+                    name, written, n));
+  }
+}
+
+// commit: host outputs come back (unpacked when a matrix is asked for row-major).
+void download_host_outputs(const CapturePlanForRun& run, detail::RunTransfers& io) {
+  const std::size_t n = run.n;
+  for (const auto& o : run.outputs) {
+    if (o.buffer != nullptr) continue;
+    const Arg& v = o.arg->value;
+    const auto layout = packed_layout(o.type);
+    const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
+    const std::size_t bytes = layout.device_bytes(n);
+    if (layout.is_tight(host_row_major)) {
+      io.download(o.id, 0, v.writable_data(), bytes);
+    } else {
+      io.download_then(
+          o.id, 0, bytes,
+          [n, host_row_major, layout, out = v.writable_data()](const unsigned char* device) {
+            detail::unpack(device, n, host_row_major, layout, out);
+          });
+    }
+  }
+}
+
 }  // namespace
 
 PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
@@ -422,21 +481,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
 
   detail::RunTransfers io(*state_);
   upload_inputs(run, io);
-  // Capture buffers: per output (a Buffer output is written in place), or one of records.
-  std::vector<GLuint> capture_ids;
-  std::vector<std::size_t> capture_bytes;
-  if (plan.separate) {
-    for (auto& o : run.outputs) {
-      const std::size_t bytes = n * 4 * static_cast<std::size_t>(o.type.components());
-      o.id = o.buffer != nullptr ? o.buffer->gl_name() : io.temporary(bytes);
-      capture_ids.push_back(o.id);
-      capture_bytes.push_back(bytes);
-    }
-  } else {
-    const std::size_t bytes = n * 4 * plan.record_values;
-    capture_ids.push_back(io.temporary(bytes));
-    capture_bytes.push_back(bytes);
-  }
+  const CaptureTargets targets = allocate_captures(plan, run, io);
 
   // launch: one point per element with rasterisation discarded.
   make_objects();
@@ -460,16 +505,16 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
     bind_inputs(run);
     detail::set_uniforms(resolved, name);
     detail::set_internal_int(pi, "gpgpu_count", static_cast<GLint>(n));
-    for (std::size_t i = 0; i < capture_ids.size(); ++i) {
-      GL(glBindBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), capture_ids[i], 0,
-                           static_cast<GLsizeiptr>(capture_bytes[i])));
+    for (std::size_t i = 0; i < targets.ids.size(); ++i) {
+      GL(glBindBufferRange(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), targets.ids[i], 0,
+                           static_cast<GLsizeiptr>(targets.bytes[i])));
     }
     detail::GpuTimer timer(*state_, timing_);
     scope.begin(query);
     GL(glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
     scope.end();
     last_gpu_ns_ = timer.stop();
-    for (std::size_t i = 0; i < capture_ids.size(); ++i) {
+    for (std::size_t i = 0; i < targets.ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }
     unbind_inputs(run);
@@ -477,38 +522,14 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   }
   state_->wait_within_timeout(started, name);
 
-  if (!plan.separate) split_records(*state_, plan, run, capture_ids[0], io);
-  auto check_capture = [query, own_query, n, name] {
-    GLuint written = 0;
-    GL(glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written));
-    if (written != n) {
-      throw DriverError(
-          fmt::format("{}: transform feedback captured {} of {} elements "
-                      "(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN); the driver dropped some",
-                      name, written, n));
-    }
-  };
-  // Before anything reaches the caller's arrays when the run is synchronous.
-  if (run.host_outputs && !async) check_capture();
-  if (run.host_outputs && async) io.then(check_capture);
-
-  // commit: host outputs come back (unpacked when a matrix is asked for row-major).
-  for (const auto& o : run.outputs) {
-    if (o.buffer != nullptr) continue;
-    const Arg& v = o.arg->value;
-    const auto layout = packed_layout(o.type);
-    const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
-    const std::size_t bytes = layout.device_bytes(n);
-    if (layout.is_tight(host_row_major)) {
-      io.download(o.id, 0, v.writable_data(), bytes);
-    } else {
-      io.download_then(
-          o.id, 0, bytes,
-          [n, host_row_major, layout, out = v.writable_data()](const unsigned char* device) {
-            detail::unpack(device, n, host_row_major, layout, out);
-          });
-    }
+  if (!plan.separate) split_records(*state_, plan, run, targets.ids[0], io);
+  // Before anything reaches the caller's arrays when the run is synchronous; an async run
+  // keeps its own query alive until it is waited for.
+  if (run.host_outputs && !async) check_capture_count(query, n, name);
+  if (run.host_outputs && async) {
+    io.then([query, own_query, n, name] { check_capture_count(query, n, name); });
   }
+  download_host_outputs(run, io);
   if (async) return io.finish_async();
   io.finish();
   return {};

@@ -224,106 +224,150 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
   return usable;
 }
 
-AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOptions& options) {
+namespace {
+
+void check_autotune_arguments(int n, const AutotuneOptions& options) {
   if (n <= 0)
     throw SizeMismatchError(fmt::format("autotune_matmul: n must be positive (got {})", n));
   if (options.repeats <= 0) {
     throw ArgumentError(
         fmt::format("autotune_matmul: repeats must be positive (got {})", options.repeats));
   }
-  AutotuneResult result;
-  result.n = n;
-  result.cache_file = matmul_cache_file(options.cache_dir);
+}
+
+// The cached answer for this device, when the cache holds one measured at the same n.
+bool answer_from_cache(const Context& context, const json& doc, const AutotuneOptions& options,
+                       AutotuneResult& result) {
   const std::string& device = context.info().renderer;
-
-  json doc =
-      options.use_cache || options.write_cache ? read_cache(result.cache_file) : json::object();
-  if (options.use_cache && doc.contains("devices") && doc["devices"].contains(device)) {
-    const json& entry = doc["devices"][device];
-    if (entry.value("n", 0) == n) {
-      if (auto cached = cached_matmul_tuning(context, options.cache_dir)) {
-        result.best = *cached;
-        result.gflops = entry.value("gflops", 0.0);
-        result.from_cache = true;
-        return result;
-      }
-    }
+  if (!options.use_cache || !doc.contains("devices") || !doc["devices"].contains(device)) {
+    return false;
   }
+  const json& entry = doc["devices"][device];
+  if (entry.value("n", 0) != result.n) return false;
+  const auto cached = cached_matmul_tuning(context, options.cache_dir);
+  if (!cached) return false;
+  result.best = *cached;
+  result.gflops = entry.value("gflops", 0.0);
+  result.from_cache = true;
+  return true;
+}
 
+// Random n x n operands, on the host (for the correctness check) and on the device.
+struct TuningOperands {
+  int n;
+  std::vector<float> host_a, host_b, host_c;
+  Buffer a, b, c;
+};
+
+TuningOperands make_operands(const Context& context, int n, std::mt19937& rng) {
   const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> host_a(count), host_b(count), host_c(count);
+  std::vector<float> host_a(count), host_b(count);
   for (auto& x : host_a) x = dist(rng);
   for (auto& x : host_b) x = dist(rng);
-  const auto a = Buffer::from(context, host_a);
-  const auto b = Buffer::from(context, host_b);
+  auto a = Buffer::from(context, host_a);
+  auto b = Buffer::from(context, host_b);
   Buffer c(context, ElementType::Float32, count);
-  const double flops = 2.0 * static_cast<double>(n) * n * n;
+  return {n,
+          std::move(host_a),
+          std::move(host_b),
+          std::vector<float>(count),
+          std::move(a),
+          std::move(b),
+          std::move(c)};
+}
+
+// The median time of `repeats` runs of one tuning after a warm-up, then a sampled check of
+// its product; a tuning that does not compile or computes wrongly records why.
+AutotuneCandidate time_candidate(const Context& context, const MatmulTuning& tuning,
+                                 TuningOperands& ops, int repeats, std::mt19937& rng) {
   // llvmpipe answers timer queries without seeing the shader's work (it runs on CPU
   // threads), so there only the wall clock around dispatch + glFinish means anything.
   const bool gpu_timer = !context.info().is_software && context.info().has_timer_query();
+  AutotuneCandidate candidate;
+  candidate.tuning = tuning;
+  try {
+    MatmulOptions plan_options;
+    plan_options.method = MatmulMethod::ComputeRegisterBlocked;
+    plan_options.tuning = tuning;
+    MatmulPlan plan(context, ops.n, ops.n, ops.n, plan_options);
+    plan.set_timing(gpu_timer);
+    plan.run(ops.a, ops.b, ops.c);  // warm-up: the first dispatch of a program is slower
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      plan.run(ops.a, ops.b, ops.c);
+      double ms = gpu_timer ? plan.last_gpu_ns() / 1e6 : -1.0;
+      if (ms <= 0) {  // no usable timer: wall clock after the GPU is done
+        context.finish();
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                 .count();
+      }
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    ops.c.download(std::span<float>(ops.host_c));
+    candidate.failure = check_sample(ops.host_a, ops.host_b, ops.host_c, ops.n, rng);
+    if (candidate.failure.empty()) {
+      const double flops = 2.0 * static_cast<double>(ops.n) * ops.n * ops.n;
+      candidate.gpu_ms = times[times.size() / 2];
+      candidate.gflops = flops / (candidate.gpu_ms * 1e6);
+    }
+  } catch (const CompileError& e) {
+    candidate.failure = std::string("did not compile: ") + e.what();
+  }
+  return candidate;
+}
 
+// The fastest candidate that computed correctly, or an error listing why each failed.
+void pick_best(const std::string& device, AutotuneResult& result) {
   double best_ms = -1;
-  for (const auto& tuning : matmul_tuning_candidates(context.info())) {
-    AutotuneCandidate candidate;
-    candidate.tuning = tuning;
-    try {
-      MatmulOptions plan_options;
-      plan_options.method = MatmulMethod::ComputeRegisterBlocked;
-      plan_options.tuning = tuning;
-      MatmulPlan plan(context, n, n, n, plan_options);
-      plan.set_timing(gpu_timer);
-      plan.run(a, b, c);  // warm-up: the first dispatch of a program is slower
-      std::vector<double> times;
-      for (int r = 0; r < options.repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        plan.run(a, b, c);
-        double ms = gpu_timer ? plan.last_gpu_ns() / 1e6 : -1.0;
-        if (ms <= 0) {  // no usable timer: wall clock after the GPU is done
-          context.finish();
-          ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count();
-        }
-        times.push_back(ms);
-      }
-      std::sort(times.begin(), times.end());
-      c.download(std::span<float>(host_c));
-      candidate.failure = check_sample(host_a, host_b, host_c, n, rng);
-      if (candidate.failure.empty()) {
-        candidate.gpu_ms = times[times.size() / 2];
-        candidate.gflops = flops / (candidate.gpu_ms * 1e6);
-        if (best_ms < 0 || candidate.gpu_ms < best_ms) {
-          best_ms = candidate.gpu_ms;
-          result.best = tuning;
-          result.gflops = candidate.gflops;
-        }
-      }
-    } catch (const CompileError& e) {
-      candidate.failure = std::string("did not compile: ") + e.what();
+  for (const auto& candidate : result.candidates) {
+    if (!candidate.failure.empty()) continue;
+    if (best_ms < 0 || candidate.gpu_ms < best_ms) {
+      best_ms = candidate.gpu_ms;
+      result.best = candidate.tuning;
+      result.gflops = candidate.gflops;
     }
-    result.candidates.push_back(std::move(candidate));
   }
-  if (best_ms < 0) {
-    std::string reasons;
-    for (const auto& c2 : result.candidates) {
-      reasons += fmt::format("\n  {}: {}", c2.tuning.to_string(), c2.failure);
-    }
-    throw Error(
-        fmt::format("autotune_matmul: no candidate tuning worked on {}:{}", device, reasons));
+  if (best_ms >= 0) return;
+  std::string reasons;
+  for (const auto& c : result.candidates) {
+    reasons += fmt::format("\n  {}: {}", c.tuning.to_string(), c.failure);
   }
+  throw Error(fmt::format("autotune_matmul: no candidate tuning worked on {}:{}", device, reasons));
+}
 
-  if (options.write_cache) {
-    doc = read_cache(result.cache_file);  // re-read: another process may have added a device
-    doc["format"] = cache_format;
-    doc["version"] = cache_version;
-    doc["devices"][device] = json{{"tuning", tuning_to_json(result.best)},
-                                  {"gflops", result.gflops},
-                                  {"n", n},
-                                  {"gl_version", context.info().version},
-                                  {"date", today()}};
-    write_cache(result.cache_file, doc);
+void store_in_cache(const Context& context, const AutotuneResult& result) {
+  json doc = read_cache(result.cache_file);  // re-read: another process may have added a device
+  doc["format"] = cache_format;
+  doc["version"] = cache_version;
+  doc["devices"][context.info().renderer] = json{{"tuning", tuning_to_json(result.best)},
+                                                 {"gflops", result.gflops},
+                                                 {"n", result.n},
+                                                 {"gl_version", context.info().version},
+                                                 {"date", today()}};
+  write_cache(result.cache_file, doc);
+}
+
+}  // namespace
+
+AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOptions& options) {
+  check_autotune_arguments(n, options);
+  AutotuneResult result;
+  result.n = n;
+  result.cache_file = matmul_cache_file(options.cache_dir);
+  if (options.use_cache &&
+      answer_from_cache(context, read_cache(result.cache_file), options, result)) {
+    return result;
   }
+  std::mt19937 rng(std::random_device{}());
+  auto operands = make_operands(context, n, rng);
+  for (const auto& tuning : matmul_tuning_candidates(context.info())) {
+    result.candidates.push_back(time_candidate(context, tuning, operands, options.repeats, rng));
+  }
+  pick_best(context.info().renderer, result);
+  if (options.write_cache) store_in_cache(context, result);
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -61,17 +62,69 @@ std::vector<int> work_group_size_candidates(const DeviceInfo& info) {
   return sizes;
 }
 
+namespace {
+
+std::optional<WorkGroupChoice> choice_made_earlier(const std::string& key) {
+  std::lock_guard lock(cache_mutex);
+  const auto it = cache().find(key);
+  if (it == cache().end()) return std::nullopt;
+  WorkGroupChoice cached = it->second;
+  cached.measured = false;
+  cached.reason = "measured earlier in this process: " + cached.reason;
+  return cached;
+}
+
+// Large enough to be bandwidth-bound, small enough for a storage block and a quick probe.
+std::size_t probe_floats(const DeviceInfo& info, const WorkGroupOptions& options) {
+  std::size_t floats = options.floats != 0
+                           ? options.floats
+                           : (info.is_software ? std::size_t{1} << 21 : std::size_t{1} << 24);
+  floats = std::min<std::size_t>(floats,
+                                 static_cast<std::size_t>(info.max_shader_storage_block_size) / 4);
+  return std::max<std::size_t>(floats / 4 * 4, 4);
+}
+
+// The median time of a vec4 SAXPY at every candidate size, run round robin so that a burst of
+// other load on the machine hits every size alike.
+std::vector<WorkGroupTiming> time_sizes(const Context& context, const WorkGroupOptions& options,
+                                        std::size_t floats, std::string& timing_source) {
+  std::vector<float> ones(floats, 1.0f);
+  Buffer x = Buffer::from(context, ones);
+  Buffer y = Buffer::from(context, ones);
+  Profiler profiler(context);
+  const Args args{{"x", x}, {"y", y}, {"alpha", 0.5f}};
+  const auto sizes = work_group_size_candidates(context.info());
+  std::vector<ComputeKernel> kernels;
+  for (const int size : sizes) {
+    kernels.emplace_back(context, saxpy_vec4, Defines{{"LOCAL", std::to_string(size)}},
+                         fmt::format("work-group probe {}", size));
+    for (int i = 0; i < options.warmup; ++i) kernels.back().run(args);
+  }
+  for (int r = 0; r < options.repeats; ++r) {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      auto scope = profiler.scope(std::to_string(sizes[k]));
+      kernels[k].run(args);
+    }
+  }
+  const double bytes = 3.0 * 4.0 * static_cast<double>(floats);
+  std::vector<WorkGroupTiming> timings;
+  for (const int size : sizes) {
+    const auto stats = profiler.stats(std::to_string(size));
+    const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
+    timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
+  }
+  timing_source =
+      profiler.timing_source() == TimingSource::TimerQueries ? "GPU timer" : "fenced wall clock";
+  return timings;
+}
+
+}  // namespace
+
 WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOptions& options) {
   const auto& info = context.info();
   const std::string key = device_key(info);
   if (options.use_cache) {
-    std::lock_guard lock(cache_mutex);
-    if (auto it = cache().find(key); it != cache().end()) {
-      WorkGroupChoice cached = it->second;
-      cached.measured = false;
-      cached.reason = "measured earlier in this process: " + cached.reason;
-      return cached;
-    }
+    if (auto earlier = choice_made_earlier(key)) return *earlier;
   }
   WorkGroupChoice choice;
   if (!options.measure) {
@@ -85,37 +138,10 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
         fmt::format("choose_work_group_size: repeats {} must be >= 1, warmup {} >= 0",
                     options.repeats, options.warmup));
   }
-  std::size_t floats = options.floats != 0
-                           ? options.floats
-                           : (info.is_software ? std::size_t{1} << 21 : std::size_t{1} << 24);
-  floats = std::min<std::size_t>(floats,
-                                 static_cast<std::size_t>(info.max_shader_storage_block_size) / 4);
-  floats = std::max<std::size_t>(floats / 4 * 4, 4);
-  std::vector<float> ones(floats, 1.0f);
-  Buffer x = Buffer::from(context, ones);
-  Buffer y = Buffer::from(context, ones);
-  Profiler profiler(context);
-  const double bytes = 3.0 * 4.0 * static_cast<double>(floats);
-  const Args args{{"x", x}, {"y", y}, {"alpha", 0.5f}};
-  const auto sizes = work_group_size_candidates(info);
-  std::vector<ComputeKernel> kernels;
-  for (const int size : sizes) {
-    kernels.emplace_back(context, saxpy_vec4, Defines{{"LOCAL", std::to_string(size)}},
-                         fmt::format("work-group probe {}", size));
-    for (int i = 0; i < options.warmup; ++i) kernels.back().run(args);
-  }
-  // Round robin, so that a burst of other load on the machine hits every size alike.
-  for (int r = 0; r < options.repeats; ++r) {
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      auto scope = profiler.scope(std::to_string(sizes[k]));
-      kernels[k].run(args);
-    }
-  }
-  for (const int size : sizes) {
-    const auto stats = profiler.stats(std::to_string(size));
-    const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
-    choice.timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
-  }
+  const std::size_t floats = probe_floats(info, options);
+  std::string timing_source;
+  choice.timings = time_sizes(context, options, floats, timing_source);
+  // The fastest, or a size within 5% of it that is nearer the conventional 256.
   const auto fastest =
       std::min_element(choice.timings.begin(), choice.timings.end(),
                        [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
@@ -131,9 +157,7 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
   choice.reason = fmt::format(
       "vec4 SAXPY over {} floats, median of {} ({}): fastest {} at {:.1f} GB/s; {} is within 5% "
       "and nearest 256",
-      floats, options.repeats,
-      profiler.timing_source() == TimingSource::TimerQueries ? "GPU timer" : "fenced wall clock",
-      fastest->size, fastest->gbps, best->size);
+      floats, options.repeats, timing_source, fastest->size, fastest->gbps, best->size);
   {
     std::lock_guard lock(cache_mutex);
     cache()[key] = choice;
