@@ -11,7 +11,7 @@ add_library(gpgpu_bench_matmul STATIC
 target_include_directories(gpgpu_bench_matmul PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(gpgpu_bench_matmul
   PUBLIC gpgpu::gpgpu
-  PRIVATE gpgpu::cpu fmt::fmt nlohmann_json::nlohmann_json gpgpu_warnings
+  PRIVATE gpgpu::cpu gpgpu_gnuplot fmt::fmt nlohmann_json::nlohmann_json gpgpu_warnings
           $<$<TARGET_EXISTS:gpgpu_cuda_ref>:gpgpu_cuda_ref>)
 # The CUDA contenders exist when the CUDA reference was built (cmake/cuda.cmake); decided at
 # generate time, so the order in which bench/*.cmake and bench/cuda are read does not matter.

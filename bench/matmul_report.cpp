@@ -1,24 +1,16 @@
 // Writing the matmul benchmark's results: markdown tables, JSON, CSV, gnuplot charts.
 #include "matmul_report.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gnuplot.hpp"
 #include "gpgpu/error.hpp"
-
-extern char** environ;
 
 namespace gpgpu::bench::detail {
 
@@ -73,41 +65,6 @@ std::string csv_field(const std::string& s) {
 
 std::string number(double x) {
   return std::isfinite(x) ? fmt::format("{:.6g}", x) : "inf";
-}
-
-// Finds an executable on PATH (no shell involved).
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
-// Runs `program args...` with its output in `log` and waits; returns its exit status (-1 if
-// it could not start).
-int run_program(const std::string& program, const std::vector<std::string>& args,
-                const std::filesystem::path& log) {
-  std::vector<char*> argv;
-  std::vector<std::string> storage{program};
-  storage.insert(storage.end(), args.begin(), args.end());
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 std::string gnuplot_string(const std::string& s) {
@@ -365,25 +322,7 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
     gp << script;
     if (!gp) throw Error("matmul bench: cannot write matmul_chart.gp");
   }
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty()) {
-    return "gnuplot not found on PATH: no PNG charts (install gnuplot, e.g. Debian's gnuplot-nox, "
-           "and run `gnuplot matmul_chart.gp` in " +
-           out_dir.string() + ")";
-  }
-  // The script names its files relative to out_dir; gnuplot's own `cd` goes there, so this
-  // process's working directory stays as it is.
-  const auto dir = std::filesystem::absolute(out_dir);
-  std::string quoted_dir;
-  for (char ch : dir.string()) quoted_dir += ch == '\'' ? std::string("''") : std::string(1, ch);
-  const int status =
-      run_program(gnuplot, {"-e", "cd '" + quoted_dir + "'", (dir / "matmul_chart.gp").string()},
-                  dir / "matmul_chart.log");
-  if (status != 0) {
-    return fmt::format("gnuplot failed (exit {}); see {}", status,
-                       (out_dir / "matmul_chart.log").string());
-  }
-  std::filesystem::remove(out_dir / "matmul_chart.log");
+  if (auto why = gnuplot::draw(out_dir, "matmul_chart.gp"); !why.empty()) return why;
   return "charts: matmul_gflops.png, matmul_gflops_end_to_end.png, matmul_precision.png";
 }
 

@@ -9,7 +9,7 @@ add_library(gpgpu_bench_primitives STATIC
   ${CMAKE_CURRENT_LIST_DIR}/primitives_sweep.cpp)
 target_include_directories(gpgpu_bench_primitives PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(gpgpu_bench_primitives PUBLIC gpgpu::gpgpu
-                      PRIVATE fmt::fmt nlohmann_json::nlohmann_json gpgpu_warnings)
+                      PRIVATE gpgpu_gnuplot fmt::fmt nlohmann_json::nlohmann_json gpgpu_warnings)
 
 # The CPU contenders: std::execution::par over TBB where TBB is installed (Debian
 # libtbb-dev), else OpenMP (libstdc++'s parallel mode for sort), else sequential; the report

@@ -1,7 +1,6 @@
 #include "primitives_report.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -9,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gnuplot.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::bench::primitives_detail {
@@ -247,10 +247,7 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
     gp << script;
   }
   if (drawn.empty()) return "no correct results to chart";
-  const std::string command =
-      fmt::format("cd '{}' && gnuplot primitives_chart.gp 2>&1", dir.string());
-  if (std::system(command.c_str()) != 0)
-    return "gnuplot failed or is not installed; primitives_chart.gp is written";
+  if (auto why = gnuplot::draw(dir, "primitives_chart.gp"); !why.empty()) return why;
   return fmt::format("charts: {}", fmt::join(drawn, ", "));
 }
 

@@ -1,20 +1,13 @@
 // Records and gnuplot pictures of a training run or an evaluation (see nn_plots.hpp).
 #include "nn_plots.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gnuplot.hpp"
 #include "gpgpu/error.hpp"
-
-extern char** environ;
 
 namespace gpgpu::cli {
 
@@ -30,41 +23,6 @@ void write_text(const fs::path& path, const std::string& text) {
     if (!out) throw Error(fmt::format("cannot write {}", temporary.string()));
   }
   fs::rename(temporary, path);
-}
-
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const auto candidate = fs::path(dir.empty() ? "." : dir) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return {};
-}
-
-// Runs gnuplot on plots.gp inside `dir`, its output going to plots.log; returns its status.
-int run_gnuplot(const std::string& gnuplot, const fs::path& dir) {
-  std::string quoted;
-  for (char c : dir.string()) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-  std::vector<std::string> storage{gnuplot, "-e", "cd '" + quoted + "'",
-                                   (dir / "plots.gp").string()};
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const auto log = dir / "plots.log";
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, gnuplot.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 std::string gnuplot_string(const std::string& s) {
@@ -246,16 +204,7 @@ std::string draw_plots(const fs::path& out, const TrainHistory* history,
   drawn.insert(drawn.end(), {"confusion.png", "samples.png"});
   write_text(out / "plots.gp",
              "# Made by gpgpu; run `gnuplot plots.gp` in this directory to redraw.\n" + script);
-  const std::string gnuplot = find_on_path("gnuplot");
-  if (gnuplot.empty()) {
-    return "gnuplot not found on PATH: no PNGs (install gnuplot-nox and run `gnuplot plots.gp` "
-           "in " +
-           out.string() + ")";
-  }
-  const int status = run_gnuplot(gnuplot, fs::absolute(out));
-  if (status != 0)
-    return fmt::format("gnuplot failed (exit {}); see {}", status, (out / "plots.log").string());
-  fs::remove(out / "plots.log");
+  if (auto why = gnuplot::draw(out, "plots.gp"); !why.empty()) return why;
   return fmt::format("plots: {}", fmt::join(drawn, ", "));
 }
 
