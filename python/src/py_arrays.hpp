@@ -28,6 +28,12 @@ py::dtype dtype_of(ElementType type);
 // throws TypeMismatchError naming `what` for anything else.
 ElementType element_type_from(const py::handle& dtype_like, const std::string& what);
 
+// A new C-contiguous array of `shape`, made by numpy.empty. Never py::array(dtype, shape):
+// pybind11 computes those strides from the item size it reads out of NumPy's dtype struct,
+// and with pybind11 3.1 and NumPy 2.5 (the H100 machine's Python) such arrays came back
+// with every element reading as the first, as zero strides would give.
+py::array new_array(ElementType type, const std::vector<py::ssize_t>& shape);
+
 // True for a C-contiguous array (of any dtype).
 bool is_c_contiguous(const py::array& a);
 

@@ -104,7 +104,7 @@ PyBuffer from_numpy(std::shared_ptr<PyContext> context, const py::array& a, cons
 }
 
 py::array to_numpy(const PyBuffer& b) {
-  py::array out(dtype_of(b.buffer.element_type()), b.shape);
+  py::array out = new_array(b.buffer.element_type(), b.shape);
   download_into(b, out, 0);
   return out;
 }

@@ -289,7 +289,7 @@ void Binder::allocate(const std::string& name, const OutputSizing& sizing) {
                         "argument); pass an array for it, or items= / shape=");
   }
   if (v->components > 1 && !has_component_axis) shape.push_back(v->components);
-  py::array a(dtype_of(v->element), shape);
+  py::array a = new_array(v->element, shape);
   call_.results[name] = a;
   call_.keep_alive.push_back(a);
   call_.args.emplace_back(name, array_arg(a, true).with_access(Access::Write));

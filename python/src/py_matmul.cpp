@@ -70,7 +70,7 @@ py::array matmul_arrays(PyContext& context, const py::array& a_in, const py::arr
   }
   py::array c;
   if (out.is_none()) {
-    c = py::array(py::dtype::of<float>(), std::vector<py::ssize_t>{a.rows, b.cols});
+    c = new_array(ElementType::Float32, {a.rows, b.cols});
   } else {
     c = py::reinterpret_borrow<py::array>(out);
     if (!c.writeable()) throw ArgumentError("matmul: out is read-only");
@@ -191,7 +191,7 @@ py::object plan_run(PyMatmulPlan& p, const py::object& a, const py::object& b,
   const py::array bv = checked_array(py::array(b), ElementType::Float32, copy, "MatmulPlan.run: b");
   py::array c =
       out.is_none()
-          ? py::array(py::dtype::of<float>(), std::vector<py::ssize_t>{plan.m(), plan.n()})
+          ? new_array(ElementType::Float32, {plan.m(), plan.n()})
           : checked_array(py::array(out), ElementType::Float32, false, "MatmulPlan.run: out");
   if (!c.writeable()) throw ArgumentError("MatmulPlan.run: out is read-only");
   float* pc = static_cast<float*>(c.mutable_data());

@@ -7,6 +7,7 @@
 //   i, v = gpgpu.argmax(x)                   # index of the first maximum and its value
 //
 // python/gpgpu/__init__.py picks the Context (a Buffer's own, else ctx or the default).
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,7 +106,9 @@ py::object reduce_as(Context& c, const Buffer& in, const Operator& op, int compo
   }
   const py::dtype dtype = dtype_of(gpgpu::element_type_of<T>());
   if (components == 1) return dtype.attr("type")(result[0]);
-  return py::array(dtype, std::vector<py::ssize_t>{components}, result.data());
+  py::array values = new_array(gpgpu::element_type_of<T>(), {static_cast<py::ssize_t>(components)});
+  std::memcpy(values.mutable_data(), result.data(), result.size() * sizeof(T));
+  return values;
 }
 
 // gpgpu.reduce: the result on the host (a NumPy scalar, or an array of `components`), or,

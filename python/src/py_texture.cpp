@@ -112,7 +112,7 @@ PyTexture from_array(std::shared_ptr<PyContext> context, const std::string& type
 
 py::array to_numpy(const PyTexture& t) {
   t.context->use();
-  py::array out(dtype_of(element_type(t.texture.texel_type())), host_shape(t.texture));
+  py::array out = new_array(element_type(t.texture.texel_type()), host_shape(t.texture));
   void* p = out.mutable_data();
   const auto n = static_cast<std::size_t>(out.size());
   py::gil_scoped_release unlocked;

@@ -43,6 +43,7 @@ for stage in "$@"; do
   case $stage in
     build)
       cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=OFF \
+        -DPython3_EXECUTABLE="$(command -v python3)" \
         > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       timeout "$(budget 400)" cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 ||
         { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }

@@ -194,19 +194,29 @@ TEST(Timeout, ARunPastTheTimeoutThrowsAndLeavesTheArraysAlone) {
 
 // A fragment kernel's draw runs asynchronously on llvmpipe too: the wait gives up at the
 // deadline, the Context is abandoned, and every later call says so.
+// On a GPU a fragment shader invocation is not preempted while it runs, so one that spins
+// for seconds holds the graphics engine against every other process; the NVIDIA driver then
+// resets the engine and every GL context on the GPU is lost (this test did that to the tests
+// ctest ran beside it on the H100). There each fragment spins for milliseconds (2^22 steps)
+// and the draw is long only through their number: about a second of work on the H100's
+// graphics multiprocessors, abandoned after 100 ms. llvmpipe stops every loop at its loop
+// cap (65535 steps), so there the count only has to be larger.
 TEST(Timeout, AnAbandonedContextSaysItIsLost) {
-  gpgpu::Context ctx({.timeout = std::chrono::milliseconds(250)});
+  const bool software = test::context().info().is_software;
+  const std::int32_t steps = software ? 268435456 : 4194304;
+  gpgpu::Context ctx({.timeout = std::chrono::milliseconds(software ? 250 : 100)});
   gpgpu::FragmentKernel spin(ctx, R"(
+    uniform int steps;
     out float R;
     void main() {
       float v = float(gpgpu_index());
-      for (int t = 0; t < 268435456; ++t) v = v * 0.999 + 0.001;
+      for (int t = 0; t < steps; ++t) v = v * 0.999 + 0.001;
       R = v;
     })");
   std::vector<float> r(256 * 256, -7.25f);  // 65536 fragments of 65535 steps on llvmpipe
   std::string first;
   try {
-    spin.run({{"R", r}}, 256, 256);
+    spin.run({{"R", r}, {"steps", steps}}, 256, 256);
   } catch (const gpgpu::TimeoutError& e) {
     first = e.what();
   }
