@@ -128,6 +128,13 @@ TEST(GlslSource, AnnotateLogMarksTheLinesTheDriverNames) {
   EXPECT_NE(out.find(">>   1 | line one"), std::string::npos) << out;
   EXPECT_NE(out.find(">>   4 | line four"), std::string::npos) << out;
   EXPECT_EQ(count_of(out, "\n>>"), 2u) << out;
+  // ANGLE's format; "10:2" and "x0(3)" are not references to source string 0.
+  out = gpgpu::detail::annotate_log("ERROR: 0:2: 'y' : undeclared\nat 10:2 and x0(3)\n", user);
+  EXPECT_NE(out.find(">>   2 | line two"), std::string::npos) << out;
+  EXPECT_EQ(count_of(out, "\n>>"), 1u) << out;
+  // No line number at all: the source is listed, nothing marked.
+  out = gpgpu::detail::annotate_log("0:(: internal error", user);
+  EXPECT_EQ(count_of(out, "\n>>"), 0u) << out;
 }
 
 TEST(GlslSource, AnnotateLogShowsOnlyTheNeighbourhoodOfLongSources) {

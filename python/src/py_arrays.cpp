@@ -200,7 +200,7 @@ std::string describe_value(py::handle value) {
     const bool vowel = !dtype.empty() && std::string("aeio").find(dtype[0]) != std::string::npos;
     return (vowel ? "an " : "a ") + dtype + " array of shape " + shape_text(a);
   }
-  return "a Python " + std::string(py::str(value.get_type().attr("__name__")));
+  return "a Python " + std::string(py::str(py::type::handle_of(value).attr("__name__")));
 }
 
 void bind_arrays(py::module_& m) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -133,14 +132,35 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
   return out;
 }
 
-std::string annotate_log(std::string_view log, std::string_view user_source) {
-  // Mesa writes "0:12(5): error", NVIDIA "0(12) : error", ANGLE "ERROR: 0:12:".
-  static const std::regex line_ref(R"((?:^|\s|:)0[:(](\d+))");
-  std::set<int> error_lines;
-  const std::string log_text(log);
-  for (std::sregex_iterator it(log_text.begin(), log_text.end(), line_ref), end; it != end; ++it) {
-    error_lines.insert(std::stoi((*it)[1].str()));
+namespace {
+
+// The source lines a driver's log points at. Mesa writes "0:12(5): error", NVIDIA
+// "0(12) : error", ANGLE "ERROR: 0:12:": a 0 (the source string) at the start of the log,
+// after white space or after a colon, then ':' or '(' and the line number. Read by hand, not
+// with std::regex: its bracket expressions consult the global locale's collate facet, and
+// that lookup crashed (SIGSEGV in std::collate<char>::transform) inside the H100 machine's
+// Python, which loaded this code next to another libstdc++.
+std::set<int> error_line_numbers(std::string_view log) {
+  std::set<int> lines;
+  for (std::size_t i = 0; i + 2 < log.size(); ++i) {
+    if (log[i] != '0' || (log[i + 1] != ':' && log[i + 1] != '(')) continue;
+    const bool starts_a_reference =
+        i == 0 || std::isspace(static_cast<unsigned char>(log[i - 1])) != 0 || log[i - 1] == ':';
+    if (!starts_a_reference) continue;
+    int number = 0;
+    std::size_t j = i + 2;
+    for (; j < log.size() && std::isdigit(static_cast<unsigned char>(log[j])) != 0; ++j) {
+      if (number < 100'000'000) number = number * 10 + (log[j] - '0');
+    }
+    if (j > i + 2) lines.insert(number);
   }
+  return lines;
+}
+
+}  // namespace
+
+std::string annotate_log(std::string_view log, std::string_view user_source) {
+  const std::set<int> error_lines = error_line_numbers(log);
   const auto lines = split_lines(user_source);
   const int count = static_cast<int>(lines.size());
   auto shown = [&](int number) {

@@ -1,7 +1,6 @@
 #include "trace/trace_instrument.hpp"
 
 #include <cctype>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -26,6 +25,23 @@ bool space(char c) {
 std::size_t skip_space(std::string_view s, std::size_t i) {
   while (i < s.size() && space(s[i])) ++i;
   return i;
+}
+
+// Just past the first `layout(... local_size ...) in;` of `s`, or npos. (Scanned by hand:
+// std::regex consults the global locale, which crashed inside one Python process.)
+std::size_t end_of_local_size_declaration(std::string_view s) {
+  for (std::size_t at = s.find("layout"); at != npos; at = s.find("layout", at + 1)) {
+    std::size_t i = skip_space(s, at + 6);
+    if (i >= s.size() || s[i] != '(') continue;
+    const std::size_t close = s.find(')', i);
+    if (close == npos) return npos;
+    if (s.substr(i, close - i).find("local_size") == npos) continue;
+    i = skip_space(s, close + 1);
+    if (s.substr(i, 2) != "in") continue;
+    i = skip_space(s, i + 2);
+    if (i < s.size() && s[i] == ';') return i + 1;
+  }
+  return npos;
 }
 
 // The position of the ']' that closes the '[' at `open`, or npos.
@@ -203,14 +219,12 @@ InstrumentedSource instrument_array_accesses(std::string_view source, std::strin
         array, array));
   }
   // gl_WorkGroupSize may only be used after the local size is declared: insert there.
-  static const std::regex local_size(R"(layout\s*\([^)]*local_size[^)]*\)\s*in\s*;)");
-  std::smatch match;
-  if (!std::regex_search(result.source, match, local_size)) {
+  const std::size_t at = end_of_local_size_declaration(result.source);
+  if (at == npos) {
     throw ArgumentError(
         "trace: the kernel has no `layout(local_size_x = ...) in;` declaration to place the "
         "tracing helpers after");
   }
-  const auto at = static_cast<std::size_t>(match.position(0) + match.length(0));
   result.source.insert(at, helpers(log_binding));
   return result;
 }
