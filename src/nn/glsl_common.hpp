@@ -69,6 +69,29 @@ uint pcg_hash(uint v) {
 }
 )";
 
+// Data augmentation for the batch gathers of both backends (they define FLIP, SHIFT, H, W):
+// output pixel (yy, xx) of sample s shows input pixel (yy, xx) after this call, mirrored
+// when the sample's hash says so and moved by up to SHIFT pixels each way; false when that
+// pixel lies outside the image (the output is then 0). The hash of (epoch_seed, s) keeps
+// one sample's flip and shift the same for all its pixels.
+inline constexpr const char* augmentation_glsl = R"(
+#if defined(FLIP) && defined(SHIFT)
+bool augmented_pixel(uint epoch_seed, uint s, inout int yy, inout int xx) {
+#if FLIP || SHIFT > 0
+  uint h = pcg_hash(epoch_seed ^ pcg_hash(s));
+#endif
+#if FLIP
+  if ((h & 1u) != 0u) xx = W - 1 - xx;
+#endif
+#if SHIFT > 0
+  xx -= int((h >> 8) % uint(2 * SHIFT + 1)) - SHIFT;
+  yy -= int((h >> 20) % uint(2 * SHIFT + 1)) - SHIFT;
+#endif
+  return xx >= 0 && xx < W && yy >= 0 && yy < H;
+}
+#endif
+)";
+
 inline std::uint32_t pcg_hash(std::uint32_t v) {
   const std::uint32_t state = v * 747796405u + 2891336453u;
   const std::uint32_t word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;

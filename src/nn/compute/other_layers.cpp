@@ -16,7 +16,7 @@ std::unique_ptr<ComputeRunner> make_gemm_runner(const ComputeStageContext& sc, c
 
 ComputeKernel make_nn_kernel(const Context& context, const char* body, Defines defines,
                              std::string label) {
-  return ComputeKernel(context, std::string(activation_glsl) + hash_glsl + body, defines,
+  return ComputeKernel(context, std::string(activation_glsl) + hash_glsl + augmentation_glsl + body, defines,
                        std::move(label));
 }
 

@@ -459,18 +459,8 @@ void main() {
   int yy = yx / W;
   int xx = yx - yy * W;
   uint s = gpgpu_fetch(order, int(first + min(uint(n), valid - 1u))).r;
-#if FLIP || SHIFT > 0
-  uint h = pcg_hash(seed ^ pcg_hash(s));
-#endif
-#if FLIP
-  if ((h & 1u) != 0u) xx = W - 1 - xx;
-#endif
-#if SHIFT > 0
-  xx -= int((h >> 8) % uint(2 * SHIFT + 1)) - SHIFT;
-  yy -= int((h >> 20) % uint(2 * SHIFT + 1)) - SHIFT;
-#endif
   float v = 0.0;
-  if (xx >= 0 && xx < W && yy >= 0 && yy < H) {
+  if (augmented_pixel(seed, s, yy, xx)) {
     uint j = s * uint(CHW) + uint(c * HW + yy * W + xx);
     v = float((gpgpu_fetch(pixels, int(j >> 2)).r >> ((j & 3u) * 8u)) & 255u);
   }

@@ -19,7 +19,7 @@ TfArray::TfArray(const Context& context, std::size_t count)
 TransformFeedbackKernel make_tf_kernel(const Context& context, const char* body, Defines defines,
                                        std::string label) {
   return TransformFeedbackKernel(context,
-                                 std::string(activation_glsl) + hash_glsl + tf::prelude + body,
+                                 std::string(activation_glsl) + hash_glsl + augmentation_glsl + tf::prelude + body,
                                  defines, std::move(label));
 }
 
