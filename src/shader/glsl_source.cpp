@@ -139,7 +139,7 @@ namespace {
 // after white space or after a colon, then ':' or '(' and the line number. Read by hand, not
 // with std::regex: its bracket expressions consult the global locale's collate facet, and
 // that lookup crashed (SIGSEGV in std::collate<char>::transform) inside the H100 machine's
-// Python, which loaded this code next to another libstdc++.
+// Python, though the same code passed in C++ programs on that machine.
 std::set<int> error_line_numbers(std::string_view log) {
   std::set<int> lines;
   for (std::size_t i = 0; i + 2 < log.size(); ++i) {
