@@ -123,9 +123,7 @@ ElementType element_type_from(const py::handle& dtype_like, const std::string& w
 }
 
 py::array new_array(ElementType type, const std::vector<py::ssize_t>& shape) {
-  py::tuple dims(shape.size());
-  for (std::size_t i = 0; i < shape.size(); ++i) dims[i] = py::int_(shape[i]);
-  return numpy().attr("empty")(dims, dtype_of(type));
+  return numpy().attr("empty")(py::cast(shape), dtype_of(type));
 }
 
 bool is_c_contiguous(const py::array& a) {

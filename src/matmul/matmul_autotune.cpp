@@ -151,6 +151,20 @@ std::string check_sample(const std::vector<float>& a, const std::vector<float>& 
   return {};
 }
 
+// The tuning of one device's cache entry, if it can be read and is valid on this device; an
+// entry we cannot read is as good as none: tune again.
+std::optional<MatmulTuning> usable_tuning(const json& entry, const DeviceInfo& info) {
+  try {
+    MatmulTuning t = tuning_from_json(entry.at("tuning"));
+    validate_matmul_tuning(t, info);
+    return t;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  } catch (const ArgumentError&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir) {
@@ -174,15 +188,7 @@ std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
   if (devices == doc.end() || !devices->is_object()) return std::nullopt;
   const auto entry = devices->find(context.info().renderer);
   if (entry == devices->end()) return std::nullopt;
-  try {
-    MatmulTuning t = tuning_from_json(entry->at("tuning"));
-    validate_matmul_tuning(t, context.info());
-    return t;
-  } catch (const json::exception&) {
-    return std::nullopt;  // an entry we cannot read is as good as none: tune again
-  } catch (const ArgumentError&) {
-    return std::nullopt;
-  }
+  return usable_tuning(*entry, context.info());
 }
 
 std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
@@ -236,15 +242,12 @@ void check_autotune_arguments(int n, const AutotuneOptions& options) {
 }
 
 // The cached answer for this device, when the cache holds one measured at the same n.
-bool answer_from_cache(const Context& context, const json& doc, const AutotuneOptions& options,
-                       AutotuneResult& result) {
+bool answer_from_cache(const Context& context, const json& doc, AutotuneResult& result) {
   const std::string& device = context.info().renderer;
-  if (!options.use_cache || !doc.contains("devices") || !doc["devices"].contains(device)) {
-    return false;
-  }
+  if (!doc.contains("devices") || !doc["devices"].contains(device)) return false;
   const json& entry = doc["devices"][device];
   if (entry.value("n", 0) != result.n) return false;
-  const auto cached = cached_matmul_tuning(context, options.cache_dir);
+  const auto cached = usable_tuning(entry, context.info());
   if (!cached) return false;
   result.best = *cached;
   result.gflops = entry.value("gflops", 0.0);
@@ -357,8 +360,7 @@ AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOpti
   AutotuneResult result;
   result.n = n;
   result.cache_file = matmul_cache_file(options.cache_dir);
-  if (options.use_cache &&
-      answer_from_cache(context, read_cache(result.cache_file), options, result)) {
+  if (options.use_cache && answer_from_cache(context, read_cache(result.cache_file), result)) {
     return result;
   }
   std::mt19937 rng(std::random_device{}());

@@ -84,10 +84,15 @@ std::size_t probe_floats(const DeviceInfo& info, const WorkGroupOptions& options
   return std::max<std::size_t>(floats / 4 * 4, 4);
 }
 
+struct SizeTimings {
+  std::vector<WorkGroupTiming> timings;
+  const char* clock;  // what measured them
+};
+
 // The median time of a vec4 SAXPY at every candidate size, run round robin so that a burst of
 // other load on the machine hits every size alike.
-std::vector<WorkGroupTiming> time_sizes(const Context& context, const WorkGroupOptions& options,
-                                        std::size_t floats, std::string& timing_source) {
+SizeTimings time_sizes(const Context& context, const WorkGroupOptions& options,
+                       std::size_t floats) {
   std::vector<float> ones(floats, 1.0f);
   Buffer x = Buffer::from(context, ones);
   Buffer y = Buffer::from(context, ones);
@@ -113,9 +118,8 @@ std::vector<WorkGroupTiming> time_sizes(const Context& context, const WorkGroupO
     const double ms = stats.gpu_samples > 0 ? stats.gpu_median_ms : stats.wall_median_ms;
     timings.push_back({size, ms, ms > 0 ? bytes / (ms * 1e6) : 0});
   }
-  timing_source =
-      profiler.timing_source() == TimingSource::TimerQueries ? "GPU timer" : "fenced wall clock";
-  return timings;
+  return {timings, profiler.timing_source() == TimingSource::TimerQueries ? "GPU timer"
+                                                                          : "fenced wall clock"};
 }
 
 }  // namespace
@@ -139,8 +143,8 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
                     options.repeats, options.warmup));
   }
   const std::size_t floats = probe_floats(info, options);
-  std::string timing_source;
-  choice.timings = time_sizes(context, options, floats, timing_source);
+  const SizeTimings measured = time_sizes(context, options, floats);
+  choice.timings = measured.timings;
   // The fastest, or a size within 5% of it that is nearer the conventional 256.
   const auto fastest =
       std::min_element(choice.timings.begin(), choice.timings.end(),
@@ -157,7 +161,7 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
   choice.reason = fmt::format(
       "vec4 SAXPY over {} floats, median of {} ({}): fastest {} at {:.1f} GB/s; {} is within 5% "
       "and nearest 256",
-      floats, options.repeats, timing_source, fastest->size, fastest->gbps, best->size);
+      floats, options.repeats, measured.clock, fastest->size, fastest->gbps, best->size);
   {
     std::lock_guard lock(cache_mutex);
     cache()[key] = choice;
