@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpgpu/buffer.hpp"
+#include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
 
@@ -168,17 +169,7 @@ std::optional<MatmulTuning> usable_tuning(const json& entry, const DeviceInfo& i
 }  // namespace
 
 std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir) {
-  if (!cache_dir.empty()) return cache_dir / cache_file_name;
-  if (const char* env = std::getenv("GPGPU_CACHE_DIR"); env != nullptr && *env != '\0') {
-    return std::filesystem::path(env) / cache_file_name;
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::filesystem::path(xdg) / "gpgpu" / cache_file_name;
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::filesystem::path(home) / ".cache" / "gpgpu" / cache_file_name;
-  }
-  return std::filesystem::temp_directory_path() / "gpgpu" / cache_file_name;
+  return (cache_dir.empty() ? cache::directory() : cache_dir) / cache_file_name;
 }
 
 std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
