@@ -47,9 +47,11 @@ std::string builtin_expression(Op op) {
   return "?";
 }
 
+}  // namespace
+
 // The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
 // has no infinity literal.
-std::string builtin_identity(Op op, ElementType type) {
+std::string builtin_identity_literal(Op op, ElementType type) {
   const std::uint32_t bits = builtin_identity_bits(op, type);
   switch (type) {
     case ElementType::Float32:
@@ -62,7 +64,6 @@ std::string builtin_identity(Op op, ElementType type) {
   return "?";
 }
 
-}  // namespace
 
 std::uint32_t builtin_identity_bits(Op op, ElementType type) {
   switch (op) {
@@ -87,7 +88,7 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
   std::string expression, identity;
   if (op.is_builtin()) {
     expression = builtin_expression(op.builtin());
-    identity = builtin_identity(op.builtin(), scalar);
+    identity = builtin_identity_literal(op.builtin(), scalar);
   } else {
     expression = op.glsl().expression;
     identity = op.glsl().identity;

@@ -33,6 +33,10 @@ Args input_args(const Buffer& in);
 // A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
 std::string op_key(const Operator& op);
 
+// The identity of a built-in operator as a GLSL literal of the scalar type (infinities
+// through their bits: GLSL ES has no literal for them).
+std::string builtin_identity_literal(Op op, ElementType type);
+
 // The identity of a built-in operator for a scalar type, as a host value's bits.
 std::uint32_t builtin_identity_bits(Op op, ElementType type);
 
