@@ -3,15 +3,25 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
 namespace {
 
-// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, LOAD4/LOAD1.
+// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, SUBGROUPS (and the layer), LOAD4/LOAD1.
+// Shared-memory copies (MODE 0) and private copies (MODE 1) are added into `acc` (zero
+// between calls), and the last group to finish writes the output: clearing and counting
+// are one dispatch. Global atomics (MODE 2) count on the output, cleared beforehand.
 const char* const histogram_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) buffer Counts { uint counts[]; };
+#if MODE != 2
+layout(std430, binding = 3) coherent buffer Acc { uint acc[]; };
+layout(std430, binding = 4) coherent buffer Done { uint done_count[]; };
+uniform bool accumulate;
+shared bool is_last;
+#endif
 uniform uint bins;
 #if IS_FLOAT
 uniform float lo;
@@ -47,7 +57,25 @@ uint slot_of(S x) {
 #endif
 }
 
-#if MODE == 0
+#if MODE == 0 && SUBGROUPS
+shared uint local_counts[COPIES * (BINS_CAP)];
+// Lanes of a subgroup that all hit one slot add once (skewed data); others add alone.
+struct Lanes { uint leader; uint count; };
+Lanes active_lanes() {
+  uvec4 a = sg_ballot(true);
+  return Lanes(sg_ballot_first(a), sg_ballot_count(a));
+}
+void count_slot(uint s, uint at, Lanes lanes) {
+  uint first = sg_shuffle(s, lanes.leader);
+  if (sg_all(s == first)) {
+    if (sg_lane() == lanes.leader) atomicAdd(local_counts[at + s], lanes.count);
+  } else {
+    atomicAdd(local_counts[at + s], 1u);
+  }
+}
+#define COUNT(s) count_slot((s), copy * stride, lanes)
+#define LANES Lanes lanes = active_lanes();
+#elif MODE == 0
 shared uint local_counts[COPIES * (BINS_CAP)];
 #define COUNT(s) atomicAdd(local_counts[copy * stride + (s)], 1u)
 #elif MODE == 1
@@ -57,7 +85,11 @@ shared uint local_counts[L * (BINS_CAP)];
 #define COUNT(s) atomicAdd(counts[out_offset + (s)], 1u)
 #endif
 
+#ifndef LANES
+#define LANES
+#endif
 void count4(S4 x, uint copy, uint stride) {
+  LANES
   COUNT(slot_of(x.x));
   COUNT(slot_of(x.y));
   COUNT(slot_of(x.z));
@@ -93,6 +125,7 @@ void main() {
   }
 #endif
   if (g == 0u && lid == 0u) {
+    LANES
     for (uint j = edges.x; j < edges.y; ++j) COUNT(slot_of(LOAD1(j)));
     for (uint j = edges.z; j < edges.w; ++j) COUNT(slot_of(LOAD1(j)));
   }
@@ -101,13 +134,28 @@ void main() {
   for (uint i = lid; i < stride; i += uint(L)) {
     uint total = 0u;
     for (uint c = 0u; c < uint(COPIES); ++c) total += local_counts[c * stride + i];
-    if (total != 0u) atomicAdd(counts[out_offset + i], total);
+    if (total != 0u) atomicAdd(acc[i], total);
   }
 #elif MODE == 1
   for (uint i = 0u; i < stride; ++i) {
     uint total = local_counts[copy * stride + i];
-    if (total != 0u) atomicAdd(counts[out_offset + i], total);
+    if (total != 0u) atomicAdd(acc[i], total);
   }
+#endif
+#if MODE != 2
+  // One dispatch: the last group to finish moves the totals to the output (replacing or
+  // adding to it) and leaves acc zeroed, and the counter reset, for the next call.
+  memoryBarrierBuffer();
+  barrier();
+  if (lid == 0u) is_last = atomicAdd(done_count[0], 1u) == gl_NumWorkGroups.x - 1u;
+  barrier();
+  if (!is_last) return;
+  memoryBarrierBuffer();
+  for (uint i = lid; i < stride; i += uint(L)) {
+    uint total = atomicExchange(acc[i], 0u);
+    counts[out_offset + i] = accumulate ? counts[out_offset + i] + total : total;
+  }
+  if (lid == 0u) done_count[0] = 0u;
 #endif
 }
 )";
@@ -115,12 +163,14 @@ void main() {
 }  // namespace
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
+  const bool sg = shape.subgroups.on && shape.mode == HistogramMode::SharedCopies;
   return fmt::format(
              "#define S {}\n#define S4 {}\n#define IS_FLOAT {}\n#define IS_INT {}\n#define L {}\n"
-             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n",
+             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define SUBGROUPS {}\n",
              scalar_type(type), vec4_type(type), type == ElementType::Float32 ? 1 : 0,
              type == ElementType::Int32 ? 1 : 0, shape.local, static_cast<int>(shape.mode),
-             shape.copies, shape.bins + 3) +
+             shape.copies, shape.bins + 3, sg ? 1 : 0) +
+         (sg ? subgroup_glsl(shape.subgroups, shape.local) : std::string()) +
          input_glsl(type, shape.texels, 0) + histogram_glsl;
 }
 

@@ -6,13 +6,11 @@
 
 namespace gpgpu::primitives {
 
-namespace {
-
 // Needs KT (the key's GLSL type) and KEY_KIND (0 uint, 1 int, 2 float). The radix key is an
 // unsigned integer whose order is the wanted order: floats map -inf < negatives < -0 = +0 <
 // positives < +inf < NaN (all NaNs equal, last in both directions), ints flip the sign bit;
 // descending complements every key but the NaNs'.
-const char* const key_glsl = R"(
+const char* const sort_key_glsl = R"(
 uniform uint shift;
 uniform bool descending;
 uint key_bits(KT k) {
@@ -45,6 +43,8 @@ uint radix_key(uint bits) {
 }
 uint digit_of(uint bits) { return (radix_key(bits) >> shift) & 255u; }
 )";
+
+namespace {
 
 const char* const upsweep_glsl = R"(
 layout(local_size_x = L) in;
@@ -282,7 +282,9 @@ void main() {
 }
 )";
 
-std::string header(ElementType key_type, const SortShape& shape, bool with_values) {
+}  // namespace
+
+std::string sort_header(ElementType key_type, const SortShape& shape, bool with_values) {
   const int kind = key_type == ElementType::Uint32 ? 0 : key_type == ElementType::Int32 ? 1 : 2;
   const char* sampler = kind == 0   ? "usamplerBuffer"
                         : kind == 1 ? "isamplerBuffer"
@@ -294,20 +296,18 @@ std::string header(ElementType key_type, const SortShape& shape, bool with_value
       shape.texels ? 1 : 0, sampler);
 }
 
-}  // namespace
-
 std::string sort_upsweep_source(ElementType key_type, const SortShape& shape) {
-  return header(key_type, shape, false) + key_glsl + upsweep_glsl;
+  return sort_header(key_type, shape, false) + sort_key_glsl + upsweep_glsl;
 }
 
 std::string sort_downsweep_source(ElementType key_type, bool with_values, const SortShape& shape) {
-  return header(key_type, shape, with_values) + key_glsl + downsweep_glsl;
+  return sort_header(key_type, shape, with_values) + sort_key_glsl + downsweep_glsl;
 }
 
 std::string sort_serial_source(ElementType key_type, bool with_values, bool upsweep,
                                const SortShape& shape) {
-  return header(key_type, shape, with_values) +
-         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + key_glsl + serial_glsl;
+  return sort_header(key_type, shape, with_values) +
+         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + sort_key_glsl + serial_glsl;
 }
 
 }  // namespace gpgpu::primitives

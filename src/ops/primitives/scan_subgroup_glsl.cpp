@@ -86,6 +86,8 @@ S scan_subgroup_totals() {
 
 void main() {
   uint lid = gl_LocalInvocationID.x;
+  // Groups of a 2-D grid past the last tile end before taking a tile number.
+  if (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x >= tiles) return;
   if (lid == 0u) tile_id = atomicAdd(tile_flags[0], 1u);
   barrier();
   uint tile = tile_id;
