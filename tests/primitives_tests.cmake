@@ -14,3 +14,16 @@ if(TARGET gpgpu_cli)
   add_dependencies(primitives_cli_test gpgpu_cli)
   target_compile_definitions(primitives_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
 endif()
+
+# The native (GL_KHR_shader_subgroup) GLSL of every subgroup kernel, compiled by
+# glslangValidator: llvmpipe runs the emulated form, so this is what checks the GPU form here.
+find_program(GPGPU_GLSLANG_VALIDATOR glslangValidator)
+if(GPGPU_GLSLANG_VALIDATOR)
+  gpgpu_add_test(primitives_subgroup_glsl_test ${_gpgpu_primitives_tests}/subgroup_glsl_test.cpp)
+  target_include_directories(primitives_subgroup_glsl_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(primitives_subgroup_glsl_test
+                             PRIVATE GPGPU_GLSLANG_VALIDATOR="${GPGPU_GLSLANG_VALIDATOR}")
+else()
+  message(STATUS "glslangValidator not found: primitives_subgroup_glsl_test is not built "
+                 "(Debian: glslang-tools)")
+endif()

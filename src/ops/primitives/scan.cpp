@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <utility>
 
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
@@ -14,6 +13,7 @@
 #include "primitive_tuning.hpp"
 #include "scan_glsl.hpp"
 #include "subgroup_glsl.hpp"
+#include "tile_flags.hpp"
 
 namespace gpgpu {
 
@@ -77,31 +77,15 @@ Args tile_args(const ScanCall& c, const Buffer& tile_values, std::size_t tiles, 
           {"inclusive", static_cast<std::int32_t>(c.inclusive)}};
 }
 
-// The tile flags and this call's epoch: flags hold epoch << 2, so flags of earlier calls
-// read as "not ready"; past 2^30 epochs the flags start again from zeros.
-std::pair<Buffer*, std::uint32_t> tile_flags(const Context& ctx, std::size_t tiles) {
-  auto& reg = primitives::registry(ctx);
-  bool fresh = false;
-  Buffer& flags = reg.zeroed_scratch(ctx, "scan.tile_flags", ElementType::Uint32, tiles + 1, fresh);
-  if (fresh) reg.reset_count("scan.epoch");
-  std::uint32_t epoch = reg.next_count("scan.epoch");
-  if (epoch >= (1u << 30)) {
-    flags.upload(std::vector<std::uint32_t>(flags.size(), 0u));
-    reg.reset_count("scan.epoch");
-    epoch = reg.next_count("scan.epoch");
-  }
-  return {&flags, epoch};
-}
-
 void single_pass(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
                  std::size_t tiles) {
   auto& reg = primitives::registry(ctx);
   const auto comps = static_cast<std::size_t>(c.components);
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles * comps);
-  const auto [flags, epoch] = tile_flags(ctx, tiles);
+  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
   Args args = tile_args(c, values, tiles, vec4_io);
-  args.emplace_back("tile_flags", *flags);
-  args.emplace_back("epoch", epoch);
+  args.emplace_back("tile_flags", *f.flags);
+  args.emplace_back("epoch", f.epoch);
   reg.run(scan_kernel(ctx, c, ScanMode::LookBack, shape), args, primitives::grid_for(ctx, tiles));
 }
 
@@ -116,7 +100,7 @@ void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups
   const auto tile = static_cast<std::size_t>(t.scan_local) * static_cast<std::size_t>(vec4s) * 4;
   const std::size_t tiles = (c.range.count + tile - 1) / tile;
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles);
-  const auto [flags, epoch] = tile_flags(ctx, tiles);
+  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
   const ElementType type = c.in->element_type();
   const Op op = c.op->builtin();
   const std::string key =
@@ -130,14 +114,14 @@ void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups
   args.insert(args.end(), {{"out4", *c.out},
                            {"out1", *c.out},
                            {"tile_values", values},
-                           {"tile_flags", *flags},
+                           {"tile_flags", *f.flags},
                            {"in_first", static_cast<std::uint32_t>(c.range.first)},
                            {"out_first", static_cast<std::uint32_t>(c.out_first)},
                            {"total", static_cast<std::uint32_t>(c.range.count)},
                            {"tiles", static_cast<std::uint32_t>(tiles)},
                            {"vec4_io", static_cast<std::int32_t>(vec4_io)},
                            {"inclusive", static_cast<std::int32_t>(c.inclusive)},
-                           {"epoch", epoch},
+                           {"epoch", f.epoch},
                            {"spin_limit", ctx.info().is_software ? 1u : 4096u}});
   reg.run(k, args, primitives::grid_for(ctx, tiles));
 }
