@@ -21,6 +21,8 @@ struct PrimitivesBenchOptions {
   std::filesystem::path out_dir = "out/bench/primitives";
   bool charts = true;
   bool sweep = false;  // also time a few kernel shapes (PrimitiveTuning)
+  bool both_paths = false;  // also time the other kernel family (subgroup / shared memory)
+  bool cpu = true;          // time the parallel CPU algorithms
   std::string command_line = "gpgpu bench primitives";
 };
 

@@ -9,6 +9,7 @@ gpgpu_add_test(primitives_histogram_test ${_gpgpu_primitives_tests}/histogram_te
 gpgpu_add_test(primitives_compaction_test ${_gpgpu_primitives_tests}/compaction_test.cpp)
 gpgpu_add_test(primitives_segmented_test ${_gpgpu_primitives_tests}/segmented_test.cpp)
 gpgpu_add_test(primitives_variants_test ${_gpgpu_primitives_tests}/variants_test.cpp)
+gpgpu_add_test(primitives_subgroup_test ${_gpgpu_primitives_tests}/subgroup_test.cpp)
 if(TARGET gpgpu_cli)
   gpgpu_add_test(primitives_cli_test ${_gpgpu_primitives_tests}/cli_test.cpp)
   add_dependencies(primitives_cli_test gpgpu_cli)

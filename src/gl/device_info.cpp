@@ -35,9 +35,9 @@ namespace {
 // "32 invocations: basic vote arithmetic ballot shuffle ...", or "no".
 std::string describe_subgroups(const DeviceInfo& info) {
   if (info.subgroup_size == 0) return "no";
-  static constexpr const char* names[] = {"basic",   "vote",      "arithmetic", "ballot",
-                                          "shuffle", "shuffle_relative", "clustered", "quad",
-                                          "partitioned_nv"};
+  static constexpr const char* names[] = {"basic",     "vote",    "arithmetic",
+                                          "ballot",    "shuffle", "shuffle_relative",
+                                          "clustered", "quad",    "partitioned_nv"};
   std::string features;
   for (std::size_t bit = 0; bit < std::size(names); ++bit) {
     if (info.subgroup_features & (1u << bit)) features += std::string(" ") + names[bit];
@@ -126,7 +126,8 @@ std::int64_t gl_indexed_integer(GLenum name, GLuint index) {
 void read_subgroup_properties(DeviceInfo& info) {
   if (!info.has_extension("GL_KHR_shader_subgroup")) return;
   info.subgroup_size = static_cast<int>(gl_integer(GL_SUBGROUP_SIZE_KHR));
-  info.subgroup_features = static_cast<std::uint32_t>(gl_integer(GL_SUBGROUP_SUPPORTED_FEATURES_KHR));
+  info.subgroup_features =
+      static_cast<std::uint32_t>(gl_integer(GL_SUBGROUP_SUPPORTED_FEATURES_KHR));
   info.subgroup_in_compute =
       (gl_integer(GL_SUBGROUP_SUPPORTED_STAGES_KHR) & GL_COMPUTE_SHADER_BIT) != 0;
 }

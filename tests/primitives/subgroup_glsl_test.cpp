@@ -40,15 +40,15 @@ Subgroups native(int size) {
 
 // Compiles `source` as a complete compute shader; the log on failure.
 ::testing::AssertionResult compiles(const std::string& name, const std::string& source) {
-  const std::string full = detail::complete_source(
-      source, GL_COMPUTE_SHADER, gpu_like(), {},
-      "uniform uint gpgpu_count;\nuniform uint gpgpu_row_stride;\n"
-      "uint gpgpu_index() { return gl_GlobalInvocationID.x; }\n");
+  const std::string full =
+      detail::complete_source(source, GL_COMPUTE_SHADER, gpu_like(), {},
+                              "uniform uint gpgpu_count;\nuniform uint gpgpu_row_stride;\n"
+                              "uint gpgpu_index() { return gl_GlobalInvocationID.x; }\n");
   const auto dir = std::filesystem::temp_directory_path();
   const auto file = dir / ("gpgpu_sg_" + std::to_string(::getpid()) + ".comp");
   std::ofstream(file) << full;
-  const CommandResult r =
-      run_command(GPGPU_GLSLANG_VALIDATOR, file.string(), dir / ("gpgpu_sg_log_" + std::to_string(::getpid())));
+  const CommandResult r = run_command(GPGPU_GLSLANG_VALIDATOR, file.string(),
+                                      dir / ("gpgpu_sg_log_" + std::to_string(::getpid())));
   std::filesystem::remove(file);
   if (r.status == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << name << ":\n" << r.output;
@@ -62,7 +62,7 @@ TEST(SubgroupGlsl, Reduce) {
           primitives::ReduceTuning t;
           t.subgroup_size = size;
           EXPECT_TRUE(compiles("reduce", primitives::reduce_vec4_source(type, components, op, t,
-                                                                         native(size), true)));
+                                                                        native(size), true)));
         }
       }
     }
@@ -73,14 +73,14 @@ TEST(SubgroupGlsl, Scan) {
   for (ElementType type : types) {
     for (Op op : ops) {
       for (int vec4s : {4, 8}) {
-        EXPECT_TRUE(compiles("scan", primitives::scan_subgroup_source(type, op, 256, vec4s,
-                                                                      native(32), false)));
+        EXPECT_TRUE(compiles(
+            "scan", primitives::scan_subgroup_source(type, op, 256, vec4s, native(32), false)));
       }
     }
   }
-  EXPECT_TRUE(compiles("scan 1024 / 32", primitives::scan_subgroup_source(
-                                             ElementType::Float32, Op::Sum, 1024, 8, native(32),
-                                             false)));
+  EXPECT_TRUE(compiles(
+      "scan 1024 / 32",
+      primitives::scan_subgroup_source(ElementType::Float32, Op::Sum, 1024, 8, native(32), false)));
 }
 
 TEST(SubgroupGlsl, Histogram) {
@@ -109,9 +109,9 @@ TEST(SubgroupGlsl, Compaction) {
     for (int components : {1, 3}) {
       for (auto kind : {primitives::CompactKind::CopyIf, primitives::CompactKind::Partition,
                         primitives::CompactKind::Unique}) {
-        EXPECT_TRUE(compiles("compaction", primitives::compaction_subgroup_source(
-                                               type, components, kind, "x == x", 256, 4,
-                                               native(32), false)));
+        EXPECT_TRUE(compiles(
+            "compaction", primitives::compaction_subgroup_source(type, components, kind, "x == x",
+                                                                 256, 4, native(32), false)));
       }
     }
   }

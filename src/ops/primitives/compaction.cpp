@@ -3,11 +3,11 @@
 // again and writes each element at its position (partition: the others after the count).
 #include <fmt/format.h>
 
+#include "compaction_glsl.hpp"
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
-#include "compaction_glsl.hpp"
 #include "primitive_registry.hpp"
 #include "subgroup_glsl.hpp"
 #include "tile_flags.hpp"
@@ -91,17 +91,15 @@ void compact_subgroups(const Context& ctx, const Buffer& in, Buffer& out, Kind k
   const primitives::Subgroups sg = primitives::subgroups(ctx);
   const PrimitiveTuning t = primitive_tuning(ctx);
   const bool texels = t.texel_loads == 1;
-  const int local = t.scan_local;
+  const int local = primitives::subgroup_local(t.scan_local, sg);
   const int rows = ctx.info().is_software ? 4 : 8;
   const auto kernel = [&](bool count_only) -> ComputeKernel& {
-    const std::string key = fmt::format("compact_sg {} {} {} {} {} {}x{} sg{}{} {}", name_of(kind),
-                                        to_string(in.element_type()), o.components, count_only,
-                                        texels, local, rows, sg.size, sg.native ? "" : "e",
-                                        predicate);
+    const std::string key = fmt::format(
+        "compact_sg {} {} {} {} {} {}x{} sg{}{} {}", name_of(kind), to_string(in.element_type()),
+        o.components, count_only, texels, local, rows, sg.size, sg.native ? "" : "e", predicate);
     return reg.kernel(ctx, key, [&] {
       return primitives::compaction_subgroup_source(in.element_type(), o.components, kind,
-                                                    predicate, local, rows, sg, texels,
-                                                    count_only);
+                                                    predicate, local, rows, sg, texels, count_only);
     });
   };
   // Compile before anything runs, so a bad predicate changes nothing.

@@ -165,8 +165,8 @@ std::string compaction_subgroup_source(ElementType type, int components, Compact
   return fmt::format(
              "#define S {}\n#define T {}\n#define C {}\n#define L {}\n#define R {}\n"
              "#define PARTITION {}\n#define COUNT_ONLY {}\n",
-             scalar_type(type), t, components, local, rows,
-             kind == CompactKind::Partition ? 1 : 0, count_only ? 1 : 0) +
+             scalar_type(type), t, components, local, rows, kind == CompactKind::Partition ? 1 : 0,
+             count_only ? 1 : 0) +
          subgroup_glsl(sg, local) + subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") +
          input_glsl(type, texels, 0) + compaction_subgroup_glsl +
          keep_function(kind, predicate, t) + main;

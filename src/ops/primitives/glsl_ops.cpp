@@ -64,7 +64,6 @@ std::string builtin_identity_literal(Op op, ElementType type) {
   return "?";
 }
 
-
 std::uint32_t builtin_identity_bits(Op op, ElementType type) {
   switch (op) {
     case Op::Sum:

@@ -72,8 +72,7 @@ int trips_for(const Context& ctx, const HistogramShape& s, std::size_t scalars) 
   const std::size_t vec4s = scalars / 4 + 1;
   const std::size_t resident = primitives::resident_groups(ctx, s.local);
   const std::size_t per_group = (vec4s + resident - 1) / resident;
-  return static_cast<int>(
-      std::clamp<std::size_t>((per_group + s.local - 1) / s.local, 4, 4096));
+  return static_cast<int>(std::clamp<std::size_t>((per_group + s.local - 1) / s.local, 4, 4096));
 }
 
 void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
@@ -99,10 +98,10 @@ void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
   }
   groups = std::max<std::size_t>(groups, 1);
   auto& reg = primitives::registry(ctx);
-  const std::string key = fmt::format(
-      "histogram {} {} {} {} {} {} sg{}{}", to_string(c.in->element_type()),
-      static_cast<int>(s.mode), s.local, s.copies, s.texels, s.bins,
-      s.subgroups.on ? s.subgroups.size : 0, s.subgroups.native ? "" : "e");
+  const std::string key =
+      fmt::format("histogram {} {} {} {} {} {} sg{}{}", to_string(c.in->element_type()),
+                  static_cast<int>(s.mode), s.local, s.copies, s.texels, s.bins,
+                  s.subgroups.on ? s.subgroups.size : 0, s.subgroups.native ? "" : "e");
   ComputeKernel& k =
       reg.kernel(ctx, key, [&] { return primitives::histogram_source(c.in->element_type(), s); });
   Args args = primitives::input_args(*c.in);

@@ -8,6 +8,7 @@
 
 #include "gpgpu/error.hpp"
 #include "primitive_registry.hpp"
+#include "radix_onesweep.hpp"
 #include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -143,9 +144,11 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
   const auto shared_limit = ctx.info().max_compute_shared_memory_size;
   const std::int64_t scan_bytes = 4 * (std::int64_t{e.scan_local} * e.scan_scalars * 33 / 32) +
                                   16 * std::int64_t{e.scan_local} + 1024;
-  const std::int64_t sort_bytes = e.sort_serial
-                                      ? 1024 * std::int64_t{e.sort_local}
-                                      : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
+  const primitives::Subgroups sg = primitives::subgroups_for(ctx.info(), e.subgroups);
+  const std::int64_t sort_bytes =
+      sg.on ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
+      : e.sort_serial ? 1024 * std::int64_t{e.sort_local}
+                      : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
   if (scan_bytes > shared_limit || sort_bytes > shared_limit) {
     throw ArgumentError(fmt::format(
         "gpgpu::set_primitive_tuning: the scan needs {} and the sort {} bytes of shared memory "

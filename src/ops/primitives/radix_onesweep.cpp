@@ -17,16 +17,6 @@ namespace {
 
 constexpr int histogram_local = 256;
 
-// The pass kernels' shape: the ranked sort's tuning on GPUs; on llvmpipe (whose default is
-// the serial sort) 64 x 16, small enough for its 32 KiB of shared memory.
-SortShape onesweep_shape(const Context& ctx) {
-  const PrimitiveTuning t = effective_tuning(ctx);
-  SortShape s;
-  s.local = t.sort_serial == 1 ? 64 : t.sort_local;
-  s.keys = t.sort_serial == 1 ? 16 : t.sort_keys;
-  return s;
-}
-
 // The status words of the four passes: `slots` per pass, from the Buffer's size. Slots the
 // previous call did not write may hold an older call's codes of this call's parity: they are
 // cleared here (zeros read as not ready in either parity).
@@ -39,8 +29,8 @@ struct Status {
 Status prepare_status(const Context& ctx, std::size_t tiles) {
   auto& reg = registry(ctx);
   bool fresh = false;
-  Buffer& words = reg.zeroed_scratch(ctx, "sort.os_status", ElementType::Uint32,
-                                     4 * 256 * (tiles + 1), fresh);
+  Buffer& words =
+      reg.zeroed_scratch(ctx, "sort.os_status", ElementType::Uint32, 4 * 256 * (tiles + 1), fresh);
   const auto slots = static_cast<std::uint32_t>(words.size() / (4 * 256));
   std::size_t& written = reg.value("sort.os_written");
   if (fresh) written = 0;
@@ -87,6 +77,21 @@ void run_histogram(const Context& ctx, ComputeKernel& k, std::size_t count, bool
 
 }  // namespace
 
+// The ranked sort's tuning on GPUs; on llvmpipe (whose default is the serial sort) 64 x 16,
+// small enough for its 32 KiB of shared memory.
+SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg) {
+  SortShape s;
+  s.local = subgroup_local(t.sort_serial == 1 ? 64 : t.sort_local, sg);
+  s.keys = t.sort_serial == 1 ? 16 : t.sort_keys;
+  return s;
+}
+
+// The sorted tile, per-subgroup digit counters, three digit tables, the tile number.
+std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg) {
+  const std::int64_t groups = shape.local / std::max(1, sg.size);
+  return 4 * (std::int64_t{shape.local} * shape.keys + groups * 256 + 3 * 256 + 1);
+}
+
 bool use_onesweep(const Context& ctx, std::size_t count) {
   return subgroups(ctx).on && count < (std::size_t{1} << 29);
 }
@@ -95,7 +100,7 @@ void onesweep_sort(const Context& ctx, ElementType key_type, std::size_t count, 
                    const std::array<PassBuffers, 4>& passes) {
   auto& reg = registry(ctx);
   const Subgroups sg = subgroups(ctx);
-  const SortShape shape = onesweep_shape(ctx);
+  const SortShape shape = onesweep_shape(effective_tuning(ctx), sg);
   const auto tile = static_cast<std::size_t>(shape.local * shape.keys);
   const std::size_t tiles = (count + tile - 1) / tile;
   // Every kernel is compiled before the status words change: a failed compile leaves them
@@ -104,11 +109,11 @@ void onesweep_sort(const Context& ctx, ElementType key_type, std::size_t count, 
       reg.kernel(ctx, fmt::format("sort_os_hist {}", to_string(key_type)),
                  [&] { return onesweep_histogram_source(key_type, histogram_local); });
   const bool with_values = passes[0].values_out != nullptr;
-  ComputeKernel& k = reg.kernel(
-      ctx,
-      fmt::format("sort_os {} {} {}x{} sg{}{}", to_string(key_type), with_values, shape.local,
-                  shape.keys, sg.size, sg.native ? "" : "e"),
-      [&] { return onesweep_pass_source(key_type, with_values, shape, sg); });
+  ComputeKernel& k =
+      reg.kernel(ctx,
+                 fmt::format("sort_os {} {} {}x{} sg{}{}", to_string(key_type), with_values,
+                             shape.local, shape.keys, sg.size, sg.native ? "" : "e"),
+                 [&] { return onesweep_pass_source(key_type, with_values, shape, sg); });
   bool fresh = false;
   Buffer& counter = reg.zeroed_scratch(ctx, "sort.os_counter", ElementType::Uint32, 1, fresh);
   const Status st = prepare_status(ctx, tiles);

@@ -4,9 +4,13 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/primitives.hpp"
+#include "radix_sort_glsl.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -23,6 +27,10 @@ struct PassBuffers {
   bool iota = false;  // values_in is unused: the values are iota_base + index
   std::size_t iota_base = 0;
 };
+
+// The pass kernels' shape for a tuning (filled in) on subgroups `sg`, and its shared memory.
+SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg);
+std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg);
 
 // The subgroup kernels are on and the count fits the status words' 29-bit values.
 bool use_onesweep(const Context& ctx, std::size_t count);

@@ -267,8 +267,8 @@ std::string onesweep_histogram_source(ElementType key_type, int local) {
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
                                  const Subgroups& sg) {
   return sort_header(key_type, shape, with_values) + subgroup_glsl(sg, shape.local) +
-         subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl +
-         status_glsl + onesweep_pass_glsl;
+         subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl + status_glsl +
+         onesweep_pass_glsl;
 }
 
 }  // namespace gpgpu::primitives

@@ -30,9 +30,8 @@ ComputeKernel& vec4_kernel(const Context& ctx, ElementType type, int components,
   const std::string key =
       fmt::format("reduce_vec4 {} {} {} {} {} {} sg{}{}", to_string(type), components,
                   to_string(op), t.local, t.unroll, t.texels, sg.size, sg.native ? "" : "e");
-  return primitives::registry(ctx).kernel(ctx, key, [&] {
-    return primitives::reduce_vec4_source(type, components, op, t, sg, sg.on);
-  });
+  return primitives::registry(ctx).kernel(
+      ctx, key, [&] { return primitives::reduce_vec4_source(type, components, op, t, sg, sg.on); });
 }
 
 ComputeKernel& ordered_kernel(const Context& ctx, ElementType type, int components,
@@ -76,10 +75,9 @@ void finish_partials(const Context& ctx, const Buffer& partials, std::size_t gro
 void reduce_vec4(const Context& ctx, const Buffer& in, const ScalarRange& r, int components, Op op,
                  Buffer& out, std::size_t out_offset, const ReduceTuning& t) {
   const primitives::Subgroups sg = primitives::subgroups(ctx);
-  const Vec4Plan p =
-      sg.on ? primitives::plan_vec4_strided(r.first, r.count, t,
-                                            primitives::resident_groups(ctx, t.local))
-            : primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
+  const Vec4Plan p = sg.on ? primitives::plan_vec4_strided(
+                                 r.first, r.count, t, primitives::resident_groups(ctx, t.local))
+                           : primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
   auto& reg = primitives::registry(ctx);
   Buffer& partials = reg.scratch(ctx, "reduce.partials", in.element_type(), 4 * p.groups);
   bool fresh = false;

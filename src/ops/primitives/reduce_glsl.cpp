@@ -123,11 +123,13 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
   // Strided: trip t of group g starts at (t * groups + g) * local * unroll (chunk = stride),
   // so that all groups sweep the Buffer together.
   const std::string range =
-      strided ? fmt::format("  uint begin = g * {0}u;\n  uint stride = chunk;\n  uint end = body_count;\n",
-                            t.local * t.unroll)
-              : fmt::format("  uint begin = g * chunk;\n  uint stride = {0}u;\n"
-                            "  uint end = min(begin + chunk, body_count);\n",
-                            t.local * t.unroll);
+      strided ? fmt::format(
+                    "  uint begin = g * {0}u;\n  uint stride = chunk;\n  uint end = body_count;\n",
+                    t.local * t.unroll)
+              : fmt::format(
+                    "  uint begin = g * chunk;\n  uint stride = {0}u;\n"
+                    "  uint end = min(begin + chunk, body_count);\n",
+                    t.local * t.unroll);
   // One dispatch: every group stores its vec4 in partials; the last group to finish
   // (done_count) combines them in order (runs per invocation, then group_combine), stores
   // the result and resets the counter.
@@ -190,9 +192,8 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "    done_count[0] = 0u;\n"
       "  }}\n"
       "}}\n",
-      t.local, v, s, e, functions, body_trip(t.local, t.unroll), range,
-      fold_and_store(components), input_glsl(type, t.texels, 0),
-      group_combine(type, op, t.local, sg));
+      t.local, v, s, e, functions, body_trip(t.local, t.unroll), range, fold_and_store(components),
+      input_glsl(type, t.texels, 0), group_combine(type, op, t.local, sg));
 }
 
 std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local,

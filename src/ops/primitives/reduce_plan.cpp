@@ -26,6 +26,7 @@ ReduceTuning reduce_tuning(const Context& ctx) {
   t.texels = p.texel_loads == 1;
   const Subgroups sg = subgroups(ctx);
   t.subgroup_size = sg.on ? sg.size : 0;
+  t.local = subgroup_local(t.local, sg);
   return t;
 }
 
@@ -113,8 +114,7 @@ int group_depth(const ReduceTuning& t) {
 }
 }  // namespace
 
-int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups,
-               std::size_t resident) {
+int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups, std::size_t resident) {
   const Vec4Plan p =
       resident > 0 ? plan_vec4_strided(0, n, t, resident) : plan_vec4(0, n, t, max_groups);
   // Per invocation: a chain of `trips` combinations, each adding a tree of `unroll` loads

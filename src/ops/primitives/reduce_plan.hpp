@@ -10,11 +10,11 @@
 namespace gpgpu::primitives {
 
 struct ReduceTuning {
-  int local = 256;       // invocations per work group
-  int unroll = 4;        // independent vec4 loads per trip
-  int max_trips = 32;    // trips per invocation before another work group is added
-  int ordered_run = 32;  // elements per invocation of the in-order kernel
-  bool texels = false;   // read inputs through buffer textures
+  int local = 256;        // invocations per work group
+  int unroll = 4;         // independent vec4 loads per trip
+  int max_trips = 32;     // trips per invocation before another work group is added
+  int ordered_run = 32;   // elements per invocation of the in-order kernel
+  bool texels = false;    // read inputs through buffer textures
   int subgroup_size = 0;  // > 0: the vec4 kernel combines with subgroups of this size
 };
 

@@ -96,19 +96,19 @@ void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups
                           bool vec4_io) {
   auto& reg = primitives::registry(ctx);
   const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  const int local = primitives::subgroup_local(t.scan_local, sg);
   const int vec4s = t.scan_scalars / 4;
-  const auto tile = static_cast<std::size_t>(t.scan_local) * static_cast<std::size_t>(vec4s) * 4;
+  const auto tile = static_cast<std::size_t>(local) * static_cast<std::size_t>(vec4s) * 4;
   const std::size_t tiles = (c.range.count + tile - 1) / tile;
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles);
   const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
   const ElementType type = c.in->element_type();
   const Op op = c.op->builtin();
   const std::string key =
-      fmt::format("scan_sg {} {} {}x{} sg{}{} {}", to_string(type), to_string(op), t.scan_local,
-                  vec4s, sg.size, sg.native ? "" : "e", t.texel_loads);
+      fmt::format("scan_sg {} {} {}x{} sg{}{} {}", to_string(type), to_string(op), local, vec4s,
+                  sg.size, sg.native ? "" : "e", t.texel_loads);
   ComputeKernel& k = reg.kernel(ctx, key, [&] {
-    return primitives::scan_subgroup_source(type, op, t.scan_local, vec4s, sg,
-                                            t.texel_loads == 1);
+    return primitives::scan_subgroup_source(type, op, t.scan_local, vec4s, sg, t.texel_loads == 1);
   });
   Args args = primitives::input_args(*c.in);
   args.insert(args.end(), {{"out4", *c.out},
@@ -272,11 +272,13 @@ namespace {
 // once and each window adds one combination: at most 2 per tile.
 int subgroup_scan_depth(const Context& ctx, std::size_t n) {
   const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  const int sg = primitives::subgroups(ctx).size;
+  const Subgroups s = primitives::subgroups(ctx);
+  const int sg = s.size;
+  const int local = primitives::subgroup_local(t.scan_local, s);
   const int v = t.scan_scalars / 4;
-  const std::size_t tile = static_cast<std::size_t>(t.scan_local) * t.scan_scalars;
+  const std::size_t tile = static_cast<std::size_t>(local) * t.scan_scalars;
   const auto tiles = static_cast<int>(std::max<std::size_t>(1, (n + tile - 1) / tile));
-  const int count = t.scan_local / sg;
+  const int count = local / sg;
   const int in_tile = 3 + (sg - 1) + v + 2 + (sg - 1) + (count + sg - 1) / sg + 2;
   const int fallback = static_cast<int>(tile) / (4 * sg) + 2 + (sg - 1);
   return 2 * tiles + 2 * std::max(in_tile, fallback) + 2;

@@ -42,8 +42,8 @@ std::string scan_serial_source(ElementType type, int components, const Operator&
 // with decoupled fallback (look_back_glsl). Uniforms: in_first, out_first, total (scalars),
 // tiles, vec4_io, inclusive, epoch, spin_limit. Blocks: input (input_glsl), out4/out1,
 // tile_values, tile_flags.
-std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s,
-                                 const Subgroups& sg, bool texels);
+std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s, const Subgroups& sg,
+                                 bool texels);
 
 // The GLSL block-scan helpers (thread_sums, rake_sums, tile_total, block_exclusive) over the
 // element type `T` and operator `opt` (defined before), for reuse by other tiled kernels.

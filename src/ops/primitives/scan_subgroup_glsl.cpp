@@ -131,8 +131,8 @@ void main() {
 
 }  // namespace
 
-std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s,
-                                 const Subgroups& sg, bool texels) {
+std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s, const Subgroups& sg,
+                                 bool texels) {
   const std::string s = scalar_type(type), v = vec4_type(type);
   return fmt::format("#define S {}\n#define S4 {}\n#define L {}\n#define V {}\n", s, v, local,
                      vec4s) +

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <GLES3/gl31.h>
-#include <GLES2/gl2ext.h>
+#include <cctype>
+#include <cstdlib>
 
 #include "glsl_ops.hpp"
 #include "primitive_tuning.hpp"
@@ -11,9 +11,9 @@
 namespace gpgpu::primitives {
 
 std::uint32_t required_subgroup_features() {
-  return GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_VOTE_BIT_KHR |
-         GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR | GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR |
-         GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR;
+  // GL_SUBGROUP_FEATURE_{BASIC, VOTE, ARITHMETIC, BALLOT, SHUFFLE}_BIT_KHR (the primitives
+  // use the public API only, so not GL's headers).
+  return 0x1u | 0x2u | 0x4u | 0x8u | 0x10u;
 }
 
 bool native_subgroups(const DeviceInfo& info) {
@@ -33,13 +33,22 @@ int emulated_subgroup_size(const DeviceInfo& info) {
   return lanes >= 4 && lanes <= 32 && (lanes & (lanes - 1)) == 0 ? lanes : 0;
 }
 
-Subgroups subgroups(const Context& ctx) {
+Subgroups subgroups_for(const DeviceInfo& info, int subgroups) {
   Subgroups sg;
-  if (effective_tuning(ctx).subgroups != 1) return sg;
+  if (subgroups != 1) return sg;
   sg.on = true;
-  sg.native = native_subgroups(ctx.info());
-  sg.size = sg.native ? ctx.info().subgroup_size : emulated_subgroup_size(ctx.info());
+  sg.native = native_subgroups(info);
+  sg.size = sg.native ? info.subgroup_size : emulated_subgroup_size(info);
   return sg;
+}
+
+Subgroups subgroups(const Context& ctx) {
+  return subgroups_for(ctx.info(), effective_tuning(ctx).subgroups);
+}
+
+int subgroup_local(int local, const Subgroups& sg) {
+  if (!sg.on || sg.size <= 0) return local;
+  return (local + sg.size - 1) / sg.size * sg.size;
 }
 
 namespace {
@@ -124,9 +133,9 @@ const char* combine(Op op) {
 }  // namespace
 
 std::string subgroup_glsl(const Subgroups& sg, int local) {
-  std::string s = fmt::format(
-      "#ifndef L\n#define L {0}\n#endif\n#define SG_SIZE {1}u\n#define SG_COUNT {2}\n", local,
-      sg.size, local / sg.size);
+  std::string s =
+      fmt::format("#ifndef L\n#define L {0}\n#endif\n#define SG_SIZE {1}u\n#define SG_COUNT {2}\n",
+                  local, sg.size, local / sg.size);
   if (sg.native) return s + native_glsl;
   s += emulated_glsl;
   for (const char* t : {"uint", "int", "float"}) {

@@ -34,8 +34,14 @@ bool native_subgroups(const DeviceInfo& info);
 // lanes, from its renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)" -> 8); 0 elsewhere.
 int emulated_subgroup_size(const DeviceInfo& info);
 
-// What the Context's tuning (PrimitiveTuning::subgroups) selects.
+// What PrimitiveTuning::subgroups (filled in: 0 or 1) selects on this device.
+Subgroups subgroups_for(const DeviceInfo& info, int subgroups);
+// What the Context's tuning selects.
 Subgroups subgroups(const Context& ctx);
+
+// A work-group size for the subgroup kernels: `local` rounded up to a multiple of the
+// subgroup size (a group holds whole subgroups).
+int subgroup_local(int local, const Subgroups& sg);
 
 // The layer for work groups of `local` invocations (a multiple of the subgroup size):
 // SG_SIZE, SG_COUNT, sg_lane(), sg_index(), sg_ballot(bool) -> uvec4,

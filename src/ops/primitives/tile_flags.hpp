@@ -10,8 +10,8 @@
 namespace gpgpu::primitives {
 
 struct TileFlags {
-  Buffer* flags;         // [0]: the tile counter (zero between calls), [1 + tile]: the flags
-  std::uint32_t epoch;   // flags hold epoch << 2 | state
+  Buffer* flags;        // [0]: the tile counter (zero between calls), [1 + tile]: the flags
+  std::uint32_t epoch;  // flags hold epoch << 2 | state
 };
 
 // Flags for `tiles` tiles and a fresh epoch: flags of earlier calls read as "not ready";
