@@ -3,7 +3,7 @@
 # memory), `gpgpu bench primitives --paths both` against CUB, the tuning sweep and the data
 # path benchmarks, each stage bounded so that what ran still comes back under OUT_DIR.
 #
-#   [DEVBIN=dir] [BUILD=dir] [DEADLINE=s] [STAGES="tests bench sweep datapath"] \
+#   [DEVBIN=dir] [BUILD=dir] [DEADLINE=s] [STAGES="subgroup tests bench sweep datapath"] \
 #     bash scripts/device/primitives-subgroup.sh OUT_DIR
 #
 # DEVBIN: binaries built beforehand (gpgpu, tests/, lib/ for libraries the image may lack,
@@ -59,7 +59,9 @@ grep -E "renderer|subgroups" "$out/gpgpu-info.txt" | head -3 | tee -a "$summary"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
   >> "$summary" 2>&1
 
-for stage in ${STAGES:-tests bench sweep datapath}; do
+# TESTS, FAMILIES (GPGPU_PRIMITIVES_SUBGROUPS values, default "0 1"), TEST_SECONDS, SIZES,
+# REPEATS and DATAPATH narrow the stages.
+for stage in ${STAGES:-subgroup tests bench sweep datapath}; do
   case $stage in
     tests)
       # Every primitives test on both families, 8 processes at a time.
@@ -70,19 +72,26 @@ for stage in ${STAGES:-tests bench sweep datapath}; do
       }
       export -f run_one
       export bin out
-      limit=$(budget 150)
-      for t in $tests; do
-        for family in 0 1; do echo "$t $family $limit"; done
+      limit=$(budget ${TEST_SECONDS:-200})
+      for t in ${TESTS:-$tests}; do
+        for family in ${FAMILIES:-0 1}; do echo "$t $family $limit"; done
       done | xargs -P 8 -L 1 bash -c 'run_one "$@"' _ | sort > "$out/tests.txt"
       stamp "tests: $(grep -c 'exit 0' "$out/tests.txt") of $(wc -l < "$out/tests.txt") passed"
       grep -v "exit 0" "$out/tests.txt" | tee -a "$summary"
       ;;
+    subgroup)
+      # The subgroup kernels' own test first (seconds), so a broken family shows early.
+      timeout "$(budget 60)" "$bin/tests/primitives_subgroup_test" > "$out/subgroup-test.log" 2>&1
+      stamp "primitives_subgroup_test (status $?)"
+      grep -E "FAILED|PASSED" "$out/subgroup-test.log" | head -20 >> "$summary"
+      ;;
     bench)
-      timeout "$(budget 200)" "$gpgpu" bench primitives --log2-sizes 16,20,24,26,28 \
-        --repeats 10 --paths both --no-cpu --no-charts --out "$out/bench" \
+      timeout "$(budget 200)" "$gpgpu" bench primitives --log2-sizes ${SIZES:-16,20,24,26,28} \
+        --repeats ${REPEATS:-10} --paths both --no-cpu --no-charts --out "$out/bench" \
         > "$out/logs/bench-primitives.log" 2> "$out/logs/bench-primitives.err"
       stamp "bench primitives (status $?)"
-      cp "$out/bench/primitives/primitives.csv" "$out/primitives.csv" 2> /dev/null
+      cp "$out/bench/primitives/primitives.csv" "$out/primitives.csv" 2> /dev/null ||
+        grep -E "^  [a-z_]+ +(gpgpu|cub)" "$out/logs/bench-primitives.err" > "$out/primitives.csv"
       sed -n '/^## gpgpu/,/^## [^g]/p' "$out/logs/bench-primitives.log" >> "$summary"
       ;;
     sweep)

@@ -221,7 +221,6 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
   info.max_viewport_dims[1] = viewport[1];
 
   info.compute_units = estimate_compute_units(lower_renderer, info.is_software);
-  read_subgroup_properties(info);
 
   GLint count = 0;
   glGetIntegerv(GL_NUM_EXTENSIONS, &count);
@@ -230,6 +229,7 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
     if (name != nullptr) info.extensions.emplace_back(reinterpret_cast<const char*>(name));
   }
   glGetError();
+  read_subgroup_properties(info);  // needs the extensions
   return info;
 }
 
