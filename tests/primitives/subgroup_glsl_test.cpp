@@ -12,7 +12,6 @@
 
 #include "command.hpp"
 #include "ops/primitives/compaction_glsl.hpp"
-#include "ops/primitives/histogram_glsl.hpp"
 #include "ops/primitives/radix_sort_glsl.hpp"
 #include "ops/primitives/reduce_glsl.hpp"
 #include "ops/primitives/scan_glsl.hpp"
@@ -81,14 +80,6 @@ TEST(SubgroupGlsl, Scan) {
   EXPECT_TRUE(compiles(
       "scan 1024 / 32",
       primitives::scan_subgroup_source(ElementType::Float32, Op::Sum, 1024, 8, native(32), false)));
-}
-
-TEST(SubgroupGlsl, Histogram) {
-  for (ElementType type : types) {
-    primitives::HistogramShape s;
-    s.subgroups = native(32);
-    EXPECT_TRUE(compiles("histogram", primitives::histogram_source(type, s)));
-  }
 }
 
 TEST(SubgroupGlsl, Sort) {

@@ -212,7 +212,7 @@ TEST(Subgroups, Histogram) {
     EXPECT_EQ(h.below, below);
     EXPECT_EQ(h.above, above);
     EXPECT_EQ(h.nan, nan);
-    // Skewed: every value in one bin (the subgroups add once), accumulated twice.
+    // Skewed: every value in one bin, accumulated twice.
     const std::vector<std::uint32_t> same(n, 5u);
     const Buffer sb = Buffer::from(ctx, same);
     Buffer counts = poisoned<std::uint32_t>(ctx, 2 + 16 + 3);

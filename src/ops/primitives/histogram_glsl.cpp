@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
-#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
 namespace {
 
-// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, SUBGROUPS (and the layer), LOAD4/LOAD1.
+// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, STRIDED, LOAD4/LOAD1.
 // Shared-memory copies (MODE 0) and private copies (MODE 1) are added into `acc` (zero
 // between calls), and the last group to finish writes the output: clearing and counting
 // are one dispatch. Global atomics (MODE 2) count on the output, cleared beforehand.
@@ -57,25 +56,7 @@ uint slot_of(S x) {
 #endif
 }
 
-#if MODE == 0 && SUBGROUPS
-shared uint local_counts[COPIES * (BINS_CAP)];
-// Lanes of a subgroup that all hit one slot add once (skewed data); others add alone.
-struct Lanes { uint leader; uint count; };
-Lanes active_lanes() {
-  uvec4 a = sg_ballot(true);
-  return Lanes(sg_ballot_first(a), sg_ballot_count(a));
-}
-void count_slot(uint s, uint at, Lanes lanes) {
-  uint first = sg_shuffle(s, lanes.leader);
-  if (sg_all(s == first)) {
-    if (sg_lane() == lanes.leader) atomicAdd(local_counts[at + s], lanes.count);
-  } else {
-    atomicAdd(local_counts[at + s], 1u);
-  }
-}
-#define COUNT(s) count_slot((s), copy * stride, lanes)
-#define LANES Lanes lanes = active_lanes();
-#elif MODE == 0
+#if MODE == 0
 shared uint local_counts[COPIES * (BINS_CAP)];
 #define COUNT(s) atomicAdd(local_counts[copy * stride + (s)], 1u)
 #elif MODE == 1
@@ -85,11 +66,7 @@ shared uint local_counts[L * (BINS_CAP)];
 #define COUNT(s) atomicAdd(counts[out_offset + (s)], 1u)
 #endif
 
-#ifndef LANES
-#define LANES
-#endif
 void count4(S4 x, uint copy, uint stride) {
-  LANES
   COUNT(slot_of(x.x));
   COUNT(slot_of(x.y));
   COUNT(slot_of(x.z));
@@ -116,6 +93,12 @@ void main() {
   uint begin = inv * chunk;
   uint end = min(begin + chunk, body_count);
   for (uint i = begin; i < end; ++i) count4(LOAD4(body_begin + i), copy, stride);
+#elif STRIDED
+  // All groups sweep the input together: trip t of group g reads vec4s (t * groups + g) * L.
+  for (uint t = 0u; t < trips; ++t) {
+    uint i = (t * gl_NumWorkGroups.x + g) * uint(L) + lid;
+    if (i < body_count) count4(LOAD4(body_begin + i), copy, stride);
+  }
 #else
   uint begin = g * chunk;
   uint end = min(begin + chunk, body_count);
@@ -125,7 +108,6 @@ void main() {
   }
 #endif
   if (g == 0u && lid == 0u) {
-    LANES
     for (uint j = edges.x; j < edges.y; ++j) COUNT(slot_of(LOAD1(j)));
     for (uint j = edges.z; j < edges.w; ++j) COUNT(slot_of(LOAD1(j)));
   }
@@ -163,14 +145,13 @@ void main() {
 }  // namespace
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
-  const bool sg = shape.subgroups.on && shape.mode == HistogramMode::SharedCopies;
+  const bool strided = shape.strided && shape.mode == HistogramMode::SharedCopies;
   return fmt::format(
              "#define S {}\n#define S4 {}\n#define IS_FLOAT {}\n#define IS_INT {}\n#define L {}\n"
-             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define SUBGROUPS {}\n",
+             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define STRIDED {}\n",
              scalar_type(type), vec4_type(type), type == ElementType::Float32 ? 1 : 0,
              type == ElementType::Int32 ? 1 : 0, shape.local, static_cast<int>(shape.mode),
-             shape.copies, shape.bins + 3, sg ? 1 : 0) +
-         (sg ? subgroup_glsl(shape.subgroups, shape.local) : std::string()) +
+             shape.copies, shape.bins + 3, strided ? 1 : 0) +
          input_glsl(type, shape.texels, 0) + histogram_glsl;
 }
 

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "gpgpu/element_type.hpp"
-#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -20,7 +19,7 @@ struct HistogramShape {
   int copies = 8;       // SharedCopies: copies of the bins (invocations share one per local/copies)
   bool texels = false;  // read the input through buffer textures
   int bins = 256;       // compiled in: the shared arrays' size
-  Subgroups subgroups;  // SharedCopies: a subgroup whose lanes hit one slot adds once
+  bool strided = false;  // SharedCopies: groups sweep the input together (chunk unused)
 };
 
 // Uniforms: bins, lo, scale (float input) or lo_bits (integer input), body_begin,

@@ -8,7 +8,7 @@ namespace gpgpu::primitives {
 // Needs the subgroup layer and, defined before it: LB_T (the aggregate's type), LB_IDENT (its
 // identity), LB_T lb_op(LB_T, LB_T) and LB_T lb_reduce(LB_T) (a commutative operator and
 // its subgroup reduction), LB_T lb_fallback(uint tile) (the tile's aggregate computed from
-// its input by the calling subgroup), the coherent blocks tile_values (LB_T, two per tile:
+// its input by the calling subgroup), the coherent volatile blocks tile_values (LB_T, two per tile:
 // aggregate, inclusive prefix) and tile_flags (uint: [0] the tile counter, [1 + tile] the
 // tile's flag), and the uniforms epoch and spin_limit. Provides:
 //   lb_publish(tile, value, state)   one lane publishes FLAG_A (aggregate) or FLAG_P

@@ -146,7 +146,7 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
                                   16 * std::int64_t{e.scan_local} + 1024;
   const primitives::Subgroups sg = primitives::subgroups_for(ctx.info(), e.subgroups);
   const std::int64_t sort_bytes =
-      sg.on ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
+      sg.on           ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
       : e.sort_serial ? 1024 * std::int64_t{e.sort_local}
                       : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
   if (scan_bytes > shared_limit || sort_bytes > shared_limit) {

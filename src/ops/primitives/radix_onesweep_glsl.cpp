@@ -17,7 +17,7 @@ namespace {
 // the host clears the slots beyond those the previous call wrote. Values stay below 2^29:
 // a storage block holds fewer keys than that.
 const char* const status_glsl = R"(
-layout(std430, binding = 2) coherent buffer Status { uint status[]; };
+layout(std430, binding = 2) coherent volatile buffer Status { uint status[]; };
 uniform uint slots;    // slots per pass region
 uniform uint code_a;   // this call's aggregate code
 uniform uint code_p;   // this call's prefix code
@@ -123,6 +123,8 @@ uint count_digit(uint tile, uint digit) {
   return n;
 }
 
+// (Polls are plain loads of the volatile status words: atomics would serialise on the cache
+// lines every tile in flight reads.)
 // Where this tile's run of `digit` starts in the output: the digit's global start (slot 0)
 // plus its count in every earlier tile, walking back until an inclusive prefix. A slot that
 // stays not ready for spin_limit polls is counted from its tile's keys instead.
@@ -131,7 +133,7 @@ uint look_back(uint tile, uint digit) {
   uint slot = tile;  // the nearest earlier tile's slot (tile - 1 + 1)
   uint spins = 0u;
   for (;;) {
-    uint w = atomicOr(status[status_at(pass, slot, digit)], 0u);
+    uint w = status[status_at(pass, slot, digit)];
     uint code = w & 7u;
     if (code == code_p) return prefix + (w >> 3u);
     if (code == code_a) {
@@ -194,7 +196,7 @@ void main() {
     }
     digit_total[d] = run;
     uint code = tile == 0u ? code_p : code_a;
-    uint value = tile == 0u ? run + (atomicOr(status[status_at(pass, 0u, d)], 0u) >> 3u) : run;
+    uint value = tile == 0u ? run + (status[status_at(pass, 0u, d)] >> 3u) : run;
     atomicExchange(status[status_at(pass, tile + 1u, d)], (value << 3u) | code);
   }
   barrier();
@@ -217,7 +219,7 @@ void main() {
     }
   }
   for (uint d = lid; d < 256u; d += uint(L)) {
-    uint start = tile == 0u ? atomicOr(status[status_at(pass, 0u, d)], 0u) >> 3u
+    uint start = tile == 0u ? status[status_at(pass, 0u, d)] >> 3u
                             : look_back(tile, d);
     if (tile != 0u) {
       atomicExchange(status[status_at(pass, tile + 1u, d)],

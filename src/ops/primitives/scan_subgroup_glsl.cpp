@@ -23,8 +23,8 @@ const char* const scan_subgroup_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };
 layout(std430, binding = 3) writeonly buffer Out1 { S out1[]; };
-layout(std430, binding = 4) coherent buffer TileValues { S tile_values[]; };
-layout(std430, binding = 5) coherent buffer TileFlags { uint tile_flags[]; };
+layout(std430, binding = 4) coherent volatile buffer TileValues { S tile_values[]; };
+layout(std430, binding = 5) coherent volatile buffer TileFlags { uint tile_flags[]; };
 uniform uint in_first;
 uniform uint out_first;
 uniform uint total;       // scalars in the range
