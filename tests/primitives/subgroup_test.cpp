@@ -26,6 +26,7 @@ Context& subgroup_context() {
     t.subgroups = 1;
     t.texel_loads = 0;
     t.sort_serial = 0;
+    t.sort_onesweep = 1;
     if (c->info().is_software) {  // llvmpipe: 32 KiB of shared memory, slow emulation
       t.sort_local = 64;
       t.sort_keys = 16;
@@ -42,8 +43,12 @@ const std::size_t sizes[] = {1, 3, 31, 257, 4099, 40009, 200003};
 TEST(Subgroups, Selected) {
   Context& ctx = subgroup_context();
   EXPECT_EQ(primitive_tuning(ctx).subgroups, 1);
+  EXPECT_EQ(primitive_tuning(ctx).sort_onesweep, 1);
   PrimitiveTuning bad;
   bad.subgroups = 2;
+  EXPECT_THROW(set_primitive_tuning(ctx, bad), ArgumentError);
+  bad = {};
+  bad.sort_onesweep = 3;
   EXPECT_THROW(set_primitive_tuning(ctx, bad), ArgumentError);
 }
 

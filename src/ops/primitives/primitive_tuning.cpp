@@ -75,6 +75,7 @@ PrimitiveTuning effective_tuning(const Context& ctx) {
   t.sort_serial = u.sort_serial >= 0 ? u.sort_serial : d.sort_serial;
   t.texel_loads = u.texel_loads >= 0 ? u.texel_loads : d.texel_loads;
   t.subgroups = u.subgroups >= 0 ? u.subgroups : d.subgroups;
+  t.sort_onesweep = u.sort_onesweep >= 0 ? u.sort_onesweep : 0;
   // The subgroup scan keeps its scalars in registers: 32 per invocation halve the tiles (and
   // so the look-back's work) on GPUs.
   const bool gpu_subgroups = t.subgroups == 1 && !ctx.info().is_software;
@@ -110,6 +111,8 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
   require(t.sort_serial >= -1 && t.sort_serial <= 1, "sort_serial", t.sort_serial, "-1, 0 or 1");
   require(t.texel_loads >= -1 && t.texel_loads <= 1, "texel_loads", t.texel_loads, "-1, 0 or 1");
   require(t.subgroups >= -1 && t.subgroups <= 1, "subgroups", t.subgroups, "-1, 0 or 1");
+  require(t.sort_onesweep >= -1 && t.sort_onesweep <= 1, "sort_onesweep", t.sort_onesweep,
+          "-1, 0 or 1");
   if (t.subgroups == 1 && !primitives::native_subgroups(ctx.info()) &&
       primitives::emulated_subgroup_size(ctx.info()) == 0) {
     throw ArgumentError(fmt::format(
@@ -146,7 +149,8 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
                                   16 * std::int64_t{e.scan_local} + 1024;
   const primitives::Subgroups sg = primitives::subgroups_for(ctx.info(), e.subgroups);
   const std::int64_t sort_bytes =
-      sg.on           ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
+      sg.on && e.sort_onesweep == 1
+          ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
       : e.sort_serial ? 1024 * std::int64_t{e.sort_local}
                       : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
   if (scan_bytes > shared_limit || sort_bytes > shared_limit) {

@@ -93,7 +93,8 @@ std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg) 
 }
 
 bool use_onesweep(const Context& ctx, std::size_t count) {
-  return subgroups(ctx).on && count < (std::size_t{1} << 29);
+  return subgroups(ctx).on && effective_tuning(ctx).sort_onesweep == 1 &&
+         count < (std::size_t{1} << 29);
 }
 
 void onesweep_sort(const Context& ctx, ElementType key_type, std::size_t count, bool descending,

@@ -32,7 +32,8 @@ struct PassBuffers {
 SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg);
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg);
 
-// The subgroup kernels are on and the count fits the status words' 29-bit values.
+// Onesweep was asked for (PrimitiveTuning::sort_onesweep), the subgroup kernels are on and
+// the count fits the status words' 29-bit values.
 bool use_onesweep(const Context& ctx, std::size_t count);
 
 // Sorts `count` keys through the four passes (pass p sorts by bits [8p, 8p + 8)); the

@@ -123,22 +123,29 @@ uint count_digit(uint tile, uint digit) {
   return n;
 }
 
-// (Polls are plain loads of the volatile status words: atomics would serialise on the cache
-// lines every tile in flight reads.)
 // Where this tile's run of `digit` starts in the output: the digit's global start (slot 0)
-// plus its count in every earlier tile, walking back until an inclusive prefix. A slot that
-// stays not ready for spin_limit polls is counted from its tile's keys instead.
+// plus its count in every earlier tile, walking back until an inclusive prefix. The walk
+// reads LB_WINDOW slots at once (independent loads: a walk of w slots costs about w /
+// LB_WINDOW memory latencies, not w) and folds them from the nearest up to the first that
+// is not ready; when the nearest stays not ready for spin_limit polls, its tile's count is
+// taken from its keys instead. Slot 0 is always an inclusive prefix, so every walk ends.
+#define LB_WINDOW 8u
 uint look_back(uint tile, uint digit) {
   uint prefix = 0u;
-  uint slot = tile;  // the nearest earlier tile's slot (tile - 1 + 1)
+  uint slot = tile;  // the nearest slot not folded yet (that of tile slot - 1)
   uint spins = 0u;
   for (;;) {
-    uint w = status[status_at(pass, slot, digit)];
-    uint code = w & 7u;
-    if (code == code_p) return prefix + (w >> 3u);
-    if (code == code_a) {
-      prefix += w >> 3u;
-      slot -= 1u;
+    uint w[LB_WINDOW];
+    for (uint k = 0u; k < LB_WINDOW; ++k) w[k] = k <= slot ? status[status_at(pass, slot - k, digit)] : 0u;
+    uint k = 0u;
+    for (; k < LB_WINDOW && k <= slot; ++k) {
+      uint code = w[k] & 7u;
+      if (code == code_p) return prefix + (w[k] >> 3u);
+      if (code != code_a) break;
+      prefix += w[k] >> 3u;
+    }
+    if (k > 0u) {
+      slot -= k;
       spins = 0u;
     } else if (++spins >= spin_limit) {
       prefix += count_digit(slot - 1u, digit);
