@@ -30,15 +30,7 @@ uniform uint count_offset;
 uniform uint first;   // element index of the range's start
 uniform uint count;   // elements
 
-T element(uint e) {
-#if C == 1
-  return LOAD1(e);
-#else
-  T v;
-  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
-  return v;
-#endif
-}
+ELEMENT
 
 void main() {
   uint k = gpgpu_index();
@@ -71,6 +63,7 @@ std::string source(ElementType type, int components, Kind kind, const std::strin
   std::string body = compaction_glsl;
   // keep() needs element(): insert its definition after element's.
   const std::string marker = "void main() {";
+  body.replace(body.find("ELEMENT"), 7, primitives::element_glsl);
   body.insert(body.find(marker), primitives::keep_function(kind, predicate, t));
   return fmt::format(
              "#define S {}\n#define T {}\n#define C {}\n#define MODE {}\n#define PARTITION {}\n",

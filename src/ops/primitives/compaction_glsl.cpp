@@ -26,6 +26,11 @@ uniform uint count_offset;
 uniform uint epoch;
 uniform uint spin_limit;
 
+)";
+
+}  // namespace
+
+const char* const element_glsl = R"(
 T element(uint e) {
 #if C == 1
   return LOAD1(e);
@@ -36,6 +41,8 @@ T element(uint e) {
 #endif
 }
 )";
+
+namespace {
 
 const char* const compaction_subgroup_main_glsl = R"(
 bool kept_at(uint k) { return k < count && keep(element(first + k), first + k); }
@@ -168,7 +175,7 @@ std::string compaction_subgroup_source(ElementType type, int components, Compact
              scalar_type(type), t, components, local, rows, kind == CompactKind::Partition ? 1 : 0,
              count_only ? 1 : 0) +
          subgroup_glsl(sg, local) + subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") +
-         input_glsl(type, texels, 0) + compaction_subgroup_glsl +
+         input_glsl(type, texels, 0) + compaction_subgroup_glsl + element_glsl +
          keep_function(kind, predicate, t) + main;
 }
 

@@ -31,8 +31,10 @@ std::string element_type(ElementType type, int components) {
   return fmt::format("{}vec{}", prefix, components);
 }
 
-namespace {
+namespace {}  // namespace
 
+// The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
+// has no infinity literal.
 std::string builtin_expression(Op op) {
   switch (op) {
     case Op::Sum:
@@ -47,10 +49,6 @@ std::string builtin_expression(Op op) {
   return "?";
 }
 
-}  // namespace
-
-// The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
-// has no infinity literal.
 std::string builtin_identity_literal(Op op, ElementType type) {
   const std::uint32_t bits = builtin_identity_bits(op, type);
   switch (type) {

@@ -33,6 +33,9 @@ Args input_args(const Buffer& in);
 // A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
 std::string op_key(const Operator& op);
 
+// A built-in operator as a GLSL expression of `a` and `b` ("a + b", "min(a, b)", ...).
+std::string builtin_expression(Op op);
+
 // The identity of a built-in operator as a GLSL literal of the scalar type (infinities
 // through their bits: GLSL ES has no literal for them).
 std::string builtin_identity_literal(Op op, ElementType type);

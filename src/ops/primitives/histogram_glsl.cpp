@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
+#include "last_group_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -20,7 +21,7 @@ layout(std430, binding = 3) coherent buffer Acc { uint acc[]; };
 layout(std430, binding = 4) coherent buffer Done { uint done_count[]; };
 uniform bool accumulate;
 #if MODE == 0
-shared bool is_last;
+LAST_GROUP
 #endif
 #endif
 uniform uint bins;
@@ -129,12 +130,7 @@ void main() {
 #if MODE == 0
   // One dispatch: the last group to finish moves the totals to the output (replacing or
   // adding to it) and leaves acc zeroed, and the counter reset, for the next call.
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) is_last = atomicAdd(done_count[0], 1u) == gl_NumWorkGroups.x - 1u;
-  barrier();
-  if (!is_last) return;
-  memoryBarrierBuffer();
+  if (!last_group()) return;
   for (uint i = lid; i < stride; i += uint(L)) {
     uint total = atomicExchange(acc[i], 0u);
     counts[out_offset + i] = accumulate ? counts[out_offset + i] + total : total;
@@ -166,7 +162,7 @@ std::string histogram_source(ElementType type, const HistogramShape& shape) {
              scalar_type(type), vec4_type(type), type == ElementType::Float32 ? 1 : 0,
              type == ElementType::Int32 ? 1 : 0, shape.local, static_cast<int>(shape.mode),
              shape.copies, shape.bins + 3, strided ? 1 : 0) +
-         input_glsl(type, shape.texels, 0) + histogram_glsl;
+         input_glsl(type, shape.texels, 0) + with_last_group(histogram_glsl);
 }
 
 std::string clear_source(int local) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
+#include "last_group_glsl.hpp"
 #include "radix_sort_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -37,7 +38,7 @@ uniform uint in_first;
 uniform uint count;
 uniform uint chunk;
 shared uint hist[1024];
-shared bool is_last;
+LAST_GROUP
 void main() {
   uint lid = gl_LocalInvocationID.x;
   uint g = gl_WorkGroupID.x;
@@ -55,12 +56,7 @@ void main() {
   for (uint i = lid; i < 1024u; i += uint(L)) {
     if (hist[i] != 0u) atomicAdd(totals[i], hist[i]);
   }
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) is_last = atomicAdd(done_count[0], 1u) == gl_NumWorkGroups.x - 1u;
-  barrier();
-  if (!is_last) return;
-  memoryBarrierBuffer();
+  if (!last_group()) return;
   for (uint i = lid; i < 1024u; i += uint(L)) hist[i] = atomicExchange(totals[i], 0u);
   barrier();
   if (lid < 4u) {
@@ -88,21 +84,10 @@ void main() {
 const char* const onesweep_pass_glsl = R"(
 #define TILE (L * K)
 layout(local_size_x = L) in;
-layout(std430, binding = 0) readonly buffer KeysIn { KT keys_in[]; };
-layout(std430, binding = 1) writeonly buffer KeysOut { KT keys_out[]; };
 layout(std430, binding = 3) coherent buffer TileCounter { uint tile_counter[]; };
-#if WITH_VALUES
-layout(std430, binding = 4) readonly buffer ValuesIn { uint values_in[]; };
-layout(std430, binding = 5) writeonly buffer ValuesOut { uint values_out[]; };
-uniform uint vin_first;
-uniform uint vout_first;
-uniform bool iota_values;
-uniform uint iota_base;
-#endif
-uniform uint in_first;
-uniform uint out_first;
-uniform uint count;
-uniform uint tiles;
+#define VALUES_IN_BINDING 4
+#define VALUES_OUT_BINDING 5
+SORT_IO
 uniform uint pass;
 uniform uint spin_limit;
 
@@ -270,14 +255,14 @@ std::string onesweep_histogram_source(ElementType key_type, int local) {
   SortShape shape;
   shape.local = local;
   return sort_header(key_type, shape, false) + sort_key_glsl + status_glsl +
-         onesweep_histogram_glsl;
+         with_last_group(onesweep_histogram_glsl);
 }
 
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
                                  const Subgroups& sg) {
   return sort_header(key_type, shape, with_values) + subgroup_glsl(sg, shape.local) +
          subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl + status_glsl +
-         onesweep_pass_glsl;
+         with_sort_io(onesweep_pass_glsl);
 }
 
 }  // namespace gpgpu::primitives

@@ -21,6 +21,10 @@ struct SortShape {
 // key_from_bits, radix_key, digit_of).
 std::string sort_header(ElementType key_type, const SortShape& shape, bool with_values);
 extern const char* const sort_key_glsl;
+// `kernel` with SORT_IO replaced by the key and value blocks and the uniforms every scatter
+// kernel has (in_first, out_first, count, tiles, [vin_first, vout_first, iota_values,
+// iota_base]); the kernel defines VALUES_IN_BINDING and VALUES_OUT_BINDING before it.
+std::string with_sort_io(std::string kernel);
 
 // Tile histogram: counts[digit * tiles + tile] = keys of the tile with that digit.
 // Uniforms: in_first, count, tiles, shift, descending. Blocks: keys_in, counts.

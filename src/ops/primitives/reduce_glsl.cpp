@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
+#include "last_group_glsl.hpp"
 #include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -150,7 +151,7 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "uniform uint out_offset;\n"
       "{4}"
       "{9}"
-      "shared bool is_last;\n"
+      "{10}"
       "void store(vec_type a) {{\n"
       "{7}"
       "}}\n"
@@ -171,14 +172,8 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "    if (lid == 0u) store(r);\n"
       "    return;\n"
       "  }}\n"
-      "  if (lid == 0u) {{\n"
-      "    partials[g] = r;\n"
-      "    memoryBarrierBuffer();\n"
-      "    is_last = atomicAdd(done_count[0], 1u) == groups - 1u;\n"
-      "  }}\n"
-      "  barrier();\n"
-      "  if (!is_last) return;\n"
-      "  memoryBarrierBuffer();\n"
+      "  if (lid == 0u) partials[g] = r;\n"
+      "  if (!last_group()) return;\n"
       "  uint per = (groups + {0}u - 1u) / {0}u;\n"
       "  vec_type run = op4_identity();\n"
       "  for (uint k = 0u; k < per; ++k) {{\n"
@@ -193,7 +188,7 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "  }}\n"
       "}}\n",
       t.local, v, s, e, functions, body_trip(t.local, t.unroll), range, fold_and_store(components),
-      input_glsl(type, t.texels, 0), group_combine(type, op, t.local, sg));
+      input_glsl(type, t.texels, 0), group_combine(type, op, t.local, sg), last_group_glsl);
 }
 
 std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local,

@@ -116,20 +116,6 @@ const char* native_op(Op op) {
   return "?";
 }
 
-const char* combine(Op op) {
-  switch (op) {
-    case Op::Sum:
-      return "a + b";
-    case Op::Product:
-      return "a * b";
-    case Op::Min:
-      return "min(a, b)";
-    case Op::Max:
-      return "max(a, b)";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string subgroup_glsl(const Subgroups& sg, int local) {
@@ -179,7 +165,7 @@ std::string subgroup_op_glsl(const Subgroups& sg, ElementType type, Op op,
       "{0} {1}_reduce({0} x) {{ return {1}_over(x, SG_SIZE); }}\n"
       "{0} {1}_inclusive({0} x) {{ return {1}_over(x, sg_lane() + 1u); }}\n"
       "{0} {1}_exclusive({0} x) {{ return {1}_over(x, sg_lane()); }}\n",
-      t, name, combine(op), builtin_identity_literal(op, type));
+      t, name, builtin_expression(op), builtin_identity_literal(op, type));
 }
 
 }  // namespace gpgpu::primitives
