@@ -28,22 +28,6 @@ uniform uint spin_limit;
 
 )";
 
-}  // namespace
-
-const char* const element_glsl = R"(
-T element(uint e) {
-#if C == 1
-  return LOAD1(e);
-#else
-  T v;
-  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
-  return v;
-#endif
-}
-)";
-
-namespace {
-
 const char* const compaction_subgroup_main_glsl = R"(
 bool kept_at(uint k) { return k < count && keep(element(first + k), first + k); }
 

@@ -10,9 +10,6 @@ namespace gpgpu::primitives {
 
 enum class CompactKind { CopyIf, Partition, Unique };
 
-// T element(uint e): Buffer element e (C scalars of type T, read with LOAD1).
-extern const char* const element_glsl;
-
 // bool keep(T x, uint i): the predicate (CopyIf, Partition) or "first of its run" (Unique,
 // which compares with element(i - 1) and needs element() and the uniform `first`).
 std::string keep_function(CompactKind kind, const std::string& predicate, const std::string& t);

@@ -115,6 +115,18 @@ std::string input_glsl(ElementType type, bool texels, int binding) {
       binding, v, binding + 1, s);
 }
 
+const char* const element_glsl = R"(
+T element(uint e) {
+#if C == 1
+  return LOAD1(e);
+#else
+  T v;
+  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
+  return v;
+#endif
+}
+)";
+
 Args input_args(const Buffer& in) {
   return {{"in4", in}, {"in1", in}, {"in4_texels", texels(in, 4)}, {"in1_texels", texels(in, 1)}};
 }

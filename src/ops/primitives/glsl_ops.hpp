@@ -27,6 +27,9 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
 // type's vec4) and LOAD1(i) (scalar i): storage blocks in4 / in1 at bindings `binding` and
 // `binding + 1`, or, with `texels`, buffer textures in4_texels / in1_texels (gpgpu::texels).
 std::string input_glsl(ElementType type, bool texels, int binding);
+// T element(uint e): Buffer element e, C scalars of type T read with LOAD1 (needs T, C and
+// input_glsl's macros).
+extern const char* const element_glsl;
 // The arguments input_glsl's declarations take (Registry::run drops the unused ones).
 Args input_args(const Buffer& in);
 
