@@ -13,8 +13,10 @@
 
 #include "commands.hpp"
 #include "earth_command.hpp"
+#include "earth_grid_source.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/earth.hpp"
+#include "gpgpu/earth/grid_cache.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::cli {
@@ -32,11 +34,13 @@ struct RunOptions {
          compare_day = -1;
   std::string out, device = "auto", grid = "spring", reference, json;
   bool no_recentre = false, no_pictures = false, save = false;
+  GridSource grid_source;  // --grid-device, --grid-file, --verbose
 };
 
 // What one run produced, for the table and the JSON.
 struct RunResult {
   double build_s = 0, wall_s = 0, days = 0, dt = 0;
+  std::string grid_how;  // built where, or read from where
   long long steps = 0;
   ge::GlobalSums start, end, gpu_start, gpu_end;
   std::optional<ge::ErrorNorms> errors;
@@ -156,7 +160,7 @@ double reference_difference(const RunOptions& o, const ge::Grid& grid,
                     o.reference, ref.case_number, ref.day, o.case_number, o.compare_day));
   }
   std::cerr << fmt::format("building the level-{} reference grid...\n", ref.level);
-  const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+  const ge::Grid fine = ge::cached_grid(grid_options(ref.level, ref.grid_kind, ref.recentre)).grid;
   ge::Locator locator(fine);
   const auto truth = ge::interpolate(locator, ref.values, grid.centres);
   return ge::height_errors(grid, h, truth).l2;
@@ -177,10 +181,10 @@ void print_report(const RunOptions& o, const Context& ctx, const ge::Model& mode
   std::cout << fmt::format(
       "grid: level {}, {} cells, spacing {:.1f} / {:.1f} / {:.1f} km (min / mean / max), area "
       "ratio {:.3f}; "
-      "{}{} (CPU float64, {:.2f} s)\n",
+      "{}{} ({})\n",
       g.level, g.cell_count(), s.min_spacing * 6371.22, s.mean_spacing * 6371.22,
       s.max_spacing * 6371.22, s.area_ratio, o.grid, o.no_recentre ? "" : " + recentred",
-      r.build_s);
+      r.grid_how);
   std::cout << fmt::format(
       "model: dt {:.1f} s (courant {}), {} steps, continuity correction {}, hyperdiffusion {}\n",
       r.dt, o.courant, r.steps, o.correction,
@@ -231,6 +235,8 @@ nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model&
                    {"mass_drift", d.mass},
                    {"energy_drift", d.energy},
                    {"enstrophy_drift", d.potential_enstrophy}};
+  j["grid_seconds"] = r.build_s;
+  j["grid_how"] = r.grid_how;
   if (r.errors)
     j["errors"] = {{"l1", r.errors->l1}, {"l2", r.errors->l2}, {"linf", r.errors->linf}};
   if (r.reference_l2) j["reference_l2"] = *r.reference_l2, j["compare_day"] = o.compare_day;
@@ -252,10 +258,12 @@ int run_case(RunOptions o) {
   if (pictures || o.save)
     std::filesystem::create_directories(std::filesystem::path(o.out) / "frames");
   RunResult r;
-  auto t0 = std::chrono::steady_clock::now();
-  const ge::Grid grid = ge::build_grid(grid_options(o.level, o.grid, !o.no_recentre));
-  r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Context ctx({.device = o.device});
+  const ge::GridBuild built =
+      obtain_grid(o.grid_source, grid_options(o.level, o.grid, !o.no_recentre), &ctx);
+  const ge::Grid& grid = built.grid;
+  r.build_s = built.report.seconds;
+  r.grid_how = built.report.summary();
   const auto setup = ge::make_case(o.case_number, o.alpha);
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
   ge::Model model(ctx, grid, setup, mo);
@@ -344,6 +352,7 @@ Command add_earth_command(CLI::App& app) {
   sub->add_flag("--no-pictures", o->no_pictures, "Write no pictures");
   sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
   sub->add_option("--json", o->json, "Also write the results as JSON here");
+  add_grid_source_options(*sub, o->grid_source);
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);

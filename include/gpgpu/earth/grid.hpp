@@ -13,6 +13,13 @@
 // five neighbours, the others six. Everything here is float64 and built on the CPU; the
 // solver copies what it needs to the GPU in float32.
 //
+// How it is built (GridDevice; docs/earth.md, "The grid build"): the spring dynamics runs
+// on the GPU in float32 (then checked and finished in float64 on the CPU), or on the CPU in
+// float64; Auto times a few sweeps of each level from level 6 on, on both, and goes on with
+// the faster. Everything else runs on the CPU's threads, in float64. A grid built on the GPU
+// is the CPU's to within the spring tolerance (statistics agree to 1e-6, points to a few
+// 1e-6 of the spacing: tests/earth/grid_build_test.cpp).
+//
 // Where the points go (GridOptimization):
 //   Bisection      the recursive grid: each new point is the normalised midpoint of an edge
 //                  of the level above.
@@ -45,10 +52,15 @@
 
 #include "gpgpu/earth/vec3.hpp"
 
+namespace gpgpu {
+class Context;
+}
+
 namespace gpgpu::earth {
 
 enum class GridOptimization { Bisection, Spring };
 enum class ControlVolume { Centroid, Voronoi };
+enum class GridDevice { Auto, Cpu, Gpu };
 
 struct GridOptions {
   int level = 5;  // 0 .. 11 (level 11 has 41.9 million cells)
@@ -63,6 +75,9 @@ struct GridOptions {
   double spring_tolerance = 1e-6;
   int spring_max_sweeps = 20000;
   bool reorder = true;  // space-filling-curve order (false: the order points were made in)
+  // Where the spring dynamics runs. It changes how the grid is made, not which grid (to
+  // the spring tolerance), so it is not part of a cached grid's key (grid_cache.hpp).
+  GridDevice device = GridDevice::Auto;
 };
 
 inline constexpr int max_grid_level = 11;
@@ -104,9 +119,43 @@ class Grid {
 // 10 * 4^level + 2. Throws ArgumentError outside 0..max_grid_level.
 std::size_t cell_count_at(int level);
 
-// Builds the grid. Throws ArgumentError for a level outside 0..max_grid_level or options
-// out of range (beta <= 0, tolerance <= 0, sweeps < 0).
-Grid build_grid(const GridOptions& options);
+// How a grid came to be: where each stage's time went and how each level's springs ran.
+struct GridLevelReport {
+  int level = 0;
+  std::size_t points = 0;
+  std::string device;  // "cpu", "gpu", or "gpu+cpu" (float32 sweeps, then float64)
+  int sweeps = 0;      // in all
+  int gpu_sweeps = 0;  // of them on the GPU
+  double seconds = 0;
+  double cpu_sweep_ms = -1, gpu_sweep_ms = -1;  // Auto's timed sweeps (-1: not timed)
+};
+struct GridBuildStage {
+  std::string name;
+  double seconds = 0;  // summed over the levels
+};
+struct GridBuildReport {
+  std::string source = "built";  // "built", "cache" (the disk cache) or "file"
+  std::string gpu;               // the GPU that ran springs ("" when none did)
+  std::string note;              // why Auto ran no GPU, where it could not make one
+  std::size_t threads = 1;       // CPU threads of the build
+  std::vector<GridBuildStage> stages;
+  std::vector<GridLevelReport> levels;
+  double seconds = 0;
+  std::string to_string() const;  // the table `gpgpu earth --verbose` prints
+  std::string summary() const;    // one line: "built on the GPU (...) in 0.85 s"
+};
+
+struct GridBuild {
+  Grid grid;
+  GridBuildReport report;
+};
+
+// Builds the grid. `gpu`: the Context for the spring dynamics (null: make one when
+// options.device asks for the GPU, or Auto finds one worth trying). Throws ArgumentError
+// for a level outside 0..max_grid_level or options out of range (beta <= 0, tolerance <= 0,
+// sweeps < 0), ContextError for GridDevice::Gpu without a usable GPU.
+Grid build_grid(const GridOptions& options, const Context* gpu = nullptr);
+GridBuild build_grid_reported(const GridOptions& options, const Context* gpu = nullptr);
 
 // Measured properties of a grid and the results of its consistency checks.
 struct GridStatistics {

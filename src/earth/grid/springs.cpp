@@ -1,0 +1,153 @@
+// The spring dynamics of one level on the device the options name (see springs.hpp).
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "earth/grid/parallel.hpp"
+#include "earth/grid/springs.hpp"
+#include "earth/grid/springs_gpu.hpp"
+#include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::earth::detail {
+
+namespace {
+
+// Arc length of an edge of the icosahedron: atan(2).
+constexpr double icosahedron_edge = 1.1071487177940905030;
+
+// Auto tries the GPU from level 6 on: below, a level relaxes in milliseconds on the CPU,
+// less than making a context and compiling the kernel.
+constexpr std::size_t auto_min_points = 40962;
+// Sweeps Auto times on each device: a few percent of a level's 200-600.
+constexpr int trial_sweeps = 8;
+
+}  // namespace
+
+SpringDriver::SpringDriver(GridDevice device, const Context* gpu) : device_(device), given_(gpu) {}
+SpringDriver::~SpringDriver() = default;
+
+const Context* SpringDriver::gpu() {
+  if (given_ != nullptr) return given_;
+  if (own_ || gpu_unusable_) return own_.get();
+  try {
+    own_ = std::make_unique<Context>();
+  } catch (const Error& e) {
+    if (device_ == GridDevice::Gpu) throw;
+    gpu_unusable_ = true;
+    note_ = fmt::format("no GPU for the springs ({})", e.what());
+  }
+  return own_.get();
+}
+
+GpuSprings& SpringDriver::kernel() {
+  if (!springs_) {
+    springs_ = std::make_unique<GpuSprings>(*gpu());
+    gpu_name_ = gpu()->info().renderer;
+  }
+  return *springs_;
+}
+
+bool SpringDriver::worth_trying_gpu(std::size_t points) const {
+  return device_ == GridDevice::Auto && points >= auto_min_points && !gpu_unusable_;
+}
+
+// The rest of the level on the GPU (loaded). Each time its float32 test passes (or its
+// force stops falling), one float64 sweep on the CPU decides: the float32 test does not
+// prove the float64 one. Until it passes, the GPU goes on from the float64 points with a
+// stricter force test. The float32 force errs by up to 0.3 of the limit (measured at levels
+// 5-8: the springs' lengths round to 6e-8 of the spacing, six springs a point, the worst
+// of all points), while a move is exact to its own rounding; so the first test allows
+// forces to 1.5 limits.
+void SpringDriver::finish_on_gpu(const SpringProblem& problem, SpringState& state,
+                                 GridLevelReport& r) {
+  GpuSprings& springs = kernel();
+  for (double slack = 1.5;; slack *= 0.7) {
+    const int before = state.sweeps;
+    springs.sweeps(state, problem.max_sweeps, slack);
+    springs.read(state);
+    r.gpu_sweeps += state.sweeps - before;
+    state.converged = false;
+    cpu_sweeps(problem, state, 1);
+    if (state.converged || state.sweeps >= problem.max_sweeps) return;
+    springs.start_from(state);
+  }
+}
+
+// A few timed sweeps on the CPU, then on the GPU, both advancing the relaxation; the level
+// goes on where the sweep was faster, and so do the later levels of this build (and of
+// later builds on this machine: device_choice.hpp).
+void SpringDriver::auto_trial(const SpringProblem& problem, SpringState& state,
+                              GridLevelReport& r) {
+  double t0 = seconds_now();
+  cpu_sweeps(problem, state, trial_sweeps);
+  r.cpu_sweep_ms = 1e3 * (seconds_now() - t0) / trial_sweeps;
+  if (state.converged || gpu() == nullptr) return cpu_sweeps(problem, state, problem.max_sweeps);
+  GpuSprings& springs = kernel();
+  springs.load(problem, state);
+  const int before = state.sweeps;
+  springs.sweeps(state, 2, 1.0);  // the first compiles the kernel, if not yet
+  springs.finish();
+  t0 = seconds_now();
+  springs.sweeps(state, trial_sweeps, 1.0);
+  r.gpu_sweep_ms = 1e3 * (seconds_now() - t0) / trial_sweeps;
+  r.gpu_sweeps += state.sweeps - before;
+  timing_ = SweepTiming{r.level, r.cpu_sweep_ms, r.gpu_sweep_ms};
+  remember_timing(timing_key(), *timing_);
+  if (timing_->gpu_faster()) return finish_on_gpu(problem, state, r);
+  springs.read(state);
+  state.converged = false;
+  cpu_sweeps(problem, state, problem.max_sweeps);
+}
+
+// The GPU and the CPU threads a timing belongs to. Without a Context, the default device:
+// naming it would mean making one, which a remembered choice of the CPU avoids.
+std::string SpringDriver::timing_key() const {
+  const char* chosen = std::getenv("GPGPU_DEVICE");
+  return fmt::format("springs v1 gpu={} cpu_threads={}",
+                     given_ != nullptr ? given_->info().renderer
+                                       : fmt::format("default({})", chosen ? chosen : "auto"),
+                     worker_count());
+}
+
+void SpringDriver::relax_auto(const SpringProblem& problem, SpringState& state,
+                              GridLevelReport& r) {
+  if (!timing_) timing_ = recalled_timing(timing_key());
+  if (!timing_) return auto_trial(problem, state, r);
+  if (timing_->gpu_faster() && gpu() != nullptr) {
+    kernel().load(problem, state);
+    return finish_on_gpu(problem, state, r);
+  }
+  cpu_sweeps(problem, state, problem.max_sweeps);
+}
+
+GridLevelReport SpringDriver::relax(std::vector<Vec3>& points, const Rings& rings, int level,
+                                    const GridOptions& options) {
+  const double natural = options.spring_beta * icosahedron_edge / std::ldexp(1.0, level);
+  const SpringProblem problem{&rings, 2 * std::sin(0.5 * natural),
+                              options.spring_tolerance * natural, options.spring_max_sweeps};
+  SpringState state;
+  state.points = std::move(points);
+  state.velocity.assign(state.points.size(), Vec3{});
+  GridLevelReport r;
+  r.level = level;
+  r.points = state.points.size();
+  const double t0 = seconds_now();
+  if (device_ == GridDevice::Gpu) {
+    if (gpu() == nullptr) throw ContextError("earth grid: no GPU context for the springs");
+    kernel().load(problem, state);
+    finish_on_gpu(problem, state, r);
+  } else if (worth_trying_gpu(r.points)) {
+    relax_auto(problem, state, r);
+  } else {
+    cpu_sweeps(problem, state, problem.max_sweeps);
+  }
+  r.seconds = seconds_now() - t0;
+  r.sweeps = state.sweeps;
+  r.device = r.gpu_sweeps == 0 ? "cpu" : r.gpu_sweeps == r.sweeps ? "gpu" : "gpu+cpu";
+  points = std::move(state.points);
+  return r;
+}
+
+}  // namespace gpgpu::earth::detail
