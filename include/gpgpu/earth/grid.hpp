@@ -123,9 +123,10 @@ std::size_t cell_count_at(int level);
 struct GridLevelReport {
   int level = 0;
   std::size_t points = 0;
-  std::string device;  // "cpu", "gpu", or "gpu+cpu" (float32 sweeps, then float64)
-  int sweeps = 0;      // in all
-  int gpu_sweeps = 0;  // of them on the GPU
+  std::string device;      // "cpu", "gpu", or "gpu+cpu" (float32 sweeps, then float64)
+  int sweeps = 0;          // in all
+  int gpu_sweeps = 0;      // of them on the GPU
+  bool converged = false;  // the float64 test passed (else spring_max_sweeps ran out)
   double seconds = 0;
   double cpu_sweep_ms = -1, gpu_sweep_ms = -1;  // Auto's timed sweeps (-1: not timed)
 };

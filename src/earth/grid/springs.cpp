@@ -145,6 +145,7 @@ GridLevelReport SpringDriver::relax(std::vector<Vec3>& points, const Rings& ring
   }
   r.seconds = seconds_now() - t0;
   r.sweeps = state.sweeps;
+  r.converged = state.converged;
   r.device = r.gpu_sweeps == 0 ? "cpu" : r.gpu_sweeps == r.sweeps ? "gpu" : "gpu+cpu";
   points = std::move(state.points);
   return r;
