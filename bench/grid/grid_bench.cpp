@@ -1,0 +1,253 @@
+// The earth grid benchmark (see grid_bench.hpp).
+#include "grid_bench.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/cache.hpp"
+#include "gpgpu/earth/grid.hpp"
+#include "gpgpu/earth/grid_cache.hpp"
+
+namespace gpgpu::bench {
+
+namespace {
+
+namespace ge = gpgpu::earth;
+namespace fs = std::filesystem;
+
+constexpr double radius_km = 6371.22;
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: kilobytes
+}
+
+// GPGPU_CACHE_DIR names a fresh folder while this lives: the user's cache is not touched.
+class TemporaryCache {
+ public:
+  TemporaryCache()
+      : dir(fs::temp_directory_path() / fmt::format("gpgpu-grid-bench-{}", ::getpid())) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    if (const char* old = std::getenv("GPGPU_CACHE_DIR")) previous_ = old;
+    ::setenv("GPGPU_CACHE_DIR", dir.c_str(), 1);
+  }
+  ~TemporaryCache() {
+    if (previous_) {
+      ::setenv("GPGPU_CACHE_DIR", previous_->c_str(), 1);
+    } else {
+      ::unsetenv("GPGPU_CACHE_DIR");
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  TemporaryCache(const TemporaryCache&) = delete;
+  TemporaryCache& operator=(const TemporaryCache&) = delete;
+  // Forgets Auto's timing, so that the next Auto build times both devices again.
+  void forget_auto_timing() const { fs::remove_all(dir / "earth-grid-device"); }
+
+  fs::path dir;
+
+ private:
+  std::optional<std::string> previous_;
+};
+
+// Wall times of repeated builds (or reads) and the last result.
+struct Timed {
+  std::vector<double> seconds;
+  ge::GridBuild last;
+  bool ran() const { return !seconds.empty(); }
+  double median() const {
+    if (seconds.empty()) return NAN;
+    auto s = seconds;
+    std::sort(s.begin(), s.end());
+    return s[s.size() / 2];
+  }
+};
+
+template <class Build>
+Timed timed(int repeats, const Build& build) {
+  Timed t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    t.last = build();
+    t.seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return t;
+}
+
+ge::GridOptions options_at(int level, ge::GridDevice device) {
+  ge::GridOptions o;
+  o.level = level;
+  o.device = device;
+  return o;
+}
+
+struct Row {
+  int level = 0;
+  std::size_t cells = 0;
+  Timed cpu, gpu, auto_first, auto_kept, warm;
+  double rss_mb = 0;
+};
+
+// The builds of one level, interleaved repeat by repeat (a machine whose load drifts
+// slows them alike).
+Row measure(const GridBenchOptions& o, const Context& ctx, const TemporaryCache& cache, int level) {
+  Row r;
+  r.level = level;
+  r.cells = ge::cell_count_at(level);
+  const bool cpu = level <= o.cpu_max_level;
+  auto build = [&](ge::GridDevice device, Timed& into) {
+    Timed one = timed(1, [&] {
+      return ge::build_grid_reported(options_at(level, device),
+                                     device == ge::GridDevice::Cpu ? nullptr : &ctx);
+    });
+    into.seconds.push_back(one.seconds[0]);
+    into.last = std::move(one.last);
+  };
+  if (cpu) {
+    cache.forget_auto_timing();
+    build(ge::GridDevice::Auto, r.auto_first);
+  }
+  for (int rep = 0; rep < (level >= 9 ? 1 : o.repeats); ++rep) {
+    if (cpu) build(ge::GridDevice::Cpu, r.cpu);
+    if (o.gpu) build(ge::GridDevice::Gpu, r.gpu);
+    if (cpu) build(ge::GridDevice::Auto, r.auto_kept);
+  }
+  const ge::Grid& stored = r.cpu.ran() ? r.cpu.last.grid : r.gpu.last.grid;
+  const ge::GridOptions key_options = options_at(level, ge::GridDevice::Cpu);
+  cache::Store("earth-grids", ge::grid_format_version, ge::grid_cache_limit)
+      .store(ge::grid_cache_key(key_options), ge::encode_grid(stored));
+  r.warm = timed(level >= 9 ? 1 : o.repeats, [&] { return ge::cached_grid(key_options); });
+  r.rss_mb = peak_rss_mb();
+  return r;
+}
+
+std::string seconds(const Timed& t) {
+  return t.ran() ? fmt::format("{:.3f}", t.median()) : std::string("-");
+}
+std::string ratio(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) && b > 0 ? fmt::format("{:.2f}", a / b) : "-";
+}
+
+void print_times(const std::vector<Row>& rows) {
+  std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9}\n", "level",
+                           "cells", "CPU s", "GPU s", "Auto 1st", "Auto s", "warm s", "CPU/GPU",
+                           "Auto/best", "RSS MB");
+  for (const auto& r : rows) {
+    const double best = std::fmin(r.cpu.median(), r.gpu.median());
+    std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9.0f}\n",
+                             r.level, r.cells, seconds(r.cpu), seconds(r.gpu),
+                             seconds(r.auto_first), seconds(r.auto_kept), seconds(r.warm),
+                             ratio(r.cpu.median(), r.gpu.median()),
+                             ratio(r.auto_kept.median(), best), r.rss_mb);
+  }
+}
+
+// The largest relative difference of the statistics and of the points (in mean spacings;
+// -1 where the two grids list their cells in different orders).
+struct Agreement {
+  double statistics = 0, points = -1;
+};
+
+Agreement agreement(const ge::Grid& a, const ge::Grid& b) {
+  const auto sa = ge::statistics(a), sb = ge::statistics(b);
+  Agreement g;
+  for (auto [x, y] : {std::pair{sa.min_spacing, sb.min_spacing},
+                      {sa.mean_spacing, sb.mean_spacing},
+                      {sa.max_spacing, sb.max_spacing},
+                      {sa.area_ratio, sb.area_ratio}}) {
+    g.statistics = std::max(g.statistics, std::abs(x / y - 1));
+  }
+  if (a.triangles != b.triangles) return g;
+  g.points = 0;
+  for (std::size_t i = 0; i < a.cell_count(); ++i)
+    g.points = std::max(g.points, ge::norm(a.centres[i] - b.centres[i]) / sa.mean_spacing);
+  return g;
+}
+
+std::string statistics_text(const ge::Grid& g) {
+  const auto s = ge::statistics(g);
+  return fmt::format("{:.2f} / {:.2f} / {:.2f}  {:.4f}", s.min_spacing * radius_km,
+                     s.mean_spacing * radius_km, s.max_spacing * radius_km, s.area_ratio);
+}
+
+nlohmann::json print_grids(const std::vector<Row>& rows) {
+  std::cout << "\nThe grids: spacing min / mean / max (km) and area ratio; largest relative "
+               "difference of those four, GPU against CPU; largest point distance in mean "
+               "spacings.\n";
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    const ge::Grid& reference = r.cpu.ran() ? r.cpu.last.grid : r.gpu.last.grid;
+    std::string line =
+        fmt::format("{:>5}  CPU {}", r.level, r.cpu.ran() ? statistics_text(reference) : "-");
+    nlohmann::json j{{"level", r.level}, {"cells", r.cells}};
+    if (r.gpu.ran()) {
+      line += fmt::format("  GPU {}", statistics_text(r.gpu.last.grid));
+      if (r.cpu.ran()) {
+        const Agreement a = agreement(r.gpu.last.grid, reference);
+        line += fmt::format("  stats {:.1e}  points {:.1e}", a.statistics, a.points);
+        j["gpu_cpu_statistics_difference"] = a.statistics;
+        j["gpu_cpu_point_difference_spacings"] = a.points;
+      }
+    }
+    std::cout << line << "\n";
+    j["warm_same_bits_as_built"] = ge::encode_grid(r.warm.last.grid) == ge::encode_grid(reference);
+    auto times = [](const Timed& t) {
+      return t.ran() ? nlohmann::json(t.seconds) : nlohmann::json();
+    };
+    j["cpu_s"] = times(r.cpu);
+    j["gpu_s"] = times(r.gpu);
+    j["auto_first_s"] = times(r.auto_first);
+    j["auto_s"] = times(r.auto_kept);
+    j["warm_s"] = times(r.warm);
+    j["peak_rss_mb"] = r.rss_mb;
+    if (r.gpu.ran()) j["gpu_report"] = r.gpu.last.report.to_string();
+    if (r.cpu.ran()) j["cpu_report"] = r.cpu.last.report.to_string();
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_grid_bench(const GridBenchOptions& o, const Context& ctx) {
+  const TemporaryCache cache;
+  std::cout << fmt::format("device: {}; CPU threads: {}\n", ctx.info().renderer,
+                           ge::build_grid_reported({.level = 0}).report.threads);
+  if (o.gpu) ge::build_grid(options_at(2, ge::GridDevice::Gpu), &ctx);  // compiles the kernel
+  std::vector<Row> rows;
+  for (int level : o.levels) {
+    rows.push_back(measure(o, ctx, cache, level));
+    if (o.verbose) {
+      for (const Timed* t : {&rows.back().cpu, &rows.back().gpu, &rows.back().auto_kept}) {
+        if (t->ran()) std::cout << t->last.report.to_string();
+      }
+      std::cout << rows.back().warm.last.report.to_string();
+    }
+  }
+  std::cout << "\nMedian wall seconds per build (Auto 1st: with its timed trial; Auto: "
+               "following the timing it kept; warm: read from the disk cache):\n";
+  print_times(rows);
+  const nlohmann::json grids = print_grids(rows);
+  fs::create_directories(o.out / "grid");
+  std::ofstream(o.out / "grid" / "bench-grid.json")
+      << nlohmann::json{{"device", ctx.info().renderer}, {"levels", grids}}.dump(2) << "\n";
+  std::cout << "wrote " << (o.out / "grid" / "bench-grid.json").string() << "\n";
+  return 0;
+}
+
+}  // namespace gpgpu::bench
