@@ -26,19 +26,32 @@ std::array<double, 3> corner_weights(const Grid& g, const Triangle& t, const Vec
   return {wa / sum, wb / sum, wc / sum};
 }
 
+// The slot of cell i in cell j's ring.
+int slot_of(const Grid& g, std::size_t j, std::size_t i) {
+  int k = 0;
+  while (k + 1 < g.degree[j] && g.neighbours[j][k] != static_cast<std::int32_t>(i)) ++k;
+  return k;
+}
+
+// Cell i's area, and the edges it shares with higher-numbered neighbours, for both cells:
+// an edge's length and the distance across it are the same from either side, and its
+// normal is exactly negated (cross(s, e) = -cross(e, s)), so each edge is computed once.
 void cell_geometry(Grid& g, std::size_t i) {
-  g.areas[i] = 0.0;
-  g.edge_lengths[i] = {};
-  g.edge_normals[i] = {};
-  g.neighbour_distances[i] = {};
+  double area = 0;
   for (int k = 0; k < g.degree[i]; ++k) {
     const Vec3 &s = g.edge_start(i, k), &e = g.edge_end(i, k);
-    g.areas[i] += spherical_triangle_area(g.centres[i], s, e);
-    g.edge_lengths[i][k] = arc_length(s, e);
+    area += spherical_triangle_area(g.centres[i], s, e);
+    const auto j = static_cast<std::size_t>(g.neighbours[i][k]);
+    if (j < i) continue;
+    const int back = slot_of(g, j, i);
+    g.edge_lengths[i][k] = g.edge_lengths[j][back] = arc_length(s, e);
     // For a counter-clockwise boundary, end x start points away from the cell.
     g.edge_normals[i][k] = normalized(cross(e, s));
-    g.neighbour_distances[i][k] = arc_length(g.centres[i], g.centres[g.neighbours[i][k]]);
+    g.edge_normals[j][back] = -g.edge_normals[i][k];
+    g.neighbour_distances[i][k] = g.neighbour_distances[j][back] =
+        arc_length(g.centres[i], g.centres[j]);
   }
+  g.areas[i] = area;
 }
 
 }  // namespace
@@ -62,9 +75,9 @@ void build_geometry(Grid& g) {
     }
   });
   g.areas.resize(n);
-  g.edge_lengths.resize(n);
-  g.edge_normals.resize(n);
-  g.neighbour_distances.resize(n);
+  g.edge_lengths.assign(n, {});
+  g.edge_normals.assign(n, {});
+  g.neighbour_distances.assign(n, {});
   parallel_for(n, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) cell_geometry(g, i);
   });
