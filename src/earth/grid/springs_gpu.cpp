@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "earth/grid/parallel.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::earth::detail {
@@ -128,9 +129,11 @@ void GpuSprings::load(const SpringProblem& problem, const SpringState& state) {
   check_size(ctx, 16 * n_, "position");
   check_size(ctx, 24 * n_, "neighbour");
   std::vector<std::int32_t> ring(6 * n_);
-  for (std::size_t i = 0; i < n_; ++i) {
-    for (std::size_t k = 0; k < 6; ++k) ring[k * n_ + i] = problem.rings->neighbours[i][k];
-  }
+  parallel_for(n_, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      for (std::size_t k = 0; k < 6; ++k) ring[k * n_ + i] = problem.rings->neighbours[i][k];
+    }
+  });
   ring_ = Buffer::from(ctx, ring);
   largest_ = Buffer(ctx, ElementType::Uint32, 2);
   displacement_[1] = Buffer(ctx, ElementType::Float32, 4 * n_);
@@ -144,16 +147,18 @@ void GpuSprings::start_from(const SpringState& state) {
   const Context& ctx = *context_;
   start_ = state.points;
   std::vector<float> hi(4 * n_, 0.0f), lo(4 * n_, 0.0f), zero(4 * n_, 0.0f), v(4 * n_, 0.0f);
-  for (std::size_t i = 0; i < n_; ++i) {
-    const Vec3 &p = start_[i], &w = state.velocity[i];
-    const double c[3] = {p.x, p.y, p.z}, u[3] = {w.x, w.y, w.z};
-    for (int a = 0; a < 3; ++a) {
-      const Split s = split(c[a]);
-      hi[4 * i + a] = s.hi;
-      lo[4 * i + a] = s.lo;
-      v[4 * i + a] = static_cast<float>(u[a]);
+  parallel_for(n_, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const Vec3 &p = start_[i], &w = state.velocity[i];
+      const double c[3] = {p.x, p.y, p.z}, u[3] = {w.x, w.y, w.z};
+      for (int a = 0; a < 3; ++a) {
+        const Split s = split(c[a]);
+        hi[4 * i + a] = s.hi;
+        lo[4 * i + a] = s.lo;
+        v[4 * i + a] = static_cast<float>(u[a]);
+      }
     }
-  }
+  });
   base_hi_ = Buffer::from(ctx, hi);
   base_lo_ = Buffer::from(ctx, lo);
   displacement_[0] = Buffer::from(ctx, zero);
@@ -214,11 +219,13 @@ bool GpuSprings::sweeps(SpringState& state, int count, double slack) {
 void GpuSprings::read(SpringState& state) const {
   const auto displacement = displacement_[current_].to_vector<float>();
   const auto velocity = velocity_.to_vector<float>();
-  for (std::size_t i = 0; i < n_; ++i) {
-    const Vec3 d{displacement[4 * i], displacement[4 * i + 1], displacement[4 * i + 2]};
-    state.points[i] = i < fixed_points ? start_[i] : normalized(start_[i] + d);
-    state.velocity[i] = {velocity[4 * i], velocity[4 * i + 1], velocity[4 * i + 2]};
-  }
+  parallel_for(n_, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const Vec3 d{displacement[4 * i], displacement[4 * i + 1], displacement[4 * i + 2]};
+      state.points[i] = i < fixed_points ? start_[i] : normalized(start_[i] + d);
+      state.velocity[i] = {velocity[4 * i], velocity[4 * i + 1], velocity[4 * i + 2]};
+    }
+  });
 }
 
 }  // namespace gpgpu::earth::detail
