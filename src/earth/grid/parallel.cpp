@@ -1,7 +1,9 @@
 // The grid build's fork-join pool (see parallel.hpp).
 #include "earth/grid/parallel.hpp"
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -44,7 +46,7 @@ class Pool {
     start_.notify_all();
     run_part(0);
     std::unique_lock lock(mutex_);
-    finished_.wait(lock, [&] { return pending_ == 0; });
+    finished_.wait(lock, [&] { return pending_.load() == 0; });
     part_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
@@ -67,14 +69,16 @@ class Pool {
     for (;;) {
       {
         std::unique_lock lock(mutex_);
-        start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        start_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
         if (stopping_) return;
-        seen = generation_;
+        seen = generation_.load();
         if (t >= parts_) continue;  // this loop has fewer parts than the pool has threads
       }
       run_part(t);
-      std::lock_guard lock(mutex_);
-      if (--pending_ == 0) finished_.notify_one();
+      if (pending_.fetch_sub(1) == 1) {
+        std::lock_guard lock(mutex_);
+        finished_.notify_one();
+      }
     }
   }
 
@@ -82,8 +86,10 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable start_, finished_;
   const std::function<void(std::size_t)>* part_ = nullptr;
-  std::size_t parts_ = 0, pending_ = 0, generation_ = 0;
-  bool stopping_ = false;
+  // Written under mutex_ (so that a sleeper cannot miss a change).
+  std::size_t parts_ = 0;
+  std::atomic<std::size_t> pending_{0}, generation_{0};
+  std::atomic<bool> stopping_{false};
   std::exception_ptr error_;
   std::vector<std::thread> threads_;
 };
@@ -96,8 +102,12 @@ Pool& pool() {
 }  // namespace
 
 std::size_t worker_count() {
-  static const std::size_t count =
-      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
+  static const std::size_t count = [] {
+    const char* chosen = std::getenv("GPGPU_EARTH_THREADS");
+    const long wanted = chosen != nullptr ? std::atol(chosen) : 0;
+    return std::clamp<std::size_t>(
+        wanted > 0 ? static_cast<std::size_t>(wanted) : std::thread::hardware_concurrency(), 1, 64);
+  }();
   return count;
 }
 

@@ -20,7 +20,8 @@
 
 namespace gpgpu::earth::detail {
 
-// Threads of the pool, the caller included (the machine's hardware threads, at most 64).
+// Threads of the pool, the caller included: GPGPU_EARTH_THREADS when set (e.g. several
+// ranks on one machine), else the machine's hardware threads; at most 64.
 std::size_t worker_count();
 
 // Runs part(t) for t in [0, parts), part t on thread t % worker_count(); returns when all
