@@ -1,4 +1,5 @@
 // The spring dynamics of one level on the device the options name (see springs.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -63,7 +64,7 @@ bool SpringDriver::worth_trying_gpu(std::size_t points) const {
 void SpringDriver::finish_on_gpu(const SpringProblem& problem, SpringState& state,
                                  GridLevelReport& r) {
   GpuSprings& springs = kernel();
-  for (double slack = 1.5;; slack *= 0.7) {
+  for (double slack = 1.5;; slack = std::max(0.5, 0.7 * slack)) {
     const int before = state.sweeps;
     springs.sweeps(state, problem.max_sweeps, slack);
     springs.read(state);

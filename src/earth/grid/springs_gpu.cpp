@@ -139,8 +139,6 @@ void GpuSprings::load(const SpringProblem& problem, const SpringState& state) {
   displacement_[1] = Buffer(ctx, ElementType::Float32, 4 * n_);
   start_from(state);
   rebased_ = false;
-  stalled_checks_ = 0;
-  best_force_ = std::numeric_limits<double>::infinity();
 }
 
 void GpuSprings::start_from(const SpringState& state) {
@@ -164,6 +162,8 @@ void GpuSprings::start_from(const SpringState& state) {
   displacement_[0] = Buffer::from(ctx, zero);
   velocity_ = Buffer::from(ctx, v);
   current_ = 0;
+  stalled_checks_ = 0;
+  best_force_ = std::numeric_limits<double>::infinity();
 }
 
 void GpuSprings::dispatch(bool measure) {
