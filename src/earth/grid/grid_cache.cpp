@@ -85,10 +85,10 @@ GridBuild cached_grid(const GridOptions& options, const Context* gpu) {
   lock_path.replace_extension(".lock");
   const double t0 = detail::seconds_now();
   FileLock lock(lock_path);
+  const double waited = detail::seconds_now() - t0;
   if (auto hit = load_entry(store, key)) {
-    hit->report.stages.insert(hit->report.stages.begin(),
-                              {"wait for builder", detail::seconds_now() - t0});
-    hit->report.seconds += detail::seconds_now() - t0 - hit->report.seconds;
+    hit->report.stages.insert(hit->report.stages.begin(), {"wait for builder", waited});
+    hit->report.seconds += waited;
     return std::move(*hit);
   }
   GridBuild b = build_grid_reported(options, gpu);
