@@ -15,7 +15,7 @@ struct SweepTiming {
   bool gpu_faster() const { return gpu_ms >= 0 && gpu_ms < cpu_ms; }
 };
 
-// `device` names the GPU and the CPU threads the timing belongs to.
+// `device` names the GPU, the CPU threads and the level the timing belongs to.
 std::optional<SweepTiming> recalled_timing(const std::string& device);
 void remember_timing(const std::string& device, const SweepTiming& timing);
 

@@ -77,8 +77,8 @@ void SpringDriver::finish_on_gpu(const SpringProblem& problem, SpringState& stat
 }
 
 // A few timed sweeps on the CPU, then on the GPU, both advancing the relaxation; the level
-// goes on where the sweep was faster, and so do the later levels of this build (and of
-// later builds on this machine: device_choice.hpp).
+// goes on where the sweep was faster. The timing is kept for later builds on this machine
+// (device_choice.hpp).
 void SpringDriver::auto_trial(const SpringProblem& problem, SpringState& state,
                               GridLevelReport& r) {
   double t0 = seconds_now();
@@ -94,29 +94,37 @@ void SpringDriver::auto_trial(const SpringProblem& problem, SpringState& state,
   springs.sweeps(state, trial_sweeps, 1.0);
   r.gpu_sweep_ms = 1e3 * (seconds_now() - t0) / trial_sweeps;
   r.gpu_sweeps += state.sweeps - before;
-  timing_ = SweepTiming{r.level, r.cpu_sweep_ms, r.gpu_sweep_ms};
-  remember_timing(timing_key(), *timing_);
-  if (timing_->gpu_faster()) return finish_on_gpu(problem, state, r);
+  const SweepTiming timing{r.level, r.cpu_sweep_ms, r.gpu_sweep_ms};
+  remember_timing(timing_key(r.level), timing);
+  gpu_won_ = timing.gpu_faster();
+  if (gpu_won_) return finish_on_gpu(problem, state, r);
   springs.read(state);
   state.converged = false;
   cpu_sweeps(problem, state, problem.max_sweeps);
 }
 
-// The GPU and the CPU threads a timing belongs to. Without a Context, the default device:
-// naming it would mean making one, which a remembered choice of the CPU avoids.
-std::string SpringDriver::timing_key() const {
+// The GPU, the CPU threads and the level a timing belongs to. Without a Context, the
+// default device: naming it would mean making one, which a remembered choice of the CPU
+// avoids.
+std::string SpringDriver::timing_key(int level) const {
   const char* chosen = std::getenv("GPGPU_DEVICE");
-  return fmt::format("springs v1 gpu={} cpu_threads={}",
+  return fmt::format("springs v1 gpu={} cpu_threads={} level={}",
                      given_ != nullptr ? given_->info().renderer
                                        : fmt::format("default({})", chosen ? chosen : "auto"),
-                     worker_count());
+                     worker_count(), level);
 }
 
+// A level goes to the GPU where the GPU won at this level or a smaller one (its lead grows
+// with the points: the cost of a dispatch is spread over more of them), to the CPU where
+// the CPU won at this level; otherwise this level is timed.
 void SpringDriver::relax_auto(const SpringProblem& problem, SpringState& state,
                               GridLevelReport& r) {
-  if (!timing_) timing_ = recalled_timing(timing_key());
-  if (!timing_) return auto_trial(problem, state, r);
-  if (timing_->gpu_faster() && gpu() != nullptr) {
+  if (!gpu_won_) {
+    const auto timing = recalled_timing(timing_key(r.level));
+    if (!timing) return auto_trial(problem, state, r);
+    gpu_won_ = timing->gpu_faster();
+  }
+  if (gpu_won_ && gpu() != nullptr) {
     kernel().load(problem, state);
     return finish_on_gpu(problem, state, r);
   }

@@ -55,7 +55,7 @@ void cpu_sweeps(const SpringProblem& problem, SpringState& state, int count);
 // Relaxes each level of a build on the device GridOptions::device names (grid.hpp): the
 // CPU; the GPU, checked by float64 sweeps on the CPU until the float64 test passes; or, for
 // Auto from level 6 on, whichever a few timed sweeps on each found faster (timed once a
-// machine, device_choice.hpp).
+// machine and level, device_choice.hpp).
 class SpringDriver {
  public:
   // `gpu`: the Context to run on; null makes one on first need (the default device).
@@ -78,13 +78,13 @@ class SpringDriver {
   void finish_on_gpu(const SpringProblem& problem, SpringState& state, GridLevelReport& r);
   void auto_trial(const SpringProblem& problem, SpringState& state, GridLevelReport& r);
   void relax_auto(const SpringProblem& problem, SpringState& state, GridLevelReport& r);
-  std::string timing_key() const;
+  std::string timing_key(int level) const;
 
   GridDevice device_;
   const Context* given_;
   std::unique_ptr<Context> own_;
   std::unique_ptr<GpuSprings> springs_;
-  std::optional<SweepTiming> timing_;  // Auto's measurement, once known
+  bool gpu_won_ = false;  // Auto: the GPU was faster at a level of this build
   bool gpu_unusable_ = false;
   std::string gpu_name_, note_;
 };
