@@ -17,7 +17,8 @@ double seconds_now() {
 void cpu_sweeps(const SpringProblem& problem, SpringState& state, int count) {
   const Rings& rings = *problem.rings;
   const std::size_t n = state.points.size();
-  std::vector<Vec3> force(n, Vec3{});
+  std::vector<Vec3>& force = state.force_scratch;
+  force.resize(n);
   std::vector<Vec3>& points = state.points;
   std::vector<Vec3>& velocity = state.velocity;
   const double natural = problem.natural_chord;
