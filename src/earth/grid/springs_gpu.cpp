@@ -34,6 +34,13 @@ layout(std430, binding = 6) buffer Largest {{ uint largest[]; }};
 uniform float natural_chord;
 uniform int measure;  // 1: also reduce the largest force and move into largest[0], [1]
 shared vec2 worst[{group}];
+// A spring must be summed in the order written (differences first): `precise` forbids a
+// compiler to reassociate it (GLSL ES 3.2; the 3.1 compilers seen keep the order anyway).
+#if __VERSION__ >= 320
+#define IN_ORDER precise
+#else
+#define IN_ORDER
+#endif
 
 void main() {{
   uint i = gpgpu_index();
@@ -49,7 +56,7 @@ void main() {{
         int j = ring[uint(k) * n + i];
         if (j < 0) continue;
         // The spring, formed from differences of nearby values only.
-        vec3 d = (base_hi[j].xyz - hi) + ((base_lo[j].xyz - lo) + (before[j].xyz - d0));
+        IN_ORDER vec3 d = (base_hi[j].xyz - hi) + ((base_lo[j].xyz - lo) + (before[j].xyz - d0));
         vec3 t = d - p * dot(d, p);
         f += t * ((length(d) - natural_chord) / length(t));
       }}
