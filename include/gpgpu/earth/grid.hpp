@@ -10,15 +10,16 @@
 // The grid at level n refines each of the icosahedron's 20 faces n times into four: its
 // 10 * 4^n + 2 points (the cell centres, unit vectors) are joined by 20 * 4^n triangles
 // (the dual triangles) and 30 * 4^n edges. Twelve cells (the icosahedron's corners) have
-// five neighbours, the others six. Everything here is float64 and built on the CPU; the
-// solver copies what it needs to the GPU in float32.
+// five neighbours, the others six. Everything here is float64; the solver copies what it
+// needs to the GPU in float32. grid_cache.hpp keeps built grids on disk.
 //
 // How it is built (GridDevice; docs/earth.md, "The grid build"): the spring dynamics runs
-// on the GPU in float32 (then checked and finished in float64 on the CPU), or on the CPU in
-// float64; Auto times a few sweeps of each level from level 6 on, on both, and goes on with
-// the faster. Everything else runs on the CPU's threads, in float64. A grid built on the GPU
-// is the CPU's to within the spring tolerance (statistics agree to 1e-6, points to a few
-// 1e-6 of the spacing: tests/earth/grid_build_test.cpp).
+// on the GPU in float32 (each level checked by float64 sweeps on the CPU), or on the CPU in
+// float64; Auto times a few sweeps of a level from level 6 on, on both, and goes on with
+// the faster. Everything else runs on the CPU's threads (GPGPU_EARTH_THREADS, else one a
+// hardware thread), in float64. A grid built on the GPU is the CPU's to within the spring
+// tolerance (measured at levels 2-5: points within 4e-7 of the spacing, statistics within
+// 3e-7; tests/earth/grid_build_test.cpp bounds them by 2e-4 and 4e-4).
 //
 // Where the points go (GridOptimization):
 //   Bisection      the recursive grid: each new point is the normalised midpoint of an edge
