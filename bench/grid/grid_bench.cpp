@@ -65,10 +65,10 @@ class TemporaryCache {
   std::optional<std::string> previous_;
 };
 
-// Wall times of repeated builds (or reads) and the last result.
+// Wall times of repeated builds (or reads) and the last one's report.
 struct Timed {
   std::vector<double> seconds;
-  ge::GridBuild last;
+  ge::GridBuildReport report;
   bool ran() const { return !seconds.empty(); }
   double median() const {
     if (seconds.empty()) return NAN;
@@ -78,16 +78,15 @@ struct Timed {
   }
 };
 
+// Times build() into `into`; returns the grid it made.
 template <class Build>
-Timed timed(int repeats, const Build& build) {
-  Timed t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    t.last = build();
-    t.seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return t;
+ge::Grid timed(Timed& into, const Build& build) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ge::GridBuild b = build();
+  into.seconds.push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  into.report = std::move(b.report);
+  return std::move(b.grid);
 }
 
 ge::GridOptions options_at(int level, ge::GridDevice device) {
@@ -97,42 +96,63 @@ ge::GridOptions options_at(int level, ge::GridDevice device) {
   return o;
 }
 
+// The largest relative difference of the statistics and of the points, in mean spacings
+// (-1: not compared).
+struct Agreement {
+  double statistics = -1, points = -1;
+};
+
 struct Row {
   int level = 0;
   std::size_t cells = 0;
   Timed cpu, gpu, auto_first, auto_kept, warm;
-  double rss_mb = 0;
+  std::string cpu_statistics, gpu_statistics;
+  Agreement agreement;
+  bool warm_same_bits = false;
+  double build_rss_mb = 0, rss_mb = 0;
 };
 
-// The builds of one level, interleaved repeat by repeat (a machine whose load drifts
-// slows them alike).
+Agreement agreement_of(const ge::Grid& a, const ge::Grid& b);
+std::string statistics_text(const ge::Grid& g);
+
+// The builds of one level, interleaved repeat by repeat (a machine whose load drifts slows
+// them alike); the grids are compared, then let go before the warm reads, so that the peak
+// memory of a build and of a read are each one grid's.
 Row measure(const GridBenchOptions& o, const Context& ctx, const TemporaryCache& cache, int level) {
   Row r;
   r.level = level;
   r.cells = ge::cell_count_at(level);
   const bool cpu = level <= o.cpu_max_level;
   auto build = [&](ge::GridDevice device, Timed& into) {
-    Timed one = timed(1, [&] {
+    return timed(into, [&] {
       return ge::build_grid_reported(options_at(level, device),
                                      device == ge::GridDevice::Cpu ? nullptr : &ctx);
     });
-    into.seconds.push_back(one.seconds[0]);
-    into.last = std::move(one.last);
   };
+  std::optional<ge::Grid> cpu_grid, gpu_grid;
   if (cpu) {
     cache.forget_auto_timing();
     build(ge::GridDevice::Auto, r.auto_first);
   }
   for (int rep = 0; rep < (level >= 9 ? 1 : o.repeats); ++rep) {
-    if (cpu) build(ge::GridDevice::Cpu, r.cpu);
-    if (o.gpu) build(ge::GridDevice::Gpu, r.gpu);
+    if (cpu) cpu_grid = build(ge::GridDevice::Cpu, r.cpu);
+    if (o.gpu) gpu_grid = build(ge::GridDevice::Gpu, r.gpu);
     if (cpu) build(ge::GridDevice::Auto, r.auto_kept);
   }
-  const ge::Grid& stored = r.cpu.ran() ? r.cpu.last.grid : r.gpu.last.grid;
+  r.build_rss_mb = peak_rss_mb();
+  if (cpu_grid) r.cpu_statistics = statistics_text(*cpu_grid);
+  if (gpu_grid) r.gpu_statistics = statistics_text(*gpu_grid);
+  if (cpu_grid && gpu_grid) r.agreement = agreement_of(*gpu_grid, *cpu_grid);
   const ge::GridOptions key_options = options_at(level, ge::GridDevice::Cpu);
+  const std::vector<std::byte> stored = ge::encode_grid(cpu_grid ? *cpu_grid : *gpu_grid);
+  cpu_grid.reset();
+  gpu_grid.reset();
   cache::Store("earth-grids", ge::grid_format_version, ge::grid_cache_limit)
-      .store(ge::grid_cache_key(key_options), ge::encode_grid(stored));
-  r.warm = timed(level >= 9 ? 1 : o.repeats, [&] { return ge::cached_grid(key_options); });
+      .store(ge::grid_cache_key(key_options), stored);
+  for (int rep = 0; rep < (level >= 9 ? 1 : o.repeats); ++rep) {
+    r.warm_same_bits =
+        ge::encode_grid(timed(r.warm, [&] { return ge::cached_grid(key_options); })) == stored;
+  }
   r.rss_mb = peak_rss_mb();
   return r;
 }
@@ -147,27 +167,22 @@ std::string ratio(double a, double b) {
 void print_times(const std::vector<Row>& rows) {
   std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9}\n", "level",
                            "cells", "CPU s", "GPU s", "Auto 1st", "Auto s", "warm s", "CPU/GPU",
-                           "Auto/best", "RSS MB");
+                           "Auto/best", "peak MB");
   for (const auto& r : rows) {
     const double best = std::fmin(r.cpu.median(), r.gpu.median());
     std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9.0f}\n",
                              r.level, r.cells, seconds(r.cpu), seconds(r.gpu),
                              seconds(r.auto_first), seconds(r.auto_kept), seconds(r.warm),
                              ratio(r.cpu.median(), r.gpu.median()),
-                             ratio(r.auto_kept.median(), best), r.rss_mb);
+                             ratio(r.auto_kept.median(), best), r.build_rss_mb);
   }
 }
 
-// The largest relative difference of the statistics and of the points, in mean spacings.
 // Where the grids list their cells in other orders (a point that moved across a Morton
 // cell's boundary), each point of `a` is compared with the nearest point of `b`.
-struct Agreement {
-  double statistics = 0, points = 0;
-};
-
-Agreement agreement(const ge::Grid& a, const ge::Grid& b) {
+Agreement agreement_of(const ge::Grid& a, const ge::Grid& b) {
   const auto sa = ge::statistics(a), sb = ge::statistics(b);
-  Agreement g;
+  Agreement g{0, 0};
   for (auto [x, y] : {std::pair{sa.min_spacing, sb.min_spacing},
                       {sa.mean_spacing, sb.mean_spacing},
                       {sa.max_spacing, sb.max_spacing},
@@ -193,36 +208,34 @@ std::string statistics_text(const ge::Grid& g) {
 nlohmann::json print_grids(const std::vector<Row>& rows) {
   std::cout << "\nThe grids: spacing min / mean / max (km) and area ratio; largest relative "
                "difference of those four, GPU against CPU; largest point distance in mean "
-               "spacings.\n";
+               "spacings; whether the warm read gave the built grid's bits.\n";
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
-    const ge::Grid& reference = r.cpu.ran() ? r.cpu.last.grid : r.gpu.last.grid;
-    std::string line =
-        fmt::format("{:>5}  CPU {}", r.level, r.cpu.ran() ? statistics_text(reference) : "-");
-    nlohmann::json j{{"level", r.level}, {"cells", r.cells}};
-    if (r.gpu.ran()) {
-      line += fmt::format("  GPU {}", statistics_text(r.gpu.last.grid));
-      if (r.cpu.ran()) {
-        const Agreement a = agreement(r.gpu.last.grid, reference);
-        line += fmt::format("  stats {:.1e}  points {:.1e}", a.statistics, a.points);
-        j["gpu_cpu_statistics_difference"] = a.statistics;
-        j["gpu_cpu_point_difference_spacings"] = a.points;
-      }
+    std::string line = fmt::format("{:>5}  CPU {}  GPU {}", r.level,
+                                   r.cpu_statistics.empty() ? "-" : r.cpu_statistics,
+                                   r.gpu_statistics.empty() ? "-" : r.gpu_statistics);
+    if (r.agreement.statistics >= 0) {
+      line +=
+          fmt::format("  stats {:.1e}  points {:.1e}", r.agreement.statistics, r.agreement.points);
     }
-    std::cout << line << "\n";
-    j["warm_same_bits_as_built"] = ge::encode_grid(r.warm.last.grid) == ge::encode_grid(reference);
+    std::cout << line << fmt::format("  warm bits {}\n", r.warm_same_bits ? "same" : "DIFFER");
     auto times = [](const Timed& t) {
       return t.ran() ? nlohmann::json(t.seconds) : nlohmann::json();
     };
-    j["cpu_s"] = times(r.cpu);
-    j["gpu_s"] = times(r.gpu);
-    j["auto_first_s"] = times(r.auto_first);
-    j["auto_s"] = times(r.auto_kept);
-    j["warm_s"] = times(r.warm);
-    j["peak_rss_mb"] = r.rss_mb;
-    if (r.gpu.ran()) j["gpu_report"] = r.gpu.last.report.to_string();
-    if (r.cpu.ran()) j["cpu_report"] = r.cpu.last.report.to_string();
-    out.push_back(j);
+    out.push_back({{"level", r.level},
+                   {"cells", r.cells},
+                   {"cpu_s", times(r.cpu)},
+                   {"gpu_s", times(r.gpu)},
+                   {"auto_first_s", times(r.auto_first)},
+                   {"auto_s", times(r.auto_kept)},
+                   {"warm_s", times(r.warm)},
+                   {"gpu_cpu_statistics_difference", r.agreement.statistics},
+                   {"gpu_cpu_point_difference_spacings", r.agreement.points},
+                   {"warm_same_bits_as_built", r.warm_same_bits},
+                   {"build_peak_rss_mb", r.build_rss_mb},
+                   {"peak_rss_mb", r.rss_mb},
+                   {"gpu_report", r.gpu.ran() ? r.gpu.report.to_string() : ""},
+                   {"cpu_report", r.cpu.ran() ? r.cpu.report.to_string() : ""}});
   }
   return out;
 }
@@ -238,14 +251,15 @@ int run_grid_bench(const GridBenchOptions& o, const Context& ctx) {
   for (int level : o.levels) {
     rows.push_back(measure(o, ctx, cache, level));
     if (o.verbose) {
-      for (const Timed* t : {&rows.back().cpu, &rows.back().gpu, &rows.back().auto_kept}) {
-        if (t->ran()) std::cout << t->last.report.to_string();
+      for (const Timed* t :
+           {&rows.back().cpu, &rows.back().gpu, &rows.back().auto_kept, &rows.back().warm}) {
+        if (t->ran()) std::cout << t->report.to_string();
       }
-      std::cout << rows.back().warm.last.report.to_string();
     }
   }
   std::cout << "\nMedian wall seconds per build (Auto 1st: with its timed trial; Auto: "
-               "following the timing it kept; warm: read from the disk cache):\n";
+               "following the timing it kept; warm: read from the disk cache; peak MB: the "
+               "process's peak resident memory after the builds of the level):\n";
   print_times(rows);
   const nlohmann::json grids = print_grids(rows);
   fs::create_directories(o.out / "grid");
