@@ -76,7 +76,10 @@ void save_grid_file(const Grid& grid, const fs::path& path) {
   const fs::path temporary = path.string() + fmt::format(".tmp-{}", ::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("earth grid: cannot write {}", temporary.string()));
+    if (!out) {
+      throw Error(fmt::format("earth grid: cannot write {} (its temporary {} cannot be made)",
+                              path.string(), temporary.string()));
+    }
     out.write(file_magic, sizeof file_magic);
     out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
     out.write(reinterpret_cast<const char*>(image.data()),
@@ -85,7 +88,7 @@ void save_grid_file(const Grid& grid, const fs::path& path) {
       out.close();
       std::error_code ec;
       fs::remove(temporary, ec);
-      throw Error(fmt::format("earth grid: failed writing {}", temporary.string()));
+      throw Error(fmt::format("earth grid: failed writing {} (disk full?)", path.string()));
     }
   }
   fs::rename(temporary, path);
