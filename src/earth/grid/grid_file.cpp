@@ -91,7 +91,13 @@ void save_grid_file(const Grid& grid, const fs::path& path) {
       throw Error(fmt::format("earth grid: failed writing {} (disk full?)", path.string()));
     }
   }
-  fs::rename(temporary, path);
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(temporary, ec);
+    throw Error(fmt::format("earth grid: cannot write {} ({})", path.string(), why));
+  }
 }
 
 Grid load_grid_file(const fs::path& path) {
