@@ -20,11 +20,25 @@
 #   GRID_BUILD=0 GRID_LEVELS=3,4 GRID_BIG_LEVELS=5 GRID_RUN_LEVEL=3 GRID_CASE2_LEVELS="3 4" \
 #     bash scripts/device/grid-bench.sh /tmp/gb build/dev
 # The GL libraries come from .gl/ (shared/device/prepare-gl.sh), as for all-suite.sh.
+# Writes OUT_DIR/summary.txt and OUT_DIR/grid-results.tar.gz (see `pack` below).
 set -uo pipefail
-out=${1:?usage: grid-bench.sh OUT_DIR [BUILD_DIR]}
+dest=${1:?usage: grid-bench.sh OUT_DIR [BUILD_DIR]}
 build=${2:-/tmp/gpgpu-grid}
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+# Everything is written to a work folder and packed into OUT_DIR at the end (a device call
+# returns 8 files at most): OUT_DIR/summary.txt (the stages and the benchmark tables) and
+# OUT_DIR/grid-results.tar.gz (every log and JSON file).
+out=${GRID_WORK:-/tmp/grid-bench-work}
+rm -rf "$out"
 mkdir -p "$out"
-out=$(cd "$out" && pwd)
+pack() {
+  { cat "$out/stages.log"; for f in "$out"/bench-grid*.log; do
+      [ -f "$f" ] && { echo "== $(basename "$f")"; sed -n '/^Median wall/,$p' "$f"; }; done
+  } > "$dest/summary.txt" 2>/dev/null
+  tar -czf "$dest/grid-results.tar.gz" -C "$out" . 2>/dev/null
+}
+trap pack EXIT
 [ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
 [ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
 t0=$(date +%s)
@@ -81,4 +95,3 @@ for level in ${GRID_CASE2_LEVELS:-4 5 6 7}; do
   stamp "case 2 level $level on a GPU-built grid: $(grep -o 'l2 [0-9.e+-]*' "$out/case2-gpu-grid-L$level.log")"
 done
 rm -rf "$GPGPU_CACHE_DIR"
-tail -3 "$out"/bench-grid*.log > "$out/summary.txt" 2>/dev/null
