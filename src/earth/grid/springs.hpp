@@ -44,8 +44,8 @@ struct SpringProblem {
 struct SpringState {
   std::vector<Vec3> points, velocity;
   std::vector<Vec3> force_scratch;  // the CPU's forces, kept between calls
-  int sweeps = 0;               // taken so far on this level
-  double force = 0, moved = 0;  // the largest of the last sweep
+  int sweeps = 0;                   // taken so far on this level
+  double force = 0, moved = 0;      // the largest of the last sweep
   bool converged = false;
 };
 
