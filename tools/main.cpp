@@ -9,6 +9,7 @@
 #include "gpgpu/error.hpp"
 
 int main(int argc, char** argv) {
+  gpgpu::cli::hand_over_to_mpi(argc, argv);
   CLI::App app{
       "gpgpu: GPU computing with GLSL on any OpenGL ES 3.1+ device (or the CPU through Mesa "
       "llvmpipe)"};

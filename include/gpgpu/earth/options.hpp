@@ -30,6 +30,11 @@
 
 namespace gpgpu::earth {
 
+// The largest Courant number classical RK4 was measured stable at with these operators
+// (cases 1, 2 and 6, level 4). The library accepts larger ones (Model::run stops a run that
+// blows up); `gpgpu earth` refuses them unless --force-courant.
+inline constexpr double max_stable_courant = 2.5;
+
 struct ModelOptions {
   double courant = 1.6;
   double continuity_correction = 0.125;
