@@ -15,6 +15,7 @@ packages=(
   libtbb-dev zlib1g-dev                                                  # parallel CPU references, gzip
   pybind11-dev python3-dev python3-numpy python3-pytest                 # the Python module
   dataset-fashion-mnist                                                  # the CNN's default data
+  openmpi-bin libopenmpi-dev                                             # gpgpu::mpi, gpgpu-mpi
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)

@@ -92,6 +92,7 @@ struct HaloExchange::Impl {
   Buffer send_index, receive_index, send_buffer, receive_buffer;
   std::vector<std::uint32_t> send_host, receive_host;  // 4-byte elements of any type
   std::vector<MPI_Request> sends, receives;
+  std::vector<MPI_Datatype> types;  // where each link's items land (contiguous receives)
   PendingRun download;
   bool started = false;
 
@@ -105,6 +106,7 @@ struct HaloExchange::Impl {
     for (auto* list : {&sends, &receives}) {
       for (MPI_Request& r : *list) MPI_Request_free(&r);
     }
+    for (MPI_Datatype& t : types) MPI_Type_free(&t);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 
@@ -116,10 +118,11 @@ struct HaloExchange::Impl {
     }
     send_items = send.size();
     receive_items = receive.size();
-    receive_first = receive.empty() ? 0 : receive.front();
-    contiguous = true;
-    for (std::size_t i = 0; i < receive.size(); ++i)
-      contiguous = contiguous && receive[i] == receive_first + i;
+    // Received items are distinct (checked): they fill one range when its ends are that far
+    // apart.
+    const auto [lo, hi] = std::minmax_element(receive.begin(), receive.end());
+    contiguous = receive.empty() || *hi - *lo + 1 == receive.size();
+    receive_first = receive.empty() ? 0 : *lo;
     if (!send.empty()) {
       send_index = Buffer::from(*context, send);
       send_buffer = Buffer(*context, type, send_items * width);
@@ -132,7 +135,30 @@ struct HaloExchange::Impl {
     receive_host.resize(receive_items * width);
   }
 
-  // Persistent requests, one send and one receive per link, into the host copies.
+  // Where a link's items land in the contiguous host copy: one block per run of consecutive
+  // items (a partition's halo from one rank is a run of ring 1 and a run of ring 2).
+  MPI_Datatype placement(const HaloLink& l) {
+    std::vector<int> lengths, offsets;
+    for (std::size_t i = 0; i < l.receive.size(); ++i) {
+      const auto bytes = static_cast<long long>(width) * 4;
+      if (i > 0 && l.receive[i] == l.receive[i - 1] + 1) {
+        lengths.back() += static_cast<int>(bytes);
+        continue;
+      }
+      const long long at = (static_cast<long long>(l.receive[i]) - receive_first) * bytes;
+      if (at > INT_MAX) throw LimitError("halo exchange: a halo of 2 GB");
+      offsets.push_back(static_cast<int>(at));
+      lengths.push_back(static_cast<int>(bytes));
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_indexed(static_cast<int>(lengths.size()), lengths.data(), offsets.data(), MPI_BYTE,
+                     &t);
+    MPI_Type_commit(&t);
+    types.push_back(t);
+    return t;
+  }
+
+  // Persistent requests, one send and one receive per link, on the host copies.
   void make_requests() {
     std::size_t s = 0, r = 0;
     for (const HaloLink& l : links) {
@@ -142,8 +168,12 @@ struct HaloExchange::Impl {
       MPI_Send_init(send_host.data() + s, static_cast<int>(4 * sn), MPI_BYTE, l.rank, 0, comm,
                     &sends.back());
       receives.emplace_back();
-      MPI_Recv_init(receive_host.data() + r, static_cast<int>(4 * rn), MPI_BYTE, l.rank, 0, comm,
-                    &receives.back());
+      if (contiguous) {
+        MPI_Recv_init(receive_host.data(), 1, placement(l), l.rank, 0, comm, &receives.back());
+      } else {
+        MPI_Recv_init(receive_host.data() + r, static_cast<int>(4 * rn), MPI_BYTE, l.rank, 0, comm,
+                      &receives.back());
+      }
       s += sn;
       r += rn;
     }

@@ -26,8 +26,9 @@
 //   [owned, inner)     ring 1, sorted by owner then global index
 //   [inner, size())    ring 2, sorted the same way
 // Own cells keep the curve order within each part. What a rank receives from rank r is its
-// ring-1 cells of r followed by its ring-2 cells of r; all receives together fill
-// [owned, size()) exactly, so a halo arrives as one contiguous upload.
+// ring-1 cells of r followed by its ring-2 cells of r (two runs of local cells); all
+// receives together fill [owned, size()) exactly, so a halo arrives as one contiguous
+// upload (gpgpu::mpi::HaloExchange places each link's two runs with an MPI datatype).
 #pragma once
 
 #include <cstddef>

@@ -16,9 +16,9 @@
 // its download is queued (the data path's async download) and the receives are posted;
 // finish(): once the download lands, the sends start (persistent MPI_Send_init /
 // MPI_Recv_init requests, set up once), all requests are waited for, and the received items
-// are uploaded: in one piece when the receive lists of all links, in link order, fill one
-// contiguous range (as a partition that numbers its halo by owner does), else through a
-// scatter kernel. The exchange runs on a duplicate of the communicator, so its messages
+// are uploaded: in one piece when the receive lists of all links together fill one
+// contiguous range of items (in any order: each link's receive is an MPI indexed datatype
+// that puts its items where they go in the host copy), else through a scatter kernel. The exchange runs on a duplicate of the communicator, so its messages
 // never meet another exchange's or a collective's.
 //
 // Checks. The constructor is collective and checks every rank's links together (ranks in
