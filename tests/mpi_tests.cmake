@@ -19,6 +19,7 @@ if(GPGPU_SANITIZE)
   file(READ ${CMAKE_CURRENT_LIST_DIR}/sanitizers/lsan.supp _lsan)
   file(READ ${CMAKE_CURRENT_LIST_DIR}/mpi/lsan-mpi.supp _lsan_mpi)
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp "${_lsan}${_lsan_mpi}")
+  set(_keep_mpi ${CMAKE_CURRENT_LIST_DIR}/sanitizers/keep_mpi_components_loaded.cpp)
   list(APPEND _mpi_env
        "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp:print_suppressions=0")
 endif()
@@ -32,7 +33,7 @@ target_include_directories(gpgpu_mpi_test_support PUBLIC ${CMAKE_CURRENT_LIST_DI
 # registered as name_np2 and name_np3.
 function(gpgpu_add_mpi_test name source)
   cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
-  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/mpi/${source})
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/mpi/${source} ${_keep_mpi})
   target_link_libraries(${name} PRIVATE gpgpu_mpi_test_support gpgpu_warnings ${ARG_LIBS})
   foreach(ranks 2 3)
     add_test(NAME ${name}_np${ranks}
@@ -47,7 +48,7 @@ gpgpu_add_mpi_test(mpi_halo_test halo_test.cpp)
 gpgpu_add_mpi_test(earth_ranks_test earth_ranks_test.cpp LIBS gpgpu::earth_mpi)
 
 # A rank that fails alone ends the job with its message, and nothing hangs (the timeout).
-add_executable(mpi_abort_probe ${CMAKE_CURRENT_LIST_DIR}/mpi/abort_probe.cpp)
+add_executable(mpi_abort_probe ${CMAKE_CURRENT_LIST_DIR}/mpi/abort_probe.cpp ${_keep_mpi})
 target_link_libraries(mpi_abort_probe PRIVATE gpgpu::mpi gpgpu_warnings)
 add_test(NAME mpi_abort_ends_the_job
          COMMAND ${MPIEXEC_EXECUTABLE} -np 2 $<TARGET_FILE:mpi_abort_probe>)
@@ -65,3 +66,4 @@ if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)
   set_tests_properties(earth_mpi_cli_test PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
 endif()
 unset(_mpi_env)
+unset(_keep_mpi)

@@ -464,6 +464,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);
   add_compare_subcommand(*sub, *chosen);
+  add_partition_subcommand(*sub, *chosen);
   return [o, chosen, make_team]() {
     if (*chosen) return (*chosen)();
     const auto team = make_team();

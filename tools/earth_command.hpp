@@ -48,5 +48,6 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& j);
 void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen);
 void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen);
 void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen);
+void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen);
 
 }  // namespace gpgpu::cli::earth

@@ -24,10 +24,10 @@ int from_environment(const char* first, const char* second, int otherwise) {
   return otherwise;
 }
 
-// `earth` itself runs across ranks; its grid, bench and compare forms run in one process.
+// `earth` itself runs across ranks; its other forms run in one process.
 bool runs_across_ranks(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "earth") != 0) return false;
-  for (const char* one : {"grid", "bench", "compare"}) {
+  for (const char* one : {"grid", "bench", "compare", "partition"}) {
     if (argc >= 3 && std::strcmp(argv[2], one) == 0) return false;
   }
   return true;

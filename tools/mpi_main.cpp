@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
         const std::string error = launch_error(world);
         if (!error.empty()) throw gpgpu::Error(error);
         const auto* earth = app.get_subcommand("earth");
-        for (const char* one : {"grid", "bench", "compare"}) {
+        for (const char* one : {"grid", "bench", "compare", "partition"}) {
           if (earth->got_subcommand(one) && world.size() > 1) {
             throw gpgpu::earth::TeamError(fmt::format(
                 "`earth {}` runs in one process: use gpgpu earth {} without mpirun", one, one));
