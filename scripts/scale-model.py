@@ -8,7 +8,8 @@ halo sizes (`gpgpu earth partition --json`) and stated interconnect parameters.
 --partition: where partition-L<level>.json files are (default
 docs/results/llvmpipe/2026-11-25-mpi); levels without a file are extrapolated from the finest
 one (halo ~ sqrt(cells per rank)).
---measured: a JSON list of {"what": "earth", "level": L, "gpus": N, "steps_per_s": X} or
+--measured: a JSON list of {"what": "earth", "level": L, "gpus": N, "steps_per_s": X[,
+"depth": 2 or 8]} or
 {"what": "cnn", "global_batch": B, "gpus": N, "images_per_s": X} measured points; each is
 printed beside its prediction with the relative error.
 Prints Markdown tables (the ones in docs/scale.md).
@@ -21,9 +22,12 @@ import os
 US = 1e-6
 
 # ---- parameters (docs/scale.md says where each comes from) --------------------------------
-# GPU: the H100's earth step, docs/earth.md "Step timing" (level 8, default kernels).
-EARTH_S_PER_CELL = 0.3864e-3 / 655362  # wall seconds per cell and step (bandwidth-bound)
-EARTH_TENDENCY_SHARE = 4 * 0.0511 / 0.3246  # of the kernel time: the four tendency dispatches
+# GPU: the H100's earth step, docs/earth.md "Step timing" (level 8, default kernels): one
+# tendency dispatch 0.0511 ms and one update 0.0301 ms over 655,362 cells, 0.3246 ms of
+# kernels in a step of 0.3864 ms wall (the rest: gaps between dispatches).
+TENDENCY_S_PER_CELL = 0.0511e-3 / 655362
+UPDATE_S_PER_CELL = 0.0301e-3 / 655362
+GAPS = 0.3864 / 0.3246
 EARTH_MIN_STEP = 0.083e-3  # a step's floor: eight dispatches' launch cost (level 6, wg256)
 # Host staging on the H100: docs/data-path.md (SAXPY round trip table, 2^10 and 2^16 floats).
 DOWNLOAD_FIXED, DOWNLOAD_BW = 30 * US, 13e9  # fence round trip; bytes/s
@@ -55,51 +59,62 @@ def cells_at(level):
 
 
 def load_partitions(folder):
+    """{depth: {level: {ranks: row}}} from the partition-L<level>.json files."""
     table = {}
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         if name.startswith("partition-L") and name.endswith(".json"):
             j = json.load(open(os.path.join(folder, name)))
-            table[j["level"]] = {r["ranks"]: r for r in j["rows"]}
+            for t in j["tables"]:
+                table.setdefault(t["depth"], {})[j["level"]] = {r["ranks"]: r for r in t["rows"]}
     return table
 
 
-def halo_of(partitions, level, ranks):
+def halo_of(partitions, level, ranks, depth):
     """(max halo cells, max links, min interior share) of the worst rank; extrapolated from
     the finest measured level with the same rank count: the boundary of a patch grows with
     the square root of its cells."""
     if ranks == 1:
         return 0, 0, 1.0
-    if level in partitions and ranks in partitions[level]:
-        r = partitions[level][ranks]
+    levels = partitions[depth]
+    if level in levels and ranks in levels[level]:
+        r = levels[level][ranks]
         return r["max_halo"], r["max_links"], r["min_interior"]
-    known = [lv for lv in partitions if ranks in partitions[lv]]
-    if not known:
-        raise SystemExit(f"no partition data for {ranks} ranks")
-    base = max(known)
-    r = partitions[base][ranks]
+    base = max(lv for lv in levels if ranks in levels[lv])
+    r = levels[base][ranks]
     grow = math.sqrt(cells_at(level) / cells_at(base))
     return r["max_halo"] * grow, r["max_links"], 1 - (1 - r["min_interior"]) / grow
 
 
-def earth_seconds(own, halo, links, interior):
-    """Seconds per step of a rank with `own` cells and `halo` halo cells (rings 1 and 2)
-    swapped with `links` neighbours, `interior` the share of its cells that need no halo;
-    and the share of the step its exposed exchanges take."""
-    compute = max(EARTH_MIN_STEP, EARTH_S_PER_CELL * (own + EARTH_TENDENCY_SHARE * halo / 2))
+def earth_seconds(own, halo, links, interior, depth):
+    """Seconds per step of a rank with `own` cells and `halo` cells in `depth` rings swapped
+    with `links` neighbours, `interior` the share of its cells that need no halo; and the
+    share of the step its exposed exchanges take. Stage s computes tendencies valid - 1 rings
+    deep and updates valid - 2 (model.cpp); rings are taken as equally large."""
+    ring = halo / depth
+    tend = upd = 0.0
+    valid, exchanges = 0, 0
+    for _ in range(4):
+        if valid < 2:
+            valid, exchanges = depth, exchanges + 1
+        tend += own + (valid - 1) * ring
+        upd += own + (valid - 2) * ring
+        valid -= 2
+    compute = max(EARTH_MIN_STEP, GAPS * (TENDENCY_S_PER_CELL * tend + UPDATE_S_PER_CELL * upd))
     if halo == 0:
         return compute, 0.0
     size = 16 * halo  # a vec4 of float32 a cell, each way
     exchange = (DOWNLOAD_FIXED + size / DOWNLOAD_BW + links * MPI_LATENCY + size / MPI_BW +
                 UPLOAD_FIXED + size / UPLOAD_BW)
-    # The interior's tendencies run on the GPU while the halo travels.
-    hidden = EARTH_S_PER_CELL * EARTH_TENDENCY_SHARE / 4 * own * interior
-    exposed = 4 * max(0.0, exchange - hidden)
+    # The interior's first tendencies run on the GPU while the halo travels.
+    hidden = GAPS * TENDENCY_S_PER_CELL * own * interior
+    exposed = exchanges * max(0.0, exchange - hidden)
     return compute + exposed, exposed / (compute + exposed)
 
 
-def earth_step(partitions, level, ranks):
+def earth_step(partitions, level, ranks, depth=8):
     """Seconds per step of the slowest rank, and its exposed exchange share."""
-    return earth_seconds(math.ceil(cells_at(level) / ranks), *halo_of(partitions, level, ranks))
+    halo, links, interior = halo_of(partitions, level, ranks, depth)
+    return earth_seconds(math.ceil(cells_at(level) / ranks), halo, links, interior, depth)
 
 
 def allreduce_seconds(ranks, size):
@@ -118,41 +133,43 @@ def cnn_step(ranks, per_gpu_batch):
 
 
 def earth_tables(partitions):
-    print("**Earth, strong scaling** (case 5; steps per second, speed-up over 1 GPU, "
-          "exposed exchange share of the step)\n")
-    print("| level | cells | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in GPUS) + " |")
-    print("|---:|---:|" + "---:|" * len(GPUS))
-    for level in LEVELS:
-        one, _ = earth_step(partitions, level, 1)
-        row = []
-        for n in GPUS:
-            t, share = earth_step(partitions, level, n)
-            row.append(f"{1 / t:,.0f}" if n == 1 else
-                       f"{1 / t:,.0f} ({one / t:.2f}x, {100 * share:.0f}%)")
-        print(f"| {level} | {cells_at(level):,} | " + " | ".join(row) + " |")
-    print()
-    print("**Earth, weak scaling** (the cells per GPU of one level held fixed: efficiency "
-          "T(1 GPU) / T(N GPUs))\n")
+    for depth, how in ((8, "the halo swapped once a step (8 rings, the default)"),
+                       (2, "2 rings swapped before every stage")):
+        print(f"**Earth, strong scaling, {how}** (case 5; steps per second, speed-up over 1 "
+              "GPU, exposed exchange share of the step)\n")
+        print("| level | cells | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in GPUS) +
+              " |")
+        print("|---:|---:|" + "---:|" * len(GPUS))
+        for level in LEVELS:
+            one, _ = earth_step(partitions, level, 1, depth)
+            row = []
+            for n in GPUS:
+                t, share = earth_step(partitions, level, n, depth)
+                row.append(f"{1 / t:,.0f}" if n == 1 else
+                           f"{1 / t:,.0f} ({one / t:.2f}x, {100 * share:.0f}%)")
+            print(f"| {level} | {cells_at(level):,} | " + " | ".join(row) + " |")
+        print()
+    print("**Earth, weak scaling** (the cells per GPU of one level held fixed, halo once a "
+          "step: efficiency T(1 GPU) / T(N GPUs))\n")
     print("| cells per GPU | " + " | ".join(f"{n} GPUs" for n in GPUS[1:]) + " |")
     print("|---|" + "---:|" * (len(GPUS) - 1))
     for per_gpu_level in (7, 8, 9):
         one, _ = earth_step(partitions, per_gpu_level, 1)
-        row = []
-        for n in GPUS[1:]:
-            row.append(f"{100 * one / weak_step(partitions, per_gpu_level, n):.0f}%")
+        row = [f"{100 * one / weak_step(partitions, per_gpu_level, n):.0f}%" for n in GPUS[1:]]
         print(f"| level {per_gpu_level} ({cells_at(per_gpu_level):,}) | " + " | ".join(row) + " |")
     print()
 
 
-def weak_step(partitions, per_gpu_level, ranks):
+def weak_step(partitions, per_gpu_level, ranks, depth=8):
     """A step when each of `ranks` GPUs holds level `per_gpu_level`'s cells: the halo of
     `ranks` ranks at the finest measured level, scaled to that many cells per rank."""
-    base = max(lv for lv in partitions if ranks in partitions[lv])
-    r = partitions[base][ranks]
+    levels = partitions[depth]
+    base = max(lv for lv in levels if ranks in levels[lv])
+    r = levels[base][ranks]
     grow = math.sqrt(cells_at(per_gpu_level) * ranks / cells_at(base))
     interior = 1 - (1 - r["min_interior"]) / grow
     return earth_seconds(cells_at(per_gpu_level), r["max_halo"] * grow, r["max_links"],
-                         interior)[0]
+                         interior, depth)[0]
 
 
 def cnn_tables():
@@ -185,7 +202,7 @@ def check(partitions, measured):
     print("|---|---:|---:|---:|---:|")
     for m in measured:
         if m["what"] == "earth":
-            t, _ = earth_step(partitions, m["level"], m["gpus"])
+            t, _ = earth_step(partitions, m["level"], m["gpus"], m.get("depth", 8))
             got, want = m["steps_per_s"], 1 / t
             what = f"earth level {m['level']} steps/s"
         else:

@@ -34,7 +34,7 @@ struct RunOptions {
   int case_number = 2, level = 5, frames = 0, map_width = 1024;
   std::optional<double> days, compare_day;  // unset: the case's length / its default day
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
-  std::string out, device = "auto", grid = "spring", reference, json;
+  std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   // Filled in by check_options:
   double run_days = 0, at_day = -1;  // the run's length; the day of --save/--reference (-1: none)
@@ -256,6 +256,7 @@ nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model&
                    {"level", o.level},
                    {"cells", model.grid().cell_count()},
                    {"ranks", model.team().size()},
+                   {"halo_rings", model.subdomain().depth},
                    {"days", r.days},
                    {"dt_s", r.dt},
                    {"steps", r.steps},
@@ -306,6 +307,8 @@ void check_options(RunOptions& o, bool root) {
     throw ArgumentError(
         fmt::format("earth: --diffusion-hours must be >= 0 (0: off); got {}", o.diffusion_hours));
   }
+  if (o.halo != "step" && o.halo != "stage")
+    throw ArgumentError(fmt::format("earth: --halo must be step or stage; got '{}'", o.halo));
   const bool compares = o.save || !o.reference.empty();
   if (o.compare_day && !compares)
     throw ArgumentError("earth: --compare-day needs --save or --reference");
@@ -323,9 +326,10 @@ void check_options(RunOptions& o, bool root) {
 std::vector<std::string> describe_ranks(ge::Team& team, const Context& ctx, const ge::Model& m) {
   const auto& d = m.subdomain();
   const auto lines = team.gather_text(
-      fmt::format("rank {} of {}: device {} ({}), cells {}..{} ({} own, {} halo, {} neighbours)",
+      fmt::format("rank {} of {}: device {} ({}), cells {}..{} ({} own, {} halo in {} rings, {} "
+                  "neighbours)",
                   team.rank(), team.size(), ctx.info().device_index, ctx.info().renderer, d.first,
-                  d.last - 1, d.owned, d.halo(), d.links.size()));
+                  d.last - 1, d.owned, d.halo(), d.depth, d.links.size()));
   return team.size() > 1 ? lines : std::vector<std::string>{};
 }
 
@@ -387,6 +391,7 @@ int run_case(RunOptions o, ge::Team& team) {
   Context ctx({.device = team.device(o.device)});
   const auto setup = ge::make_case(o.case_number, o.alpha);
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
+  mo.halo_per_step = o.halo == "step";
   ge::Model model(ctx, grid, setup, mo, team);
   r.rank_lines = describe_ranks(team, ctx, model);
   const auto f0 = model.fields();
@@ -460,6 +465,9 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   sub->add_flag("--no-pictures", o->no_pictures, "Write no pictures");
   sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
   sub->add_option("--json", o->json, "Also write the results as JSON here");
+  sub->add_option("--halo", o->halo,
+                  "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
+                  "stage (stage, 2 rings)");
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);

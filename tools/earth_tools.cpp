@@ -385,10 +385,10 @@ struct PartitionRow {
   double mean_halo = 0, mean_links = 0, min_interior = 1;
 };
 
-PartitionRow partition_row(const ge::Grid& grid, int ranks) {
+PartitionRow partition_row(const ge::Grid& grid, int ranks, int depth) {
   PartitionRow row{ranks, grid.cell_count(), 0, 0, 0, 0, 0, 0, 1};
   for (int r = 0; r < ranks; ++r) {
-    const ge::Subdomain d = ge::make_subdomain(grid, ranks, r);
+    const ge::Subdomain d = ge::make_subdomain(grid, ranks, r, depth);
     std::size_t sent = 0;
     for (const auto& l : d.links) sent += l.send.size();
     row.min_cells = std::min(row.min_cells, d.owned);
@@ -398,17 +398,18 @@ PartitionRow partition_row(const ge::Grid& grid, int ranks) {
     row.max_links = std::max(row.max_links, d.links.size());
     row.mean_halo += static_cast<double>(d.halo()) / ranks;
     row.mean_links += static_cast<double>(d.links.size()) / ranks;
-    row.min_interior = std::min(row.min_interior, static_cast<double>(d.interior) / static_cast<double>(d.owned));
+    row.min_interior =
+        std::min(row.min_interior, static_cast<double>(d.interior) / static_cast<double>(d.owned));
   }
   return row;
 }
 
-nlohmann::json print_partition_row(const PartitionRow& r) {
-  // A halo cell is a vec4 of float32; a step swaps the halo 4 times (once per stage).
+nlohmann::json print_partition_row(const PartitionRow& r, int exchanges) {
+  // A halo cell is a vec4 of float32, sent `exchanges` times a step.
   std::cout << fmt::format(
       "{:>6} {:>10} {:>10} {:>10.0f} {:>9} {:>9} {:>6.1f} {:>5} {:>9.3f} {:>10.1f}\n", r.ranks,
       r.min_cells, r.max_cells, r.mean_halo, r.max_halo, r.max_sent, r.mean_links, r.max_links,
-      r.min_interior, 4 * 16.0 * static_cast<double>(r.max_sent) / 1e3);
+      r.min_interior, exchanges * 16.0 * static_cast<double>(r.max_sent) / 1e3);
   return {
       {"ranks", r.ranks},           {"min_cells", r.min_cells}, {"max_cells", r.max_cells},
       {"mean_halo", r.mean_halo},   {"max_halo", r.max_halo},   {"max_sent", r.max_sent},
@@ -422,7 +423,7 @@ void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       "partition", "How the grid splits across MPI ranks: cells, halo and neighbours per rank");
   struct Options {
     int level = 5;
-    std::vector<int> ranks{2, 8, 64, 512};
+    std::vector<int> ranks{2, 8, 64, 512}, depths{8};
     std::string grid = "spring", json;
   };
   auto o = std::make_shared<Options>();
@@ -431,27 +432,42 @@ void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
   sub->add_option("--ranks", o->ranks, "Rank counts, comma-separated")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  sub->add_option("--depth", o->depths,
+                  "Halo rings, comma-separated: 8 (the model's default: one exchange a step) or "
+                  "2 (one a stage)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
   sub->add_option("--grid", o->grid, "spring (default) or bisection (same cells, faster build)");
-  sub->add_option("--json", o->json, "Also write the table as JSON here");
+  sub->add_option("--json", o->json, "Also write the tables as JSON here");
   sub->callback([&chosen, o]() {
     chosen = [o]() {
       const ge::Grid grid = ge::build_grid(grid_options(o->level, o->grid, true));
-      std::cout << fmt::format("grid: level {}, {} cells ({})\n", o->level, grid.cell_count(),
-                               o->grid);
-      std::cout << fmt::format("{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n",
-                               "ranks", "min cells", "max cells", "mean halo", "max halo",
-                               "max sent", "links", "max", "interior", "KB/step");
-      nlohmann::json rows = nlohmann::json::array();
-      for (int ranks : o->ranks) {
-        if (static_cast<std::size_t>(ranks) > grid.cell_count()) continue;
-        rows.push_back(print_partition_row(partition_row(grid, ranks)));
+      nlohmann::json tables = nlohmann::json::array();
+      for (int depth : o->depths) {
+        // Stages use up 2 rings each: a step of 4 stages swaps its halo ceil(8 / depth) times.
+        const int exchanges = (8 + depth - 1) / depth;
+        std::cout << fmt::format(
+            "grid: level {}, {} cells ({}); halo of {} rings, {} exchange{} a step\n", o->level,
+            grid.cell_count(), o->grid, depth, exchanges, exchanges > 1 ? "s" : "");
+        std::cout << fmt::format(
+            "{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n", "ranks",
+            "min cells", "max cells", "mean halo", "max halo", "max sent", "links", "max",
+            "interior", "KB/step");
+        nlohmann::json rows = nlohmann::json::array();
+        for (int ranks : o->ranks) {
+          if (static_cast<std::size_t>(ranks) > grid.cell_count()) continue;
+          rows.push_back(print_partition_row(partition_row(grid, ranks, depth), exchanges));
+        }
+        tables.push_back({{"depth", depth}, {"exchanges_per_step", exchanges}, {"rows", rows}});
       }
-      std::cout << "halo = ring-1 and ring-2 cells a rank receives each exchange; sent = cells it "
-                   "sends;\nlinks = neighbouring ranks; interior = the smallest share of own "
-                   "cells that need no halo;\nKB/step = the largest rank's bytes sent per step (4 "
-                   "exchanges of 16 bytes a cell).\n";
-      if (!o->json.empty())
-        write_json(o->json, {{"level", o->level}, {"cells", grid.cell_count()}, {"rows", rows}});
+      std::cout << "halo = the ring cells a rank receives each exchange; sent = cells it sends;\n"
+                   "links = neighbouring ranks; interior = the smallest share of own cells that "
+                   "need no halo;\nKB/step = the largest rank's bytes sent per step (16 bytes a "
+                   "cell).\n";
+      if (!o->json.empty()) {
+        write_json(o->json,
+                   {{"level", o->level}, {"cells", grid.cell_count()}, {"tables", tables}});
+      }
       return 0;
     };
   });

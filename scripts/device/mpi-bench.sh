@@ -5,7 +5,9 @@
 # each level runs
 #   one    gpgpu earth (one process, no MPI)
 #   np1    mpirun -np 1 gpgpu-mpi earth (one rank: the MPI path's own overhead)
-#   np2    mpirun -np 2 gpgpu-mpi earth (one rank per GPU, picked by node-local rank)
+#   np2    mpirun -np 2 gpgpu-mpi earth (one rank per GPU, picked by node-local rank), the
+#          halo swapped once a step (8 rings, the default)
+#   np2s   the same with the halo swapped before every stage (--halo stage, 2 rings)
 # and records steps per second of the stepping (the JSON's steps_per_wall_s), the ratio
 # np2 / one, and whether the final fields are bit for bit the same (FNV-1a of the fields and
 # the saved height files). Also the halo sizes of the 2-rank partition (gpgpu earth partition).
@@ -53,16 +55,18 @@ mpirun --version 2>&1 | head -1 | tee -a "$out/mpi-bench.log"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv > "$out/nvidia-smi.txt" 2>&1
 nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1
 
-# run NAME LEVEL COMMAND...: one earth run, its JSON and output under $out/NAME-L<level>.
+# run NAME LEVEL "EARTH OPTIONS" COMMAND...: one earth run, its JSON and output under
+# $out/NAME-L<level>.
 run() {
-  local name=$1 level=$2
-  shift 2
+  local name=$1 level=$2 extra
+  read -r -a extra <<< "$3"
+  shift 3
   local dir="$out/$name-L$level" budget
   budget=$(($(left) - 5))
   if [ "$budget" -lt 30 ]; then stamp "skipped $name level $level (deadline)"; return 1; fi
   mkdir -p "$dir"
-  timeout "$budget" "$@" earth --case 5 --level "$level" --days "$days" --no-pictures --save \
-    --out "$dir" --json "$dir/run.json" > "$dir/output.txt" 2>&1
+  timeout "$budget" "$@" earth --case 5 --level "$level" --days "$days" --no-pictures \
+    --save --out "$dir" --json "$dir/run.json" "${extra[@]}" > "$dir/output.txt" 2>&1
   local rc=$?
   stamp "$name level $level: rc $rc, $(grep -o '"steps_per_wall_s": [0-9.]*' "$dir/run.json" 2>/dev/null)"
   return $rc
@@ -71,10 +75,11 @@ run() {
 for level in $levels; do
   timeout 120 "$gpgpu" earth partition --level "$level" --ranks 2 --json "$out/partition-L$level.json" \
     > "$out/partition-L$level.txt" 2>&1
-  run one "$level" "$gpgpu"
-  run np1 "$level" mpirun "${mpirun_options[@]}" -np 1 "$build/tools/gpgpu-mpi"
-  run np2 "$level" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
-  for name in np1 np2; do
+  run one "$level" "" "$gpgpu"
+  run np1 "$level" "" mpirun "${mpirun_options[@]}" -np 1 "$build/tools/gpgpu-mpi"
+  run np2 "$level" "" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
+  run np2s "$level" "--halo stage" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
+  for name in np1 np2 np2s; do
     a="$out/one-L$level" b="$out/$name-L$level"
     same_hash=$([ "$(grep -o 'FNV-1a [0-9a-f]*' "$a/output.txt")" = "$(grep -o 'FNV-1a [0-9a-f]*' "$b/output.txt")" ] && echo yes || echo NO)
     same_file=$(cmp -s "$a"/height_*.bin "$b"/height_*.bin && echo yes || echo NO)
@@ -86,11 +91,11 @@ done
 python3 - "$out" $levels <<'PY' | tee "$out/table.md"
 import json, sys, os
 out, levels = sys.argv[1], sys.argv[2:]
-print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s | 2 ranks / one | grid s (one, np2) |")
-print("|---:|---:|---:|---:|---:|---:|---|")
+print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (halo once a step) | 2 ranks / one | 2 ranks, halo every stage | / one | grid s (one, np2) |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for level in levels:
     rows = {}
-    for name in ("one", "np1", "np2"):
+    for name in ("one", "np1", "np2", "np2s"):
         try:
             rows[name] = json.load(open(os.path.join(out, f"{name}-L{level}", "run.json")))
         except Exception:
@@ -98,6 +103,6 @@ for level in levels:
     def rate(n): return rows[n]["steps_per_wall_s"] if rows[n] else float("nan")
     cells = next((r["cells"] for r in rows.values() if r), 0)
     grid = ", ".join(f'{rows[n]["grid_s"]:.1f}' if rows[n] else "-" for n in ("one", "np2"))
-    print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {grid} |")
+    print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x | {grid} |")
 PY
 stamp "done"

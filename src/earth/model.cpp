@@ -78,6 +78,13 @@ std::uint32_t u32(std::size_t v) {
   return static_cast<std::uint32_t>(v);
 }
 
+// Halo rings: 2 per stage swapped (4 stages: 8), plus 2 for hyperdiffusion's Laplacian of
+// the Laplacian, or 2 swapped again before every stage.
+int halo_depth(const CaseSetup& s, const ModelOptions& o) {
+  const bool diffusion = o.diffusion_time > 0 && !s.advection_only;
+  return o.halo_per_step ? (diffusion ? 10 : 8) : 2;
+}
+
 }  // namespace
 
 Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o,
@@ -88,7 +95,7 @@ Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const M
       options(o),
       own_team(t == nullptr ? one_process() : nullptr),
       team(t == nullptr ? own_team.get() : t),
-      domain(make_subdomain(g, team->size(), team->rank())),
+      domain(make_subdomain(g, team->size(), team->rank(), halo_depth(s, o))),
       tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
                "earth tendency"),
       diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},
@@ -106,27 +113,33 @@ Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
           {"inv_area", inv_area},
           {"tend", tend},
           {"first", u32(first)},
-          {"stride", u32(domain.inner)},
+          {"stride", u32(stride())},
           {"mean_depth", static_cast<float>(mean_depth)},
           {"gravity", static_cast<float>(setup.planet.gravity)},
           {"coriolis_axis", to_float3(setup.coriolis_axis() * (2 * setup.planet.omega))},
           {"radius", static_cast<float>(setup.planet.radius)}};
 }
 
-// The tendencies of every cell that has them: the interior's while the halo is in flight,
-// then the rest, which read it.
-void Model::Impl::tendencies(Buffer& in) {
-  halo->start(in);
-  tendency.run(tendency_args(in, 0), domain.interior);
-  halo->finish(in);
-  tendency.run(tendency_args(in, domain.interior), domain.inner - domain.interior);
+// The tendencies of the cells `valid` - 1 rings deep. When the halo must be swapped first,
+// the interior's run while it is in flight and the rest once it has arrived.
+void Model::Impl::tendencies(Buffer& in, int& valid) {
+  std::size_t done = 0;
+  if (valid < 2) {
+    halo->start(in);
+    tendency.run(tendency_args(in, 0), domain.interior);
+    halo->finish(in);
+    done = domain.interior;
+    valid = domain.depth;
+  }
+  tendency.run(tendency_args(in, done), domain.within(valid - 1) - done);
 }
 
-// Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k.
-void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next) {
+// Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k, on the
+// cells valid - 2 rings deep.
+void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid) {
   constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
   constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-  tendencies(in);
+  tendencies(in, valid);
   update.run({{"tend", tend},
               {"neighbour", neighbour},
               {"correction", correction},
@@ -134,39 +147,42 @@ void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next) {
               {"acc", acc},
               {"next", next},
               {"stage", static_cast<std::int32_t>(s)},
-              {"stride", u32(domain.inner)},
+              {"stride", u32(stride())},
               {"next_step", static_cast<float>(next_weight[s] * dt)},
               {"acc_step", static_cast<float>(acc_weight[s] * dt)}},
-             domain.owned);
+             domain.within(valid - 2));
+  valid -= 2;
 }
 
-// Forward-Euler hyperdiffusion: the Laplacian of every cell that has tendencies (from the
-// state's halo), then the own cells' update from their neighbours' Laplacians.
-void Model::Impl::diffuse() {
+// Forward-Euler hyperdiffusion: the Laplacian valid - 1 rings deep (from the state's halo,
+// swapped first if too few rings are valid), then the update valid - 2 rings deep.
+void Model::Impl::diffuse(int valid) {
   const double a = setup.planet.radius;
-  refresh_halo(state);
+  if (valid < 2) refresh_halo(state), valid = domain.depth;
   laplacian.run({{"state", state},
                  {"neighbour", neighbour},
                  {"laplace", laplace},
                  {"lap", lap},
-                 {"stride", u32(domain.inner)}},
-                domain.inner);
+                 {"stride", u32(stride())}},
+                domain.within(valid - 1));
   diffusion.run({{"state", state},
                  {"neighbour", neighbour},
                  {"laplace", laplace},
                  {"lap", lap},
                  {"position", position},
-                 {"stride", u32(domain.inner)},
+                 {"stride", u32(stride())},
                  {"factor", static_cast<float>(dt * nu / (a * a * a * a))}},
-                domain.owned);
+                domain.within(valid - 2));
 }
 
 void Model::Impl::one_step() {
-  stage(0, state, state, x);
-  stage(1, x, state, y);
-  stage(2, y, state, x);
-  stage(3, x, y, state);  // base unused in the last stage: any buffer it does not write
-  if (nu > 0) diffuse();
+  // A step's first stage reads the state, whose halo the last step left stale.
+  int valid = 0;
+  stage(0, state, state, x, valid);
+  stage(1, x, state, y, valid);
+  stage(2, y, state, x, valid);
+  stage(3, x, y, state, valid);  // base unused in the last stage: any buffer it does not write
+  if (nu > 0) diffuse(valid);
   time += dt;
   ++steps;
 }
@@ -210,9 +226,9 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.state = floats(context, detail::pack_state(start, m.mean_depth, d.cells));
   m.x = vec4s(context, d.size());
   m.y = vec4s(context, d.size());
-  m.acc = vec4s(context, d.owned);
-  m.tend = vec4s(context, d.inner);
-  if (m.nu > 0) m.lap = vec4s(context, d.inner);
+  m.acc = vec4s(context, m.stride());
+  m.tend = vec4s(context, m.stride());
+  if (m.nu > 0) m.lap = vec4s(context, m.stride());
   m.halo = m.team->halo(context, d);
 }
 
@@ -270,13 +286,20 @@ StepTraffic Model::traffic() const {
   //   update    tend 16 + 6 x (neighbour 4 + correction 4) = 64, plus per stage
   //             base 16 / acc / next 16: stage 0 +48, stages 1-2 +64, stage 3 +32
   //   diffusion laplacian 16 + 48 + 16 = 80; diffusion 16 + 48 + 32 + 16 = 112
-  // Tendencies and Laplacians cover ring 1 too (partition.hpp); updates the own cells.
-  const auto inner = static_cast<double>(impl_->domain.inner);
-  const auto owned = static_cast<double>(impl_->domain.owned);
-  double bytes = 4 * 148.0 * inner + ((64 + 48) + 2 * (64 + 64) + (64 + 32)) * owned;
+  // Each stage covers the rings its halo still holds (partition.hpp), as one_step runs it.
+  const Subdomain& d = impl_->domain;
+  constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
+  auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
+  double bytes = 0;
+  int valid = 0;
+  for (int s = 0; s < 4; ++s, valid -= 2) {
+    if (valid < 2) valid = d.depth;
+    bytes += 148 * cells(valid - 1) + update_bytes[s] * cells(valid - 2);
+  }
   int dispatches = 8;
   if (impl_->nu > 0) {
-    bytes += 80 * inner + 112 * owned;
+    if (valid < 2) valid = d.depth;
+    bytes += 80 * cells(valid - 1) + 112 * cells(valid - 2);
     dispatches += 2;
   }
   return {bytes, dispatches};

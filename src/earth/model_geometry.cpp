@@ -30,7 +30,7 @@ void fill_slot(const Grid& g, std::size_t i, int k, std::size_t at, double conti
 
 DeviceTables device_tables(const Grid& g, const CaseSetup& setup, const Fields& fields,
                            double continuity_correction, const Subdomain& domain) {
-  const std::size_t n = domain.size(), m = domain.inner;
+  const std::size_t n = domain.size(), m = domain.within(domain.depth - 1);
   std::vector<std::int32_t> local(g.cell_count(), -1);
   for (std::size_t l = 0; l < n; ++l) local[domain.cells[l]] = static_cast<std::int32_t>(l);
   DeviceTables t;

@@ -11,8 +11,9 @@
 namespace gpgpu::earth::detail {
 
 // Per local cell of the subdomain: position for all of them; the per-slot tables and
-// inv_area for the cells whose tendencies it computes ([0, inner), slot-major with stride
-// inner), neighbours as local indices. One rank's subdomain gives the whole grid's tables.
+// inv_area for the cells that may compute tendencies (all but the last ring: [0, m) with
+// m = within(depth - 1), slot-major with stride m), neighbours as local indices. One rank's
+// subdomain gives the whole grid's tables.
 struct DeviceTables {
   std::vector<float> position;     // 4 per cell
   std::vector<std::int32_t> slot;  // 4 per (slot, cell)

@@ -56,17 +56,21 @@ struct Model::Impl {
   std::vector<double> surface;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
-  // state, x, y: every local cell; acc: own cells; tend, lap: cells with tendencies.
+  // state, x, y, acc: every local cell; tend, lap: cells with tendencies (stride()).
   Buffer state, x, y, acc, tend, lap;
   Buffer position, slot, neighbour, correction, laplace, inv_area;
 
   Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o, Team* t);
+  // Cells per row of the slot-major tables: those that ever compute a tendency.
+  std::size_t stride() const { return domain.within(domain.depth - 1); }
 
-  // model.cpp: the time step.
+  // model.cpp: the time step. `valid` counts the halo rings of a stage's input that hold
+  // current values: a stage computes tendencies on valid - 1 rings and updates valid - 2,
+  // and swaps its input's halo first when fewer than 2 are valid.
   Args tendency_args(const Buffer& in, std::size_t first) const;
-  void tendencies(Buffer& in);  // the halo of `in` swapped meanwhile
-  void stage(int s, Buffer& in, const Buffer& base, Buffer& next);
-  void diffuse();
+  void tendencies(Buffer& in, int& valid);
+  void stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid);
+  void diffuse(int valid);
   void one_step();
   void refresh_halo(Buffer& values);
 

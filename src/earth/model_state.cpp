@@ -137,7 +137,8 @@ GlobalSums Model::sums() const {
 
 Fields Model::raw_tendency() const {
   Impl& m = *impl_;
-  m.tendencies(m.state);
+  int valid = 0;  // swap the state's halo first
+  m.tendencies(m.state, valid);
   return unpack(m.gather_owned(m.tend), 0.0, m.surface);
 }
 

@@ -23,31 +23,31 @@ void sort_unique(Cells& c) {
   c.erase(std::unique(c.begin(), c.end()), c.end());
 }
 
-// Rank r's halo: the cells it does not own one and two neighbour steps from its range, each
-// sorted by global index, which is also by owner (ranges ascend with the rank).
-struct Rings {
-  Cells first, second;
-};
-
-Rings rings_of(const Grid& g, const std::vector<std::size_t>& bounds, int r) {
+// Rank r's halo: the cells it does not own 1, 2, ..., depth neighbour steps from its range,
+// each ring sorted by global index, which is also by owner (ranges ascend with the rank).
+std::vector<Cells> rings_of(const Grid& g, const std::vector<std::size_t>& bounds, int r,
+                            int depth) {
   const auto lo = static_cast<std::int32_t>(bounds[r]),
              hi = static_cast<std::int32_t>(bounds[r + 1]);
   auto foreign = [&](std::int32_t c) { return c < lo || c >= hi; };
-  Rings rings;
-  for (std::int32_t i = lo; i < hi; ++i) {
-    for (int k = 0; k < g.degree[i]; ++k) {
-      if (foreign(g.neighbours[i][k])) rings.first.push_back(g.neighbours[i][k]);
+  auto in = [](const Cells& ring, std::int32_t c) {
+    return std::binary_search(ring.begin(), ring.end(), c);
+  };
+  std::vector<Cells> rings(static_cast<std::size_t>(depth));
+  Cells own;  // ring 1 is reached from the own cells
+  for (std::int32_t i = lo; i < hi; ++i) own.push_back(i);
+  for (std::size_t k = 0; k < rings.size(); ++k) {
+    // A neighbour of ring k-1 lies in ring k-2, k-1 or k.
+    for (std::int32_t c : k == 0 ? own : rings[k - 1]) {
+      for (int j = 0; j < g.degree[c]; ++j) {
+        const std::int32_t nb = g.neighbours[c][j];
+        if (!foreign(nb) || (k >= 1 && in(rings[k - 1], nb)) || (k >= 2 && in(rings[k - 2], nb)))
+          continue;
+        rings[k].push_back(nb);
+      }
     }
+    sort_unique(rings[k]);
   }
-  sort_unique(rings.first);
-  for (std::int32_t c : rings.first) {
-    for (int k = 0; k < g.degree[c]; ++k) {
-      const std::int32_t nb = g.neighbours[c][k];
-      if (foreign(nb) && !std::binary_search(rings.first.begin(), rings.first.end(), nb))
-        rings.second.push_back(nb);
-    }
-  }
-  sort_unique(rings.second);
   return rings;
 }
 
@@ -61,9 +61,8 @@ Cells local_part(const Cells& ring, const std::vector<std::size_t>& bounds, int 
   return out;
 }
 
-Cells concatenated(Cells a, const Cells& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
+void append(Cells& to, const Cells& more) {
+  to.insert(to.end(), more.begin(), more.end());
 }
 
 // Own cells, interior first: those whose neighbours are all own, then the rest.
@@ -95,21 +94,27 @@ std::vector<std::size_t> partition_bounds(std::size_t cells, int ranks) {
   return bounds;
 }
 
-Subdomain make_subdomain(const Grid& g, int ranks, int rank) {
+Subdomain make_subdomain(const Grid& g, int ranks, int rank, int depth) {
   const auto bounds = partition_bounds(g.cell_count(), ranks);
   if (rank < 0 || rank >= ranks) {
     throw ArgumentError(fmt::format("earth partition: rank {} is outside 0..{}", rank, ranks - 1));
   }
+  if (depth < 1 || depth > 64) {
+    throw ArgumentError(fmt::format("earth partition: halo depth must be in 1..64; got {}", depth));
+  }
   Subdomain d;
   d.rank = rank;
   d.ranks = ranks;
+  d.depth = depth;
   d.first = bounds[rank];
   d.last = bounds[rank + 1];
   order_own_cells(g, d);
-  const Rings mine = rings_of(g, bounds, rank);
-  d.cells.insert(d.cells.end(), mine.first.begin(), mine.first.end());
-  d.inner = d.cells.size();
-  d.cells.insert(d.cells.end(), mine.second.begin(), mine.second.end());
+  const auto mine = rings_of(g, bounds, rank, depth);
+  d.ring_end.push_back(d.owned);
+  for (const Cells& ring : mine) {
+    d.cells.insert(d.cells.end(), ring.begin(), ring.end());
+    d.ring_end.push_back(d.cells.size());
+  }
   std::vector<std::int32_t> local(g.cell_count(), -1);
   for (std::size_t l = 0; l < d.cells.size(); ++l) local[d.cells[l]] = static_cast<std::int32_t>(l);
   std::vector<int> neighbours;
@@ -119,12 +124,13 @@ Subdomain make_subdomain(const Grid& g, int ranks, int rank) {
   neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
   for (int r : neighbours) {
     // What r expects from us is what we expect from it, seen from r's side.
-    const Rings theirs = rings_of(g, bounds, r);
-    d.links.push_back({r,
-                       concatenated(local_part(theirs.first, bounds, rank, local),
-                                    local_part(theirs.second, bounds, rank, local)),
-                       concatenated(local_part(mine.first, bounds, r, local),
-                                    local_part(mine.second, bounds, r, local))});
+    const auto theirs = rings_of(g, bounds, r, depth);
+    SubdomainLink link{r, {}, {}};
+    for (int k = 0; k < depth; ++k) {
+      append(link.send, local_part(theirs[k], bounds, rank, local));
+      append(link.receive, local_part(mine[k], bounds, r, local));
+    }
+    d.links.push_back(std::move(link));
   }
   return d;
 }

@@ -1,6 +1,7 @@
 // The grid split across ranks (gpgpu/earth/partition.hpp), checked against an independent
 // breadth-first search on the whole grid: every rank's own cells, its two halo rings, their
-// local order, and the links (what one rank sends is what the other expects, in order).
+// local order, and the links (what one rank sends is what the other expects, in order), for
+// halos of 2, 8 and 10 rings.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -19,7 +20,7 @@ namespace {
 
 using Cells = std::vector<std::int32_t>;
 
-// The cells at exactly `distance` neighbour steps from [lo, hi).
+// The cells at exactly `distance` neighbour steps from [lo, hi), ascending.
 Cells at_distance(const ge::Grid& g, std::size_t lo, std::size_t hi, int distance) {
   std::map<std::int32_t, int> seen;
   std::vector<std::int32_t> front;
@@ -72,16 +73,19 @@ TEST(Partition, BoundsAreContiguousAndBalanced) {
   EXPECT_THROW(ge::partition_bounds(12, 0), gpgpu::ArgumentError);
   EXPECT_THROW(ge::partition_bounds(12, 13), gpgpu::ArgumentError);
   EXPECT_THROW(ge::make_subdomain(grid_at(2), 3, 3), gpgpu::ArgumentError);
+  EXPECT_THROW(ge::make_subdomain(grid_at(2), 3, 0, 0), gpgpu::ArgumentError);
 }
 
-TEST(Partition, SubdomainsHoldTheirCellsAndTwoHaloRings) {
-  for (int level : {2, 3}) {
+TEST(Partition, SubdomainsHoldTheirCellsAndTheirHaloRings) {
+  for (const auto& [level, depth] :
+       {std::pair{2, 2}, std::pair{3, 2}, std::pair{3, 8}, std::pair{4, 10}}) {
     const auto& g = grid_at(level);
     for (int ranks : {1, 2, 3, 7}) {
-      SCOPED_TRACE(testing::Message() << "level " << level << ", " << ranks << " ranks");
+      SCOPED_TRACE(testing::Message()
+                   << "level " << level << ", depth " << depth << ", " << ranks << " ranks");
       const auto bounds = ge::partition_bounds(g.cell_count(), ranks);
       std::vector<ge::Subdomain> d;
-      for (int r = 0; r < ranks; ++r) d.push_back(ge::make_subdomain(g, ranks, r));
+      for (int r = 0; r < ranks; ++r) d.push_back(ge::make_subdomain(g, ranks, r, depth));
       for (int r = 0; r < ranks; ++r) {
         const auto& s = d[r];
         const std::size_t lo = bounds[r], hi = bounds[r + 1];
@@ -105,8 +109,12 @@ TEST(Partition, SubdomainsHoldTheirCellsAndTwoHaloRings) {
         EXPECT_TRUE(std::is_sorted(interior.begin(), interior.end()));
         EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
         // The rings, as the search finds them.
-        EXPECT_EQ(slice(s.cells, s.owned, s.inner), at_distance(g, lo, hi, 1));
-        EXPECT_EQ(slice(s.cells, s.inner, s.size()), at_distance(g, lo, hi, 2));
+        ASSERT_EQ(s.ring_end.size(), static_cast<std::size_t>(depth) + 1);
+        EXPECT_EQ(s.ring_end.front(), s.owned);
+        EXPECT_EQ(s.ring_end.back(), s.size());
+        for (int k = 1; k <= depth; ++k)
+          EXPECT_EQ(slice(s.cells, s.within(k - 1), s.within(k)), at_distance(g, lo, hi, k))
+              << "ring " << k;
         // The receives of all links together fill [owned, size) exactly, each cell once, and
         // each link receives the halo cells its rank owns.
         Cells received;
