@@ -11,6 +11,7 @@
 # and records steps per second of the stepping (the JSON's steps_per_wall_s), the ratio
 # np2 / one, and whether the final fields are bit for bit the same (FNV-1a of the fields and
 # the saved height files). Also the halo sizes of the 2-rank partition (gpgpu earth partition).
+# OUT_DIR keeps mpi-bench.log, table.md and results.tar.gz (every run's output and JSON).
 #
 #   bash scripts/device/mpi-bench.sh OUT_DIR [BUILD_DIR]
 #
@@ -85,6 +86,7 @@ for level in $levels; do
     same_file=$(cmp -s "$a"/height_*.bin "$b"/height_*.bin && echo yes || echo NO)
     stamp "level $level $name vs one: fields FNV equal: $same_hash, saved heights equal: $same_file"
   done
+  rm -f "$out"/*-L"$level"/height_*.bin  # 21 MB each at level 9: compared, not kept
 done
 
 # The table: steps per second per run and the ratio to one process.
@@ -105,4 +107,8 @@ for level in levels:
     grid = ", ".join(f'{rows[n]["grid_s"]:.1f}' if rows[n] else "-" for n in ("one", "np2"))
     print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x | {grid} |")
 PY
-stamp "done"
+# What comes back: the log, the table, and the rest packed (a device call returns at most 8
+# files of 16 MiB).
+(cd "$out" && tar czf results.tar.gz --remove-files ./*-L* ./partition-L* configure.log build.log \
+  nvidia-smi.txt 2> /dev/null)
+stamp "done: $out/table.md, $out/results.tar.gz"
