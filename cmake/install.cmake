@@ -15,8 +15,11 @@ if(TARGET gpgpu_nn)
 endif()
 # cpu_matmul.hpp belongs to the CPU reference library used by the tests and the speed test,
 # which is not installed.
+# gpgpu::mpi and gpgpu::earth_mpi are built in the tree only (not exported yet): their headers
+# stay out too.
 install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        PATTERN "cpu_matmul.hpp" EXCLUDE)
+        PATTERN "cpu_matmul.hpp" EXCLUDE
+        PATTERN "mpi.hpp" EXCLUDE PATTERN "mpi" EXCLUDE)
 install(EXPORT gpgpuTargets NAMESPACE gpgpu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
 configure_package_config_file(cmake/gpgpuConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake

@@ -23,9 +23,4 @@ Command add_train_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_earth_command(CLI::App& app);
 
-// Started by mpirun as one of several ranks, `gpgpu earth` replaces this process with
-// gpgpu-mpi (same arguments) when it was built, and stops with an error when it was not;
-// other commands run whole in every process (mpi_launch.cpp). Returns when not under MPI.
-void hand_over_to_mpi(int argc, char** argv);
-
 }  // namespace gpgpu::cli

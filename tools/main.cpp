@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "gpgpu/error.hpp"
+#include "mpi_launch.hpp"
 
 int main(int argc, char** argv) {
   gpgpu::cli::hand_over_to_mpi(argc, argv);

@@ -1,4 +1,4 @@
-// Under mpirun, `gpgpu earth` becomes gpgpu-mpi (see mpi_launch.hpp and commands.hpp).
+// Under mpirun, `gpgpu earth` becomes gpgpu-mpi (see mpi_launch.hpp).
 #include "mpi_launch.hpp"
 
 #include <unistd.h>
@@ -9,8 +9,6 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
-
-#include "commands.hpp"
 
 namespace gpgpu::cli {
 

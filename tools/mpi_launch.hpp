@@ -12,4 +12,9 @@ int launched_ranks();
 // The rank the launcher announced (OMPI_COMM_WORLD_RANK or PMI_RANK); 0 when none did.
 int launched_rank();
 
+// Started by mpirun as one of several ranks, `gpgpu earth` replaces this process with
+// gpgpu-mpi (same arguments) when it was built, and stops with an error when it was not;
+// other commands run whole in every process. Returns when not under MPI.
+void hand_over_to_mpi(int argc, char** argv);
+
 }  // namespace gpgpu::cli
