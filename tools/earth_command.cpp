@@ -93,6 +93,13 @@ struct Drawing {
   bool on() const { return map.has_value(); }
 };
 
+void start_drawing(const RunOptions& o, const Context& ctx, const ge::Grid& grid,
+                   const ge::FieldStyle& style, Drawing& d) {
+  d.map.emplace(grid, o.map_width, o.map_width / 2);
+  d.globe.emplace(ctx, o.map_width / 2);
+  d.frame_style = style;
+}
+
 // Every rank takes part in gathering the height; rank 0 draws and writes the frame.
 void write_frame(const RunOptions& o, Drawing& d, const ge::Model& model, int index) {
   const auto f = model.fields();
@@ -399,11 +406,7 @@ int run_case(RunOptions o, ge::Team& team) {
   Drawing drawing;
   if (root) {
     r.start = ge::host_sums(grid, setup, f0);
-    if (pictures) {
-      drawing.map.emplace(grid, o.map_width, o.map_width / 2);
-      drawing.globe.emplace(ctx, o.map_width / 2);
-      drawing.frame_style = frame_style(setup, f0.height);
-    }
+    if (pictures) start_drawing(o, ctx, grid, frame_style(setup, f0.height), drawing);
   }
   if (pictures && o.frames > 0) write_frame(o, drawing, model, 0);
   integrate(o, model, r, drawing, root);

@@ -1,6 +1,7 @@
 // Model: what leaves the device — the fields, vorticity, tendencies and global sums, each
 // rank's own cells put back into global order and gathered on rank 0 (summed, for the
 // sums) — and the state check that stops a run which blew up.
+#include <array>
 #include <cmath>
 #include <span>
 
