@@ -29,6 +29,18 @@ check_deb_fields() {
   ok "$name $version $arch"
 }
 
+# apt resolves the packages' whole dependency closure from the archive for a system with
+# nothing installed (an empty dpkg status): `apt install ./*.deb` works on a clean Debian.
+check_apt_installs_clean() {
+  local status=$1 log
+  shift
+  : >"$status"
+  log=$(apt-get install -s -o Dir::State::status="$status" "$@" 2>&1) ||
+    fail "apt cannot install $* on an empty system (are the apt lists there? apt-get update):
+$log"
+  ok "apt would install $# packages and $(grep -c '^Inst ' <<<"$log") others on an empty system"
+}
+
 # The package names in a relation field (Depends, Recommends), one a line.
 relation_names() {
   dpkg-deb -f "$1" "$2" | tr ',|' '\n\n' | sed 's/(.*)//; s/:any//; s/[[:space:]]//g' |

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every artifact of scripts/package.sh into a clean place and uses it, as a user
 # would; fails when a package lacks a file, a dependency or the project's version.
+#   all .debs      apt resolves their dependencies for an empty system (apt install -s).
 #   libgpgpu-dev   unpacked into a throw-away root (dpkg -x); tests/consumer built against it
 #                  alone (CMAKE_PREFIX_PATH) and run. Its Depends must name the package of
 #                  every file the consumer's compile and link took from the system.
@@ -44,6 +45,8 @@ for deb in "$dev" "$tools" "$pydeb"; do
   check_deb_fields "$deb" "$version" "$arch"
   dpkg -x "$deb" "$root"
 done
+
+check_apt_installs_clean "$work/status" "$dev" "$tools" "$pydeb"
 
 check_dev_files "$dev" "$multiarch"
 check_deb_declares "$dev" libegl-dev libopengl-dev libgles-dev libfmt-dev zlib1g-dev libpng-dev
