@@ -11,6 +11,7 @@
 #   python3-gpgpu  the README's Python example run from the unpacked root.
 #   the wheel      installed into a fresh venv (--system-site-packages for NumPy); its
 #                  METADATA (Version, Requires-Dist) and files checked; the README's example.
+#                  Then `pip install --no-build-isolation .`, which builds it afresh (ccache).
 # Versions are checked against CMakeLists.txt's project(gpgpu VERSION ...). Last, broken
 # copies of the packages (a file, a dependency, the version, numpy removed) must be refused
 # by the same checks, which proves they can fail.
@@ -71,6 +72,14 @@ check_wheel "$wheel" "$version"
 "$work/venv/bin/pip" install --no-index --no-cache-dir --quiet "$wheel"
 echo "ok: the wheel installs into a fresh venv (NumPy from the system, no index)"
 (cd "$work" && check_python_module "$work/venv/bin/python" "$work/venv/lib" "$version")
+
+# The wheel's own build, as from a fresh clone: `pip install --no-build-isolation .` runs
+# CMake itself (setup.py); ccache turns its compiles into hits of package.sh's.
+/usr/bin/python3 -m venv --system-site-packages "$work/venv2"
+CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
+  "$work/venv2/bin/pip" install --no-build-isolation --no-index --no-cache-dir --quiet . ||
+  fail "pip install --no-build-isolation . failed"
+(cd "$work" && check_python_module "$work/venv2/bin/python" "$work/venv2/lib" "$version")
 
 echo "== broken packages must be refused by the same checks"
 refuse "a libgpgpu-dev without libgpgpu_nn.a" libgpgpu_nn.a \
