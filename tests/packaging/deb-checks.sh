@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The checks of tests/packaging/test-packages.sh (sourced by it). Each one prints "ok: ..." or
 # exits with "FAIL: ..." through fail, so that a check run in a subshell (refuse) reports
 # its verdict by its exit status.
@@ -41,11 +42,12 @@ $log"
   ok "apt would install $# packages and $(grep -c '^Inst ' <<<"$log") others on an empty system"
 }
 
-# The package names in a relation field (Depends, Recommends), one a line.
-relation_names() {
-  dpkg-deb -f "$1" "$2" | tr ',|' '\n\n' | sed 's/(.*)//; s/:any//; s/[[:space:]]//g' |
-    grep -v '^$' | sort -u
+# The package names in relation fields (Depends: a, b (>= 1) | c) on stdin, one a line.
+package_names() {
+  tr ',|' '\n\n' | sed 's/(.*)//; s/:any//; s/[[:space:]]//g' | grep -v '^$' | sort -u
 }
+# The package names in a .deb's relation field (Depends, Recommends).
+relation_names() { dpkg-deb -f "$1" "$2" | package_names; }
 
 check_relation() {
   local deb=$1 field=$2 missing=() p
@@ -123,8 +125,7 @@ check_deb_covers_used_files() {
   owners=$("$py" "$checks" owners $files) || fail "${owners#FAIL: }"
   declared=$(relation_names "$deb" Depends)
   # shellcheck disable=SC2086
-  covered=$({ echo "$declared"; dpkg-query -W -f='${Depends}\n' $declared | tr ',|' '\n\n' |
-    sed 's/(.*)//; s/:any//; s/[[:space:]]//g'; } | sort -u)
+  covered=$({ echo "$declared"; dpkg-query -W -f='${Depends}\n' $declared | package_names; } | sort -u)
   for p in $(awk '{print $1}' <<<"$owners" | sort -u); do
     [[ $p =~ ^(libc6-dev|linux-libc-dev|libcrypt-dev|lib(stdc\+\+|gcc)-[0-9]+-dev|(gcc|g\+\+|cpp)-[0-9]+)$ ]] && continue
     grep -qx "$p" <<<"$covered" || missing+=("$p ($(awk -v p="$p" '$1 == p {print $2; exit}' <<<"$owners"))")
