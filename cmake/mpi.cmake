@@ -2,11 +2,16 @@
 # command (tools/), when an MPI is installed. Without one everything else builds as before
 # and the MPI tests report themselves skipped.
 option(GPGPU_MPI "Build gpgpu::mpi and gpgpu-mpi when find_package(MPI) finds an MPI" ON)
+# MPI's C interface through FindMPI's CXX component (a C++ consumer of the installed package
+# can find it without enabling C), with the deprecated MPI-2 C++ bindings kept out.
+set(MPI_CXX_SKIP_MPICXX ON)
 if(GPGPU_MPI)
-  find_package(MPI COMPONENTS C QUIET)
+  find_package(MPI COMPONENTS CXX QUIET)
 endif()
-if(GPGPU_MPI AND MPI_C_FOUND)
-  message(STATUS "gpgpu::mpi: MPI ${MPI_C_VERSION} (${MPIEXEC_EXECUTABLE})")
+set(GPGPU_HAVE_MPI OFF)  # read by gpgpuConfig.cmake.in: find_dependency(MPI)
+if(GPGPU_MPI AND MPI_CXX_FOUND)
+  set(GPGPU_HAVE_MPI ON)
+  message(STATUS "gpgpu::mpi: MPI ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE})")
   add_subdirectory(src/mpi)
   add_subdirectory(src/earth/mpi)
 else()
