@@ -94,8 +94,8 @@ struct AllreduceOptions {
   std::size_t chunk_elements = std::size_t{1} << 20;
 };
 
-// An allreduce in flight. The Buffer must stay alive and untouched by other work until
-// done. Destroying an unfinished one waits for it, except while an exception unwinds (the
+// An allreduce in flight. The Buffer and the Communicator must stay alive, and the Buffer
+// untouched by other work, until done. Destroying an unfinished one waits for it, except while an exception unwinds (the
 // job is failing then; its host staging is left to the process's end).
 class PendingAllreduce {
  public:
