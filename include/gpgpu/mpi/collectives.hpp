@@ -95,8 +95,8 @@ struct AllreduceOptions {
 };
 
 // An allreduce in flight. The Buffer and the Communicator must stay alive, and the Buffer
-// untouched by other work, until done. Destroying an unfinished one waits for it, except while an exception unwinds (the
-// job is failing then; its host staging is left to the process's end).
+// untouched by other work, until done. Destroying an unfinished one waits for it, except while an
+// exception unwinds (the job is failing then; its host staging is left to the process's end).
 class PendingAllreduce {
  public:
   PendingAllreduce();

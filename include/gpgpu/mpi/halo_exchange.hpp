@@ -18,8 +18,9 @@
 // MPI_Recv_init requests, set up once), all requests are waited for, and the received items
 // are uploaded: in one piece when the receive lists of all links together fill one
 // contiguous range of items (in any order: each link's receive is an MPI indexed datatype
-// that puts its items where they go in the host copy), else through a scatter kernel. The exchange runs on a duplicate of the communicator, so its messages
-// never meet another exchange's or a collective's.
+// that puts its items where they go in the host copy), else through a scatter kernel. The exchange
+// runs on a duplicate of the communicator, so its messages never meet another exchange's or a
+// collective's.
 //
 // Checks. The constructor is collective and checks every rank's links together (ranks in
 // range and not itself, no rank twice, indices below `items`, no item received twice, and
