@@ -5,9 +5,10 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The core and gpgpu::earth (the geodesic grid and shallow-water model) always; gpgpu::nn
-# (convolutional networks) and gpgpu::mpi (built only where MPI is found) when they exist.
+# (convolutional networks), gpgpu::mpi and gpgpu::earth_mpi (built only where MPI is found)
+# when they exist.
 set(gpgpu_installed_libraries gpgpu gpgpu_earth gpgpu_warnings)
-foreach(optional gpgpu_nn gpgpu_mpi)
+foreach(optional gpgpu_nn gpgpu_mpi gpgpu_earth_mpi)
   if(TARGET ${optional})
     list(APPEND gpgpu_installed_libraries ${optional})
   endif()

@@ -7,8 +7,10 @@
 
 #include "commands.hpp"
 #include "gpgpu/error.hpp"
+#include "mpi_launch.hpp"
 
 int main(int argc, char** argv) {
+  gpgpu::cli::hand_over_to_mpi(argc, argv);
   CLI::App app{
       "gpgpu: GPU computing with GLSL on any OpenGL ES 3.1+ device (or the CPU through Mesa "
       "llvmpipe)"};
