@@ -12,6 +12,8 @@ endif()
 
 set(_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LP_NUM_THREADS=1
              OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+# `gpgpu earth` keeps its grids in the disk cache: here, in the build tree, not ~/.cache.
+list(APPEND _mpi_env GPGPU_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache-mpi)
 if(GPGPU_SANITIZE)
   # Open MPI keeps process-lifetime allocations past MPI_Finalize (its frameworks, hwloc's
   # topology, PMIx): LeakSanitizer is told about those libraries, on top of the suppressions

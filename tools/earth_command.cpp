@@ -17,8 +17,10 @@
 
 #include "commands.hpp"
 #include "earth_command.hpp"
+#include "earth_grid_source.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/earth.hpp"
+#include "gpgpu/earth/grid_cache.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::cli {
@@ -36,6 +38,7 @@ struct RunOptions {
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
+  GridSource grid_source;  // --grid-device, --grid-file, --verbose
   // Filled in by check_options:
   double run_days = 0, at_day = -1;  // the run's length; the day of --save/--reference (-1: none)
 };
@@ -43,6 +46,7 @@ struct RunOptions {
 // What one run produced, for the table and the JSON.
 struct RunResult {
   double build_s = 0, wall_s = 0, days = 0, dt = 0;
+  std::string grid_how;  // built where, or read from where
   long long steps = 0;
   ge::GlobalSums start, end, gpu_start, gpu_end;
   std::optional<ge::ErrorNorms> errors;
@@ -174,7 +178,7 @@ void write_pictures(const RunOptions& o, const ge::Model& model, Drawing& d, Run
 double reference_difference(const SavedField& ref, const ge::Grid& grid,
                             const std::vector<double>& h) {
   std::cerr << fmt::format("building the level-{} reference grid...\n", ref.level);
-  const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+  const ge::Grid fine = ge::cached_grid(grid_options(ref.level, ref.grid_kind, ref.recentre)).grid;
   ge::Locator locator(fine);
   const auto truth = ge::interpolate(locator, ref.values, grid.centres);
   return ge::height_errors(grid, h, truth).l2;
@@ -221,10 +225,10 @@ void print_report(const RunOptions& o, const Context& ctx, const ge::Model& mode
   std::cout << fmt::format(
       "grid: level {}, {} cells, spacing {:.1f} / {:.1f} / {:.1f} km (min / mean / max), area "
       "ratio {:.3f}; "
-      "{}{} (CPU float64, {:.2f} s)\n",
+      "{}{} ({})\n",
       g.level, g.cell_count(), s.min_spacing * 6371.22, s.mean_spacing * 6371.22,
       s.max_spacing * 6371.22, s.area_ratio, o.grid, o.no_recentre ? "" : " + recentred",
-      r.build_s);
+      r.grid_how);
   std::cout << fmt::format(
       "model: dt {:.1f} s (courant {}), {} steps, continuity correction {}, hyperdiffusion {}\n",
       r.dt, o.courant, r.steps, o.correction,
@@ -271,6 +275,7 @@ nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model&
                    {"steps_per_wall_s", static_cast<double>(r.steps) / r.wall_s},
                    {"days_per_wall_s", r.days / r.wall_s},
                    {"grid_s", r.build_s},
+                   {"grid_how", r.grid_how},
                    {"device", ctx.info().renderer},
                    {"grid", o.grid},
                    {"recentre", !o.no_recentre},
@@ -392,10 +397,15 @@ int run_case(RunOptions o, ge::Team& team) {
     std::filesystem::create_directories(std::filesystem::path(o.out) / "frames");
   RunResult r;
   auto t0 = std::chrono::steady_clock::now();
-  const ge::Grid grid = team.share_grid(
-      [&] { return ge::build_grid(grid_options(o.level, o.grid, !o.no_recentre)); });
-  r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Context ctx({.device = team.device(o.device)});
+  // Rank 0 reads the grid from the cache (or builds and keeps it) and shares it.
+  const ge::Grid grid = team.share_grid([&] {
+    ge::GridBuild built =
+        obtain_grid(o.grid_source, grid_options(o.level, o.grid, !o.no_recentre), &ctx);
+    r.grid_how = built.report.summary();
+    return std::move(built.grid);
+  });
+  r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto setup = ge::make_case(o.case_number, o.alpha);
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
   mo.halo_per_step = o.halo == "step";
@@ -468,6 +478,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   sub->add_flag("--no-pictures", o->no_pictures, "Write no pictures");
   sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
   sub->add_option("--json", o->json, "Also write the results as JSON here");
+  add_grid_source_options(*sub, o->grid_source);
   sub->add_option("--halo", o->halo,
                   "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
                   "stage (stage, 2 rings)");
