@@ -85,6 +85,25 @@ struct Bench {
     std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, what);
     report.rows.push_back(row);
   }
+  // Runs `body` once per gpgpu contender: "gpgpu" (the device's default kernels) and, with
+  // both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
+  // through PrimitiveTuning::subgroups for that run.
+  void gpgpu_paths(const std::function<void(const std::string& contender)>& body) {
+    body("gpgpu");
+    if (!o.both_paths) return;
+    const bool subgroups = primitive_tuning(ctx).subgroups == 1;
+    PrimitiveTuning other;
+    other.subgroups = subgroups ? 0 : 1;
+    try {
+      set_primitive_tuning(ctx, other);
+    } catch (const Error& e) {
+      std::cerr << "  (no other kernel family: " << e.what() << ")\n";
+      return;
+    }
+    body(subgroups ? "gpgpu-shared" : "gpgpu-subgroups");
+    set_primitive_tuning(ctx, {});
+  }
+  bool cpu() const { return o.cpu; }
   // Runs `body` for one contender, turning exceptions into an error row.
   void attempt(const std::string& primitive, const std::string& contender,
                const std::string& family, std::size_t n, const std::function<void()>& body) {
@@ -101,15 +120,17 @@ void bench_reduce(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5eed0000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   double exact = 0, magnitude = 0;
   for (float v : x) exact += v, magnitude += std::fabs(v);
-  b.attempt("reduce", "gpgpu", "gpgpu", n, [&] {
-    const Buffer in = Buffer::from(b.ctx, x);
-    Buffer out(b.ctx, ElementType::Float32, 1);
-    const Measured m = time_gpgpu(
-        b.ctx, [] {}, [&] { reduce(b.ctx, in, out); }, b.o.warmup, b.o.repeats,
-        [&](double ms) { return b.repeats_for(ms); });
-    const float got = out.to_vector<float>()[0];
-    b.add({"reduce", "gpgpu", "gpgpu", n}, m,
-          checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n)));
+  b.gpgpu_paths([&](const std::string& who) {
+    b.attempt("reduce", who, "gpgpu", n, [&] {
+      const Buffer in = Buffer::from(b.ctx, x);
+      Buffer out(b.ctx, ElementType::Float32, 1);
+      const Measured m = time_gpgpu(
+          b.ctx, [] {}, [&] { reduce(b.ctx, in, out); }, b.o.warmup, b.o.repeats,
+          [&](double ms) { return b.repeats_for(ms); });
+      const float got = out.to_vector<float>()[0];
+      b.add({"reduce", who, "gpgpu", n}, m,
+            checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n)));
+    });
   });
 #if GPGPU_BENCH_HAVE_CUB
   if (b.cuda) {
@@ -123,27 +144,30 @@ void bench_reduce(Bench& b, std::size_t n) {
     });
   }
 #endif
-  b.attempt("reduce", "cpu", "cpu", n, [&] {
-    double got = 0;
-    const Measured m = time_cpu([&] { got = cpu::reduce_sum(x); }, b.o.warmup, b.o.repeats,
-                                [&](double ms) { return b.repeats_for(ms); });
-    // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
-    b.add({"reduce", "cpu", "cpu", n}, m,
-          checks::reduce(got, exact, magnitude, static_cast<int>(n)));
-  });
+  if (b.cpu())
+    b.attempt("reduce", "cpu", "cpu", n, [&] {
+      double got = 0;
+      const Measured m = time_cpu([&] { got = cpu::reduce_sum(x); }, b.o.warmup, b.o.repeats,
+                                  [&](double ms) { return b.repeats_for(ms); });
+      // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
+      b.add({"reduce", "cpu", "cpu", n}, m,
+            checks::reduce(got, exact, magnitude, static_cast<int>(n)));
+    });
 }
 
 void bench_scan(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5ca00000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   std::vector<float> out(n);
-  b.attempt("scan", "gpgpu", "gpgpu", n, [&] {
-    const Buffer in = Buffer::from(b.ctx, x);
-    Buffer result(b.ctx, ElementType::Float32, n);
-    const Measured m = time_gpgpu(
-        b.ctx, [] {}, [&] { inclusive_scan(b.ctx, in, result); }, b.o.warmup, b.o.repeats,
-        [&](double ms) { return b.repeats_for(ms); });
-    result.download(std::span<float>(out));
-    b.add({"scan", "gpgpu", "gpgpu", n}, m, checks::scan(out, x, scan_error_depth(b.ctx, n)));
+  b.gpgpu_paths([&](const std::string& who) {
+    b.attempt("scan", who, "gpgpu", n, [&] {
+      const Buffer in = Buffer::from(b.ctx, x);
+      Buffer result(b.ctx, ElementType::Float32, n);
+      const Measured m = time_gpgpu(
+          b.ctx, [] {}, [&] { inclusive_scan(b.ctx, in, result); }, b.o.warmup, b.o.repeats,
+          [&](double ms) { return b.repeats_for(ms); });
+      result.download(std::span<float>(out));
+      b.add({"scan", who, "gpgpu", n}, m, checks::scan(out, x, scan_error_depth(b.ctx, n)));
+    });
   });
 #if GPGPU_BENCH_HAVE_CUB
   if (b.cuda) {
@@ -154,11 +178,12 @@ void bench_scan(Bench& b, std::size_t n) {
     });
   }
 #endif
-  b.attempt("scan", "cpu", "cpu", n, [&] {
-    const Measured m = time_cpu([&] { cpu::inclusive_sum(x, out); }, b.o.warmup, b.o.repeats,
-                                [&](double ms) { return b.repeats_for(ms); });
-    b.add({"scan", "cpu", "cpu", n}, m, checks::scan(out, x, static_cast<int>(n)));
-  });
+  if (b.cpu())
+    b.attempt("scan", "cpu", "cpu", n, [&] {
+      const Measured m = time_cpu([&] { cpu::inclusive_sum(x, out); }, b.o.warmup, b.o.repeats,
+                                  [&](double ms) { return b.repeats_for(ms); });
+      b.add({"scan", "cpu", "cpu", n}, m, checks::scan(out, x, static_cast<int>(n)));
+    });
 }
 
 void bench_sort(Bench& b, std::size_t n, bool pairs) {
@@ -168,44 +193,48 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
   std::iota(iota.begin(), iota.end(), 0u);
   // The reference: the CPU contender's own sort (checked there against std::is_sorted).
   std::vector<std::uint32_t> ref_keys = keys, ref_values = iota;
-  b.attempt(name, "cpu", "cpu", n, [&] {
-    std::vector<std::uint32_t> k, v;
-    const Measured m = time_cpu(
-        [&] {
-          k = keys;
-          v = iota;
-          pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
-        },
-        b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
-    ref_keys = k;
-    ref_values = v;
-    const bool sorted = std::is_sorted(k.begin(), k.end());
-    b.add({name, "cpu", "cpu", n}, m,
-          pairs ? checks::stable_pairs(keys, k, v)
-                : checks::Check{sorted, sorted ? "sorted" : "not sorted"});
-  });
-  if (b.stopped.count(name + "/cpu")) {  // no fresh reference: sort once more, untimed
+  if (b.cpu())
+    b.attempt(name, "cpu", "cpu", n, [&] {
+      std::vector<std::uint32_t> k, v;
+      const Measured m = time_cpu(
+          [&] {
+            k = keys;
+            v = iota;
+            pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
+          },
+          b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      ref_keys = k;
+      ref_values = v;
+      const bool sorted = std::is_sorted(k.begin(), k.end());
+      b.add({name, "cpu", "cpu", n}, m,
+            pairs ? checks::stable_pairs(keys, k, v)
+                  : checks::Check{sorted, sorted ? "sorted" : "not sorted"});
+    });
+  if (!b.cpu() || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
     ref_keys = keys;
     ref_values = iota;
     pairs ? cpu::sort_pairs(ref_keys, ref_values) : cpu::sort(ref_keys);
   }
   std::vector<std::uint32_t> got_keys(n), got_values(n);
-  b.attempt(name, "gpgpu", "gpgpu", n, [&] {
-    const Buffer pristine = Buffer::from(b.ctx, keys), pristine_values = Buffer::from(b.ctx, iota);
-    Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
-    DeviceCopy copy(b.ctx);
-    const auto restore = [&] {
-      copy.run(pristine, k);
-      if (pairs) copy.run(pristine_values, v);
-    };
-    const Measured m = time_gpgpu(
-        b.ctx, restore, [&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, b.o.warmup,
-        b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
-    k.download(std::span<std::uint32_t>(got_keys));
-    v.download(std::span<std::uint32_t>(got_values));
-    b.add({name, "gpgpu", "gpgpu", n}, m,
-          pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                : checks::same(got_keys, ref_keys, "keys"));
+  b.gpgpu_paths([&](const std::string& who) {
+    b.attempt(name, who, "gpgpu", n, [&] {
+      const Buffer pristine = Buffer::from(b.ctx, keys),
+                   pristine_values = Buffer::from(b.ctx, iota);
+      Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
+      DeviceCopy copy(b.ctx);
+      const auto restore = [&] {
+        copy.run(pristine, k);
+        if (pairs) copy.run(pristine_values, v);
+      };
+      const Measured m = time_gpgpu(
+          b.ctx, restore, [&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, b.o.warmup,
+          b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      k.download(std::span<std::uint32_t>(got_keys));
+      v.download(std::span<std::uint32_t>(got_values));
+      b.add({name, who, "gpgpu", n}, m,
+            pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                  : checks::same(got_keys, ref_keys, "keys"));
+    });
   });
 #if GPGPU_BENCH_HAVE_CUB
   if (b.cuda) {
@@ -224,22 +253,26 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
 void bench_histogram(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x4157u + static_cast<std::uint32_t>(n), 0.0f, 1.0f);
   std::vector<std::uint32_t> want;
-  b.attempt("histogram", "cpu", "cpu", n, [&] {
-    const Measured m =
-        time_cpu([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
-                 b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
-    const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
-    b.add({"histogram", "cpu", "cpu", n}, m, {total == n, fmt::format("{} values counted", total)});
-  });
+  if (b.cpu())
+    b.attempt("histogram", "cpu", "cpu", n, [&] {
+      const Measured m =
+          time_cpu([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
+                   b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
+      b.add({"histogram", "cpu", "cpu", n}, m,
+            {total == n, fmt::format("{} values counted", total)});
+    });
   if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
-  b.attempt("histogram", "gpgpu", "gpgpu", n, [&] {
-    const Buffer in = Buffer::from(b.ctx, x);
-    Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
-    const Measured m = time_gpgpu(
-        b.ctx, [] {}, [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
-        b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
-    const auto got = counts.to_vector<std::uint32_t>();
-    b.add({"histogram", "gpgpu", "gpgpu", n}, m, checks::histogram(got, want, 0));
+  b.gpgpu_paths([&](const std::string& who) {
+    b.attempt("histogram", who, "gpgpu", n, [&] {
+      const Buffer in = Buffer::from(b.ctx, x);
+      Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
+      const Measured m = time_gpgpu(
+          b.ctx, [] {}, [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); },
+          b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const auto got = counts.to_vector<std::uint32_t>();
+      b.add({"histogram", who, "gpgpu", n}, m, checks::histogram(got, want, 0));
+    });
   });
 #if GPGPU_BENCH_HAVE_CUB
   if (b.cuda) {

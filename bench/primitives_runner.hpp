@@ -20,7 +20,9 @@ struct PrimitivesBenchOptions {
   double max_seconds_per_run = 5;  // a contender slower than this stops growing
   std::filesystem::path out_dir = "out/bench/primitives";
   bool charts = true;
-  bool sweep = false;  // also time a few kernel shapes (PrimitiveTuning)
+  bool sweep = false;       // also time a few kernel shapes (PrimitiveTuning)
+  bool both_paths = false;  // also time the other kernel family (subgroup / shared memory)
+  bool cpu = true;          // time the parallel CPU algorithms
   std::string command_line = "gpgpu bench primitives";
 };
 

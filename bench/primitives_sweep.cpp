@@ -84,8 +84,10 @@ std::string describe(const PrimitiveTuning& t, const std::string& primitive) {
                        t.reduce_max_trips, t.texel_loads == 1 ? " texels" : "");
   }
   if (primitive == "scan") return fmt::format("local {} scalars {}", t.scan_local, t.scan_scalars);
-  return fmt::format("{} local {} keys {}", t.sort_serial == 1 ? "serial" : "ranked", t.sort_local,
-                     t.sort_keys);
+  const char* kind = t.sort_onesweep == 1 && t.subgroups == 1 ? "onesweep"
+                     : t.sort_serial == 1                     ? "serial"
+                                                              : "ranked";
+  return fmt::format("{} local {} keys {}", kind, t.sort_local, t.sort_keys);
 }
 
 struct Variant {
@@ -126,6 +128,12 @@ std::vector<Variant> variants(const Context& ctx) {
   add("sort", [](PrimitiveTuning&) {});
   for (auto [l, k] : {std::pair{128, 16}, {512, 16}, {256, 24}, {128, 32}, {256, 32}, {64, 32}}) {
     add("sort", [=](PrimitiveTuning& t) { t.sort_serial = 0, t.sort_local = l, t.sort_keys = k; });
+  }
+  // Onesweep runs on the subgroup kernels only; elsewhere the row says "ranked".
+  for (auto [l, k] : {std::pair{256, 16}, {256, 24}, {128, 32}, {256, 32}}) {
+    add("sort", [=](PrimitiveTuning& t) {
+      t.sort_serial = 0, t.sort_onesweep = 1, t.sort_local = l, t.sort_keys = k;
+    });
   }
   return v;
 }

@@ -18,6 +18,7 @@ packages=(
   help2man file python3-build python3-setuptools python3-wheel          # packages: man page,
   python3-venv python3-pip ccache                                        # CPack's ELF test, wheel
   openmpi-bin libopenmpi-dev mpi-default-dev                             # gpgpu::mpi, gpgpu-mpi
+  glslang-tools                                                          # checks the subgroup GLSL
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)

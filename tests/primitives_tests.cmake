@@ -9,8 +9,22 @@ gpgpu_add_test(primitives_histogram_test ${_gpgpu_primitives_tests}/histogram_te
 gpgpu_add_test(primitives_compaction_test ${_gpgpu_primitives_tests}/compaction_test.cpp)
 gpgpu_add_test(primitives_segmented_test ${_gpgpu_primitives_tests}/segmented_test.cpp)
 gpgpu_add_test(primitives_variants_test ${_gpgpu_primitives_tests}/variants_test.cpp)
+gpgpu_add_test(primitives_subgroup_test ${_gpgpu_primitives_tests}/subgroup_test.cpp)
 if(TARGET gpgpu_cli)
   gpgpu_add_test(primitives_cli_test ${_gpgpu_primitives_tests}/cli_test.cpp)
   add_dependencies(primitives_cli_test gpgpu_cli)
   target_compile_definitions(primitives_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
+endif()
+
+# The native (GL_KHR_shader_subgroup) GLSL of every subgroup kernel, compiled by
+# glslangValidator: llvmpipe runs the emulated form, so this is what checks the GPU form here.
+find_program(GPGPU_GLSLANG_VALIDATOR glslangValidator)
+if(GPGPU_GLSLANG_VALIDATOR)
+  gpgpu_add_test(primitives_subgroup_glsl_test ${_gpgpu_primitives_tests}/subgroup_glsl_test.cpp)
+  target_include_directories(primitives_subgroup_glsl_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(primitives_subgroup_glsl_test
+                             PRIVATE GPGPU_GLSLANG_VALIDATOR="${GPGPU_GLSLANG_VALIDATOR}")
+else()
+  message(STATUS "glslangValidator not found: primitives_subgroup_glsl_test is not built "
+                 "(Debian: glslang-tools)")
 endif()

@@ -59,6 +59,8 @@ Command add_bench_command(CLI::App& app) {
     std::vector<int> log2_sizes;
     std::vector<std::string> primitives;
     bool sweep = false;
+    std::string paths = "auto";
+    bool no_cpu = false;
     double max_seconds = 5;
     int primitive_repeats = 10;
   };
@@ -120,6 +122,12 @@ Command add_bench_command(CLI::App& app) {
   primitives->add_flag("--sweep", o->sweep,
                        "also time a few kernel shapes (PrimitiveTuning) at 2^26, 2^28");
   primitives->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
+  primitives
+      ->add_option("--paths", o->paths,
+                   "auto: the device's kernels; both: also the other family (subgroup or "
+                   "shared-memory kernels), as contender gpgpu-shared / gpgpu-subgroups")
+      ->check(CLI::IsMember({"auto", "both"}));
+  primitives->add_flag("--no-cpu", o->no_cpu, "do not time the parallel CPU algorithms");
   // `gpgpu bench nn`: CNN epoch times at several batch sizes (bench/nn/nn_bench.hpp).
   struct NnOptions {
     std::string data, net = "cnn";
@@ -187,6 +195,8 @@ Command add_bench_command(CLI::App& app) {
       options.out_dir = std::filesystem::path(o->out_dir) / "primitives";
       options.charts = !o->no_charts;
       options.sweep = o->sweep;
+      options.both_paths = o->paths == "both";
+      options.cpu = !o->no_cpu;
       options.command_line = "gpgpu bench primitives";
       return bench::run_primitives_bench(options, ctx);
 #else

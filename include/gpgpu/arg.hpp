@@ -3,6 +3,9 @@
 // A kernel learns its variables from the driver (program introspection); an Arg is matched
 // to a variable by name and checked against its declaration:
 //   storage block / per-element input  <- host array (std::vector, std::span) or Buffer
+//   storage block (compute kernels)    <- HostBuffer: the kernel reads and writes the pinned
+//                                         host memory itself over the bus, no copy (zero-copy;
+//                                         as a host array where it is not mapped)
 //   uniform scalar, vector, matrix     <- float, int32_t, uint32_t, std::array, span, vector
 //   sampler / image                    <- Texture
 //   samplerBuffer, isamplerBuffer, usamplerBuffer <- gpgpu::texels(buffer): a Buffer read
@@ -16,6 +19,8 @@
 // Arg is used). Buffers and Textures it follows safely: an Arg kept after its Buffer or
 // Texture was moved refers to the moved-to object, and one kept after it was destroyed
 // makes run() throw ArgumentError ("... was destroyed") instead of reading freed memory.
+// A HostBuffer must outlive the run, as a host array must; run() returns once the GPU is done
+// with a HostBuffer it may write (HostAccess::Read or ReadWrite), run_async()'s wait() does.
 #pragma once
 
 #include <array>
@@ -32,7 +37,11 @@
 namespace gpgpu {
 
 class Buffer;
+class HostBuffer;
 class Texture;
+namespace detail {
+struct ContextState;
+}
 
 // A Buffer read through a buffer texture (OpenGL ES 3.2, or GL_EXT_texture_buffer): bound to
 // a samplerBuffer (float), isamplerBuffer (int32) or usamplerBuffer (uint32) uniform of the
@@ -53,7 +62,7 @@ enum class MatrixLayout { ColumnMajor, RowMajor };
 
 class Arg {
  public:
-  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture, BufferTexels };
+  enum class Kind { HostArray, Value, DeviceBuffer, DeviceTexture, BufferTexels, HostMemory };
 
   // Scalars (kept inside the Arg, so temporaries are fine).
   Arg(float v) { set_value(ElementType::Float32, &v, 1); }
@@ -89,6 +98,10 @@ class Arg {
   Arg(const Buffer& buffer);
   Arg(const Texture& texture);
   Arg(BufferTexels texels);  // count() is the texel's components
+  // A mapped HostBuffer is HostMemory (bound as it is); an unmapped one is a host array. The
+  // GPU reads a HostAccess::Write buffer, writes a Read one, both for ReadWrite.
+  Arg(HostBuffer& host);
+  Arg(const HostBuffer& host);  // read only
 
   Kind kind() const noexcept { return kind_; }
   ElementType element_type() const noexcept { return type_; }
@@ -100,6 +113,9 @@ class Arg {
   // The Buffer or Texture now, or null when it has been destroyed since (see above).
   const Buffer* buffer() const noexcept { return buffer_ ? *buffer_ : nullptr; }
   const Texture* texture() const noexcept { return texture_ ? *texture_ : nullptr; }
+  // HostMemory: the mapped GL buffer and the Context that made it.
+  unsigned host_gl_name() const noexcept { return host_name_; }
+  const detail::ContextState* host_owner() const noexcept { return host_owner_.get(); }
   std::string describe() const;  // "a float32 array of 12", "a uint32 value", ...
 
   Arg& with_access(Access access);
@@ -123,6 +139,8 @@ class Arg {
   // Where the Buffer or Texture lives, kept up to date by the object itself.
   std::shared_ptr<const Buffer* const> buffer_;
   std::shared_ptr<const Texture* const> texture_;
+  unsigned host_name_ = 0;
+  std::shared_ptr<detail::ContextState> host_owner_;
   std::array<std::uint32_t, 16> inline_{};
 };
 

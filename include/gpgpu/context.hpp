@@ -93,6 +93,13 @@ struct DeviceInfo {
   bool reset_notification = false;
   // ContextOptions::robust_buffer_access was asked for and granted.
   bool robust_buffer_access = false;
+  // GL_KHR_shader_subgroup, as the driver reports it (all 0 without the extension): the
+  // subgroup size (GL_SUBGROUP_SIZE_KHR), the GL_SUBGROUP_FEATURE_*_BIT_KHR bits
+  // (GL_SUBGROUP_SUPPORTED_FEATURES_KHR) and whether compute shaders get them
+  // (GL_SUBGROUP_SUPPORTED_STAGES_KHR). The primitives' subgroup kernels use these.
+  int subgroup_size = 0;
+  std::uint32_t subgroup_features = 0;
+  bool subgroup_in_compute = false;
 
   std::vector<std::string> extensions;      // GL extensions
   std::vector<std::string> egl_extensions;  // EGL display extensions
@@ -101,6 +108,8 @@ struct DeviceInfo {
   bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
   bool has_buffer_storage() const;      // GL_EXT_buffer_storage
   bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  // Compute shaders have GL_KHR_shader_subgroup with every feature bit in `features`.
+  bool has_subgroup_features(std::uint32_t features) const;
   // True when a loop of `iterations` (counting every loop of an invocation together where
   // the cap is shared) runs to its end on this device.
   bool loop_runs_to_end(std::int64_t iterations) const {

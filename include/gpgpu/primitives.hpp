@@ -328,6 +328,15 @@ struct PrimitiveTuning {
                              // devices); 0: a work group ranks a tile in shared memory (GPUs)
   int texel_loads = -1;      // 1: read inputs through buffer textures (gpgpu::texels; the
                              // fast loads on CPU devices); 0: storage-buffer loads (GPUs)
+  int subgroups = -1;        // 1: the subgroup kernels (GL_KHR_shader_subgroup with basic,
+                             // vote, arithmetic, ballot and shuffle in compute shaders; on
+                             // llvmpipe, which lacks it, emulated in shared memory: slow, for
+                             // testing); 0: the shared-memory kernels; -1: subgroups where the
+                             // device has them. $GPGPU_PRIMITIVES_SUBGROUPS=0|1 sets the default.
+  int sort_onesweep = -1;    // 1: the Onesweep radix sort on the subgroup kernels (one pass
+                             // per digit, chained look-back); 0: count, scan and scatter per
+                             // digit; -1: 0 (Onesweep measured slower on the H100, see
+                             // docs/primitives.md). Only with subgroups on.
 };
 
 // Sets the shapes for this Context's later calls; throws ArgumentError for a value outside

@@ -6,6 +6,7 @@
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/host_buffer.hpp"
 #include "gpgpu/texture.hpp"
 
 namespace gpgpu {
@@ -35,6 +36,34 @@ Arg::Arg(BufferTexels texels)
       buffer_(texels.buffer != nullptr ? texels.buffer->self_reference() : nullptr) {
   if (texels.buffer != nullptr) type_ = texels.buffer->element_type();
 }
+
+namespace {
+Access access_of(HostAccess a, bool writable) {
+  if (!writable) return Access::Read;
+  return a == HostAccess::Write  ? Access::Read
+         : a == HostAccess::Read ? Access::Write
+                                 : Access::ReadWrite;
+}
+}  // namespace
+
+Arg::Arg(HostBuffer& host)
+    : kind_(host.is_mapped() ? Kind::HostMemory : Kind::HostArray),
+      type_(host.element_type()),
+      data_(host.data()),
+      writable_(host.data()),
+      count_(host.size()),
+      access_(access_of(host.access(), true)),
+      host_name_(host.gl_name()),
+      host_owner_(host.context_state()) {}
+
+Arg::Arg(const HostBuffer& host)
+    : kind_(host.is_mapped() ? Kind::HostMemory : Kind::HostArray),
+      type_(host.element_type()),
+      data_(host.data()),
+      count_(host.size()),
+      access_(Access::Read),
+      host_name_(host.gl_name()),
+      host_owner_(host.context_state()) {}
 
 void Arg::set_value(ElementType type, const void* data, std::size_t count) {
   kind_ = Kind::Value;
@@ -67,6 +96,8 @@ std::string Arg::describe() const {
       return "a Texture";
     case Kind::BufferTexels:
       return fmt::format("texels of {} components of a Buffer of {}", count_, to_string(type_));
+    case Kind::HostMemory:
+      return fmt::format("a mapped HostBuffer of {} {}", count_, to_string(type_));
   }
   return "?";
 }

@@ -144,7 +144,7 @@ void check_uniform(const UniformVariable& u, const NamedArg& arg, const std::str
     return;
   }
   if (v.kind() == Arg::Kind::DeviceBuffer || v.kind() == Arg::Kind::DeviceTexture ||
-      v.kind() == Arg::Kind::BufferTexels) {
+      v.kind() == Arg::Kind::BufferTexels || v.kind() == Arg::Kind::HostMemory) {
     throw TypeMismatchError(fmt::format("{}: uniform {} {} takes host values, not {}", label,
                                         u.type.name, u.name, v.describe()));
   }

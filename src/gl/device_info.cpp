@@ -27,6 +27,26 @@ bool DeviceInfo::has_color_buffer_float() const {
   return has_extension("GL_EXT_color_buffer_float");
 }
 
+bool DeviceInfo::has_subgroup_features(std::uint32_t features) const {
+  return subgroup_size > 0 && subgroup_in_compute && (subgroup_features & features) == features;
+}
+
+namespace {
+// "32 invocations: basic vote arithmetic ballot shuffle ...", or "no".
+std::string describe_subgroups(const DeviceInfo& info) {
+  if (info.subgroup_size == 0) return "no";
+  static constexpr const char* names[] = {"basic",     "vote",    "arithmetic",
+                                          "ballot",    "shuffle", "shuffle_relative",
+                                          "clustered", "quad",    "partitioned_nv"};
+  std::string features;
+  for (std::size_t bit = 0; bit < std::size(names); ++bit) {
+    if (info.subgroup_features & (1u << bit)) features += std::string(" ") + names[bit];
+  }
+  return fmt::format("{} invocations{}:{}", info.subgroup_size,
+                     info.subgroup_in_compute ? "" : " (not in compute shaders)", features);
+}
+}  // namespace
+
 std::string DeviceInfo::to_string() const {
   std::string s;
   auto line = [&s](std::string_view key, const auto& value) {
@@ -72,6 +92,7 @@ std::string DeviceInfo::to_string() const {
                          loop_cap_shared_by_all_loops ? ", shared by all loops" : ""));
   line("reset notification (robustness)", reset_notification ? "yes" : "no");
   line("robust buffer access", robust_buffer_access ? "yes" : "no");
+  line("subgroups (GL_KHR_shader_subgroup)", describe_subgroups(*this));
   line("GL extensions", extensions.size());
   s += fmt::format("    {}\n", fmt::join(extensions, " "));
   return s;
@@ -99,6 +120,16 @@ std::int64_t gl_indexed_integer(GLenum name, GLuint index) {
   glGetIntegeri_v(name, index, &value);
   glGetError();
   return value;
+}
+
+// GL_KHR_shader_subgroup's properties, read from the driver (never assumed).
+void read_subgroup_properties(DeviceInfo& info) {
+  if (!info.has_extension("GL_KHR_shader_subgroup")) return;
+  info.subgroup_size = static_cast<int>(gl_integer(GL_SUBGROUP_SIZE_KHR));
+  info.subgroup_features =
+      static_cast<std::uint32_t>(gl_integer(GL_SUBGROUP_SUPPORTED_FEATURES_KHR));
+  info.subgroup_in_compute =
+      (gl_integer(GL_SUBGROUP_SUPPORTED_STAGES_KHR) & GL_COMPUTE_SHADER_BIT) != 0;
 }
 
 }  // namespace
@@ -198,6 +229,7 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
     if (name != nullptr) info.extensions.emplace_back(reinterpret_cast<const char*>(name));
   }
   glGetError();
+  read_subgroup_properties(info);  // needs the extensions
   return info;
 }
 

@@ -91,6 +91,27 @@ BlockBinding check_block(const detail::StorageBlock& block, const NamedArg& arg,
       throw SizeMismatchError(fmt::format("{}: buffer block {} needs {} bytes; the Buffer has {}",
                                           name, block.name, block.fixed_size, bb.bytes));
     }
+  } else if (v.kind() == Arg::Kind::HostMemory) {
+    // A mapped HostBuffer binds as it is: the kernel reaches the host memory over the bus.
+    if (v.host_owner() != k.owner) {
+      throw ArgumentError(
+          fmt::format("{}: the HostBuffer for '{}' belongs to another Context", name, arg.name));
+    }
+    if (!block.single_array) {
+      throw ArgumentError(fmt::format(
+          "{}: buffer block {} has members {{{}}}; a HostBuffer binds only to a block with a "
+          "single array member",
+          name, block.name, fmt::join(block.members, ", ")));
+    }
+    detail::check_element_type(arg, block.element, name, "storage array");
+    bb.bytes = v.count() * element_size;
+    const auto stride = static_cast<std::size_t>(block.array_stride);
+    bb.elements = stride > 0 ? bb.bytes / stride : 0;
+    if (bb.elements == 0) {
+      throw SizeMismatchError(
+          fmt::format("{}: the HostBuffer for '{}' holds less than one element of {}", name,
+                      arg.name, block.element.name));
+    }
   } else if (v.kind() == Arg::Kind::HostArray) {
     if (!block.single_array) {
       throw ArgumentError(fmt::format(
@@ -112,8 +133,8 @@ BlockBinding check_block(const detail::StorageBlock& block, const NamedArg& arg,
     bb.bytes = layout_of(block).device_bytes(bb.elements);
   } else {
     throw TypeMismatchError(
-        fmt::format("{}: buffer block {} takes a host array or a Buffer, not {}", name, block.name,
-                    v.describe()));
+        fmt::format("{}: buffer block {} takes a host array, a Buffer or a HostBuffer, not {}",
+                    name, block.name, v.describe()));
   }
   if (static_cast<std::int64_t>(bb.bytes) > k.info.max_shader_storage_block_size) {
     throw LimitError(fmt::format(
@@ -370,6 +391,10 @@ void upload_blocks(ComputePlan& plan, detail::RunTransfers& io) {
       bb.id = v.buffer()->gl_name();
       continue;
     }
+    if (v.kind() == Arg::Kind::HostMemory) {
+      bb.id = v.host_gl_name();
+      continue;
+    }
     bb.id = io.temporary(bb.bytes);
     if (v.access() == Access::Write) continue;
     const auto layout = layout_of(*bb.block);
@@ -387,8 +412,10 @@ void upload_blocks(ComputePlan& plan, detail::RunTransfers& io) {
 // commit: every written host array comes back (through host staging when its device layout
 // differs from the host's).
 void commit_blocks(const ComputePlan& plan, detail::RunTransfers& io) {
+  bool host_memory_written = false;
   for (const auto& bb : plan.blocks) {
     const Arg& v = bb.arg->value;
+    host_memory_written |= v.kind() == Arg::Kind::HostMemory && v.access() != Access::Read;
     if (v.kind() != Arg::Kind::HostArray || v.access() == Access::Read) continue;
     const auto layout = layout_of(*bb.block);
     const bool host_row_major = v.layout() == MatrixLayout::RowMajor;
@@ -402,6 +429,8 @@ void commit_blocks(const ComputePlan& plan, detail::RunTransfers& io) {
                        detail::unpack(device, elements, host_row_major, layout, out);
                      });
   }
+  // The GPU writes a mapped HostBuffer directly: the run ends when its commands have.
+  if (host_memory_written) io.then([] {});
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/primitives.hpp"
 #include "test_support.hpp"
 
 namespace gpgpu::test {
@@ -48,6 +50,17 @@ inline std::uint32_t poison<std::uint32_t>() {
 template <class T>
 Buffer poisoned(const Context& ctx, std::size_t n) {
   return Buffer::from(ctx, std::vector<T>(n, poison<T>()));
+}
+
+// Checks reduce's float sum of `x` (uploaded as `b`) against the float64 sum: within
+// (d + 1) * 2^-24 * sum |x| (d: reduce_error_depth; + 1 for rounding the float64 sum), and
+// its max against the largest element, exactly.
+inline void expect_sum_and_max(const Context& ctx, const Buffer& b, const std::vector<float>& x) {
+  double exact = 0, magnitude = 0;
+  for (float v : x) exact += v, magnitude += std::fabs(v);
+  EXPECT_LE(std::fabs(reduce<float>(ctx, b) - exact),
+            (reduce_error_depth(ctx, x.size()) + 1) * eps32 * magnitude);
+  EXPECT_EQ(reduce<float>(ctx, b, Op::Max), *std::max_element(x.begin(), x.end()));
 }
 
 template <class T>

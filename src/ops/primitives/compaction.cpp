@@ -3,17 +3,20 @@
 // again and writes each element at its position (partition: the others after the count).
 #include <fmt/format.h>
 
+#include "compaction_glsl.hpp"
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
 #include "primitive_registry.hpp"
+#include "subgroup_glsl.hpp"
+#include "tile_flags.hpp"
 
 namespace gpgpu {
 
 namespace {
 
-enum class Kind { CopyIf, Partition, Unique };
+using Kind = primitives::CompactKind;
 
 // Needs S, T, C, MODE (0 flags, 1 scatter), PARTITION, LOAD1 and keep(x, i).
 const char* const compaction_glsl = R"(
@@ -27,15 +30,7 @@ uniform uint count_offset;
 uniform uint first;   // element index of the range's start
 uniform uint count;   // elements
 
-T element(uint e) {
-#if C == 1
-  return LOAD1(e);
-#else
-  T v;
-  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
-  return v;
-#endif
-}
+ELEMENT
 
 void main() {
   uint k = gpgpu_index();
@@ -62,22 +57,14 @@ void main() {
 }
 )";
 
-std::string keep_function(Kind kind, const std::string& predicate, const std::string& t) {
-  if (kind == Kind::Unique) {
-    // The first of each run: element 0 of the range, or one that differs from its predecessor.
-    return fmt::format(
-        "bool keep({0} x, uint i) {{ return i == first || x != element(i - 1u); }}\n", t);
-  }
-  return fmt::format("bool keep({} x, uint i) {{ return bool({}); }}\n", t, predicate);
-}
-
 std::string source(ElementType type, int components, Kind kind, const std::string& predicate,
                    int mode, bool texels) {
   const std::string t = primitives::element_type(type, components);
   std::string body = compaction_glsl;
   // keep() needs element(): insert its definition after element's.
   const std::string marker = "void main() {";
-  body.insert(body.find(marker), keep_function(kind, predicate, t));
+  body.replace(body.find("ELEMENT"), 7, primitives::element_glsl);
+  body.insert(body.find(marker), primitives::keep_function(kind, predicate, t));
   return fmt::format(
              "#define S {}\n#define T {}\n#define C {}\n#define MODE {}\n#define PARTITION {}\n",
              primitives::scalar_type(type), t, components, mode, kind == Kind::Partition ? 1 : 0) +
@@ -86,6 +73,59 @@ std::string source(ElementType type, int components, Kind kind, const std::strin
 
 const char* name_of(Kind k) {
   return k == Kind::CopyIf ? "copy_if" : k == Kind::Partition ? "partition" : "unique";
+}
+
+// One pass (two for partition: the count first) on the subgroup kernels
+// (compaction_subgroup_source).
+void compact_subgroups(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
+                       const std::string& predicate, Buffer& count_out, std::size_t count_offset,
+                       const CompactOptions& o, const primitives::ScalarRange& r) {
+  auto& reg = primitives::registry(ctx);
+  const primitives::Subgroups sg = primitives::subgroups(ctx);
+  const PrimitiveTuning t = primitive_tuning(ctx);
+  const bool texels = t.texel_loads == 1;
+  const int local = primitives::subgroup_local(t.scan_local, sg);
+  const int rows = ctx.info().is_software ? 4 : 8;
+  const auto kernel = [&](bool count_only) -> ComputeKernel& {
+    const std::string key = fmt::format(
+        "compact_sg {} {} {} {} {} {}x{} sg{}{} {}", name_of(kind), to_string(in.element_type()),
+        o.components, count_only, texels, local, rows, sg.size, sg.native ? "" : "e", predicate);
+    return reg.kernel(ctx, key, [&] {
+      return primitives::compaction_subgroup_source(in.element_type(), o.components, kind,
+                                                    predicate, local, rows, sg, texels, count_only);
+    });
+  };
+  // Compile before anything runs, so a bad predicate changes nothing.
+  ComputeKernel& scatter = kernel(false);
+  ComputeKernel* counter = kind == Kind::Partition ? &kernel(true) : nullptr;
+  if (r.elements == 0) {
+    count_out.upload(std::vector<std::uint32_t>{0}, count_offset);
+    return;
+  }
+  const std::size_t tile = static_cast<std::size_t>(local) * static_cast<std::size_t>(rows);
+  const std::size_t tiles = (r.elements + tile - 1) / tile;
+  Buffer& values = reg.scratch(ctx, "compact.tile_values", ElementType::Uint32, 2 * tiles);
+  bool fresh = false;
+  Buffer& kept_total = reg.zeroed_scratch(ctx, "compact.kept_total", ElementType::Uint32, 1, fresh);
+  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
+  Args args = primitives::input_args(in);
+  args.insert(
+      args.end(),
+      {{"out1", out},
+       {"count_out", count_out},
+       {"tile_values", values},
+       {"tile_flags", *f.flags},
+       {"kept_total", kept_total},
+       {"first", static_cast<std::uint32_t>(r.first / static_cast<std::size_t>(o.components))},
+       {"count", static_cast<std::uint32_t>(r.elements)},
+       {"tiles", static_cast<std::uint32_t>(tiles)},
+       {"count_offset", static_cast<std::uint32_t>(count_offset)},
+       {"epoch", f.epoch},
+       // Software devices never wait for another tile (llvmpipe's loop budget).
+       {"spin_limit", ctx.info().is_software ? 1u : 4096u}});
+  const Size3 grid = primitives::grid_for(ctx, tiles);
+  if (counter != nullptr) reg.run(*counter, args, grid);
+  reg.run(scatter, args, grid);
 }
 
 void compact(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
@@ -116,6 +156,10 @@ void compact(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
       return source(in.element_type(), o.components, kind, predicate, mode, texels);
     });
   };
+  if (primitives::subgroups(ctx).on) {
+    compact_subgroups(ctx, in, out, kind, predicate, count_out, count_offset, o, r);
+    return;
+  }
   // Compile both kernels before anything runs, so a bad predicate changes nothing.
   ComputeKernel& flags = kernel(0);
   ComputeKernel& scatter = kernel(1);

@@ -31,8 +31,10 @@ std::string element_type(ElementType type, int components) {
   return fmt::format("{}vec{}", prefix, components);
 }
 
-namespace {
+namespace {}  // namespace
 
+// The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
+// has no infinity literal.
 std::string builtin_expression(Op op) {
   switch (op) {
     case Op::Sum:
@@ -47,9 +49,7 @@ std::string builtin_expression(Op op) {
   return "?";
 }
 
-// The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
-// has no infinity literal.
-std::string builtin_identity(Op op, ElementType type) {
+std::string builtin_identity_literal(Op op, ElementType type) {
   const std::uint32_t bits = builtin_identity_bits(op, type);
   switch (type) {
     case ElementType::Float32:
@@ -61,8 +61,6 @@ std::string builtin_identity(Op op, ElementType type) {
   }
   return "?";
 }
-
-}  // namespace
 
 std::uint32_t builtin_identity_bits(Op op, ElementType type) {
   switch (op) {
@@ -87,7 +85,7 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
   std::string expression, identity;
   if (op.is_builtin()) {
     expression = builtin_expression(op.builtin());
-    identity = builtin_identity(op.builtin(), scalar);
+    identity = builtin_identity_literal(op.builtin(), scalar);
   } else {
     expression = op.glsl().expression;
     identity = op.glsl().identity;
@@ -116,6 +114,18 @@ std::string input_glsl(ElementType type, bool texels, int binding) {
       "#define LOAD1(i) in1[i]\n",
       binding, v, binding + 1, s);
 }
+
+const char* const element_glsl = R"(
+T element(uint e) {
+#if C == 1
+  return LOAD1(e);
+#else
+  T v;
+  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
+  return v;
+#endif
+}
+)";
 
 Args input_args(const Buffer& in) {
   return {{"in4", in}, {"in1", in}, {"in4_texels", texels(in, 4)}, {"in1_texels", texels(in, 1)}};

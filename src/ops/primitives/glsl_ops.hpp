@@ -27,11 +27,21 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
 // type's vec4) and LOAD1(i) (scalar i): storage blocks in4 / in1 at bindings `binding` and
 // `binding + 1`, or, with `texels`, buffer textures in4_texels / in1_texels (gpgpu::texels).
 std::string input_glsl(ElementType type, bool texels, int binding);
+// T element(uint e): Buffer element e, C scalars of type T read with LOAD1 (needs T, C and
+// input_glsl's macros).
+extern const char* const element_glsl;
 // The arguments input_glsl's declarations take (Registry::run drops the unused ones).
 Args input_args(const Buffer& in);
 
 // A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
 std::string op_key(const Operator& op);
+
+// A built-in operator as a GLSL expression of `a` and `b` ("a + b", "min(a, b)", ...).
+std::string builtin_expression(Op op);
+
+// The identity of a built-in operator as a GLSL literal of the scalar type (infinities
+// through their bits: GLSL ES has no literal for them).
+std::string builtin_identity_literal(Op op, ElementType type);
 
 // The identity of a built-in operator for a scalar type, as a host value's bits.
 std::uint32_t builtin_identity_bits(Op op, ElementType type);

@@ -3,15 +3,27 @@
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
+#include "last_group_glsl.hpp"
 
 namespace gpgpu::primitives {
 
 namespace {
 
-// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, LOAD4/LOAD1.
+// Needs S, S4, IS_FLOAT, IS_INT, L, MODE, COPIES, STRIDED, LOAD4/LOAD1.
+// Shared-memory copies (MODE 0) and private copies (MODE 1) are added into `acc` (zero
+// between calls), and the last group to finish writes the output: clearing and counting
+// are one dispatch. Global atomics (MODE 2) count on the output, cleared beforehand.
 const char* const histogram_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) buffer Counts { uint counts[]; };
+#if MODE != 2
+layout(std430, binding = 3) coherent buffer Acc { uint acc[]; };
+layout(std430, binding = 4) coherent buffer Done { uint done_count[]; };
+uniform bool accumulate;
+#if MODE == 0
+LAST_GROUP
+#endif
+#endif
 uniform uint bins;
 #if IS_FLOAT
 uniform float lo;
@@ -84,6 +96,12 @@ void main() {
   uint begin = inv * chunk;
   uint end = min(begin + chunk, body_count);
   for (uint i = begin; i < end; ++i) count4(LOAD4(body_begin + i), copy, stride);
+#elif STRIDED
+  // All groups sweep the input together: trip t of group g reads vec4s (t * groups + g) * L.
+  for (uint t = 0u; t < trips; ++t) {
+    uint i = (t * gl_NumWorkGroups.x + g) * uint(L) + lid;
+    if (i < body_count) count4(LOAD4(body_begin + i), copy, stride);
+  }
 #else
   uint begin = g * chunk;
   uint end = min(begin + chunk, body_count);
@@ -101,12 +119,34 @@ void main() {
   for (uint i = lid; i < stride; i += uint(L)) {
     uint total = 0u;
     for (uint c = 0u; c < uint(COPIES); ++c) total += local_counts[c * stride + i];
-    if (total != 0u) atomicAdd(counts[out_offset + i], total);
+    if (total != 0u) atomicAdd(acc[i], total);
   }
 #elif MODE == 1
   for (uint i = 0u; i < stride; ++i) {
     uint total = local_counts[copy * stride + i];
-    if (total != 0u) atomicAdd(counts[out_offset + i], total);
+    if (total != 0u) atomicAdd(acc[i], total);
+  }
+#endif
+#if MODE == 0
+  // One dispatch: the last group to finish moves the totals to the output (replacing or
+  // adding to it) and leaves acc zeroed, and the counter reset, for the next call.
+  if (!last_group()) return;
+  for (uint i = lid; i < stride; i += uint(L)) {
+    uint total = atomicExchange(acc[i], 0u);
+    counts[out_offset + i] = accumulate ? counts[out_offset + i] + total : total;
+  }
+  if (lid == 0u) done_count[0] = 0u;
+#elif MODE == 1
+  // The same per invocation, without barriers: a barrier anywhere makes llvmpipe run the
+  // whole kernel as coroutines (2-3x slower here).
+  memoryBarrierBuffer();
+  if (atomicAdd(done_count[0], 1u) == gl_NumWorkGroups.x * uint(L) - 1u) {
+    memoryBarrierBuffer();
+    for (uint i = 0u; i < stride; ++i) {
+      uint total = atomicExchange(acc[i], 0u);
+      counts[out_offset + i] = accumulate ? counts[out_offset + i] + total : total;
+    }
+    done_count[0] = 0u;
   }
 #endif
 }
@@ -115,13 +155,14 @@ void main() {
 }  // namespace
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
+  const bool strided = shape.strided && shape.mode == HistogramMode::SharedCopies;
   return fmt::format(
              "#define S {}\n#define S4 {}\n#define IS_FLOAT {}\n#define IS_INT {}\n#define L {}\n"
-             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n",
+             "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define STRIDED {}\n",
              scalar_type(type), vec4_type(type), type == ElementType::Float32 ? 1 : 0,
              type == ElementType::Int32 ? 1 : 0, shape.local, static_cast<int>(shape.mode),
-             shape.copies, shape.bins + 3) +
-         input_glsl(type, shape.texels, 0) + histogram_glsl;
+             shape.copies, shape.bins + 3, strided ? 1 : 0) +
+         input_glsl(type, shape.texels, 0) + with_last_group(histogram_glsl);
 }
 
 std::string clear_source(int local) {

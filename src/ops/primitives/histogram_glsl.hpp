@@ -19,11 +19,14 @@ struct HistogramShape {
   int copies = 8;       // SharedCopies: copies of the bins (invocations share one per local/copies)
   bool texels = false;  // read the input through buffer textures
   int bins = 256;       // compiled in: the shared arrays' size
+  bool strided = false;  // SharedCopies: groups sweep the input together (chunk unused)
 };
 
 // Uniforms: bins, lo, scale (float input) or lo_bits (integer input), body_begin,
 // body_count (vec4s), chunk (vec4s per group, or per invocation in Private mode), trips,
-// edges (scalar head/tail, done by group 0), out_offset. Blocks: input (input_glsl), counts.
+// edges (scalar head/tail, done by group 0), out_offset, accumulate (SharedCopies and
+// Private: one dispatch, see histogram_glsl.cpp). Blocks: input (input_glsl), counts, acc
+// (bins + 3 zeros), done_count (a zero).
 std::string histogram_source(ElementType type, const HistogramShape& shape);
 
 // counts[out_offset + i] = 0 for i < n.

@@ -31,6 +31,9 @@ class Registry {
   // A counter per name (for epochs of tile flags): returns 1, 2, 3, ... per call.
   std::uint32_t next_count(const std::string& name);
   void reset_count(const std::string& name);
+  // A number kept per name between calls (0 at first), e.g. how much of a scratch Buffer the
+  // last call left in a known state.
+  std::size_t& value(const std::string& name) { return values_[name]; }
 
   // Runs `kernel` with those of `args` that name one of its active variables (the driver
   // drops variables a variant does not use; the missing ones are still reported).
@@ -46,6 +49,7 @@ class Registry {
   std::map<const ComputeKernel*, std::set<std::string>> variable_names_;
   std::map<std::string, Buffer> scratch_;
   std::map<std::string, std::uint32_t> counts_;
+  std::map<std::string, std::size_t> values_;
 };
 
 // Work groups for `groups` (which may exceed the x limit) as a 2-D grid: x * y >= groups;

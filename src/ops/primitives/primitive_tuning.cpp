@@ -3,13 +3,29 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstdlib>
+#include <string>
 
 #include "gpgpu/error.hpp"
 #include "primitive_registry.hpp"
+#include "radix_onesweep.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
 namespace {
+
+// The subgroup kernels where the device has them natively, unless
+// $GPGPU_PRIMITIVES_SUBGROUPS (0 or 1) says otherwise; 1 on a device without them asks for
+// the emulation (llvmpipe), 0 for the shared-memory kernels.
+int default_subgroups(const DeviceInfo& info) {
+  const char* env = std::getenv("GPGPU_PRIMITIVES_SUBGROUPS");
+  if (env != nullptr && (std::string(env) == "0" || std::string(env) == "1")) {
+    const bool on = std::string(env) == "1";
+    if (!on || native_subgroups(info) || emulated_subgroup_size(info) > 0) return on ? 1 : 0;
+  }
+  return native_subgroups(info) ? 1 : 0;
+}
 
 // GPUs: wide work groups, many loads in flight, shared-memory ranking. llvmpipe: a work
 // group runs on one CPU thread as 8-wide SIMD with barriers as coroutine switches, so fewer
@@ -27,6 +43,7 @@ PrimitiveTuning device_defaults(const Context& ctx) {
   t.texel_loads = software ? 1 : 0;
   t.sort_local = software ? 8 : 256;
   t.sort_keys = software ? 4096 : 16;
+  t.subgroups = default_subgroups(ctx.info());
   return t;
 }
 
@@ -55,9 +72,14 @@ PrimitiveTuning effective_tuning(const Context& ctx) {
   t.reduce_unroll = pick(u.reduce_unroll, d.reduce_unroll);
   t.reduce_max_trips = pick(u.reduce_max_trips, d.reduce_max_trips);
   t.scan_local = pick(u.scan_local, d.scan_local);
-  t.scan_scalars = pick(u.scan_scalars, d.scan_scalars);
   t.sort_serial = u.sort_serial >= 0 ? u.sort_serial : d.sort_serial;
   t.texel_loads = u.texel_loads >= 0 ? u.texel_loads : d.texel_loads;
+  t.subgroups = u.subgroups >= 0 ? u.subgroups : d.subgroups;
+  t.sort_onesweep = u.sort_onesweep >= 0 ? u.sort_onesweep : 0;
+  // The subgroup scan keeps its scalars in registers: 32 per invocation halve the tiles (and
+  // so the look-back's work) on GPUs.
+  const bool gpu_subgroups = t.subgroups == 1 && !ctx.info().is_software;
+  t.scan_scalars = pick(u.scan_scalars, gpu_subgroups ? 32 : d.scan_scalars);
   // The shape of the other sort variant when only the variant was asked for.
   const bool default_variant = t.sort_serial == d.sort_serial;
   t.sort_local = pick(u.sort_local, default_variant ? d.sort_local : (t.sort_serial ? 8 : 64));
@@ -88,6 +110,17 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
           "scan_scalars", t.scan_scalars, "0 or a multiple of 4 in 4..32");
   require(t.sort_serial >= -1 && t.sort_serial <= 1, "sort_serial", t.sort_serial, "-1, 0 or 1");
   require(t.texel_loads >= -1 && t.texel_loads <= 1, "texel_loads", t.texel_loads, "-1, 0 or 1");
+  require(t.subgroups >= -1 && t.subgroups <= 1, "subgroups", t.subgroups, "-1, 0 or 1");
+  require(t.sort_onesweep >= -1 && t.sort_onesweep <= 1, "sort_onesweep", t.sort_onesweep,
+          "-1, 0 or 1");
+  if (t.subgroups == 1 && !primitives::native_subgroups(ctx.info()) &&
+      primitives::emulated_subgroup_size(ctx.info()) == 0) {
+    throw ArgumentError(fmt::format(
+        "gpgpu::set_primitive_tuning: subgroups = 1, but {} has no GL_KHR_shader_subgroup with "
+        "basic, vote, arithmetic, ballot and shuffle in compute shaders (subgroup size {}, "
+        "features 0x{:x}) and is not llvmpipe, where they are emulated",
+        ctx.info().renderer, ctx.info().subgroup_size, ctx.info().subgroup_features));
+  }
   const bool serial = t.sort_serial == 1 || (t.sort_serial == -1 && ctx.info().is_software);
   if (serial) {
     require(zero_or(t.sort_local, t.sort_local >= 1 && t.sort_local <= 64), "sort_local",
@@ -114,9 +147,12 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
   const auto shared_limit = ctx.info().max_compute_shared_memory_size;
   const std::int64_t scan_bytes = 4 * (std::int64_t{e.scan_local} * e.scan_scalars * 33 / 32) +
                                   16 * std::int64_t{e.scan_local} + 1024;
-  const std::int64_t sort_bytes = e.sort_serial
-                                      ? 1024 * std::int64_t{e.sort_local}
-                                      : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
+  const primitives::Subgroups sg = primitives::subgroups_for(ctx.info(), e.subgroups);
+  const std::int64_t sort_bytes =
+      sg.on && e.sort_onesweep == 1
+          ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
+      : e.sort_serial ? 1024 * std::int64_t{e.sort_local}
+                      : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
   if (scan_bytes > shared_limit || sort_bytes > shared_limit) {
     throw ArgumentError(fmt::format(
         "gpgpu::set_primitive_tuning: the scan needs {} and the sort {} bytes of shared memory "

@@ -1,21 +1,25 @@
-// gpgpu::sort / sort_by_key / argsort: LSD radix sort, 4 passes of 8 bits. A pass counts the
-// digits of every tile (upsweep), scans the digit-major counts (exclusive_scan), then each
-// tile ranks its keys in shared memory and writes every digit's run at its offset
-// (downsweep). Passes alternate between the caller's Buffers and scratch, ending in the
-// caller's.
+// gpgpu::sort / sort_by_key / argsort: LSD radix sort, 4 passes of 8 bits, alternating
+// between the caller's Buffers and scratch and ending in the caller's. On the subgroup
+// kernels the passes are Onesweep's (radix_onesweep.cpp). Otherwise a pass counts the digits
+// of every tile (upsweep), scans the digit-major counts (exclusive_scan), then each tile
+// ranks its keys in shared memory and writes every digit's run at its offset (downsweep).
 #include <fmt/format.h>
+
+#include <array>
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
+#include "radix_onesweep.hpp"
 #include "radix_sort_glsl.hpp"
 
 namespace gpgpu {
 
 namespace {
 
+using primitives::PassBuffers;
 using primitives::SortShape;
 
 SortShape sort_shape(const Context& ctx) {
@@ -27,20 +31,6 @@ SortShape sort_shape(const Context& ctx) {
   s.texels = s.serial && t.texel_loads == 1;
   return s;
 }
-
-// One pass's sources and destinations (element offsets into each Buffer).
-struct PassBuffers {
-  const Buffer* keys_in;
-  std::size_t in_first;
-  const Buffer* keys_out;
-  std::size_t out_first;
-  const Buffer* values_in = nullptr;  // null: keys only
-  std::size_t vin_first = 0;
-  const Buffer* values_out = nullptr;
-  std::size_t vout_first = 0;
-  bool iota = false;  // values_in is unused: the values are iota_base + index
-  std::size_t iota_base = 0;
-};
 
 struct SortPlan {
   const Context* ctx;
@@ -112,11 +102,21 @@ void run_pass(const SortPlan& p, const PassBuffers& b, int shift) {
 
 SortPlan plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order) {
   SortPlan p{&ctx, key_type, sort_shape(ctx), count, 0, order == SortOrder::Descending, nullptr};
+  if (primitives::use_onesweep(ctx, count)) return p;  // no counts: the passes chain tiles
   const auto tile = static_cast<std::size_t>(p.shape.tile());
   p.tiles = (count + tile - 1) / tile;
   p.counts =
       &primitives::registry(ctx).scratch(ctx, "sort.counts", ElementType::Uint32, 256 * p.tiles);
   return p;
+}
+
+// The four digit passes: Onesweep on the subgroup kernels, else count, scan and scatter.
+void run_passes(const SortPlan& p, const std::array<PassBuffers, 4>& passes) {
+  if (primitives::use_onesweep(*p.ctx, p.count)) {
+    primitives::onesweep_sort(*p.ctx, p.key_type, p.count, p.descending, passes);
+    return;
+  }
+  for (int pass = 0; pass < 4; ++pass) run_pass(p, passes[pass], 8 * pass);
 }
 
 void check_keys(const Context& ctx, const Buffer& keys, const char* fn) {
@@ -133,13 +133,13 @@ void sort(const Context& ctx, Buffer& keys, SortOrder order, Range range) {
   if (r.count <= 1) return;
   const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
   Buffer& other = primitives::registry(ctx).scratch(ctx, "sort.keys", keys.element_type(), r.count);
+  std::array<PassBuffers, 4> passes;
   for (int pass = 0; pass < 4; ++pass) {
     const bool forward = pass % 2 == 0;  // keys -> scratch on even passes, back on odd ones
-    run_pass(p,
-             {forward ? &keys : &other, forward ? r.first : 0, forward ? &other : &keys,
-              forward ? 0 : r.first},
-             8 * pass);
+    passes[pass] = {forward ? &keys : &other, forward ? r.first : 0, forward ? &other : &keys,
+                    forward ? 0 : r.first};
   }
+  run_passes(p, passes);
 }
 
 void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values, SortOrder order, Range range) {
@@ -155,16 +155,18 @@ void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values, SortOrder ord
   auto& reg = primitives::registry(ctx);
   Buffer& other_keys = reg.scratch(ctx, "sort.keys", keys.element_type(), r.count);
   Buffer& other_values = reg.scratch(ctx, "sort.values", ElementType::Uint32, r.count);
+  std::array<PassBuffers, 4> passes;
   for (int pass = 0; pass < 4; ++pass) {
     const bool forward = pass % 2 == 0;
-    PassBuffers b{forward ? &keys : &other_keys, forward ? r.first : 0,
-                  forward ? &other_keys : &keys, forward ? 0 : r.first};
+    PassBuffers& b = passes[pass];
+    b = {forward ? &keys : &other_keys, forward ? r.first : 0, forward ? &other_keys : &keys,
+         forward ? 0 : r.first};
     b.values_in = forward ? &values : &other_values;
     b.vin_first = forward ? r.first : 0;
     b.values_out = forward ? &other_values : &values;
     b.vout_first = forward ? 0 : r.first;
-    run_pass(p, b, 8 * pass);
   }
+  run_passes(p, passes);
 }
 
 void argsort(const Context& ctx, const Buffer& keys, Buffer& indices, SortOrder order,
@@ -184,15 +186,17 @@ void argsort(const Context& ctx, const Buffer& keys, Buffer& indices, SortOrder 
   Buffer& a = reg.scratch(ctx, "sort.keys", keys.element_type(), r.count);
   Buffer& b = reg.scratch(ctx, "argsort.keys", keys.element_type(), r.count);
   Buffer& v = reg.scratch(ctx, "sort.values", ElementType::Uint32, r.count);
+  std::array<PassBuffers, 4> passes;
   for (int pass = 0; pass < 4; ++pass) {
-    PassBuffers pb{pass == 0 ? &keys : (pass % 2 == 1 ? &a : &b), pass == 0 ? r.first : 0,
-                   pass % 2 == 0 ? &a : &b, 0};
+    PassBuffers& pb = passes[pass];
+    pb = {pass == 0 ? &keys : (pass % 2 == 1 ? &a : &b), pass == 0 ? r.first : 0,
+          pass % 2 == 0 ? &a : &b, 0};
     pb.values_in = pass % 2 == 0 ? &indices : &v;
     pb.values_out = pass % 2 == 0 ? &v : &indices;
     pb.iota = pass == 0;
     pb.iota_base = r.first;
-    run_pass(p, pb, 8 * pass);
   }
+  run_passes(p, passes);
 }
 
 template <class T>

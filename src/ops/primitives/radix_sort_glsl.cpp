@@ -6,13 +6,30 @@
 
 namespace gpgpu::primitives {
 
-namespace {
-
 // Needs KT (the key's GLSL type) and KEY_KIND (0 uint, 1 int, 2 float). The radix key is an
 // unsigned integer whose order is the wanted order: floats map -inf < negatives < -0 = +0 <
 // positives < +inf < NaN (all NaNs equal, last in both directions), ints flip the sign bit;
 // descending complements every key but the NaNs'.
-const char* const key_glsl = R"(
+// The scatter kernels' keys and values (bindings 0, 1 and VALUES_IN_BINDING,
+// VALUES_OUT_BINDING) and the uniforms they share.
+const char* const sort_io_glsl = R"(
+layout(std430, binding = 0) readonly buffer KeysIn { KT keys_in[]; };
+layout(std430, binding = 1) writeonly buffer KeysOut { KT keys_out[]; };
+#if WITH_VALUES
+layout(std430, binding = VALUES_IN_BINDING) readonly buffer ValuesIn { uint values_in[]; };
+layout(std430, binding = VALUES_OUT_BINDING) writeonly buffer ValuesOut { uint values_out[]; };
+uniform uint vin_first;
+uniform uint vout_first;
+uniform bool iota_values;
+uniform uint iota_base;
+#endif
+uniform uint in_first;
+uniform uint out_first;
+uniform uint count;
+uniform uint tiles;
+)";
+
+const char* const sort_key_glsl = R"(
 uniform uint shift;
 uniform bool descending;
 uint key_bits(KT k) {
@@ -45,6 +62,8 @@ uint radix_key(uint bits) {
 }
 uint digit_of(uint bits) { return (radix_key(bits) >> shift) & 255u; }
 )";
+
+namespace {
 
 const char* const upsweep_glsl = R"(
 layout(local_size_x = L) in;
@@ -81,21 +100,10 @@ const char* const downsweep_glsl = R"(
 #define TILE (L * K)
 #define WORDS (L / 32)
 layout(local_size_x = L) in;
-layout(std430, binding = 0) readonly buffer KeysIn { KT keys_in[]; };
-layout(std430, binding = 1) writeonly buffer KeysOut { KT keys_out[]; };
 layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
-#if WITH_VALUES
-layout(std430, binding = 3) readonly buffer ValuesIn { uint values_in[]; };
-layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
-uniform uint vin_first;
-uniform uint vout_first;
-uniform bool iota_values;
-uniform uint iota_base;
-#endif
-uniform uint in_first;
-uniform uint out_first;
-uniform uint count;
-uniform uint tiles;
+#define VALUES_IN_BINDING 3
+#define VALUES_OUT_BINDING 4
+SORT_IO
 
 shared uint smem[TILE];          // rank masks, then the tile in sorted order
 shared uint digit_start[256];    // the digit's first position in the sorted tile
@@ -282,7 +290,14 @@ void main() {
 }
 )";
 
-std::string header(ElementType key_type, const SortShape& shape, bool with_values) {
+}  // namespace
+
+std::string with_sort_io(std::string kernel) {
+  kernel.replace(kernel.find("SORT_IO"), 7, sort_io_glsl);
+  return kernel;
+}
+
+std::string sort_header(ElementType key_type, const SortShape& shape, bool with_values) {
   const int kind = key_type == ElementType::Uint32 ? 0 : key_type == ElementType::Int32 ? 1 : 2;
   const char* sampler = kind == 0   ? "usamplerBuffer"
                         : kind == 1 ? "isamplerBuffer"
@@ -294,20 +309,18 @@ std::string header(ElementType key_type, const SortShape& shape, bool with_value
       shape.texels ? 1 : 0, sampler);
 }
 
-}  // namespace
-
 std::string sort_upsweep_source(ElementType key_type, const SortShape& shape) {
-  return header(key_type, shape, false) + key_glsl + upsweep_glsl;
+  return sort_header(key_type, shape, false) + sort_key_glsl + upsweep_glsl;
 }
 
 std::string sort_downsweep_source(ElementType key_type, bool with_values, const SortShape& shape) {
-  return header(key_type, shape, with_values) + key_glsl + downsweep_glsl;
+  return sort_header(key_type, shape, with_values) + sort_key_glsl + with_sort_io(downsweep_glsl);
 }
 
 std::string sort_serial_source(ElementType key_type, bool with_values, bool upsweep,
                                const SortShape& shape) {
-  return header(key_type, shape, with_values) +
-         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + key_glsl + serial_glsl;
+  return sort_header(key_type, shape, with_values) +
+         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + sort_key_glsl + serial_glsl;
 }
 
 }  // namespace gpgpu::primitives

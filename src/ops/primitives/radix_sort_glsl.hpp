@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpgpu/element_type.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -14,6 +15,16 @@ struct SortShape {
   bool texels = false;  // serial: read keys and values through buffer textures
   int tile() const { return serial ? keys : local * keys; }
 };
+
+// The #defines every sort kernel starts with (KT, KEY_KIND, L, K, WITH_VALUES, TEXELS,
+// KSAMPLER), and the radix key functions (uniforms shift and descending; key_bits,
+// key_from_bits, radix_key, digit_of).
+std::string sort_header(ElementType key_type, const SortShape& shape, bool with_values);
+extern const char* const sort_key_glsl;
+// `kernel` with SORT_IO replaced by the key and value blocks and the uniforms every scatter
+// kernel has (in_first, out_first, count, tiles, [vin_first, vout_first, iota_values,
+// iota_base]); the kernel defines VALUES_IN_BINDING and VALUES_OUT_BINDING before it.
+std::string with_sort_io(std::string kernel);
 
 // Tile histogram: counts[digit * tiles + tile] = keys of the tile with that digit.
 // Uniforms: in_first, count, tiles, shift, descending. Blocks: keys_in, counts.
@@ -33,5 +44,17 @@ std::string sort_downsweep_source(ElementType key_type, bool with_values, const 
 // stable without any ranking.
 std::string sort_serial_source(ElementType key_type, bool with_values, bool upsweep,
                                const SortShape& shape);
+
+// Onesweep (radix_onesweep_glsl.cpp). The histogram of all four digits, in one dispatch;
+// its last group publishes every digit's global start in slot 0 of the four passes' status
+// regions. Uniforms: in_first, count, chunk (keys per group), descending, slots, code_a,
+// code_p. Blocks: keys_in, totals (1024 zeros), status, done_count (a zero).
+std::string onesweep_histogram_source(ElementType key_type, int local);
+// One digit pass (shape.local a multiple of the subgroup size, shape.keys per invocation).
+// Uniforms: in_first, out_first, count, tiles, pass, shift, descending, slots, code_a,
+// code_p, spin_limit, [vin_first, vout_first, iota_values, iota_base]. Blocks: keys_in,
+// keys_out, status, tile_counter (a zero), [values_in, values_out].
+std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
+                                 const Subgroups& sg);
 
 }  // namespace gpgpu::primitives

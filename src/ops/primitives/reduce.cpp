@@ -10,6 +10,7 @@
 #include "primitive_registry.hpp"
 #include "reduce_glsl.hpp"
 #include "reduce_plan.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu {
 
@@ -25,12 +26,12 @@ std::size_t max_groups(const Context& ctx) {
 }
 
 ComputeKernel& vec4_kernel(const Context& ctx, ElementType type, int components, Op op,
-                           const ReduceTuning& t) {
-  const std::string key = fmt::format("reduce_vec4 {} {} {} {} {} {}", to_string(type), components,
-                                      to_string(op), t.local, t.unroll, t.texels);
-  return primitives::registry(ctx).kernel(ctx, key, [&] {
-    return primitives::reduce_vec4_source(type, components, op, t.local, t.unroll, t.texels);
-  });
+                           const ReduceTuning& t, const primitives::Subgroups& sg) {
+  const std::string key =
+      fmt::format("reduce_vec4 {} {} {} {} {} {} sg{}{}", to_string(type), components,
+                  to_string(op), t.local, t.unroll, t.texels, sg.size, sg.native ? "" : "e");
+  return primitives::registry(ctx).kernel(
+      ctx, key, [&] { return primitives::reduce_vec4_source(type, components, op, t, sg, sg.on); });
 }
 
 ComputeKernel& ordered_kernel(const Context& ctx, ElementType type, int components,
@@ -69,29 +70,31 @@ void finish_partials(const Context& ctx, const Buffer& partials, std::size_t gro
   run_ordered(ctx, partials, 0, groups, components, op, out, out_offset, second, t);
 }
 
+// One dispatch (see reduce_vec4_source). The subgroup kernels stride over the groups the
+// device runs at once; the shared-memory ones give each group a contiguous chunk.
 void reduce_vec4(const Context& ctx, const Buffer& in, const ScalarRange& r, int components, Op op,
                  Buffer& out, std::size_t out_offset, const ReduceTuning& t) {
-  const Vec4Plan p = primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
-  const auto c = static_cast<std::size_t>(components);
-  Buffer* target = &out;
-  std::size_t target_offset = out_offset;
-  if (p.groups > 1) {
-    target =
-        &primitives::registry(ctx).scratch(ctx, "reduce.partials", in.element_type(), p.groups * c);
-    target_offset = 0;
-  }
+  const primitives::Subgroups sg = primitives::subgroups(ctx);
+  const Vec4Plan p = sg.on ? primitives::plan_vec4_strided(
+                                 r.first, r.count, t, primitives::resident_groups(ctx, t.local))
+                           : primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
+  auto& reg = primitives::registry(ctx);
+  Buffer& partials = reg.scratch(ctx, "reduce.partials", in.element_type(), 4 * p.groups);
+  bool fresh = false;
+  Buffer& done = reg.zeroed_scratch(ctx, "reduce.done", ElementType::Uint32, 1, fresh);
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
   Args args = primitives::input_args(in);
-  args.insert(args.end(), {{"out_values", *target},
+  args.insert(args.end(), {{"out_values", out},
+                           {"partials", partials},
+                           {"done_count", done},
                            {"body_begin", p.body_begin},
                            {"body_count", p.body_count},
                            {"chunk", p.chunk},
                            {"trips", p.trips},
+                           {"groups", p.groups},
                            {"edges", edges},
-                           {"out_offset", static_cast<std::uint32_t>(target_offset)}});
-  primitives::registry(ctx).run(vec4_kernel(ctx, in.element_type(), components, op, t), args,
-                                {p.groups, 1, 1});
-  if (p.groups > 1) finish_partials(ctx, *target, p.groups, components, op, out, out_offset, t);
+                           {"out_offset", static_cast<std::uint32_t>(out_offset)}});
+  reg.run(vec4_kernel(ctx, in.element_type(), components, op, t, sg), args, {p.groups, 1, 1});
 }
 
 void reduce_in_order(const Context& ctx, const Buffer& in, const ScalarRange& r, int components,
@@ -179,7 +182,9 @@ int reduce_error_depth(const Context& ctx, std::size_t n, int components, bool b
   primitives::check_components(components, "reduce_error_depth");
   const ReduceTuning t = primitives::reduce_tuning(ctx);
   if (builtin_op && components != 3) {
-    return primitives::vec4_depth(n * static_cast<std::size_t>(components), t, max_groups(ctx));
+    const primitives::Subgroups sg = primitives::subgroups(ctx);
+    return primitives::vec4_depth(n * static_cast<std::size_t>(components), t, max_groups(ctx),
+                                  sg.on ? primitives::resident_groups(ctx, t.local) : 0);
   }
   return primitives::ordered_depth(n, t, max_groups(ctx));
 }

@@ -6,16 +6,20 @@
 
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/primitives.hpp"
+#include "reduce_plan.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
-// Pass 1 for built-in (commutative) operators on 1, 2 or 4 components: vec4 loads, `unroll`
-// independent loads per trip, a work group's result per group. Uniforms: body_begin,
-// body_count (vec4s), chunk (vec4s per group), trips, edges (scalar head [x, y) and tail
-// [z, w), done by group 0), out_offset (scalars). Input: input_glsl (in4, in1 or their
-// texels); block out_values. texels: read the input through buffer textures.
-std::string reduce_vec4_source(ElementType type, int components, Op op, int local, int unroll,
-                               bool texels);
+// Built-in (commutative) operators on 1, 2 or 4 components, in one dispatch: vec4 loads,
+// `unroll` independent loads per trip, each group's vec4 into `partials`; the last group to
+// finish (counted in done_count[0], which it resets) combines them and stores the result.
+// Uniforms: body_begin, body_count (vec4s), chunk (vec4s per group; strided: the stride
+// between a group's trips), trips, groups, edges (scalar head [x, y) and tail [z, w), done
+// by group 0), out_offset (scalars). Input: input_glsl; blocks out_values, partials,
+// done_count. With subgroups on, groups combine their lanes with subgroup operations.
+std::string reduce_vec4_source(ElementType type, int components, Op op, const ReduceTuning& t,
+                               const Subgroups& sg, bool strided);
 
 // In-order reduction for any operator and 1..4 components: group g reduces elements
 // [g * chunk, (g + 1) * chunk), thread t a contiguous run of per_thread of them, then a

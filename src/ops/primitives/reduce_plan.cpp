@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "primitive_tuning.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -23,6 +24,9 @@ ReduceTuning reduce_tuning(const Context& ctx) {
   t.unroll = p.reduce_unroll;
   t.max_trips = p.reduce_max_trips;
   t.texels = p.texel_loads == 1;
+  const Subgroups sg = subgroups(ctx);
+  t.subgroup_size = sg.on ? sg.size : 0;
+  t.local = subgroup_local(t.local, sg);
   return t;
 }
 
@@ -55,6 +59,27 @@ Vec4Plan plan_vec4(std::size_t first, std::size_t count, const ReduceTuning& t,
   return p;
 }
 
+Vec4Plan plan_vec4_strided(std::size_t first, std::size_t count, const ReduceTuning& t,
+                           std::size_t resident) {
+  Vec4Plan p = plan_vec4(first, count, t, 1);  // head, body and tail; one group for now
+  if (p.body_count == 0) return p;
+  const std::size_t m = p.body_count;
+  const std::size_t per_trip =
+      static_cast<std::size_t>(t.local) * static_cast<std::size_t>(t.unroll);
+  const std::size_t groups = std::clamp<std::size_t>(ceil_div(m, per_trip), 1, resident);
+  p.groups = static_cast<std::uint32_t>(groups);
+  p.trips = static_cast<std::uint32_t>(ceil_div(m, groups * per_trip));
+  p.chunk = static_cast<std::uint32_t>(groups * per_trip);
+  return p;
+}
+
+std::size_t resident_groups(const Context& ctx, int local) {
+  const auto max_groups = static_cast<std::size_t>(ctx.info().max_compute_work_group_count[0]);
+  if (ctx.info().compute_units <= 0) return max_groups;
+  const std::size_t per_unit = std::max(1, 2048 / local);
+  return std::min(max_groups, static_cast<std::size_t>(ctx.info().compute_units) * per_unit);
+}
+
 OrderedPlan plan_ordered(std::size_t count, const ReduceTuning& t, std::size_t max_groups) {
   OrderedPlan p;
   const auto local = static_cast<std::size_t>(t.local);
@@ -79,17 +104,26 @@ int second_pass_depth(std::size_t groups, const ReduceTuning& t) {
   return static_cast<int>(second_pass_run(groups, t)) +
          ceil_log2(static_cast<std::size_t>(t.local));
 }
+// The vec4 kernel's combination of a work group's values: a halving tree, or with subgroups
+// a subgroup reduction (in an order the driver chooses: at most size - 1 combinations for a
+// term), the subgroups' results in runs of the subgroup size, and one more reduction.
+int group_depth(const ReduceTuning& t) {
+  if (t.subgroup_size <= 0) return ceil_log2(static_cast<std::size_t>(t.local));
+  const int count = t.local / t.subgroup_size;
+  return 2 * (t.subgroup_size - 1) + (count + t.subgroup_size - 1) / t.subgroup_size;
+}
 }  // namespace
 
-int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups) {
-  const Vec4Plan p = plan_vec4(0, n, t, max_groups);
+int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups, std::size_t resident) {
+  const Vec4Plan p =
+      resident > 0 ? plan_vec4_strided(0, n, t, resident) : plan_vec4(0, n, t, max_groups);
   // Per invocation: a chain of `trips` combinations, each adding a tree of `unroll` loads
   // (or, in the last partial trip, up to `unroll` single loads); group 0 then adds the <= 6
   // head and tail scalars; the 4 lanes fold in 2 levels; the work group's tree has
   // log2(local) levels. With several groups, the in-order pass adds its run and its tree.
-  int depth =
-      static_cast<int>(p.trips) + t.unroll + 6 + 2 + ceil_log2(static_cast<std::size_t>(t.local));
-  if (p.groups > 1) depth += second_pass_depth(p.groups, t);
+  // With subgroups, the group's combination is group_depth instead of the tree.
+  int depth = static_cast<int>(p.trips) + t.unroll + 6 + 2 + group_depth(t);
+  if (p.groups > 1) depth += static_cast<int>(second_pass_run(p.groups, t)) + group_depth(t);
   return depth;
 }
 

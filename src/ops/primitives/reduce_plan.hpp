@@ -10,14 +10,15 @@
 namespace gpgpu::primitives {
 
 struct ReduceTuning {
-  int local = 256;       // invocations per work group
-  int unroll = 4;        // independent vec4 loads per trip
-  int max_trips = 32;    // trips per invocation before another work group is added
-  int ordered_run = 32;  // elements per invocation of the in-order kernel
-  bool texels = false;   // read inputs through buffer textures
+  int local = 256;        // invocations per work group
+  int unroll = 4;         // independent vec4 loads per trip
+  int max_trips = 32;     // trips per invocation before another work group is added
+  int ordered_run = 32;   // elements per invocation of the in-order kernel
+  bool texels = false;    // read inputs through buffer textures
+  int subgroup_size = 0;  // > 0: the vec4 kernel combines with subgroups of this size
 };
 
-// The tuning for this device.
+// The tuning for this device (with its subgroup size where the subgroup kernels run).
 ReduceTuning reduce_tuning(const Context& ctx);
 
 // Pass 1 of the vec4 kernel over scalars [first, first + count).
@@ -28,6 +29,14 @@ struct Vec4Plan {
 };
 Vec4Plan plan_vec4(std::size_t first, std::size_t count, const ReduceTuning& t,
                    std::size_t max_groups);
+// The subgroup path's plan: at most `resident` groups, each trip of which reads local * unroll
+// vec4s, trip t of group g at (t * groups + g) * local * unroll; chunk is the stride
+// between a group's trips (groups * local * unroll).
+Vec4Plan plan_vec4_strided(std::size_t first, std::size_t count, const ReduceTuning& t,
+                           std::size_t resident);
+// Work groups of `local` invocations the device runs at once (2048 invocations per compute
+// unit, as on NVIDIA's data-centre GPUs), or max_groups when the compute units are unknown.
+std::size_t resident_groups(const Context& ctx, int local);
 
 // The in-order kernel over `count` elements.
 struct OrderedPlan {
@@ -40,7 +49,9 @@ std::uint32_t second_pass_run(std::size_t groups, const ReduceTuning& t);
 
 // Summation depth of the vec4 path for n scalars, and of the in-order path for n elements
 // (see reduce_error_depth).
-int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups);
+// resident > 0: the strided plan over at most that many groups.
+int vec4_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups,
+               std::size_t resident = 0);
 int ordered_depth(std::size_t n, const ReduceTuning& t, std::size_t max_groups);
 
 }  // namespace gpgpu::primitives

@@ -12,6 +12,8 @@
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
 #include "scan_glsl.hpp"
+#include "subgroup_glsl.hpp"
+#include "tile_flags.hpp"
 
 namespace gpgpu {
 
@@ -20,6 +22,7 @@ namespace {
 using primitives::ScalarRange;
 using primitives::ScanMode;
 using primitives::ScanShape;
+using primitives::Subgroups;
 
 ScanShape scan_shape(const Context& ctx, int components) {
   const PrimitiveTuning t = primitives::effective_tuning(ctx);
@@ -79,19 +82,55 @@ void single_pass(const Context& ctx, const ScanCall& c, const ScanShape& shape, 
   auto& reg = primitives::registry(ctx);
   const auto comps = static_cast<std::size_t>(c.components);
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles * comps);
-  bool fresh = false;
-  Buffer& flags = reg.zeroed_scratch(ctx, "scan.tile_flags", ElementType::Uint32, tiles + 1, fresh);
-  if (fresh) reg.reset_count("scan.epoch");
-  std::uint32_t epoch = reg.next_count("scan.epoch");
-  if (epoch >= (1u << 30)) {  // flags hold epoch << 2: start again from clean flags
-    flags.upload(std::vector<std::uint32_t>(flags.size(), 0u));
-    reg.reset_count("scan.epoch");
-    epoch = reg.next_count("scan.epoch");
-  }
+  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
   Args args = tile_args(c, values, tiles, vec4_io);
-  args.emplace_back("tile_flags", flags);
-  args.emplace_back("epoch", epoch);
+  args.emplace_back("tile_flags", *f.flags);
+  args.emplace_back("epoch", f.epoch);
   reg.run(scan_kernel(ctx, c, ScanMode::LookBack, shape), args, primitives::grid_for(ctx, tiles));
+}
+
+// Scalars with a built-in operator on the subgroup kernels: one pass (scan_subgroup_source).
+// A software device never waits for another tile (spin_limit 1: a tile that is not ready
+// is reduced at once), which bounds the loops as llvmpipe needs.
+void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups& sg,
+                          bool vec4_io) {
+  auto& reg = primitives::registry(ctx);
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  const int local = primitives::subgroup_local(t.scan_local, sg);
+  const int vec4s = t.scan_scalars / 4;
+  const auto tile = static_cast<std::size_t>(local) * static_cast<std::size_t>(vec4s) * 4;
+  const std::size_t tiles = (c.range.count + tile - 1) / tile;
+  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles);
+  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
+  const ElementType type = c.in->element_type();
+  const Op op = c.op->builtin();
+  const std::string key =
+      fmt::format("scan_sg {} {} {}x{} sg{}{} {}", to_string(type), to_string(op), local, vec4s,
+                  sg.size, sg.native ? "" : "e", t.texel_loads);
+  ComputeKernel& k = reg.kernel(ctx, key, [&] {
+    return primitives::scan_subgroup_source(type, op, t.scan_local, vec4s, sg, t.texel_loads == 1);
+  });
+  Args args = primitives::input_args(*c.in);
+  args.insert(args.end(), {{"out4", *c.out},
+                           {"out1", *c.out},
+                           {"tile_values", values},
+                           {"tile_flags", *f.flags},
+                           {"in_first", static_cast<std::uint32_t>(c.range.first)},
+                           {"out_first", static_cast<std::uint32_t>(c.out_first)},
+                           {"total", static_cast<std::uint32_t>(c.range.count)},
+                           {"tiles", static_cast<std::uint32_t>(tiles)},
+                           {"vec4_io", static_cast<std::int32_t>(vec4_io)},
+                           {"inclusive", static_cast<std::int32_t>(c.inclusive)},
+                           {"epoch", f.epoch},
+                           {"spin_limit", ctx.info().is_software ? 1u : 4096u}});
+  reg.run(k, args, primitives::grid_for(ctx, tiles));
+}
+
+// The subgroup scan applies: subgroup kernels on, scalars, a built-in operator, and not an
+// explicit reduce-then-scan.
+bool use_subgroup_scan(const Context& ctx, const Operator& op, int components, ScanAlgorithm a) {
+  return primitives::subgroups(ctx).on && op.is_builtin() && components == 1 &&
+         a != ScanAlgorithm::ReduceThenScan;
 }
 
 void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
@@ -181,7 +220,9 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   const std::size_t tiles = (r.count + tile - 1) / tile;
   const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
   const ScanCall call{&in, &out, r, out_first, o.components, &op, inclusive};
-  if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
+  if (use_subgroup_scan(ctx, op, o.components, o.algorithm)) {
+    subgroup_single_pass(ctx, call, primitives::subgroups(ctx), vec4_io);
+  } else if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
     single_pass(ctx, call, shape, vec4_io, tiles);
   } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
     serial_reduce_then_scan(ctx, call, shape, vec4_io);
@@ -222,8 +263,31 @@ std::vector<T> exclusive_scan(const Context& ctx, std::span<const T> in, const O
   return scan_host(ctx, in, op, components, false);
 }
 
+namespace {
+// The subgroup scan (a bound for any order the driver's subgroup operations take: a term
+// meets at most size - 1 others in one; combinations with an identity are exact). In a
+// tile: 3 in its vec4, a row's exclusive scan, the chain of V rows, 2 more, the scan of
+// the subgroups' totals (size - 1 and a chain of chunks), 2 more. A fallback aggregate: a
+// lane's run of vec4s, the fold, a reduction. Across tiles a walk folds each passed tile
+// once and each window adds one combination: at most 2 per tile.
+int subgroup_scan_depth(const Context& ctx, std::size_t n) {
+  const PrimitiveTuning t = primitives::effective_tuning(ctx);
+  const Subgroups s = primitives::subgroups(ctx);
+  const int sg = s.size;
+  const int local = primitives::subgroup_local(t.scan_local, s);
+  const int v = t.scan_scalars / 4;
+  const std::size_t tile = static_cast<std::size_t>(local) * t.scan_scalars;
+  const auto tiles = static_cast<int>(std::max<std::size_t>(1, (n + tile - 1) / tile));
+  const int count = local / sg;
+  const int in_tile = 3 + (sg - 1) + v + 2 + (sg - 1) + (count + sg - 1) / sg + 2;
+  const int fallback = static_cast<int>(tile) / (4 * sg) + 2 + (sg - 1);
+  return 2 * tiles + 2 * std::max(in_tile, fallback) + 2;
+}
+}  // namespace
+
 int scan_error_depth(const Context& ctx, std::size_t n, int components, ScanAlgorithm algorithm) {
   primitives::check_components(components, "scan_error_depth");
+  if (use_subgroup_scan(ctx, Op::Sum, components, algorithm)) return subgroup_scan_depth(ctx, n);
   const ScanShape s = scan_shape(ctx, components);
   const std::size_t per_tile = static_cast<std::size_t>(s.local * s.scalars / components);
   const std::size_t tiles = std::max<std::size_t>(1, (n + per_tile - 1) / per_tile);

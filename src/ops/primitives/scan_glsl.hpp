@@ -5,6 +5,7 @@
 
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/primitives.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
@@ -35,6 +36,14 @@ std::string scan_source(ElementType type, int components, const Operator& op, Sc
 // out1, tile_values; input in4_texels / in1_texels.
 std::string scan_serial_source(ElementType type, int components, const Operator& op, ScanMode mode,
                                int local);
+
+// The single-pass subgroup scan of scalars with a built-in operator: `vec4s` vec4 rows per
+// invocation kept in registers, tiles of local * vec4s * 4 scalars, look-back by a subgroup
+// with decoupled fallback (look_back_glsl). Uniforms: in_first, out_first, total (scalars),
+// tiles, vec4_io, inclusive, epoch, spin_limit. Blocks: input (input_glsl), out4/out1,
+// tile_values, tile_flags.
+std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s, const Subgroups& sg,
+                                 bool texels);
 
 // The GLSL block-scan helpers (thread_sums, rake_sums, tile_total, block_exclusive) over the
 // element type `T` and operator `opt` (defined before), for reuse by other tiled kernels.

@@ -27,15 +27,6 @@ uniform uint count;   // elements of the input
 uniform uint lanes;   // invocations per segment, a power of two <= L
 shared T partial[L];
 
-T element(uint e) {
-#if C == 1
-  return LOAD1(e);
-#else
-  T v;
-  for (uint q = 0u; q < uint(C); ++q) v[q] = LOAD1(e * uint(C) + q);
-  return v;
-#endif
-}
 
 void main() {
   uint lid = gl_LocalInvocationID.x;
@@ -124,7 +115,8 @@ void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offset
     return fmt::format("#define S {}\n#define T {}\n#define C {}\n#define L {}\n",
                        primitives::scalar_type(in.element_type()), type, components, local) +
            primitives::input_glsl(in.element_type(), t.texel_loads == 1, 0) +
-           primitives::op_functions(op, in.element_type(), type, "opt") + segmented_glsl;
+           primitives::op_functions(op, in.element_type(), type, "opt") + primitives::element_glsl +
+           segmented_glsl;
   });
   Args args = primitives::input_args(in);
   args.insert(args.end(), {{"offsets", offsets},

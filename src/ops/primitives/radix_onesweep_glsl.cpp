@@ -1,0 +1,268 @@
+// The Onesweep radix sort's kernels (Adinets & Merrill 2022): one histogram pass for all four
+// digits, then one pass per digit that ranks a tile with subgroup ballots, finds each digit's
+// place by a chained scan with decoupled look-back over the tiles, and scatters.
+#include <fmt/format.h>
+
+#include "glsl_ops.hpp"
+#include "last_group_glsl.hpp"
+#include "radix_sort_glsl.hpp"
+
+namespace gpgpu::primitives {
+
+namespace {
+
+// The status word of (pass, slot, digit): (value << 3) | code. Slot 0 holds the digit's
+// global start (inclusive, written by the histogram pass), slot t + 1 tile t's count
+// (aggregate) or its inclusive prefix. A call's codes are 1 + 2q (aggregate) and 2 + 2q
+// (prefix) for its parity q, so words of the previous call (and zeros) read as not ready;
+// the host clears the slots beyond those the previous call wrote. Values stay below 2^29:
+// a storage block holds fewer keys than that.
+const char* const status_glsl = R"(
+layout(std430, binding = 2) coherent volatile buffer Status { uint status[]; };
+uniform uint slots;    // slots per pass region
+uniform uint code_a;   // this call's aggregate code
+uniform uint code_p;   // this call's prefix code
+uint status_at(uint pass, uint slot, uint digit) { return (pass * slots + slot) * 256u + digit; }
+)";
+
+// Global histogram of all four digits. Group g counts keys [g * chunk, (g + 1) * chunk) into
+// shared counters, adds them to `totals` (zero between calls); the last group to finish
+// turns them into each digit's exclusive start, publishes those in slot 0 of the four pass
+// regions, and leaves totals zeroed and its counter reset.
+const char* const onesweep_histogram_glsl = R"(
+layout(local_size_x = L) in;
+layout(std430, binding = 0) readonly buffer KeysIn { KT keys_in[]; };
+layout(std430, binding = 1) coherent buffer Totals { uint totals[]; };
+layout(std430, binding = 3) coherent buffer Done { uint done_count[]; };
+uniform uint in_first;
+uniform uint count;
+uniform uint chunk;
+shared uint hist[1024];
+LAST_GROUP
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  uint g = gl_WorkGroupID.x;
+  for (uint i = lid; i < 1024u; i += uint(L)) hist[i] = 0u;
+  barrier();
+  uint end = min(g * chunk + chunk, count);
+  for (uint i = g * chunk + lid; i < end; i += uint(L)) {
+    uint k = radix_key(key_bits(keys_in[in_first + i]));
+    atomicAdd(hist[k & 255u], 1u);
+    atomicAdd(hist[256u + ((k >> 8u) & 255u)], 1u);
+    atomicAdd(hist[512u + ((k >> 16u) & 255u)], 1u);
+    atomicAdd(hist[768u + (k >> 24u)], 1u);
+  }
+  barrier();
+  for (uint i = lid; i < 1024u; i += uint(L)) {
+    if (hist[i] != 0u) atomicAdd(totals[i], hist[i]);
+  }
+  if (!last_group()) return;
+  for (uint i = lid; i < 1024u; i += uint(L)) hist[i] = atomicExchange(totals[i], 0u);
+  barrier();
+  if (lid < 4u) {
+    uint run = 0u;
+    for (uint d = 0u; d < 256u; ++d) {
+      uint c = hist[lid * 256u + d];
+      hist[lid * 256u + d] = run;
+      run += c;
+    }
+  }
+  barrier();
+  for (uint i = lid; i < 1024u; i += uint(L)) {
+    atomicExchange(status[status_at(i >> 8u, 0u, i & 255u)], (hist[i] << 3u) | code_p);
+  }
+  if (lid == 0u) done_count[0] = 0u;
+}
+)";
+
+// One digit pass over tiles of L * K keys, tiles taken in order from tile_counter[0].
+// Subgroup s ranks keys [s * K * SG_SIZE, (s + 1) * K * SG_SIZE) of the tile in K rounds of
+// SG_SIZE consecutive keys: lanes with the same digit find each other with 8 ballots (and
+// one for validity), the lowest of them adds their number to the subgroup's counter of that
+// digit, and each key's rank is the counter before plus its same-digit lanes below. That
+// order is the keys' input order, so the sort is stable.
+const char* const onesweep_pass_glsl = R"(
+#define TILE (L * K)
+layout(local_size_x = L) in;
+layout(std430, binding = 3) coherent buffer TileCounter { uint tile_counter[]; };
+#define VALUES_IN_BINDING 4
+#define VALUES_OUT_BINDING 5
+SORT_IO
+uniform uint pass;
+uniform uint spin_limit;
+
+shared uint tile_id;
+shared uint sorted[TILE];                // the tile's keys (then values) in sorted order
+shared uint sg_counts[SG_COUNT * 256];   // per subgroup and digit: count, then exclusive
+shared uint digit_total[256];            // the tile's count of each digit
+shared uint digit_start[256];            // where the digit's run starts in the sorted tile
+shared uint digit_offset[256];           // output position of sorted[j] is digit_offset + j
+
+// The tile's count of `digit`, from its keys (the look-back's fallback).
+uint count_digit(uint tile, uint digit) {
+  uint n = 0u;
+  uint end = min(tile * uint(TILE) + uint(TILE), count);
+  for (uint i = tile * uint(TILE); i < end; ++i) {
+    if (digit_of(key_bits(keys_in[in_first + i])) == digit) ++n;
+  }
+  return n;
+}
+
+// Where this tile's run of `digit` starts in the output: the digit's global start (slot 0)
+// plus its count in every earlier tile, walking back until an inclusive prefix. The walk
+// reads LB_WINDOW slots at once (independent loads: a walk of w slots costs about w /
+// LB_WINDOW memory latencies, not w) and folds them from the nearest up to the first that
+// is not ready; when the nearest stays not ready for spin_limit polls, its tile's count is
+// taken from its keys instead. Slot 0 is always an inclusive prefix, so every walk ends.
+#define LB_WINDOW 8u
+uint look_back(uint tile, uint digit) {
+  uint prefix = 0u;
+  uint slot = tile;  // the nearest slot not folded yet (that of tile slot - 1)
+  uint spins = 0u;
+  for (;;) {
+    uint w[LB_WINDOW];
+    for (uint k = 0u; k < LB_WINDOW; ++k) w[k] = k <= slot ? status[status_at(pass, slot - k, digit)] : 0u;
+    uint k = 0u;
+    for (; k < LB_WINDOW && k <= slot; ++k) {
+      uint code = w[k] & 7u;
+      if (code == code_p) return prefix + (w[k] >> 3u);
+      if (code != code_a) break;
+      prefix += w[k] >> 3u;
+    }
+    if (k > 0u) {
+      slot -= k;
+      spins = 0u;
+    } else if (++spins >= spin_limit) {
+      prefix += count_digit(slot - 1u, digit);
+      slot -= 1u;
+      spins = 0u;
+    }
+  }
+  return prefix;
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  // Groups of a 2-D grid past the last tile end before taking a tile number.
+  if (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x >= tiles) return;
+  if (lid == 0u) tile_id = atomicAdd(tile_counter[0], 1u);
+  for (uint i = lid; i < uint(SG_COUNT * 256); i += uint(L)) sg_counts[i] = 0u;
+  barrier();
+  uint tile = tile_id;
+  uint base = tile * uint(TILE);
+  uint tile_count = min(uint(TILE), count - base);
+  uint s = sg_index();
+  uint lane = sg_lane();
+  uint first = s * uint(K) * SG_SIZE + lane;  // this lane's key in round 0
+
+  uint bits[K];
+  uint rank[K];
+  for (uint r = 0u; r < uint(K); ++r) {
+    uint j = first + r * SG_SIZE;
+    bool valid = j < tile_count;
+    bits[r] = valid ? key_bits(keys_in[in_first + base + j]) : 0u;
+    uint d = digit_of(bits[r]);
+    uvec4 v = sg_ballot(valid);
+    uvec4 same = valid ? v : ~v;
+    for (uint b = 0u; b < 8u; ++b) {
+      bool set = ((d >> b) & 1u) != 0u;
+      uvec4 m = sg_ballot(set);
+      same &= set ? m : ~m;
+    }
+    uint below = sg_ballot_below(same);
+    uint before = valid ? sg_counts[s * 256u + d] : 0u;
+    sg_sync();
+    if (valid && below == 0u) sg_counts[s * 256u + d] = before + sg_ballot_count(same);
+    sg_sync();
+    rank[r] = before + below;
+  }
+  barrier();
+
+  // Per digit: the subgroups' counts become exclusive; the tile's count is published.
+  for (uint d = lid; d < 256u; d += uint(L)) {
+    uint run = 0u;
+    for (uint k = 0u; k < uint(SG_COUNT); ++k) {
+      uint c = sg_counts[k * 256u + d];
+      sg_counts[k * 256u + d] = run;
+      run += c;
+    }
+    digit_total[d] = run;
+    uint code = tile == 0u ? code_p : code_a;
+    uint value = tile == 0u ? run + (status[status_at(pass, 0u, d)] >> 3u) : run;
+    atomicExchange(status[status_at(pass, tile + 1u, d)], (value << 3u) | code);
+  }
+  barrier();
+  if (s == 0u) {
+    uint run = 0u;
+    for (uint b = 0u; b < 256u; b += SG_SIZE) {
+      uint c = digit_total[b + lane];
+      digit_start[b + lane] = run + sgsum_exclusive(c);
+      run += sgsum_reduce(c);
+    }
+  }
+  barrier();
+
+  // Keys into the sorted tile; each digit's place in the output.
+  for (uint r = 0u; r < uint(K); ++r) {
+    if (first + r * SG_SIZE < tile_count) {
+      uint d = digit_of(bits[r]);
+      rank[r] += digit_start[d] + sg_counts[s * 256u + d];
+      sorted[rank[r]] = bits[r];
+    }
+  }
+  for (uint d = lid; d < 256u; d += uint(L)) {
+    uint start = tile == 0u ? status[status_at(pass, 0u, d)] >> 3u
+                            : look_back(tile, d);
+    if (tile != 0u) {
+      atomicExchange(status[status_at(pass, tile + 1u, d)],
+                     ((start + digit_total[d]) << 3u) | code_p);
+    }
+    digit_offset[d] = start - digit_start[d];
+  }
+  barrier();
+
+  uint dest[K];
+  for (uint r = 0u; r < uint(K); ++r) {
+    uint j = lid + r * uint(L);
+    if (j < tile_count) {
+      uint b = sorted[j];
+      dest[r] = digit_offset[digit_of(b)] + j;
+      keys_out[out_first + dest[r]] = key_from_bits(b);
+    }
+  }
+#if WITH_VALUES
+  barrier();
+  for (uint r = 0u; r < uint(K); ++r) {
+    uint j = first + r * SG_SIZE;
+    if (j < tile_count) {
+      sorted[rank[r]] = iota_values ? iota_base + base + j : values_in[vin_first + base + j];
+    }
+  }
+  barrier();
+  for (uint r = 0u; r < uint(K); ++r) {
+    uint j = lid + r * uint(L);
+    if (j < tile_count) values_out[vout_first + dest[r]] = sorted[j];
+  }
+#endif
+  // Every tile has taken its number once the last one has: reset the counter.
+  if (tile == tiles - 1u && lid == 0u) atomicExchange(tile_counter[0], 0u);
+}
+)";
+
+}  // namespace
+
+std::string onesweep_histogram_source(ElementType key_type, int local) {
+  SortShape shape;
+  shape.local = local;
+  return sort_header(key_type, shape, false) + sort_key_glsl + status_glsl +
+         with_last_group(onesweep_histogram_glsl);
+}
+
+std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
+                                 const Subgroups& sg) {
+  return sort_header(key_type, shape, with_values) + subgroup_glsl(sg, shape.local) +
+         subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl + status_glsl +
+         with_sort_io(onesweep_pass_glsl);
+}
+
+}  // namespace gpgpu::primitives
