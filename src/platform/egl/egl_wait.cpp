@@ -1,8 +1,11 @@
+// The EGL platform's waits (gl/platform.hpp): GL fence syncs, and EGL 1.5 fences for the
+// transfer engine's delivery thread.
 #include "gl/gl_fence.hpp"
 
 #include <algorithm>
 
 #include "gpgpu/error.hpp"
+#include "platform/egl/egl.hpp"
 
 namespace gpgpu::detail {
 
@@ -69,6 +72,22 @@ void wait_for_gpu() {
   GlFence fence;
   fence.insert();
   fence.wait();
+}
+
+ThreadFence insert_thread_fence(const ContextState& state) {
+  refuse_without(state.native && state.native->has_egl_fences, state,
+                 "a fence another thread waits for", "EGL 1.5 fences (eglCreateSync) are missing");
+  EGLSync fence = eglCreateSync(state.native->display, EGL_SYNC_FENCE, nullptr);
+  if (fence == EGL_NO_SYNC) throw_egl("eglCreateSync(EGL_SYNC_FENCE)");
+  return fence;
+}
+
+bool wait_thread_fence(const ContextState& state, ThreadFence fence) noexcept {
+  return eglClientWaitSync(state.native->display, fence, 0, EGL_FOREVER) == EGL_CONDITION_SATISFIED;
+}
+
+void delete_thread_fence(const ContextState& state, ThreadFence fence) noexcept {
+  if (fence != nullptr) eglDestroySync(state.native->display, fence);
 }
 
 }  // namespace gpgpu::detail
