@@ -48,6 +48,10 @@ class Program {
   std::string label_;
 };
 
+// introspect() for OpenGL ES 3.0 (WebGL2), which lacks program-interface queries: the
+// stages' sources supply the last stage's outputs (program_interface_es30.cpp).
+ProgramInterface introspect_es30(GLuint program, const std::vector<ShaderStage>& stages);
+
 // The program for `key` from the context's cache, compiled and linked on first use. The
 // label names the kernel in compile errors; each kernel keeps its own label for the rest.
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,

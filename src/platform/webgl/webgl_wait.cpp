@@ -5,6 +5,7 @@
 // seen later from the event loop reports the truth.
 #include "gl/gl_fence.hpp"
 
+#include "gl/context_state.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
