@@ -427,10 +427,10 @@ void split_records_on_host(const detail::CapturePlan& plan, const CapturePlanFor
     const auto& o = run.outputs[i];
     if (o.buffer != nullptr) {
       throw UnsupportedError(fmt::format(
-          "{}: output '{}' goes to a Buffer, but its outputs are captured interleaved (more than "
-          "the device's {} separate outputs of at most 4 components), and WebGL2 has no compute "
-          "shaders to split them on the GPU; capture fewer or smaller outputs per kernel, or "
-          "read them into arrays",
+          "{}: output '{}' goes to a Buffer, but the kernel's {} outputs are captured "
+          "interleaved (they exceed the device's separate-capture limits), and WebGL2 has no "
+          "compute shaders to split them on the GPU; capture fewer or smaller outputs per "
+          "kernel, or read them into arrays",
           name, o.arg->name, plan.outputs.size()));
     }
     pieces.push_back({plan.outputs[i].offset_values, static_cast<std::size_t>(o.type.components()),

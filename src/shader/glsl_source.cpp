@@ -23,8 +23,7 @@ std::vector<std::string> split_lines(std::string_view text) {
 }
 
 std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   return s;
 }
 
@@ -89,14 +88,10 @@ void check_define(const std::string& name, const std::string& value) {
 
 const char* stage_name(GLenum stage) {
   switch (stage) {
-    case GL_COMPUTE_SHADER:
-      return "compute";
-    case GL_VERTEX_SHADER:
-      return "vertex";
-    case GL_FRAGMENT_SHADER:
-      return "fragment";
-    default:
-      return "unknown";
+    case GL_COMPUTE_SHADER: return "compute";
+    case GL_VERTEX_SHADER: return "vertex";
+    case GL_FRAGMENT_SHADER: return "fragment";
+    default: return "unknown";
   }
 }
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "gpgpu/error.hpp"
 #include "shader/glsl_source.hpp"
+#include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
 
@@ -63,10 +63,10 @@ Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& opti
     GL(glGetShaderiv(shaders[i].id, GL_COMPILE_STATUS, &ok));
     if (ok != GL_TRUE) {
       const std::string log = shader_log(shaders[i].id);
-      throw CompileError(
-          fmt::format("{} shader of {} failed to compile:\n{}", stage_name(stage.type), label_,
-                      annotate_log(log, stage.user_source)),
-          log);
+      throw CompileError(fmt::format("{} shader of {} failed to compile:\n{}",
+                                     stage_name(stage.type), label_,
+                                     annotate_log(log, stage.user_source)),
+                         log);
     }
   }
   id_ = GL(glCreateProgram());
@@ -89,7 +89,8 @@ Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& opti
         sources += fmt::format("\n{} shader:\n{}", stage_name(stage.type),
                                annotate_log("", stage.user_source));
       }
-      throw CompileError(fmt::format("{} failed to link:\n{}{}", label_, log, sources), log);
+      throw CompileError(
+          fmt::format("{} failed to link:\n{}{}", label_, log, sources), log);
     }
     for (const auto& shader : shaders) GL(glDetachShader(id_, shader.id));
     const bool is_compute = stages.size() == 1 && stages[0].type == GL_COMPUTE_SHADER;

@@ -131,21 +131,21 @@ ProgramInterface introspect(GLuint program, bool is_compute) {
                                 static_cast<GLsizei>(members.size()), nullptr, members.data()));
     }
     for (GLint m : members) {
-      b.members.push_back(last_component(
-          strip_array_suffix(resource_name(program, GL_BUFFER_VARIABLE, static_cast<GLuint>(m)))));
+      b.members.push_back(
+          last_component(strip_array_suffix(resource_name(program, GL_BUFFER_VARIABLE, static_cast<GLuint>(m)))));
     }
     if (members.size() == 1) {
       const auto m = static_cast<GLuint>(members[0]);
       const std::string raw = resource_name(program, GL_BUFFER_VARIABLE, m);
-      auto v =
-          resource_props(program, GL_BUFFER_VARIABLE, m,
-                         {GL_TYPE, GL_ARRAY_SIZE, GL_OFFSET, GL_ARRAY_STRIDE, GL_MATRIX_STRIDE,
-                          GL_IS_ROW_MAJOR, GL_TOP_LEVEL_ARRAY_SIZE, GL_TOP_LEVEL_ARRAY_STRIDE});
+      auto v = resource_props(program, GL_BUFFER_VARIABLE, m,
+                              {GL_TYPE, GL_ARRAY_SIZE, GL_OFFSET, GL_ARRAY_STRIDE,
+                               GL_MATRIX_STRIDE, GL_IS_ROW_MAJOR, GL_TOP_LEVEL_ARRAY_SIZE,
+                               GL_TOP_LEVEL_ARRAY_STRIDE});
       b.member_name = b.members[0];
       b.element = describe_type(static_cast<GLenum>(v[0]));
       // A member that is not an array of structs: its own array size and stride describe it.
-      const bool plain_array =
-          raw.find('.') == std::string::npos || raw.rfind("[0]") == raw.size() - 3;
+      const bool plain_array = raw.find('.') == std::string::npos ||
+                               raw.rfind("[0]") == raw.size() - 3;
       b.single_array = b.element.known && !b.element.is_opaque() && plain_array &&
                        raw.find("].") == std::string::npos;
       b.array_size = v[1];

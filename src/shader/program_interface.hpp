@@ -45,10 +45,10 @@ struct StageVariable {
 struct ProgramInterface {
   std::vector<UniformVariable> uniforms;  // default-block uniforms only
   std::vector<StorageBlock> storage_blocks;
-  std::vector<StageVariable> inputs;        // GL_PROGRAM_INPUT (vertex attributes)
-  std::vector<StageVariable> outputs;       // GL_PROGRAM_OUTPUT of the last stage
+  std::vector<StageVariable> inputs;   // GL_PROGRAM_INPUT (vertex attributes)
+  std::vector<StageVariable> outputs;  // GL_PROGRAM_OUTPUT of the last stage
   std::vector<std::string> uniform_blocks;  // named uniform blocks (gpgpu rejects them)
-  int local_size[3] = {0, 0, 0};            // compute programs only
+  int local_size[3] = {0, 0, 0};  // compute programs only
 
   const UniformVariable* find_uniform(const std::string& name) const;
   // By block name or by the single member's name.
