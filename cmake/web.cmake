@@ -43,3 +43,4 @@ file(WRITE ${CMAKE_FIND_PACKAGE_REDIRECTS_DIR}/nlohmann_json-config-version.cmak
 add_subdirectory(src)
 add_subdirectory(src/nn)
 add_subdirectory(js)
+add_subdirectory(web)

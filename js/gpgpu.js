@@ -488,6 +488,14 @@
       return new TransformFeedbackKernel(this, source, label);
     }
     matmulPlan(m, k, n, method) { return new MatmulPlan(this, m, k, n, method); }
+    // C++'s ComputeKernel: WebGL2 has no compute shaders, so this throws UnsupportedError;
+    // it is here so that code written for the native library fails with the reason.
+    computeKernel(source) {
+      const pointer = withScope((s) => check(M._gpgpu_compute_kernel_new(this.handle(),
+                                                                         s.string(source))));
+      M._gpgpu_compute_kernel_free(pointer);  // not reached in WebGL2
+      throw new errors.UnsupportedError('compute kernels cannot run in this build');
+    }
     hostArray(type, length) { return new HostArray(type, length); }
     // Waits until the GPU has finished everything submitted (for timing).
     finish() { check(M._gpgpu_finish(this.handle())); }

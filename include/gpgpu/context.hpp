@@ -101,6 +101,9 @@ struct DeviceInfo {
   bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
   bool has_buffer_storage() const;      // GL_EXT_buffer_storage
   bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  // OpenGL ES 3.1 or newer: compute shaders (and storage buffers, images). False for WebGL2
+  // (OpenGL ES 3.0), where ComputeKernel throws UnsupportedError.
+  bool has_compute_shaders() const { return gl_major > 3 || (gl_major == 3 && gl_minor >= 1); }
   // True when a loop of `iterations` (counting every loop of an invocation together where
   // the cap is shared) runs to its end on this device.
   bool loop_runs_to_end(std::int64_t iterations) const {

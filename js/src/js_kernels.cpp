@@ -2,6 +2,7 @@
 // transform-feedback kernels for gpgpu.js.
 #include <emscripten/emscripten.h>
 
+#include <gpgpu/compute_kernel.hpp>
 #include <gpgpu/fragment_kernel.hpp>
 #include <gpgpu/transform_feedback_kernel.hpp>
 
@@ -63,6 +64,18 @@ EMSCRIPTEN_KEEPALIVE const char* gpgpu_tf_variables(const gpgpu::TransformFeedba
 
 EMSCRIPTEN_KEEPALIVE int gpgpu_tf_run(gpgpu::TransformFeedbackKernel* kernel, const JsArgs* args) {
   return guarded_call([&] { kernel->run(args->args); });
+}
+
+// ComputeKernel, as in C++: in WebGL2 it throws UnsupportedError (no compute shaders),
+// which is what gpgpu.js's computeKernel() passes on.
+EMSCRIPTEN_KEEPALIVE gpgpu::ComputeKernel* gpgpu_compute_kernel_new(JsGPGPU* g,
+                                                                    const char* source) {
+  return guarded<gpgpu::ComputeKernel*>(
+      nullptr, [&] { return new gpgpu::ComputeKernel(g->context, source, {}, "compute kernel"); });
+}
+
+EMSCRIPTEN_KEEPALIVE void gpgpu_compute_kernel_free(gpgpu::ComputeKernel* kernel) {
+  delete kernel;
 }
 
 }  // extern "C"

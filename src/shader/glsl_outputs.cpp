@@ -1,5 +1,7 @@
 #include "shader/glsl_outputs.hpp"
 
+#include "shader/glsl_preprocessor.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <set>
@@ -8,10 +10,10 @@ namespace gpgpu::detail {
 
 namespace {
 
-// The source without comments and preprocessor lines, each replaced by a space.
+// The source without comments, each replaced by a space (the lines the preprocessor keeps:
+// glsl_preprocessor.hpp).
 std::string code_only(std::string_view source) {
   std::string out;
-  bool line_start = true;
   for (std::size_t i = 0; i < source.size();) {
     if (source.compare(i, 2, "//") == 0) {
       while (i < source.size() && source[i] != '\n') ++i;
@@ -19,15 +21,8 @@ std::string code_only(std::string_view source) {
       const auto end = source.find("*/", i + 2);
       i = end == std::string_view::npos ? source.size() : end + 2;
       out += ' ';
-    } else if (line_start && source[i] == '#') {
-      while (i < source.size() && source[i] != '\n') ++i;
     } else {
-      const char c = source[i++];
-      if (c == '\n')
-        line_start = true;
-      else if (!std::isspace(static_cast<unsigned char>(c)))
-        line_start = false;
-      out += c;
+      out += source[i++];
     }
   }
   return out;
@@ -96,7 +91,7 @@ void read_statement(const std::vector<std::string>& t, std::size_t first, std::s
 }  // namespace
 
 std::vector<DeclaredOutput> declared_outputs(std::string_view source) {
-  const auto t = tokens_of(code_only(source));
+  const auto t = tokens_of(active_lines(code_only(source)));
   std::vector<DeclaredOutput> outputs;
   int depth = 0;
   std::size_t start = 0;

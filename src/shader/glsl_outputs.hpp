@@ -2,8 +2,9 @@
 // no query for a program's outputs by name (GL_PROGRAM_OUTPUT is OpenGL ES 3.1), so there
 // gpgpu reads them from the text: global declarations such as
 //   out float C;   flat out int i, j;   layout(location = 1) out highp vec4 D[2];
-// Comments and preprocessor lines are skipped; macros are not expanded (a type or a name
-// spelled by a macro is not recognised: declare outputs plainly).
+// Comments and the lines the preprocessor's conditionals leave out are skipped; macros are
+// not expanded (a type or a name spelled by a macro is not recognised: declare outputs
+// plainly).
 #pragma once
 
 #include <string>
