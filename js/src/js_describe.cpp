@@ -6,27 +6,6 @@
 
 namespace gpgpu::web {
 
-namespace {
-
-const char* kind_name(KernelVariable::Kind kind) {
-  switch (kind) {
-    case KernelVariable::Kind::StorageBuffer:
-      return "buffer";
-    case KernelVariable::Kind::Uniform:
-      return "uniform";
-    case KernelVariable::Kind::Sampler:
-      return "sampler";
-    case KernelVariable::Kind::Image:
-      return "image";
-    case KernelVariable::Kind::Input:
-      return "in";
-    case KernelVariable::Kind::Output:
-      return "out";
-  }
-  return "?";
-}
-
-}  // namespace
 
 std::string info_json(const Context& context) {
   const DeviceInfo& i = context.info();
@@ -54,7 +33,7 @@ std::string info_json(const Context& context) {
 std::string variables_json(const std::vector<KernelVariable>& variables) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& v : variables) {
-    list.push_back({{"kind", kind_name(v.kind)},
+    list.push_back({{"kind", std::string(to_string(v.kind))},
                     {"name", v.name},
                     {"glslType", v.glsl_type},
                     {"element", std::string(to_string(v.element))},

@@ -46,6 +46,13 @@ void note_current_on_this_thread(const std::shared_ptr<const ContextState>& stat
   current.note(state);
 }
 
+void ContextState::throw_if_unusable() const {
+  if (released) {
+    throw Error("this gpgpu::Context was released; objects made from it can no longer be used");
+  }
+  if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
+}
+
 TransferEngine& ContextState::engine() {
   ensure_current();
   if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);

@@ -67,6 +67,8 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Makes the context current on this thread unless it already is. Throws if released or
   // lost, or ContextError when another thread has it current. (Defined by the platform.)
   void ensure_current() const;
+  // Throws if the Context was released or lost (every platform's ensure_current first).
+  void throw_if_unusable() const;
   // Whether this context is the one current on this thread.
   bool is_current() const noexcept;
   // Like ensure_current, but never throws; false when the context cannot be made current

@@ -100,10 +100,7 @@ void NativeContextDeleter::operator()(NativeContext* native) const noexcept {
 }
 
 void ContextState::ensure_current() const {
-  if (released) {
-    throw Error("this gpgpu::Context was released; objects made from it can no longer be used");
-  }
-  if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
+  throw_if_unusable();
   if (eglGetCurrentContext() == native->context) return;
   if (eglMakeCurrent(native->display, native->surface, native->surface, native->context) !=
       EGL_TRUE) {

@@ -9,12 +9,6 @@
 
 namespace gpgpu::detail {
 
-void GlFence::insert() {
-  reset();
-  sync_ = GL(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
-  if (sync_ == nullptr) throw DriverError("glFenceSync returned no sync object");
-}
-
 void GlFence::wait() {
   if (sync_ == nullptr) return;
   // One second per round; GL_SYNC_FLUSH_COMMANDS_BIT only on the first round, as the
@@ -58,14 +52,6 @@ bool GlFence::signalled() {
     return true;
   }
   return false;
-}
-
-void GlFence::reset() noexcept {
-  if (sync_ != nullptr) {
-    glDeleteSync(sync_);
-    glGetError();
-    sync_ = nullptr;
-  }
 }
 
 void wait_for_gpu() {

@@ -32,10 +32,7 @@ void NativeContextDeleter::operator()(NativeContext* native) const noexcept {
 }
 
 void ContextState::ensure_current() const {
-  if (released) {
-    throw Error("this gpgpu::Context was released; objects made from it can no longer be used");
-  }
-  if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
+  throw_if_unusable();
   if (emscripten_webgl_get_current_context() == native->handle) return;
   if (emscripten_is_webgl_context_lost(native->handle)) {
     throw ContextLostError(

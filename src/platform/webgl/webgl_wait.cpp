@@ -10,12 +10,6 @@
 
 namespace gpgpu::detail {
 
-void GlFence::insert() {
-  reset();
-  sync_ = GL(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
-  if (sync_ == nullptr) throw DriverError("glFenceSync returned no sync object");
-}
-
 void GlFence::wait() {
   if (sync_ == nullptr) return;
   GL(glFinish());
@@ -31,14 +25,6 @@ bool GlFence::wait_until(std::chrono::steady_clock::time_point) {
 bool GlFence::signalled() {
   wait();
   return true;
-}
-
-void GlFence::reset() noexcept {
-  if (sync_ != nullptr) {
-    glDeleteSync(sync_);
-    glGetError();
-    sync_ = nullptr;
-  }
 }
 
 void wait_for_gpu() {
