@@ -51,7 +51,10 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
         "device lacks; use StagingMode::Mapped (or Auto)");
   }
   // On a CPU device the shaders run on the same cores: copy threads would compete with them.
-  if (o.host_threads == 0) o.host_threads = info.is_software ? 1 : default_copy_threads();
+  // (A platform without threads, WebGL2, copies on the caller's thread alone.)
+  if (o.host_threads == 0) {
+    o.host_threads = info.is_software || !platform.threads ? 1 : default_copy_threads();
+  }
   if (o.chunk_bytes == 0) o.chunk_bytes = info.is_software ? 4 * mib : 8 * mib;
   o.chunk_bytes = (o.chunk_bytes + 4 * kib - 1) / (4 * kib) * (4 * kib);  // whole pages
   if (o.staging_chunks == 0) o.staging_chunks = 8;

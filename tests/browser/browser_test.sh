@@ -6,7 +6,9 @@
 # chromium-headless-shell or node is missing, or where puppeteer-core cannot be installed
 # (no npm registry and no earlier install): exit status 77.
 #
-#   browser_test.sh SOURCE_DIR WORK_DIR REFERENCE_TOOL [suite|bench|screenshot OUT.png]
+#   browser_test.sh SOURCE_DIR WORK_DIR REFERENCE_TOOL [suite]
+#   browser_test.sh SOURCE_DIR WORK_DIR - bench                 (web/bench.html; WORK_DIR/bench.json)
+#   browser_test.sh SOURCE_DIR WORK_DIR - screenshot OUT.png    (the page, for docs/)
 set -euo pipefail
 src=$1 work=$2 reference_tool=$3 mode=${4:-suite}
 skip() { echo "SKIPPED: $*"; exit 77; }
@@ -32,17 +34,18 @@ stage "the WebAssembly build"
 
 # puppeteer-core from the npm registry, pinned by package-lock.json; an earlier install is
 # reused when the registry cannot be reached.
+# run.mjs goes beside its node_modules: ES modules resolve packages from where the script is.
 mkdir -p "$work/node"
-cp "$src/tests/browser/package.json" "$src/tests/browser/package-lock.json" "$work/node/"
+cp "$src/tests/browser/package.json" "$src/tests/browser/package-lock.json" \
+   "$src/tests/browser/run.mjs" "$work/node/"
 if ! (cd "$work/node" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error); then
   [ -d "$work/node/node_modules/puppeteer-core" ] ||
     skip "puppeteer-core could not be installed (npm ci failed: no registry?)"
   echo "npm ci failed; using the puppeteer-core installed before"
 fi
-export NODE_PATH="$work/node/node_modules:$NODE_PATH"
 stage "puppeteer-core"
 
-run=(node "$src/tests/browser/run.mjs" --root "$work/web/site" --chromium "$chromium")
+run=(node "$work/node/run.mjs" --root "$work/web/site" --chromium "$chromium")
 case "$mode" in
   suite)
     data=${GPGPU_NN_DATA:-/usr/share/datasets/fashion-mnist}
