@@ -1,7 +1,7 @@
 // The benchmark page: TF and fragment matmul and SAXPY against plain JavaScript in the same
 // page (docs/browser.md: the table there comes from this page, run by scripts/browser-bench.sh).
 import {el, table, lineChart, nextFrame} from './page.js';
-import {matmulPoint, matmulMethods, saxpyPoint} from './speed.js';
+import {matmulPoint, matmulMethods, ratioText, saxpyPoint} from './speed.js';
 
 const report = {done: false, results: [], data: {}};
 window.gpgpuReport = report;
@@ -25,13 +25,13 @@ async function main() {
     report.results.push({
       name: `matmul n=${n}`, ok: wrong.length === 0,
       detail: `JS ${p.js.toFixed(1)} ms; ` + Object.entries(p.methods)
-          .map(([m, r]) => `${m} ${r.ms.toFixed(1)} ms (${r.ratio.toFixed(2)}x)`).join(', ')});
+          .map(([m, r]) => `${m} ${r.ms.toFixed(1)} ms (${ratioText(r.ratio)})`).join(', ')});
   }
   report.data.matmul = points;
   document.getElementById('matmul').append(table(
       ['n', 'JavaScript ms', ...matmulMethods.map((m) => `${m} ms (x JS)`)],
       points.map((p) => [p.n, p.js.toFixed(1),
-                         ...matmulMethods.map((m) => `${p.methods[m].ms.toFixed(1)} (${p.methods[m].ratio.toFixed(2)}x)`)])));
+                         ...matmulMethods.map((m) => `${p.methods[m].ms.toFixed(1)} (${ratioText(p.methods[m].ratio)})`)])));
   lineChart(document.getElementById('matmul-chart'),
             [{name: 'JavaScript', points: points.map((p) => [p.n, p.jsGflops])},
              ...matmulMethods.map((m) => ({name: m, points: points.map((p) => [p.n, p.methods[m].gflops])}))],

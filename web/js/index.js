@@ -2,7 +2,7 @@
 // With ?quick (the screenshot in docs) the speed test runs fewer sizes.
 import {el, table, lineChart, nextFrame} from './page.js';
 import {squareOnGpu, precisionTable, bound} from './squaring.js';
-import {matmulPoint, matmulMethods} from './speed.js';
+import {matmulPoint, matmulMethods, ratioText} from './speed.js';
 import {loadDemo, classifySamples, drawingPad} from './fashion.js';
 
 const report = {done: false, results: []};
@@ -47,7 +47,7 @@ async function main() {
   }
   const rows = points.map((p) => [p.n, p.jsGflops.toFixed(3),
                                   ...matmulMethods.map((m) => `${p.methods[m].gflops.toFixed(3)} ` +
-                                                              `(${p.methods[m].ratio.toFixed(1)}x)`)]);
+                                                              `(${ratioText(p.methods[m].ratio)})`)]);
   document.getElementById('speed').append(
       table(['n', 'JavaScript GFLOP/s', ...matmulMethods.map((m) => `${m} GFLOP/s (vs JS)`)], rows));
   lineChart(document.getElementById('speed-chart'),
@@ -62,7 +62,16 @@ async function main() {
     document.getElementById('fashion-summary').append(el('p', {
       text: `${r.correct} of ${r.count} test images classified correctly ` +
             `(${(100 * r.correct / r.count).toFixed(1)}%) in ${r.ms.toFixed(0)} ms; the first 40:`}));
-    drawingPad(demo, document.getElementById('draw'));
+    const pad = drawingPad(demo, document.getElementById('draw'));
+    if (quick) {
+      // For the screenshot: a pair of trousers drawn in, as a mouse would.
+      const g = pad.pad.getContext('2d');
+      g.fillStyle = '#fff';
+      g.fillRect(70, 30, 84, 30);
+      g.fillRect(70, 60, 36, 140);
+      g.fillRect(118, 60, 36, 140);
+      pad.classify();
+    }
   });
 
   const refusals = document.getElementById('refusals');

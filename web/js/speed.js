@@ -38,6 +38,8 @@ export function matmulErrorRatio(a, b, c, n) {
 }
 
 const gflops = (n, ms) => (2 * n ** 3) / (ms * 1e6);
+// "2.40x", or "-" where the JavaScript loop was not timed.
+export const ratioText = (ratio) => (ratio === null ? '-' : `${ratio.toFixed(2)}x`);
 
 // One size: {n, js: ms, methods: {name: {ms, gflops, ratio, errorRatio}}}. `jsLimit`: the
 // largest n the JavaScript loop runs at (it is slow); `repeats`: timed runs per point.
@@ -57,7 +59,7 @@ export function matmulPoint(gpgpu, n, {methods = matmulMethods, repeats = 3, jsL
       const errorRatio = n <= 256 ? matmulErrorRatio(a, b, c, n) : null;
       const ms = medianTime(() => plan.run(a, b, c), repeats);
       point.methods[method] = {ms, gflops: gflops(n, ms), errorRatio,
-                               ratio: point.js ? point.js / ms : null};
+                               ratio: point.js !== undefined ? point.js / ms : null};
     } finally {
       plan.delete();
     }
