@@ -95,8 +95,9 @@ std::vector<StageVariable> attributes(GLuint program) {
   return list;
 }
 
-// The last stage's `out` variables; a fragment stage's with their locations.
-std::vector<StageVariable> outputs(GLuint program, const ShaderStage& stage) {
+}  // namespace
+
+std::vector<StageVariable> declared_stage_outputs(GLuint program, const ShaderStage& stage) {
   std::vector<StageVariable> list;
   for (const auto& d : declared_outputs(stage.source)) {
     StageVariable v;
@@ -110,14 +111,12 @@ std::vector<StageVariable> outputs(GLuint program, const ShaderStage& stage) {
   return list;
 }
 
-}  // namespace
-
 ProgramInterface introspect_es30(GLuint program, const std::vector<ShaderStage>& stages) {
   ProgramInterface pi;
   pi.uniforms = uniforms(program);
   pi.uniform_blocks = uniform_blocks(program);
   pi.inputs = attributes(program);
-  if (!stages.empty()) pi.outputs = outputs(program, stages.back());
+  if (!stages.empty()) pi.outputs = declared_stage_outputs(program, stages.back());
   return pi;
 }
 

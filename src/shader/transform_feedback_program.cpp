@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
-#include "shader/glsl_outputs.hpp"
 #include "shader/glsl_source.hpp"
 
 namespace gpgpu::detail {
@@ -46,17 +45,7 @@ GLenum choose_capture_mode(const std::vector<StageVariable>& outputs, const Devi
 // when the program is linked with them as its varyings.
 std::vector<StageVariable> vertex_outputs(ContextState& state, const ShaderStage& vertex,
                                           const std::string& label) {
-  if (!state.platform.gles31) {
-    std::vector<StageVariable> outputs;
-    for (const auto& d : declared_outputs(vertex.source)) {
-      StageVariable v;
-      v.name = d.name;
-      v.type = type_named(d.type);
-      v.array_size = d.array_size;
-      outputs.push_back(v);
-    }
-    return outputs;
-  }
+  if (!state.platform.gles31) return declared_stage_outputs(0, vertex);
   LinkOptions separable;
   separable.separable = true;
   const Program probe({vertex}, separable, label, state.weak_from_this());
