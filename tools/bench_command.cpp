@@ -19,8 +19,22 @@
 #if GPGPU_HAVE_NN_BENCH
 #include "nn_bench.hpp"
 #endif
+#if GPGPU_HAVE_GRID_BENCH
+#include "grid_bench.hpp"
+#endif
 
 namespace gpgpu::cli {
+
+namespace {
+
+// `gpgpu bench grid`'s options as the command line gives them (bench/grid/grid_bench.hpp).
+struct GridBenchOptionsHolder {
+  std::vector<int> levels{4, 5, 6, 7};
+  int repeats = 3, cpu_max_level = 9;
+  bool no_gpu = false, verbose = false;
+};
+
+}  // namespace
 
 Command add_bench_command(CLI::App& app) {
   auto* sub = app.add_subcommand("bench",
@@ -128,11 +142,38 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
   nn->add_option("--tf-images", n->tf_images,
                  "also time the transform-feedback backend on N images");
-  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn}) {
+  // `gpgpu bench grid`: the earth grid built on the CPU, the GPU, by Auto, and read warm.
+  auto g = std::make_shared<GridBenchOptionsHolder>();
+  auto* grid = sub->add_subcommand(
+      "grid",
+      "The earth grid per level: cold builds (springs on the CPU, on the GPU, Auto), warm "
+      "reads from the disk cache, stage times, and the statistics that show the grids agree");
+  grid->add_option("--levels", g->levels, "grid levels")->delimiter(',')->check(CLI::Range(0, 11));
+  grid->add_option("--repeats", g->repeats, "timed builds per point (median; 1 at levels >= 9)")
+      ->check(CLI::Range(1, 100));
+  grid->add_option("--cpu-max-level", g->cpu_max_level, "no CPU or Auto build above this level");
+  grid->add_flag("--no-gpu", g->no_gpu, "do not time the GPU build");
+  grid->add_flag("--verbose", g->verbose, "print every build's stages");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, n, matmul, memory, datapath, ceiling, primitives, nn]() -> int {
+  return [o, n, g, matmul, memory, datapath, ceiling, primitives, nn, grid]() -> int {
+    if (grid->parsed()) {
+#if GPGPU_HAVE_GRID_BENCH
+      Context ctx({.device = o->device});
+      bench::GridBenchOptions options;
+      options.levels = g->levels;
+      options.repeats = g->repeats;
+      options.cpu_max_level = g->cpu_max_level;
+      options.gpu = !g->no_gpu;
+      options.verbose = g->verbose;
+      options.out = o->out_dir;
+      return bench::run_grid_bench(options, ctx);
+#else
+      throw UnsupportedError("this gpgpu was built without the grid benchmark (gpgpu::earth)");
+#endif
+    }
     if (primitives->parsed()) {
 #if GPGPU_HAVE_PRIMITIVES_BENCH
       Context ctx({.device = o->device});

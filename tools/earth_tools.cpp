@@ -6,15 +6,19 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "earth_command.hpp"
+#include "earth_grid_source.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/earth/cases.hpp"
 #include "gpgpu/earth/diagnostics.hpp"
+#include "gpgpu/earth/grid_cache.hpp"
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/render.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/profiler.hpp"
@@ -115,35 +119,48 @@ SavedField load_field(const std::filesystem::path& path) {
 }
 
 void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen) {
-  auto* sub =
-      earth.add_subcommand("grid", "Build the icosahedral grid, print its statistics and draw it");
+  auto* sub = earth.add_subcommand(
+      "grid",
+      "Build (or read from the cache) the icosahedral grid, print its statistics, write "
+      "it to a grid file, draw it");
   struct Options {
     int level = 5;
-    std::string grid = "spring", out;
+    std::string grid = "spring", out, picture, device = "auto";
     bool no_recentre = false;
     int size = 720;
+    GridSource source;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
       ->check(CLI::Range(0, ge::max_grid_level));
   sub->add_option("--grid", o->grid, "spring (Tomita et al. 2002) or bisection");
   sub->add_flag("--no-recentre", o->no_recentre, "Keep points where the optimisation left them");
-  sub->add_option("--out", o->out, "Folder for grid.png (default: no picture)");
+  sub->add_option("--out", o->out,
+                  "Write the grid to this file (for `gpgpu earth --grid-file FILE`)");
+  sub->add_option("--picture", o->picture, "Draw the grid into this PNG file");
   sub->add_option("--size", o->size, "Picture size in pixels")->check(CLI::Range(64, 8192));
+  sub->add_option("-d,--device", o->device,
+                  "The GPU for the spring dynamics: auto, an index, or "
+                  "a word of the renderer");
+  add_grid_source_options(*sub, o->source);
   sub->callback([&chosen, o]() {
     chosen = [o]() {
-      const auto t0 = std::chrono::steady_clock::now();
-      const ge::Grid grid = ge::build_grid(grid_options(o->level, o->grid, !o->no_recentre));
-      const double build_s = seconds_since(t0);
+      std::optional<Context> ctx;
+      if (o->device != "auto") ctx.emplace(ContextOptions{.device = o->device});
+      const ge::GridBuild b = obtain_grid(
+          o->source, grid_options(o->level, o->grid, !o->no_recentre), ctx ? &*ctx : nullptr);
       std::cout << fmt::format(
-          "grid: {} points{}, built on the CPU in float64 in {:.2f} s\n", o->grid,
-          o->no_recentre ? "" : " recentred to their control volumes' centroids", build_s);
-      std::cout << ge::statistics(grid).to_string();
+          "grid: {} points{}, {}\n", o->grid,
+          o->no_recentre ? "" : " recentred to their control volumes' centroids",
+          b.report.summary());
+      std::cout << ge::statistics(b.grid).to_string();
       if (!o->out.empty()) {
-        std::filesystem::create_directories(o->out);
-        const auto path = std::filesystem::path(o->out) / "grid.png";
-        ge::write_png(path, ge::render_grid(grid, o->size, 35, -60));
-        std::cout << "picture: " << path.string() << "\n";
+        ge::save_grid_file(b.grid, o->out);
+        std::cout << "grid file: " << o->out << "\n";
+      }
+      if (!o->picture.empty()) {
+        ge::write_png(o->picture, ge::render_grid(b.grid, o->size, 35, -60));
+        std::cout << "picture: " << o->picture << "\n";
       }
       return 0;
     };
@@ -304,7 +321,7 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
           "tend/update ms", "MB/step", "GB/s", "x copy", "gaps");
       nlohmann::json rows = nlohmann::json::array();
       for (int level : o->levels) {
-        const ge::Grid grid = ge::build_grid(grid_options(level, "spring", true));
+        const ge::Grid grid = ge::cached_grid(grid_options(level, "spring", true), &ctx).grid;
         for (const auto& v : variants) {
           rows.push_back(print_row(
               bench_variant(ctx, grid, o->case_number, o->diffusion_hours, o->seconds, v)));
@@ -340,7 +357,8 @@ void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
   sub->callback([&chosen, o]() {
     chosen = [o]() {
       const SavedField ref = load_field(o->reference);
-      const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
+      const ge::Grid fine =
+          ge::cached_grid(grid_options(ref.level, ref.grid_kind, ref.recentre)).grid;
       ge::Locator locator(fine);
       std::cout << fmt::format("reference: case {}, day {}, level {} ({} cells)\n", ref.case_number,
                                ref.day, ref.level, fine.cell_count());
@@ -354,7 +372,8 @@ void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
               fmt::format("earth compare: {} holds case {} day {}; the reference case {} day {}",
                           file, f.case_number, f.day, ref.case_number, ref.day));
         }
-        const ge::Grid coarse = ge::build_grid(grid_options(f.level, f.grid_kind, f.recentre));
+        const ge::Grid coarse =
+            ge::cached_grid(grid_options(f.level, f.grid_kind, f.recentre)).grid;
         const auto truth = ge::interpolate(locator, ref.values, coarse.centres);
         const double l2 = ge::height_errors(coarse, f.values, truth).l2;
         const std::string order =
@@ -369,6 +388,103 @@ void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
                              {"day", ref.day},
                              {"reference_level", ref.level},
                              {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+namespace {
+
+// One rank count's partition of a grid, summed over its ranks.
+struct PartitionRow {
+  int ranks = 0;
+  std::size_t min_cells = 0, max_cells = 0, max_halo = 0, max_sent = 0, max_links = 0;
+  double mean_halo = 0, mean_links = 0, min_interior = 1;
+};
+
+PartitionRow partition_row(const ge::Grid& grid, int ranks, int depth) {
+  PartitionRow row{ranks, grid.cell_count(), 0, 0, 0, 0, 0, 0, 1};
+  for (int r = 0; r < ranks; ++r) {
+    const ge::Subdomain d = ge::make_subdomain(grid, ranks, r, depth);
+    std::size_t sent = 0;
+    for (const auto& l : d.links) sent += l.send.size();
+    row.min_cells = std::min(row.min_cells, d.owned);
+    row.max_cells = std::max(row.max_cells, d.owned);
+    row.max_halo = std::max(row.max_halo, d.halo());
+    row.max_sent = std::max(row.max_sent, sent);
+    row.max_links = std::max(row.max_links, d.links.size());
+    row.mean_halo += static_cast<double>(d.halo()) / ranks;
+    row.mean_links += static_cast<double>(d.links.size()) / ranks;
+    row.min_interior =
+        std::min(row.min_interior, static_cast<double>(d.interior) / static_cast<double>(d.owned));
+  }
+  return row;
+}
+
+nlohmann::json print_partition_row(const PartitionRow& r, int exchanges) {
+  // A halo cell is a vec4 of float32, sent `exchanges` times a step.
+  std::cout << fmt::format(
+      "{:>6} {:>10} {:>10} {:>10.0f} {:>9} {:>9} {:>6.1f} {:>5} {:>9.3f} {:>10.1f}\n", r.ranks,
+      r.min_cells, r.max_cells, r.mean_halo, r.max_halo, r.max_sent, r.mean_links, r.max_links,
+      r.min_interior, exchanges * 16.0 * static_cast<double>(r.max_sent) / 1e3);
+  return {
+      {"ranks", r.ranks},           {"min_cells", r.min_cells}, {"max_cells", r.max_cells},
+      {"mean_halo", r.mean_halo},   {"max_halo", r.max_halo},   {"max_sent", r.max_sent},
+      {"mean_links", r.mean_links}, {"max_links", r.max_links}, {"min_interior", r.min_interior}};
+}
+
+}  // namespace
+
+void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub = earth.add_subcommand(
+      "partition", "How the grid splits across MPI ranks: cells, halo and neighbours per rank");
+  struct Options {
+    int level = 5;
+    std::vector<int> ranks{2, 8, 64, 512}, depths{8};
+    std::string grid = "spring", json;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--ranks", o->ranks, "Rank counts, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--depth", o->depths,
+                  "Halo rings, comma-separated: 8 (the model's default: one exchange a step) or "
+                  "2 (one a stage)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--grid", o->grid, "spring (default) or bisection (same cells, faster build)");
+  sub->add_option("--json", o->json, "Also write the tables as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const ge::Grid grid = ge::cached_grid(grid_options(o->level, o->grid, true)).grid;
+      nlohmann::json tables = nlohmann::json::array();
+      for (int depth : o->depths) {
+        // Stages use up 2 rings each: a step of 4 stages swaps its halo ceil(8 / depth) times.
+        const int exchanges = (8 + depth - 1) / depth;
+        std::cout << fmt::format(
+            "grid: level {}, {} cells ({}); halo of {} rings, {} exchange{} a step\n", o->level,
+            grid.cell_count(), o->grid, depth, exchanges, exchanges > 1 ? "s" : "");
+        std::cout << fmt::format(
+            "{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n", "ranks",
+            "min cells", "max cells", "mean halo", "max halo", "max sent", "links", "max",
+            "interior", "KB/step");
+        nlohmann::json rows = nlohmann::json::array();
+        for (int ranks : o->ranks) {
+          if (static_cast<std::size_t>(ranks) > grid.cell_count()) continue;
+          rows.push_back(print_partition_row(partition_row(grid, ranks, depth), exchanges));
+        }
+        tables.push_back({{"depth", depth}, {"exchanges_per_step", exchanges}, {"rows", rows}});
+      }
+      std::cout << "halo = the ring cells a rank receives each exchange; sent = cells it sends;\n"
+                   "links = neighbouring ranks; interior = the smallest share of own cells that "
+                   "need no halo;\nKB/step = the largest rank's bytes sent per step (16 bytes a "
+                   "cell).\n";
+      if (!o->json.empty()) {
+        write_json(o->json,
+                   {{"level", o->level}, {"cells", grid.cell_count()}, {"tables", tables}});
       }
       return 0;
     };

@@ -4,7 +4,7 @@
 //
 //   #include <gpgpu/earth.hpp>
 //   gpgpu::Context ctx;
-//   auto grid = gpgpu::earth::build_grid({.level = 6});              // grid.hpp
+//   auto grid = gpgpu::earth::cached_grid({.level = 6}).grid;        // grid_cache.hpp
 //   auto setup = gpgpu::earth::make_case(2);                           // cases.hpp
 //   gpgpu::earth::Model model(ctx, grid, setup);                       // model.hpp
 //   model.run(setup.days * 86400);
@@ -22,9 +22,12 @@
 #include "gpgpu/earth/cases.hpp"
 #include "gpgpu/earth/diagnostics.hpp"
 #include "gpgpu/earth/grid.hpp"
+#include "gpgpu/earth/grid_cache.hpp"
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/operators.hpp"
 #include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/reference.hpp"
 #include "gpgpu/earth/render.hpp"
+#include "gpgpu/earth/team.hpp"
 #include "gpgpu/earth/vec3.hpp"

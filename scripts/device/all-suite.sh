@@ -15,6 +15,8 @@
 #   primitives  gpgpu bench primitives against CUB and the CPU
 #   nn          scripts/device/nn-bench.sh on this build (PyTorch vs gpgpu, accuracy runs)
 #   earth       scripts/device/earth-bench.sh on this build
+#   grid        scripts/device/grid-bench.sh on this build (the earth grid: GPU vs CPU builds,
+#               warm reads, levels 10-11, a second process reading the grid)
 #   python      scripts/device/python-bench.sh (its own small build of the module)
 # Environment: BUILD (default /tmp/gpgpu-all), DEADLINE (seconds for the whole call, default
 # 570): a stage gets what is left, so the call returns before the device's limit.
@@ -93,6 +95,11 @@ for stage in "$@"; do
         timeout "$(budget 400)" bash scripts/device/earth-bench.sh "$out/earth" "$build" \
         > "$out/earth-bench.log" 2>&1
       stamp "earth: rc $?"
+      ;;
+    grid)
+      GRID_BUILD=0 GRID_DEADLINE=$(($(budget 540) - 20)) timeout "$(budget 540)" \
+        bash scripts/device/grid-bench.sh "$out/grid" "$build" > "$out/grid-bench.log" 2>&1
+      stamp "grid: rc $?"
       ;;
     python)
       timeout "$(budget 300)" bash scripts/device/python-bench.sh "$out/python" \

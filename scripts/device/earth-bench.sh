@@ -124,8 +124,9 @@ if wanted grid; then
   for level in $levels; do
     late || timeout 120 "$gpgpu" earth grid --level "$level" > "$out/grid_L$level.txt" || true
   done
-  "$gpgpu" earth grid --level 3 --out "$out/grid_L3" > /dev/null
-  "$gpgpu" earth grid --level 5 --out "$out/grid_L5" > /dev/null
+  mkdir -p "$out/grid_L3" "$out/grid_L5"
+  "$gpgpu" earth grid --level 3 --picture "$out/grid_L3/grid.png" > /dev/null
+  "$gpgpu" earth grid --level 5 --picture "$out/grid_L5/grid.png" > /dev/null
   "$gpgpu" earth grid --level 5 --grid bisection --no-recentre > "$out/grid_L5_bisection.txt"
 fi
 python3 scripts/earth-tables.py "$out" --title "$(sed -n 's/^ *renderer  *//p' "$out/device.txt" | head -1)" \

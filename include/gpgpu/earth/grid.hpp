@@ -10,8 +10,16 @@
 // The grid at level n refines each of the icosahedron's 20 faces n times into four: its
 // 10 * 4^n + 2 points (the cell centres, unit vectors) are joined by 20 * 4^n triangles
 // (the dual triangles) and 30 * 4^n edges. Twelve cells (the icosahedron's corners) have
-// five neighbours, the others six. Everything here is float64 and built on the CPU; the
-// solver copies what it needs to the GPU in float32.
+// five neighbours, the others six. Everything here is float64; the solver copies what it
+// needs to the GPU in float32. grid_cache.hpp keeps built grids on disk.
+//
+// How it is built (GridDevice; docs/earth.md, "The grid build"): the spring dynamics runs
+// on the GPU in float32 (each level checked by float64 sweeps on the CPU), or on the CPU in
+// float64; Auto times a few sweeps of a level from level 6 on, on both, and goes on with
+// the faster. Everything else runs on the CPU's threads (GPGPU_EARTH_THREADS, else one a
+// hardware thread), in float64. A grid built on the GPU is the CPU's to within the spring
+// tolerance (measured at levels 2-5: points within 4e-7 of the spacing, statistics within
+// 3e-7; tests/earth/grid_build_test.cpp bounds them by 2e-4 and 4e-4).
 //
 // Where the points go (GridOptimization):
 //   Bisection      the recursive grid: each new point is the normalised midpoint of an edge
@@ -45,10 +53,15 @@
 
 #include "gpgpu/earth/vec3.hpp"
 
+namespace gpgpu {
+class Context;
+}
+
 namespace gpgpu::earth {
 
 enum class GridOptimization { Bisection, Spring };
 enum class ControlVolume { Centroid, Voronoi };
+enum class GridDevice { Auto, Cpu, Gpu };
 
 struct GridOptions {
   int level = 5;  // 0 .. 11 (level 11 has 41.9 million cells)
@@ -63,6 +76,9 @@ struct GridOptions {
   double spring_tolerance = 1e-6;
   int spring_max_sweeps = 20000;
   bool reorder = true;  // space-filling-curve order (false: the order points were made in)
+  // Where the spring dynamics runs. It changes how the grid is made, not which grid (to
+  // the spring tolerance), so it is not part of a cached grid's key (grid_cache.hpp).
+  GridDevice device = GridDevice::Auto;
 };
 
 inline constexpr int max_grid_level = 11;
@@ -104,9 +120,44 @@ class Grid {
 // 10 * 4^level + 2. Throws ArgumentError outside 0..max_grid_level.
 std::size_t cell_count_at(int level);
 
-// Builds the grid. Throws ArgumentError for a level outside 0..max_grid_level or options
-// out of range (beta <= 0, tolerance <= 0, sweeps < 0).
-Grid build_grid(const GridOptions& options);
+// How a grid came to be: where each stage's time went and how each level's springs ran.
+struct GridLevelReport {
+  int level = 0;
+  std::size_t points = 0;
+  std::string device;      // "cpu", "gpu", or "gpu+cpu" (float32 sweeps, then float64)
+  int sweeps = 0;          // in all
+  int gpu_sweeps = 0;      // of them on the GPU
+  bool converged = false;  // the float64 test passed (else spring_max_sweeps ran out)
+  double seconds = 0;
+  double cpu_sweep_ms = -1, gpu_sweep_ms = -1;  // Auto's timed sweeps (-1: not timed)
+};
+struct GridBuildStage {
+  std::string name;
+  double seconds = 0;  // summed over the levels
+};
+struct GridBuildReport {
+  std::string source = "built";  // "built", "cache" (the disk cache) or "file"
+  std::string gpu;               // the GPU that ran springs ("" when none did)
+  std::string note;              // why Auto ran no GPU, where it could not make one
+  std::size_t threads = 1;       // CPU threads of the build
+  std::vector<GridBuildStage> stages;
+  std::vector<GridLevelReport> levels;
+  double seconds = 0;
+  std::string to_string() const;  // the table `gpgpu earth --verbose` prints
+  std::string summary() const;    // one line: "built on the GPU (...) in 0.85 s"
+};
+
+struct GridBuild {
+  Grid grid;
+  GridBuildReport report;
+};
+
+// Builds the grid. `gpu`: the Context for the spring dynamics (null: make one when
+// options.device asks for the GPU, or Auto finds one worth trying). Throws ArgumentError
+// for a level outside 0..max_grid_level or options out of range (beta <= 0, tolerance <= 0,
+// sweeps < 0), ContextError for GridDevice::Gpu without a usable GPU.
+Grid build_grid(const GridOptions& options, const Context* gpu = nullptr);
+GridBuild build_grid_reported(const GridOptions& options, const Context* gpu = nullptr);
 
 // Measured properties of a grid and the results of its consistency checks.
 struct GridStatistics {
