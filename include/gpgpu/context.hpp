@@ -110,6 +110,9 @@ struct DeviceInfo {
   bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
   // Compute shaders have GL_KHR_shader_subgroup with every feature bit in `features`.
   bool has_subgroup_features(std::uint32_t features) const;
+  // OpenGL ES 3.1 or newer: compute shaders (and storage buffers, images). False for WebGL2
+  // (OpenGL ES 3.0), where ComputeKernel throws UnsupportedError.
+  bool has_compute_shaders() const { return gl_major > 3 || (gl_major == 3 && gl_minor >= 1); }
   // True when a loop of `iterations` (counting every loop of an invocation together where
   // the cap is shared) runs to its end on this device.
   bool loop_runs_to_end(std::int64_t iterations) const {

@@ -103,7 +103,8 @@ LoopLimit probe() {
 
 }  // namespace
 
-LoopLimit measure_loop_limit(const DeviceInfo& info) {
+LoopLimit measure_loop_limit(const DeviceInfo& info, const PlatformTraits& platform) {
+  if (!platform.gles31) return {};
   // Contexts on the same device and driver share the answer: the probe costs a compile and
   // two dispatches, and a process may make thousands of Contexts.
   static std::mutex mutex;

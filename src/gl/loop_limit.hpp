@@ -21,7 +21,8 @@ struct LoopLimit {
 };
 
 // Runs the probe on the current context (or returns the result cached for the same
-// renderer and driver version). Never throws: a probe that fails reports no cap.
-LoopLimit measure_loop_limit(const DeviceInfo& info);
+// renderer and driver version). Never throws: a probe that fails reports no cap. The probe
+// is a compute shader: a platform without them (WebGL2) reports no cap unprobed.
+LoopLimit measure_loop_limit(const DeviceInfo& info, const PlatformTraits& platform);
 
 }  // namespace gpgpu::detail

@@ -246,6 +246,9 @@ ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
                              const Defines& defines, std::string label)
     : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
+  detail::refuse_without(state_->platform.gles31, *state_, "a ComputeKernel",
+                         "compute shaders need OpenGL ES 3.1 and WebGL2 is OpenGL ES 3.0; write "
+                         "the kernel as a TransformFeedbackKernel or a FragmentKernel");
   detail::ShaderStage stage{
       GL_COMPUTE_SHADER,
       detail::complete_source(source, GL_COMPUTE_SHADER, state_->info, defines, compute_prelude),

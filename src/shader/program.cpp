@@ -94,7 +94,9 @@ Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& opti
     }
     for (const auto& shader : shaders) GL(glDetachShader(id_, shader.id));
     const bool is_compute = stages.size() == 1 && stages[0].type == GL_COMPUTE_SHADER;
-    interface_ = introspect(id_, is_compute);
+    const auto context = owner_.lock();
+    interface_ = context && !context->platform.gles31 ? introspect_es30(id_, stages)
+                                                      : introspect(id_, is_compute);
     reject_uniform_blocks(interface_, label_);
   } catch (...) {
     glDeleteProgram(id_);

@@ -48,6 +48,13 @@ class Program {
   std::string label_;
 };
 
+// introspect() for OpenGL ES 3.0 (WebGL2), which lacks program-interface queries: the
+// stages' sources supply the last stage's outputs (program_interface_es30.cpp).
+ProgramInterface introspect_es30(GLuint program, const std::vector<ShaderStage>& stages);
+// A stage's `out` variables as its source declares them; a fragment stage's with their
+// locations in `program` (linked), any other stage's without (location -1, no GL call).
+std::vector<StageVariable> declared_stage_outputs(GLuint program, const ShaderStage& stage);
+
 // The program for `key` from the context's cache, compiled and linked on first use. The
 // label names the kernel in compile errors; each kernel keeps its own label for the rest.
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,

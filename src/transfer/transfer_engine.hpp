@@ -15,7 +15,7 @@
 //   pool      device memory for run temporaries (DevicePool).
 //
 // Every GL call is made on the thread whose Context is current (the caller's); the delivery
-// thread touches only EGL fences (EGL 1.5: waitable from any thread) and host memory.
+// thread touches only thread fences (EGL 1.5: waitable from any thread) and host memory.
 #pragma once
 
 #include <condition_variable>
@@ -31,6 +31,7 @@
 
 #include "gl/gl.hpp"
 #include "gl/gl_fence.hpp"
+#include "gl/platform.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/data_path.hpp"
 #include "gpgpu/element_type.hpp"
@@ -44,8 +45,9 @@ struct ContextState;
 using Ticket = std::uint64_t;
 
 // The options with every "auto" resolved for one device.
+// A platform that cannot map buffers (WebGL2) copies directly, on the caller's thread.
 DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceInfo& info,
-                                  bool egl_fences);
+                                  const PlatformTraits& platform);
 
 class TransferEngine {
  public:
@@ -97,10 +99,10 @@ class TransferEngine {
  private:
   enum class SlotState { Free, InFlight };
   struct Slot {
-    std::size_t offset = 0;           // PersistentMapped: where the slot starts in the ring
-    GLuint buffer = 0;                // Mapped: the slot's own buffer
-    GlFence fence;                    // the GPU's copy into or out of the slot
-    EGLSync egl_fence = EGL_NO_SYNC;  // the same, for the delivery thread
+    std::size_t offset = 0;              // PersistentMapped: where the slot starts in the ring
+    GLuint buffer = 0;                   // Mapped: the slot's own buffer
+    GlFence fence;                       // the GPU's copy into or out of the slot
+    ThreadFence thread_fence = nullptr;  // the same, for the delivery thread
     SlotState state = SlotState::Free;
     bool by_caller = false;  // delivered by the thread that waits, not the delivery thread
     Ticket ticket = 0;

@@ -1,8 +1,8 @@
 // Internal: what the transform-feedback backend's stages share. Every array lives twice:
 // a Buffer that transform feedback writes, and a Texture (a 1-D array) that later vertex
-// shaders read at any index. A small compute kernel copies one into the other (in WebGL 2,
-// gpgpu.js's world, the same copy is a glTexSubImage2D from a pixel-unpack buffer); all
-// arithmetic is in the vertex shaders.
+// shaders read at any index. A small compute kernel copies one into the other; without
+// compute shaders (WebGL2, gpgpu.js's world) the copy is Texture::copy_from, a
+// glTexSubImage2D from a pixel-unpack buffer. All arithmetic is in the vertex shaders.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,12 @@ class TfCopier {
   void to_int_buffer(const Buffer& source, Buffer& target, std::size_t offset, std::size_t count);
 
  private:
-  ComputeKernel to_texture_, to_int_;
+  // With compute shaders; without them (WebGL2) Texture::copy_from and the transform-feedback
+  // kernel to_int_tf_ into int_scratch_, copied into place with Buffer::copy_from.
+  const Context* context_;
+  std::optional<ComputeKernel> to_texture_, to_int_;
+  std::optional<TransformFeedbackKernel> to_int_tf_;
+  Buffer int_scratch_;
 };
 
 // A transform-feedback kernel with the shared GLSL (activations, hash, fetch) in front.

@@ -472,20 +472,35 @@ void TfPlan::load_output_gradient(const Buffer& dy) {
 
 }  // namespace
 
-TfCopier::TfCopier(const Context& context)
-    : to_texture_(context, copy_to_texture_source, {}, "nn tf copy to texture"),
-      to_int_(context, copy_to_int_source, {}, "nn tf copy predictions") {}
+TfCopier::TfCopier(const Context& context) : context_(&context) {
+  if (context.info().has_compute_shaders()) {
+    to_texture_.emplace(context, copy_to_texture_source, Defines{}, "nn tf copy to texture");
+    to_int_.emplace(context, copy_to_int_source, Defines{}, "nn tf copy predictions");
+  } else {
+    to_int_tf_.emplace(context, "in float src; flat out int dst; void main() { dst = int(src); }",
+                       Defines{}, "nn tf copy predictions");
+  }
+}
 
 void TfCopier::to_texture(const Buffer& source, Texture& texture, std::size_t offset) {
-  to_texture_.run(
+  if (!to_texture_) return texture.copy_from(source, offset);
+  to_texture_->run(
       {{"src", source}, {"dst", texture}, {"offset", static_cast<std::int32_t>(offset)}},
       source.size());
 }
 
 void TfCopier::to_int_buffer(const Buffer& source, Buffer& target, std::size_t offset,
                              std::size_t count) {
-  to_int_.run({{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}},
-              count);
+  if (to_int_) {
+    to_int_->run(
+        {{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}}, count);
+    return;
+  }
+  if (int_scratch_.size() != source.size()) {
+    int_scratch_ = Buffer(*context_, ElementType::Int32, source.size());
+  }
+  to_int_tf_->run({{"src", source}, {"dst", int_scratch_}});
+  target.copy_from(int_scratch_, 0, offset, count);
 }
 
 std::unique_ptr<Engine> make_transform_feedback_engine(const ModelState& model) {

@@ -1,4 +1,4 @@
-#include "gl/egl_devices.hpp"
+#include "platform/egl/egl_devices.hpp"
 
 #include <sstream>
 
@@ -51,7 +51,8 @@ DeviceDescription describe(EGLDeviceEXT device, int index) {
   eglGetError();
   if (has_word(exts, "EGL_NV_device_cuda") && query_attrib != nullptr) {
     EGLAttrib cuda = -1;
-    if (query_attrib(device, EGL_CUDA_DEVICE_NV, &cuda) == EGL_TRUE) d.cuda_device = static_cast<int>(cuda);
+    if (query_attrib(device, EGL_CUDA_DEVICE_NV, &cuda) == EGL_TRUE)
+      d.cuda_device = static_cast<int>(cuda);
     eglGetError();
   }
   d.kind = has_word(exts, "EGL_MESA_device_software") ? "software" : "gpu";
@@ -63,8 +64,8 @@ DeviceDescription describe(EGLDeviceEXT device, int index) {
 std::vector<DeviceCandidate> enumerate_candidates() {
   std::vector<DeviceCandidate> candidates;
   const auto client = egl_client_extensions();
-  const bool can_enumerate = has_word(client, "EGL_EXT_device_enumeration") ||
-                             has_word(client, "EGL_EXT_device_base");
+  const bool can_enumerate =
+      has_word(client, "EGL_EXT_device_enumeration") || has_word(client, "EGL_EXT_device_base");
   if (can_enumerate && has_word(client, "EGL_EXT_platform_device")) {
     auto query_devices =
         reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "gl/gl.hpp"
 #include "gpgpu/context.hpp"
+#include "platform/egl/egl.hpp"
 
 namespace gpgpu::detail {
 
