@@ -7,9 +7,9 @@ if(TARGET gpgpu_nn)
   target_link_libraries(gpgpu_nn_test_support PUBLIC gpgpu::nn gpgpu_test_support GTest::gtest
                                               PRIVATE gpgpu_warnings)
   # The layer tests, once per backend variant (compute direct, compute shared-memory,
-  # transform feedback), each its own executable.
-  set(nn_layer_variants compute_direct compute_shared transform_feedback)
-  foreach(variant IN ITEMS 0 1 2)
+  # transform feedback, cpu), each its own executable.
+  set(nn_layer_variants compute_direct compute_shared transform_feedback cpu)
+  foreach(variant IN ITEMS 0 1 2 3)
     list(GET nn_layer_variants ${variant} variant_name)
     gpgpu_add_test(nn_layers_${variant_name}_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_layers_test.cpp
                    LIBS gpgpu_nn_test_support)

@@ -25,7 +25,8 @@ struct TrainCli {
   std::string device = "auto";
   std::string data;
   std::string net = "small";
-  std::string backend = "compute";
+  std::string backend = "auto";
+  std::size_t threads = 0;
   std::string optimizer;
   std::string schedule;
   std::string out = "out/train";
@@ -85,7 +86,15 @@ void print_progress(const nn::Progress& p, std::size_t epochs) {
   std::fflush(stderr);
 }
 
+// "cpu (2 threads)", "compute", ...: what runs the model.
+std::string backend_description(const nn::Sequential& model) {
+  const nn::Backend b = model.active_backend();
+  if (b != nn::Backend::Cpu) return std::string(nn::to_string(b));
+  return fmt::format("cpu ({} threads)", nn::cpu_threads(model.backend_options()));
+}
+
 int train(const TrainCli& o) {
+  const nn::Backend backend = nn::backend_from_name(o.backend);
   Context ctx({.device = o.device});
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
@@ -93,11 +102,7 @@ int train(const TrainCli& o) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  const auto backend = nn::parse_backend(o.backend);
-  if (!backend)
-    throw ArgumentError(
-        fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
-  model.set_backend(*backend);
+  model.set_backend(backend, {.threads = o.threads});
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -109,10 +114,11 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
   std::cout << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
                            test_set.count, train_set.sample_shape().to_string(), data_dir.string());
-  std::cout << fmt::format(
-      "net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net, o.backend,
-      nn::describe(t.optimizer), t.batch, t.epochs, nn::to_string(t.schedule),
-      t.augmentation.enabled() ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+  std::cout << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
+                           backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
+                           nn::to_string(t.schedule),
+                           t.augmentation.enabled()
+                               ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
                                : "");
   std::cout << model.summary() << std::flush;
 
@@ -125,7 +131,7 @@ int train(const TrainCli& o) {
 
   TrainHistory history{o.net,
                        ctx.info().renderer,
-                       o.backend,
+                       backend_description(model),
                        data_dir.string(),
                        nn::describe(t.optimizer),
                        o.command_line,
@@ -200,7 +206,12 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--shift", o->shift, "largest shift in pixels with --augment")
       ->capture_default_str();
   sub->add_flag("--no-augment", o->no_augment, "no augmentation, even if the recipe has it");
-  sub->add_option("--backend", o->backend, "compute or transform-feedback")->capture_default_str();
+  sub->add_option("--backend", o->backend,
+                  "cpu, compute, transform-feedback (tf), or auto: cpu on llvmpipe, else compute")
+      ->capture_default_str();
+  sub->add_option("--threads", o->threads,
+                  "cpu backend: threads (default: every core, capped by $GPGPU_THREADS or "
+                  "$OMP_NUM_THREADS)");
   sub->add_option("--out", o->out, "directory for the model, history, plots")
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation, shuffling, dropout, augmentation")

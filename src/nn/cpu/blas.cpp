@@ -1,0 +1,53 @@
+// The CPU backend's sgemm and OpenBLAS thread control (blas.hpp).
+#include "cpu/blas.hpp"
+
+#include <cblas.h>
+
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "gpgpu/error.hpp"
+
+namespace gpgpu::nn::detail::blas {
+
+namespace {
+
+int as_int(std::size_t v, const char* what) {
+  if (v > static_cast<std::size_t>(INT_MAX)) {
+    throw LimitError(
+        fmt::format("nn cpu: a GEMM's {} of {} exceeds the BLAS's int range; use a "
+                    "smaller batch",
+                    what, v));
+  }
+  return static_cast<int>(v);
+}
+
+CBLAS_TRANSPOSE op_of(Op op) {
+  return op == Op::Transpose ? CblasTrans : CblasNoTrans;
+}
+
+}  // namespace
+
+void sgemm(Op op_a, Op op_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+           const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+           std::size_t ldc) {
+  if (m == 0 || n == 0) return;
+  cblas_sgemm(CblasRowMajor, op_of(op_a), op_of(op_b), as_int(m, "m"), as_int(n, "n"),
+              as_int(k, "k"), alpha, a, as_int(lda, "lda"), b, as_int(ldb, "ldb"), beta, c,
+              as_int(ldc, "ldc"));
+}
+
+SingleThreaded::SingleThreaded() : previous_(openblas_get_num_threads()) {
+  if (previous_ != 1) openblas_set_num_threads(1);
+}
+
+SingleThreaded::~SingleThreaded() {
+  if (previous_ != 1) openblas_set_num_threads(previous_);
+}
+
+std::string library() {
+  return openblas_get_config();
+}
+
+}  // namespace gpgpu::nn::detail::blas
