@@ -24,3 +24,14 @@ if(TARGET gpgpu_nn)
   find_package(ZLIB REQUIRED)
   gpgpu_add_test(nn_io_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_io_test.cpp LIBS gpgpu_nn_test_support ZLIB::ZLIB)
 endif()
+if(TARGET gpgpu_nn)
+  # The CPU backend with the others: threads, backend names, models moving between backends,
+  # the gradient hook.
+  gpgpu_add_test(nn_cpu_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cpu_test.cpp LIBS gpgpu_nn_test_support)
+endif()
+if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
+  # gpgpu train / predict with --backend and --threads, run as a user would.
+  gpgpu_add_test(nn_cli_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cli_test.cpp LIBS gpgpu::nn)
+  add_dependencies(nn_cli_test gpgpu_cli)
+  target_compile_definitions(nn_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
+endif()
