@@ -9,6 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
 #include "gpgpu/npy.hpp"
+#include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
 
 namespace gpgpu::cli {
@@ -24,8 +25,7 @@ struct PredictCli {
   std::string labels;
   std::string data;
   std::string split = "t10k";
-  std::string backend = "auto";
-  std::size_t threads = 0;
+  NnBackendChoice backend;
   std::string out = "out/predict";
   std::size_t batch = 1000, limit = 0;
   bool no_plots = false;
@@ -102,12 +102,12 @@ int predict_files(const PredictCli& o, const Context& ctx, nn::Sequential& model
 }
 
 int predict(const PredictCli& o) {
-  const nn::Backend backend = nn::backend_from_name(o.backend);
+  const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   auto model = nn::load_model(ctx, o.model);
-  model.set_backend(backend, {.threads = o.threads});
+  model.set_backend(backend, {.threads = o.backend.threads});
   std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
-                           ctx.info().renderer, nn::to_string(model.active_backend()), o.model,
+                           ctx.info().renderer, backend_description(model), o.model,
                            model.parameter_count());
   if (!o.images.empty() == !o.data.empty())
     throw ArgumentError("give either IMAGES.npy or --data DIR");
@@ -143,12 +143,7 @@ Command add_predict_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--limit", o->limit, "only the first N images of --data");
   sub->add_option("--batch", o->batch, "images per batch")->capture_default_str();
-  sub->add_option("--backend", o->backend,
-                  "cpu, compute, transform-feedback (tf), or auto: cpu on llvmpipe, else compute")
-      ->capture_default_str();
-  sub->add_option("--threads", o->threads,
-                  "cpu backend: threads (default: every core, capped by $GPGPU_THREADS or "
-                  "$OMP_NUM_THREADS)");
+  add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for predictions, confusion matrix and plots")
       ->capture_default_str();
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");

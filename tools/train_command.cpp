@@ -13,6 +13,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
+#include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
 
 namespace gpgpu::cli {
@@ -25,8 +26,7 @@ struct TrainCli {
   std::string device = "auto";
   std::string data;
   std::string net = "small";
-  std::string backend = "auto";
-  std::size_t threads = 0;
+  NnBackendChoice backend;
   std::string optimizer;
   std::string schedule;
   std::string out = "out/train";
@@ -86,15 +86,8 @@ void print_progress(const nn::Progress& p, std::size_t epochs) {
   std::fflush(stderr);
 }
 
-// "cpu (2 threads)", "compute", ...: what runs the model.
-std::string backend_description(const nn::Sequential& model) {
-  const nn::Backend b = model.active_backend();
-  if (b != nn::Backend::Cpu) return std::string(nn::to_string(b));
-  return fmt::format("cpu ({} threads)", nn::cpu_threads(model.backend_options()));
-}
-
 int train(const TrainCli& o) {
-  const nn::Backend backend = nn::backend_from_name(o.backend);
+  const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
@@ -102,7 +95,7 @@ int train(const TrainCli& o) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  model.set_backend(backend, {.threads = o.threads});
+  model.set_backend(backend, {.threads = o.backend.threads});
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -206,12 +199,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--shift", o->shift, "largest shift in pixels with --augment")
       ->capture_default_str();
   sub->add_flag("--no-augment", o->no_augment, "no augmentation, even if the recipe has it");
-  sub->add_option("--backend", o->backend,
-                  "cpu, compute, transform-feedback (tf), or auto: cpu on llvmpipe, else compute")
-      ->capture_default_str();
-  sub->add_option("--threads", o->threads,
-                  "cpu backend: threads (default: every core, capped by $GPGPU_THREADS or "
-                  "$OMP_NUM_THREADS)");
+  add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for the model, history, plots")
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation, shuffling, dropout, augmentation")
