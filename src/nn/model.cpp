@@ -97,6 +97,7 @@ Engine& ModelState::ensure_engine() {
       engine = make_compute_engine(*this);
   }
   engine->upload_parameters(host_values);
+  ++engines_made;
   return *engine;
 }
 

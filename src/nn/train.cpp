@@ -47,11 +47,14 @@ struct TrainerState {
   Plan* plan = nullptr;
   std::unique_ptr<DataFeed> feed;
   std::size_t epochs = 0, steps = 0;
+  std::uint64_t engine_number = 0;
 
-  // (Re)binds to the model's current engine: a backend switch makes a new one.
+  // (Re)binds to the model's current engine: a backend switch makes a new one (possibly at
+  // the old one's address, so the count of engines made tells).
   void bind() {
     Engine& current = model->state().ensure_engine();
-    if (&current == engine) return;
+    if (model->state().engines_made == engine_number) return;
+    engine_number = model->state().engines_made;
     engine = &current;
     plan = &current.plan({options.batch, Mode::Train, true, false});
     feed = current.make_feed(*data);

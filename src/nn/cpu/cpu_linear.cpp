@@ -54,7 +54,10 @@ class CpuConv final : public StageKernels {
   CpuConv(const CpuStageContext& c, const Stage& s, CpuStageArrays a)
       : c_(c), s_(s), a_(a), g_(s.conv()), identity_(cpu::im2col_is_identity(g_)) {
     const std::size_t threads = c.pool.size();
-    if (!identity_) cols_.assign(threads, std::vector<float>(g_.depth() * g_.out_plane()));
+    if (!identity_) {
+      cols_.assign(threads, std::vector<float>(g_.depth() * g_.out_plane()));
+      padded_.assign(threads, std::vector<float>(cpu::padded_size(g_)));
+    }
     if (a.dy != nullptr) {
       sums_.assign(threads, std::vector<float>(weights() + g_.co));
       used_.assign(threads, 0);
@@ -92,7 +95,7 @@ class CpuConv final : public StageKernels {
   const float* columns(std::size_t n, std::size_t t) {
     const float* x = a_.x + n * g_.ci * g_.in_plane();
     if (identity_) return x;
-    cpu::im2col(g_, x, cols_[t].data());
+    cpu::im2col(g_, x, cols_[t].data(), padded_[t].data());
     return cols_[t].data();
   }
 
@@ -113,7 +116,7 @@ class CpuConv final : public StageKernels {
     float* dcol = identity_ ? dx : cols_[t].data();
     blas::sgemm(Op::Transpose, Op::None, depth, plane, g_.co, 1.0f, c_.params + s_.offsets[0],
                 depth, dy, plane, 0.0f, dcol, plane);
-    if (!identity_) cpu::col2im(g_, dcol, dx);
+    if (!identity_) cpu::col2im(g_, dcol, dx, padded_[t].data());
     cpu::scale_by_derivative(dx, a_.x + n * in_size, in_size, s_.input_act);
   }
 
@@ -137,7 +140,7 @@ class CpuConv final : public StageKernels {
   CpuStageArrays a_;
   ConvGeometry g_;
   bool identity_;
-  std::vector<std::vector<float>> cols_, sums_;
+  std::vector<std::vector<float>> cols_, padded_, sums_;
   std::vector<char> used_;
 };
 

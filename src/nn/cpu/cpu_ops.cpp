@@ -2,7 +2,6 @@
 #include "cpu/cpu_ops.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 namespace gpgpu::nn::detail::cpu {
 
@@ -42,34 +41,26 @@ void derivative_times(const float* src, const float* y, float* dst, std::size_t 
   });
 }
 
-namespace {
-
-// The outputs ox whose input column ox s + offset lies in [0, extent): [lo, hi).
-void valid_range(std::size_t count, std::size_t stride, std::ptrdiff_t offset, std::size_t extent,
-                 std::size_t& lo, std::size_t& hi) {
-  const auto s = static_cast<std::ptrdiff_t>(stride);
-  std::ptrdiff_t first = offset >= 0 ? 0 : (-offset + s - 1) / s;
-  std::ptrdiff_t last = (static_cast<std::ptrdiff_t>(extent) - 1 - offset);
-  last = last < 0 ? -1 : last / s;
-  lo =
-      static_cast<std::size_t>(std::min<std::ptrdiff_t>(first, static_cast<std::ptrdiff_t>(count)));
-  hi = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(
-      last + 1, static_cast<std::ptrdiff_t>(lo), static_cast<std::ptrdiff_t>(count)));
+bool im2col_is_identity(const ConvGeometry& g) {
+  return g.kernel == 1 && g.stride == 1 && g.padding == 0;
 }
 
-// Calls f(row, plane, ky, kx, oy_lo, oy_hi, ox_lo, ox_hi) for every (ci, ky, kx) row of the
-// column matrix: the output positions whose tap lands inside the input.
+std::size_t padded_size(const ConvGeometry& g) {
+  if (g.padding == 0) return 0;
+  return g.ci * (g.ih + 2 * g.padding) * (g.iw + 2 * g.padding);
+}
+
+namespace {
+
+// Calls f(column row, image plane ci's first tap (ky, kx) in the padded image) for every
+// (ci, ky, kx): the tap of output (oy, ox) is then at oy s rows and ox s columns further.
 template <class F>
-void for_each_tap(const ConvGeometry& g, F&& f) {
-  const auto pad = static_cast<std::ptrdiff_t>(g.padding);
+void for_each_tap(const ConvGeometry& g, std::size_t row_length, F&& f) {
+  const std::size_t plane = (g.ih + 2 * g.padding) * row_length;
   for (std::size_t ci = 0; ci < g.ci; ++ci) {
     for (std::size_t ky = 0; ky < g.kernel; ++ky) {
-      std::size_t oy_lo, oy_hi;
-      valid_range(g.oh, g.stride, static_cast<std::ptrdiff_t>(ky) - pad, g.ih, oy_lo, oy_hi);
       for (std::size_t kx = 0; kx < g.kernel; ++kx) {
-        std::size_t ox_lo, ox_hi;
-        valid_range(g.ow, g.stride, static_cast<std::ptrdiff_t>(kx) - pad, g.iw, ox_lo, ox_hi);
-        f((ci * g.kernel + ky) * g.kernel + kx, ci, ky, kx, oy_lo, oy_hi, ox_lo, ox_hi);
+        f((ci * g.kernel + ky) * g.kernel + kx, ci * plane + ky * row_length + kx);
       }
     }
   }
@@ -77,50 +68,56 @@ void for_each_tap(const ConvGeometry& g, F&& f) {
 
 }  // namespace
 
-bool im2col_is_identity(const ConvGeometry& g) {
-  return g.kernel == 1 && g.stride == 1 && g.padding == 0;
-}
-
-void im2col(const ConvGeometry& g, const float* x, float* col) {
-  const std::size_t s = g.stride, plane = g.out_plane();
-  for_each_tap(g, [&](std::size_t row, std::size_t ci, std::size_t ky, std::size_t kx,
-                      std::size_t oy_lo, std::size_t oy_hi, std::size_t ox_lo, std::size_t ox_hi) {
-    float* dst = col + row * plane;
-    std::fill(dst, dst + oy_lo * g.ow, 0.0f);
-    for (std::size_t oy = oy_lo; oy < oy_hi; ++oy) {
-      float* out = dst + oy * g.ow;
-      // Input column ox s + kx - p, at least 0 from ox_lo on.
-      const float* in = x + (ci * g.ih + oy * s + ky - g.padding) * g.iw;
-      const std::size_t first = ox_lo * s + kx - g.padding;
-      std::fill(out, out + ox_lo, 0.0f);
-      if (s == 1) {
-        std::memcpy(out + ox_lo, in + first, (ox_hi - ox_lo) * sizeof(float));
-      } else {
-        for (std::size_t ox = ox_lo; ox < ox_hi; ++ox) out[ox] = in[first + (ox - ox_lo) * s];
+void im2col(const ConvGeometry& g, const float* x, float* col, float* padded) {
+  const std::size_t p = g.padding, row_length = g.iw + 2 * p, s = g.stride;
+  const float* image = x;
+  if (p > 0) {
+    std::fill(padded, padded + padded_size(g), 0.0f);
+    for (std::size_t c = 0; c < g.ci; ++c) {
+      for (std::size_t r = 0; r < g.ih; ++r) {
+        std::copy_n(x + (c * g.ih + r) * g.iw, g.iw,
+                    padded + (c * (g.ih + 2 * p) + r + p) * row_length + p);
       }
-      std::fill(out + ox_hi, out + g.ow, 0.0f);
     }
-    std::fill(dst + oy_hi * g.ow, dst + plane, 0.0f);
-  });
-}
-
-void col2im(const ConvGeometry& g, const float* col, float* x) {
-  const std::size_t s = g.stride, plane = g.out_plane();
-  std::fill(x, x + g.ci * g.in_plane(), 0.0f);
-  for_each_tap(g, [&](std::size_t row, std::size_t ci, std::size_t ky, std::size_t kx,
-                      std::size_t oy_lo, std::size_t oy_hi, std::size_t ox_lo, std::size_t ox_hi) {
-    const float* src = col + row * plane;
-    for (std::size_t oy = oy_lo; oy < oy_hi; ++oy) {
-      const float* in = src + oy * g.ow + ox_lo;
-      float* out = x + (ci * g.ih + oy * s + ky - g.padding) * g.iw + ox_lo * s + kx - g.padding;
-      const std::size_t n = ox_hi - ox_lo;
+    image = padded;
+  }
+  for_each_tap(g, row_length, [&](std::size_t row, std::size_t first) {
+    float* out = col + row * g.out_plane();
+    for (std::size_t oy = 0; oy < g.oh; ++oy) {
+      const float* in = image + first + oy * s * row_length;
+      float* o = out + oy * g.ow;
       if (s == 1) {
-        for (std::size_t i = 0; i < n; ++i) out[i] += in[i];
+        for (std::size_t ox = 0; ox < g.ow; ++ox) o[ox] = in[ox];
       } else {
-        for (std::size_t i = 0; i < n; ++i) out[i * s] += in[i];
+        for (std::size_t ox = 0; ox < g.ow; ++ox) o[ox] = in[ox * s];
       }
     }
   });
+}
+
+void col2im(const ConvGeometry& g, const float* col, float* x, float* padded) {
+  const std::size_t p = g.padding, row_length = g.iw + 2 * p, s = g.stride;
+  float* image = p > 0 ? padded : x;
+  std::fill(image, image + g.ci * (g.ih + 2 * p) * row_length, 0.0f);
+  for_each_tap(g, row_length, [&](std::size_t row, std::size_t first) {
+    const float* in = col + row * g.out_plane();
+    for (std::size_t oy = 0; oy < g.oh; ++oy) {
+      float* o = image + first + oy * s * row_length;
+      const float* c = in + oy * g.ow;
+      if (s == 1) {
+        for (std::size_t ox = 0; ox < g.ow; ++ox) o[ox] += c[ox];
+      } else {
+        for (std::size_t ox = 0; ox < g.ow; ++ox) o[ox * s] += c[ox];
+      }
+    }
+  });
+  if (p == 0) return;
+  for (std::size_t c = 0; c < g.ci; ++c) {
+    for (std::size_t r = 0; r < g.ih; ++r) {
+      std::copy_n(padded + (c * (g.ih + 2 * p) + r + p) * row_length + p, g.iw,
+                  x + (c * g.ih + r) * g.iw);
+    }
+  }
 }
 
 void pool_forward(const PoolGeometry& g, std::size_t planes, const float* x, float* y,
