@@ -142,7 +142,7 @@ void check_trained_model_moves(nn::Backend from, nn::Backend to) {
   auto& ctx = gpgpu::test::context();
   const auto dir = nn::default_data_dir();
   ASSERT_TRUE(fs::exists(dir)) << dir << " is missing: install dataset-fashion-mnist";
-  const auto train = nn::load_idx_dataset(dir, "train").first(256);
+  const auto train = nn::load_idx_dataset(dir, "train").first(128);
   const auto test = nn::load_idx_dataset(dir, "t10k").first(64);
   auto recipe = nn::builtin_net(ctx, "small", train.sample_shape(), train.classes);
   recipe.model.set_backend(from);
