@@ -114,8 +114,8 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   nn::Sequential last(ctx, train.sample_shape());
   report["train"] = json::array();
   for (std::size_t batch : o.batches) {
-    const auto t = time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, {}, 0,
-                                 &last);
+    const auto t =
+        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, {}, 0, &last);
     report["train"].push_back(
         {{"batch", batch},
          {"steps", t.steps},
@@ -162,13 +162,10 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
   const auto train = full_train.first(o.train_limit);
   const auto test = nn::load_idx_dataset(dir, "t10k").first(o.test_limit);
   nn::DeviceDataset device_test(ctx, test);
-  json report{{"device", ctx.info().renderer},
-              {"gl", ctx.info().version},
-              {"net", o.net},
-              {"data", dir.string()},
-              {"train_images", train.count},
-              {"test_images", test.count},
-              {"epochs_per_batch", o.epochs}};
+  json report{
+      {"device", ctx.info().renderer}, {"gl", ctx.info().version},    {"net", o.net},
+      {"data", dir.string()},          {"train_images", train.count}, {"test_images", test.count},
+      {"epochs_per_batch", o.epochs}};
   std::cerr << fmt::format("device: {}\n", ctx.info().renderer);
   if (o.gpu) {
     nn::DeviceDataset device_train(ctx, train);
@@ -178,6 +175,7 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
     report["cpu"] = run_cpu_section(ctx, o, dir, full_train, device_test);
     report["cpu_images"] = std::min(o.cpu_images, full_train.count);
     report["cpu_inference_batch"] = o.cpu_inference_batch;
+    report["cpu_blas"] = nn::cpu_blas();
   }
   std::filesystem::create_directories(o.out / "nn");
   std::ofstream(o.out / "nn" / "bench-nn.json") << report.dump(2) << "\n";

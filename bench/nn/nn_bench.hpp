@@ -35,7 +35,7 @@ struct NnBenchOptions {
   std::vector<std::size_t> cpu_threads;
   std::size_t cpu_images = 6400;
   std::size_t cpu_inference_batch = 1000;
-  bool torch = true;                  // PyTorch on the CPU, when importable
+  bool torch = true;                   // PyTorch on the CPU, when importable
   std::filesystem::path torch_script;  // empty: the source tree's bench/nn/torch_cnn.py
   std::string python = "python3";      // the interpreter that imports torch
 };

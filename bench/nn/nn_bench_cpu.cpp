@@ -46,15 +46,15 @@ bool torch_importable(const std::string& python) {
 std::optional<CpuFigures> time_torch_cpu(const NnBenchOptions& o, const std::filesystem::path& data,
                                          std::size_t threads, std::size_t test_images,
                                          std::string& why) {
-  const auto script = o.torch_script.empty() ? std::filesystem::path(GPGPU_TORCH_CNN_SCRIPT)
-                                             : o.torch_script;
+  const auto script =
+      o.torch_script.empty() ? std::filesystem::path(GPGPU_TORCH_CNN_SCRIPT) : o.torch_script;
   const auto out = std::filesystem::temp_directory_path() /
                    fmt::format("gpgpu-torch-cpu-{}-{}.json", ::getpid(), threads);
   const std::string command = fmt::format(
       "'{}' '{}' --device cpu --threads {} --batches 64 --epochs {} --train-limit {} "
       "--test-limit {} --inference-batch {} --data '{}' --out '{}' >&2",
-      o.python, script.string(), threads, o.epochs, o.cpu_images, test_images, o.cpu_inference_batch,
-      data.string(), out.string());
+      o.python, script.string(), threads, o.epochs, o.cpu_images, test_images,
+      o.cpu_inference_batch, data.string(), out.string());
   if (std::system(command.c_str()) != 0) {
     why = "bench/nn/torch_cnn.py failed: " + command;
     return std::nullopt;
@@ -62,10 +62,9 @@ std::optional<CpuFigures> time_torch_cpu(const NnBenchOptions& o, const std::fil
   const auto report = json::parse(std::ifstream(out));
   std::filesystem::remove(out);
   const auto& train = report.at("train").at(0);
-  return CpuFigures{train.at("images_per_second").get<double>(),
-                    1e3 * static_cast<double>(test_images) /
-                        report.at("inference_steady_ms").get<double>(),
-                    0};
+  return CpuFigures{
+      train.at("images_per_second").get<double>(),
+      1e3 * static_cast<double>(test_images) / report.at("inference_steady_ms").get<double>(), 0};
 }
 
 }  // namespace
@@ -77,9 +76,9 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
   const bool torch = o.torch && torch_importable(o.python);
   json section = json::array();
   std::cout << fmt::format(
-      "\nCPU backend, {} training images (batch 64), {} test images (batch {}){}\n"
+      "\nCPU backend ({}), {} training images (batch 64), {} test images (batch {}){}\n"
       "{:>7}  {:>16} {:>16} {:>7}  {:>16} {:>16} {:>7}\n",
-      train.count, device_test.count(), o.cpu_inference_batch,
+      nn::cpu_blas(), train.count, device_test.count(), o.cpu_inference_batch,
       torch ? ", PyTorch in the same run" : " (PyTorch not importable here)", "threads",
       "train img/s", "torch train", "ratio", "infer img/s", "torch infer", "ratio");
   std::vector<std::size_t> done;
@@ -89,9 +88,10 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
     done.push_back(threads);
     const auto g = time_gpgpu_cpu(ctx, o, train, device_train, device_test, threads);
     json row{{"threads", threads},
-             {"gpgpu", {{"train_images_per_second", g.train_images_per_second},
-                        {"inference_images_per_second", g.inference_images_per_second},
-                        {"train_accuracy_last_epoch", g.train_accuracy}}}};
+             {"gpgpu",
+              {{"train_images_per_second", g.train_images_per_second},
+               {"inference_images_per_second", g.inference_images_per_second},
+               {"train_accuracy_last_epoch", g.train_accuracy}}}};
     std::string why = "torch not importable";
     std::optional<CpuFigures> t;
     if (torch) t = time_torch_cpu(o, dir, threads, device_test.count(), why);
@@ -102,16 +102,16 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
                       {"inference_images_per_second", t->inference_images_per_second}};
       row["ratio_train"] = train_ratio;
       row["ratio_inference"] = infer_ratio;
-      std::cout << fmt::format("{:>7}  {:>16.0f} {:>16.0f} {:>6.2f}x  {:>16.0f} {:>16.0f} {:>6.2f}x\n",
-                               threads, g.train_images_per_second, t->train_images_per_second,
-                               train_ratio, g.inference_images_per_second,
-                               t->inference_images_per_second, infer_ratio);
+      std::cout << fmt::format(
+          "{:>7}  {:>16.0f} {:>16.0f} {:>6.2f}x  {:>16.0f} {:>16.0f} {:>6.2f}x\n", threads,
+          g.train_images_per_second, t->train_images_per_second, train_ratio,
+          g.inference_images_per_second, t->inference_images_per_second, infer_ratio);
     } else {
       row["torch"] = nullptr;
       row["torch_missing"] = why;
       std::cout << fmt::format("{:>7}  {:>16.0f} {:>16} {:>7}  {:>16.0f} {:>16} {:>7}\n", threads,
-                               g.train_images_per_second, "-", "-",
-                               g.inference_images_per_second, "-", "-");
+                               g.train_images_per_second, "-", "-", g.inference_images_per_second,
+                               "-", "-");
     }
     std::cout << std::flush;
     section.push_back(row);

@@ -126,6 +126,7 @@ except Exception as e:
     print(f"no cpu summary: {e}"); sys.exit(0)
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "cpu")
 print(f"# gpgpu::nn cpu backend vs PyTorch on the CPU, same run: {cpu}\n")
+print(f"BLAS: {g.get('cpu_blas', '?')}\n")
 print(f"{g['net']}, {g['cpu_images']} training images at batch 64 (median epoch after a warm-up), "
       f"{g['test_images']} test images in batches of {g['cpu_inference_batch']}\n")
 print("| threads | train img/s gpgpu | PyTorch | ratio | inference img/s gpgpu | PyTorch | ratio |\n|---:|---:|---:|---:|---:|---:|---:|")

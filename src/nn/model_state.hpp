@@ -30,7 +30,7 @@ struct ModelState {
   Backend backend = Backend::Auto;
   BackendOptions options;
   std::unique_ptr<Engine> engine;
-  std::uint64_t engines_made = 0;  // tells users of an engine that it was replaced
+  std::uint64_t engines_made = 0;   // tells users of an engine that it was replaced
   std::uint32_t forward_count = 0;  // seeds dropout in Sequential::forward
   Plan* last_train_plan = nullptr;
 

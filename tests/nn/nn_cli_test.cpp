@@ -28,12 +28,14 @@ void expect_contains(const std::string& text, std::initializer_list<const char*>
 }
 
 TEST(NnCli, UnknownBackendsAreRefusedWithTheList) {
-  for (const char* command : {"train --data /nonexistent", "predict /nonexistent-model --data /x"}) {
+  for (const char* command :
+       {"train --data /nonexistent", "predict /nonexistent-model --data /x"}) {
     const auto r = gpgpu_cli(std::string(command) + " --backend cuda");
     EXPECT_NE(r.status, 0) << r.output;
     expect_contains(r.output, {"'cuda'", "auto", "cpu", "compute", "transform-feedback"});
     EXPECT_EQ(r.output.find("nonexistent"), std::string::npos)
-        << "the backend is checked before anything is read:\n" << r.output;
+        << "the backend is checked before anything is read:\n"
+        << r.output;
   }
 }
 
@@ -42,13 +44,17 @@ TEST(NnCli, TrainsOnTheCpuAndPredictsOnCompute) {
   const std::string data = gpgpu::nn::default_data_dir().string();
   ASSERT_TRUE(fs::exists(data)) << data << " is missing: install dataset-fashion-mnist";
   ::setenv("GPGPU_THREADS", "many", 1);
-  const auto bad = gpgpu_cli("train --backend cpu --train-limit 64 --test-limit 10 --epochs 1 -q "
-                             "--no-plots --out " + dir.string());
+  const auto bad = gpgpu_cli(
+      "train --backend cpu --train-limit 64 --test-limit 10 --epochs 1 -q "
+      "--no-plots --out " +
+      dir.string());
   ::unsetenv("GPGPU_THREADS");
   EXPECT_NE(bad.status, 0) << bad.output;
   expect_contains(bad.output, {"$GPGPU_THREADS", "\"many\""});
-  const auto r = gpgpu_cli("train --backend cpu --threads 2 --net small --train-limit 320 "
-                           "--test-limit 100 --epochs 1 -q --no-plots --out " + dir.string());
+  const auto r = gpgpu_cli(
+      "train --backend cpu --threads 2 --net small --train-limit 320 "
+      "--test-limit 100 --epochs 1 -q --no-plots --out " +
+      dir.string());
   ASSERT_EQ(r.status, 0) << r.output;
   expect_contains(r.output, {"backend cpu (2 threads)", "test accuracy"});
   const auto p = gpgpu_cli("predict " + (dir / "model").string() + " --data " + data +

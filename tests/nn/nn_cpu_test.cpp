@@ -150,7 +150,8 @@ void check_trained_model_moves(nn::Backend from, nn::Backend to) {
   recipe.model.initialize(11);
   nn::DeviceDataset device_train(ctx, train), device_test(ctx, test);
   nn::Trainer(recipe.model, device_train, recipe.options).run_epoch();
-  const fs::path file = fs::temp_directory_path() / ("nn_cpu_test_" + std::to_string(::getpid()) + ".npz");
+  const fs::path file =
+      fs::temp_directory_path() / ("nn_cpu_test_" + std::to_string(::getpid()) + ".npz");
   nn::save_model(recipe.model, file);
   auto loaded = nn::load_model(ctx, file);
   fs::remove(file);
@@ -162,7 +163,8 @@ void check_trained_model_moves(nn::Backend from, nn::Backend to) {
   const auto after = loaded.forward(x).to_vector();
   const auto params = loaded.parameter_values();
   EXPECT_EQ(params, recipe.model.parameter_values());
-  const auto ref = nnref::net_forward(loaded, 64, nnref::Array::exact(x.to_vector()), params, false);
+  const auto ref =
+      nnref::net_forward(loaded, 64, nnref::Array::exact(x.to_vector()), params, false);
   auto doubled = nnref::Array::exact(before);
   doubled.e = ref.inputs.back().e;
   for (auto& e : doubled.e) e *= 2;
@@ -180,7 +182,8 @@ void check_trained_model_moves(nn::Backend from, nn::Backend to) {
         second = j;
       }
     }
-    if (z.v[n * 10 + top] - z.v[n * 10 + second] <= 2 * (z.e[n * 10 + top] + z.e[n * 10 + second])) continue;
+    if (z.v[n * 10 + top] - z.v[n * 10 + second] <= 2 * (z.e[n * 10 + top] + z.e[n * 10 + second]))
+      continue;
     ++decided;
     auto argmax = [&](const std::vector<float>& v) {
       return std::max_element(v.begin() + static_cast<std::ptrdiff_t>(n * 10),
@@ -226,7 +229,8 @@ TEST_P(NnGradientHook, RunsBetweenBackwardAndTheUpdate) {
     return std::make_pair(start, recipe.model.parameter_values());
   };
   std::size_t calls = 0;
-  const auto [start, frozen] = run([](std::span<float> g) { std::fill(g.begin(), g.end(), 0.0f); }, &calls);
+  const auto [start, frozen] =
+      run([](std::span<float> g) { std::fill(g.begin(), g.end(), 0.0f); }, &calls);
   EXPECT_EQ(calls, 2u);
   EXPECT_EQ(frozen, start) << "zeroed gradients must leave SGD's parameters as they were";
   std::size_t more = 0;
@@ -246,7 +250,8 @@ INSTANTIATE_TEST_SUITE_P(
     Backends, NnGradientHook,
     ::testing::Values(nntest::BackendConfig{"cpu", nn::Backend::Cpu, {.threads = 2}},
                       nntest::BackendConfig{"compute", nn::Backend::Compute, {.autotune = false}},
-                      nntest::BackendConfig{"transform_feedback", nn::Backend::TransformFeedback, {}}),
+                      nntest::BackendConfig{
+                          "transform_feedback", nn::Backend::TransformFeedback, {}}),
     nntest::config_name);
 
 }  // namespace

@@ -87,6 +87,10 @@ Backend resolve_backend(Backend backend, const Context& context);
 // ArgumentError naming the variable when $GPGPU_THREADS or $OMP_NUM_THREADS is set to
 // anything but a positive integer.
 std::size_t cpu_threads(const BackendOptions& options);
+// The BLAS the Cpu backend calls, as it describes itself ("OpenBLAS 0.3.21 DYNAMIC_ARCH
+// NO_AFFINITY Haswell MAX_THREADS=64": the kernels it picked for this CPU are named there;
+// $OPENBLAS_CORETYPE overrides that pick when the process starts).
+std::string cpu_blas();
 
 // One parameter array of the model, as it is saved.
 struct ParameterInfo {

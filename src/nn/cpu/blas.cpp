@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "gpgpu/nn/model.hpp"
 
 namespace gpgpu::nn::detail::blas {
 
@@ -51,3 +52,11 @@ std::string library() {
 }
 
 }  // namespace gpgpu::nn::detail::blas
+
+namespace gpgpu::nn {
+
+std::string cpu_blas() {
+  return detail::blas::library();
+}
+
+}  // namespace gpgpu::nn
