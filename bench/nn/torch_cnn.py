@@ -25,8 +25,22 @@ import os
 import time
 
 import numpy as np
-import torch
-import torch.nn as nn
+
+torch = nn = None  # imported in main(), after the thread settings are in the environment
+
+
+def import_torch(threads):
+    """Imports torch with every pool it may use capped at `threads`: torch.set_num_threads
+    sets its own intra-op pool, but a BLAS it links (OpenBLAS in Debian's build) reads its
+    thread count from the environment when it loads, and would otherwise run Linear layers
+    on all cores."""
+    global torch, nn
+    if threads:
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = str(threads)
+    import torch as t
+    import torch.nn as n
+    torch, nn = t, n
 
 
 def read_idx(path):
@@ -110,6 +124,7 @@ def main():
     p.add_argument("--test-limit", type=int, default=0, help="classify the first N test images")
     p.add_argument("--out", default="")
     a = p.parse_args()
+    import_torch(a.threads)
     cuda = a.device == "cuda"
     if cuda:
         torch.backends.cuda.matmul.allow_tf32 = False
