@@ -1,6 +1,8 @@
 // `--backend` and `--threads` (nn_backend_options.hpp).
 #include "nn_backend_options.hpp"
 
+#include <iostream>
+
 #include <fmt/format.h>
 
 namespace gpgpu::cli {
@@ -19,6 +21,11 @@ std::string backend_description(const nn::Sequential& model) {
   const nn::Backend b = model.active_backend();
   if (b != nn::Backend::Cpu) return std::string(nn::to_string(b));
   return fmt::format("cpu ({} threads)", nn::cpu_threads(model.backend_options()));
+}
+
+void print_backend_hint(const nn::Sequential& model) {
+  if (model.active_backend() != nn::Backend::Cpu) return;
+  if (const auto hint = nn::cpu_blas_hint(); !hint.empty()) std::cerr << hint << "\n";
 }
 
 }  // namespace gpgpu::cli

@@ -19,5 +19,7 @@ struct NnBackendChoice {
 void add_backend_options(CLI::App& command, NnBackendChoice& choice);
 // "cpu (2 threads)", "compute", "transform-feedback": what runs `model`.
 std::string backend_description(const nn::Sequential& model);
+// On the cpu backend, nn::cpu_blas_hint() on stderr when there is one.
+void print_backend_hint(const nn::Sequential& model);
 
 }  // namespace gpgpu::cli

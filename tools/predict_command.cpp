@@ -106,6 +106,7 @@ int predict(const PredictCli& o) {
   Context ctx({.device = o.device});
   auto model = nn::load_model(ctx, o.model);
   model.set_backend(backend, {.threads = o.backend.threads});
+  print_backend_hint(model);
   std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
                            ctx.info().renderer, backend_description(model), o.model,
                            model.parameter_count());

@@ -96,6 +96,7 @@ int train(const TrainCli& o) {
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
   model.set_backend(backend, {.threads = o.backend.threads});
+  print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);

@@ -91,6 +91,10 @@ std::size_t cpu_threads(const BackendOptions& options);
 // NO_AFFINITY Haswell MAX_THREADS=64": the kernels it picked for this CPU are named there;
 // $OPENBLAS_CORETYPE overrides that pick when the process starts).
 std::string cpu_blas();
+// Advice when the BLAS runs kernels below what this CPU offers — OpenBLAS before 0.3.22
+// gives AMD Zen 4 its AVX2 kernels although the CPU has AVX-512, and training ran 1.5x
+// faster with OPENBLAS_CORETYPE=SkylakeX (docs/nn.md) — else an empty string.
+std::string cpu_blas_hint();
 
 // One parameter array of the model, as it is saved.
 struct ParameterInfo {
