@@ -133,6 +133,10 @@ Command add_bench_command(CLI::App& app) {
     std::string data, net = "cnn";
     std::vector<std::size_t> batches{64, 256};
     std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
+    std::vector<std::string> cpu_threads;
+    std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
+    bool gpu = false, skip_gpu = false, no_torch = false;
+    std::string torch_script, python = "python3";
   };
   auto n = std::make_shared<NnOptions>();
   auto* nn =
@@ -150,6 +154,20 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
   nn->add_option("--tf-images", n->tf_images,
                  "also time the transform-feedback backend on N images");
+  nn->add_option("--cpu-threads", n->cpu_threads,
+                 "time the cpu backend (and PyTorch on the CPU, if importable) at these thread "
+                 "counts, e.g. 1,2,all (default on llvmpipe: 1,2,all)")
+      ->delimiter(',');
+  nn->add_option("--cpu-images", n->cpu_images, "training images of the cpu section")
+      ->capture_default_str();
+  nn->add_option("--cpu-inference-batch", n->cpu_inference_batch,
+                 "batch size of the cpu section's inference")
+      ->capture_default_str();
+  nn->add_flag("--no-torch", n->no_torch, "do not run PyTorch in the cpu section");
+  nn->add_option("--torch-script", n->torch_script, "bench/nn/torch_cnn.py elsewhere");
+  nn->add_option("--python", n->python, "the python that imports torch")->capture_default_str();
+  nn->add_flag("--skip-gpu", n->skip_gpu, "only the cpu section");
+  nn->add_flag("--gpu", n->gpu, "the compute-backend section on llvmpipe too (slow)");
   // `gpgpu bench grid`: the earth grid built on the CPU, the GPU, by Auto, and read warm.
   auto g = std::make_shared<GridBenchOptionsHolder>();
   auto* grid = sub->add_subcommand(
@@ -217,6 +235,26 @@ Command add_bench_command(CLI::App& app) {
       options.test_limit = n->test_limit;
       options.tf_images = n->tf_images;
       options.out = o->out_dir;
+      const bool software = ctx.info().is_software;
+      options.gpu = !n->skip_gpu && (!software || n->gpu);
+      std::vector<std::string> threads = n->cpu_threads;
+      if (threads.empty() && software) threads = {"1", "2", "all"};
+      for (const auto& t : threads) {
+        if (t == "all") {
+          options.cpu_threads.push_back(0);
+        } else if (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos &&
+                   std::stoul(t) > 0) {
+          options.cpu_threads.push_back(std::stoul(t));
+        } else {
+          throw ArgumentError(
+              fmt::format("--cpu-threads takes positive counts or 'all'; got '{}'", t));
+        }
+      }
+      options.cpu_images = n->cpu_images;
+      options.cpu_inference_batch = n->cpu_inference_batch;
+      options.torch = !n->no_torch;
+      options.torch_script = n->torch_script;
+      options.python = n->python;
       return bench::run_nn_bench(options, ctx);
 #else
       throw UnsupportedError(

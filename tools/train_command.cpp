@@ -13,6 +13,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
+#include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
 
 namespace gpgpu::cli {
@@ -25,7 +26,7 @@ struct TrainCli {
   std::string device = "auto";
   std::string data;
   std::string net = "small";
-  std::string backend = "compute";
+  NnBackendChoice backend;
   std::string optimizer;
   std::string schedule;
   std::string out = "out/train";
@@ -86,6 +87,7 @@ void print_progress(const nn::Progress& p, std::size_t epochs) {
 }
 
 int train(const TrainCli& o) {
+  const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
@@ -93,11 +95,8 @@ int train(const TrainCli& o) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  const auto backend = nn::parse_backend(o.backend);
-  if (!backend)
-    throw ArgumentError(
-        fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
-  model.set_backend(*backend);
+  model.set_backend(backend, {.threads = o.backend.threads});
+  print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -109,10 +108,11 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
   std::cout << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
                            test_set.count, train_set.sample_shape().to_string(), data_dir.string());
-  std::cout << fmt::format(
-      "net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net, o.backend,
-      nn::describe(t.optimizer), t.batch, t.epochs, nn::to_string(t.schedule),
-      t.augmentation.enabled() ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+  std::cout << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
+                           backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
+                           nn::to_string(t.schedule),
+                           t.augmentation.enabled()
+                               ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
                                : "");
   std::cout << model.summary() << std::flush;
 
@@ -125,7 +125,7 @@ int train(const TrainCli& o) {
 
   TrainHistory history{o.net,
                        ctx.info().renderer,
-                       o.backend,
+                       backend_description(model),
                        data_dir.string(),
                        nn::describe(t.optimizer),
                        o.command_line,
@@ -200,7 +200,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--shift", o->shift, "largest shift in pixels with --augment")
       ->capture_default_str();
   sub->add_flag("--no-augment", o->no_augment, "no augmentation, even if the recipe has it");
-  sub->add_option("--backend", o->backend, "compute or transform-feedback")->capture_default_str();
+  add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for the model, history, plots")
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation, shuffling, dropout, augmentation")
