@@ -15,6 +15,7 @@
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
+#include "shader/program_binary_cache.hpp"
 #include "transfer/transfer_engine.hpp"
 
 namespace gpgpu {
@@ -365,6 +366,7 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
   state->info.loop_probe_iterations = loops.probe_iterations;
   state->timeout = options.timeout;
   state->programs.set_limit(options.program_cache_limit);
+  state->binaries = std::make_unique<ProgramBinaryCache>(state->info, options.cache_programs);
   return state;
 }
 
@@ -495,6 +497,10 @@ void Context::clear_program_cache() {
 
 std::size_t Context::cached_program_count() const {
   return state_ ? state_->programs.size() : 0;
+}
+
+ProgramCounts Context::program_counts() const {
+  return state_ ? state_->program_counts : ProgramCounts{};
 }
 
 void Context::release() {

@@ -16,6 +16,7 @@
 namespace gpgpu::detail {
 
 class TransferEngine;
+class ProgramBinaryCache;
 
 // GL entry points that are extensions and so come from eglGetProcAddress, not the library.
 struct ExtensionFunctions {
@@ -23,6 +24,8 @@ struct ExtensionFunctions {
   PFNGLQUERYCOUNTEREXTPROC query_counter = nullptr;
   PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_object_ui64v = nullptr;
   PFNGLGETGRAPHICSRESETSTATUSPROC get_graphics_reset_status = nullptr;
+  // GL_KHR_parallel_shader_compile: null without it.
+  PFNGLMAXSHADERCOMPILERTHREADSKHRPROC max_shader_compiler_threads = nullptr;
 };
 
 // Always owned by a shared_ptr (made in Context's constructor), so that programs can hold a
@@ -45,6 +48,11 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 
   // Compiled programs keyed by their kind and final source (defines included).
   ProgramCache programs;
+  // Linked programs on disk, shared with later processes (shader/program_binary_cache.hpp).
+  std::unique_ptr<ProgramBinaryCache> binaries;
+  ProgramCounts program_counts;
+  // glMaxShaderCompilerThreadsKHR was raised for batches of compiles (shader/program_batch).
+  bool compiler_threads_raised = false;
   // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
   // drops them on destruction to break the cycle; release() destroys them while current.
   std::unordered_map<std::string, std::shared_ptr<void>> attachments;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "shader/glsl_source.hpp"
 #include "gpgpu/error.hpp"
+#include "shader/glsl_source.hpp"
 
 namespace gpgpu::detail {
 
@@ -48,13 +48,11 @@ std::shared_ptr<Program> transform_feedback_program(ContextState& state, const S
   if (auto cached = state.programs.find(key)) return cached;
 
   // The vertex shader alone, separable: its outputs stay active although nothing reads them.
-  std::vector<StageVariable> outputs;
-  {
-    LinkOptions separable;
-    separable.separable = true;
-    const Program probe({vertex}, separable, label, state.weak_from_this());
-    outputs = probe.interface().outputs;
-  }
+  // (From the disk cache too, where it was kept: a later process then compiles nothing.)
+  LinkOptions separable;
+  separable.separable = true;
+  const std::vector<StageVariable> outputs =
+      build_program(state, {vertex}, separable, label)->interface().outputs;
   if (outputs.empty()) {
     throw UnsupportedError(fmt::format(
         "{}: the vertex shader declares no `out` variables, so there is nothing to capture; "
