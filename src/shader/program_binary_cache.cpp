@@ -71,8 +71,7 @@ GLuint restore(const std::vector<std::byte>& payload, const LinkOptions& options
 }  // namespace
 
 ProgramBinaryCache::ProgramBinaryCache(const DeviceInfo& info, bool wanted)
-    : driver_(fmt::format("renderer {}\nvendor {}\nversion {}\n", info.renderer, info.vendor,
-                          info.version)) {
+    : driver_(cache::device_key(info)) {
   if (!wanted || !cache::enabled()) return;
   GLint formats = 0;
   glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);

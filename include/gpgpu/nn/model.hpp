@@ -61,8 +61,13 @@ struct BackendOptions {
   enum class Kernels { Auto, SharedMemory, Direct };
   Kernels kernels = Kernels::Auto;
   // Compute backend on GPUs: time a few tilings of each GEMM when a batch size is first
-  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it).
+  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it). Tuned
+  // tilings are kept in the disk cache (gpgpu/cache.hpp) for later processes, and a GEMM
+  // whose sibling at another batch size was tuned takes its tiling without tuning.
   bool autotune = true;
+  // Wall time a process spends tuning at most, over all models; GEMMs met after that run the
+  // cost model's first choice now and are tuned by a later process. Infinity: no bound.
+  double autotune_seconds = 1.0;
 };
 
 // One parameter array of the model, as it is saved.
