@@ -34,6 +34,7 @@ struct TrainCli {
   std::size_t train_limit = 0, test_limit = 0, eval_batch = 1000, report_every = 0;
   std::uint64_t seed = 1;
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
+  bool no_autotune = false;
   int shift = 2;
   std::string command_line;
 };
@@ -97,7 +98,7 @@ int train(const TrainCli& o) {
   if (!backend)
     throw ArgumentError(
         fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
-  model.set_backend(*backend);
+  model.set_backend(*backend, {.autotune = !o.no_autotune});
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -212,6 +213,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--report-every", o->report_every,
                   "steps between loss reads (default: 50 per epoch)");
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
+  sub->add_flag(
+      "--no-autotune", o->no_autotune,
+      "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() -> int {

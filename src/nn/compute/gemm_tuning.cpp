@@ -119,4 +119,11 @@ void spend_tuning_time(double seconds) {
   m.spent_seconds += seconds;
 }
 
+void forget_tunings_in_process() {
+  auto& m = memory();
+  std::lock_guard lock(m.mutex);
+  m.tilings.clear();
+  m.spent_seconds = 0;
+}
+
 }  // namespace gpgpu::nn::detail

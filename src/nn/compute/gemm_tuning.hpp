@@ -42,4 +42,8 @@ void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
 bool tuning_budget_left(double budget_seconds);
 void spend_tuning_time(double seconds);
 
+// For tests: forgets the tilings this process holds and the time it spent (the disk cache
+// keeps its entries), as a new process would start.
+void forget_tunings_in_process();
+
 }  // namespace gpgpu::nn::detail
