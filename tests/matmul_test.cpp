@@ -427,4 +427,50 @@ TEST(MatmulAutotune, ACorruptCacheIsReportedNotOverwritten) {
   EXPECT_EQ(text, "{ this is not json");
 }
 
+TEST(MatmulAutotune, WithTheCacheOffNothingIsReadOrWritten) {
+  auto& ctx = test::context();
+  TempDir dir;
+  gpgpu::AutotuneOptions options;
+  options.cache_dir = dir.path;
+  options.repeats = 1;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  ASSERT_TRUE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  const char* old = std::getenv("GPGPU_CACHE");
+  ::setenv("GPGPU_CACHE", "off", 1);
+  EXPECT_FALSE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  EXPECT_FALSE(gpgpu::autotune_matmul(ctx, 32, options).from_cache);
+  TempDir empty;
+  options.cache_dir = empty.path;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  EXPECT_FALSE(std::filesystem::exists(empty.path / "matmul_tuning.json"));
+  if (old) {
+    ::setenv("GPGPU_CACHE", old, 1);
+  } else {
+    ::unsetenv("GPGPU_CACHE");
+  }
+}
+
+// An entry measured under another driver (its GL version string) is tuned again.
+TEST(MatmulAutotune, AnEntryOfAnotherDriverIsIgnored) {
+  auto& ctx = test::context();
+  TempDir dir;
+  gpgpu::AutotuneOptions options;
+  options.cache_dir = dir.path;
+  options.repeats = 1;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  const auto file = dir.path / "matmul_tuning.json";
+  std::string text;
+  {
+    std::ifstream in(file);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto at = text.find(ctx.info().version);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, ctx.info().version.size(), "OpenGL ES 3.2 another driver 0.1");
+  std::ofstream(file, std::ios::trunc) << text;
+  EXPECT_FALSE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  EXPECT_FALSE(gpgpu::autotune_matmul(ctx, 32, options).from_cache);
+  EXPECT_TRUE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());  // retuned and stored
+}
+
 }  // namespace
