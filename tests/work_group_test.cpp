@@ -1,10 +1,17 @@
 // Work-group size choice: candidates follow the device limits, the measured choice obeys its
-// rule (within 5% of the fastest, nearest 256), and later calls come from the cache. Speeds
-// themselves are not asserted.
+// rule (within 5% of the fastest, nearest 256), and later calls come from the cache (an
+// earlier process's measurement on disk, honoured only for the same device and driver).
+// Speeds themselves are not asserted.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 #include <gtest/gtest.h>
 
+#include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/work_group.hpp"
 #include "test_support.hpp"
@@ -68,6 +75,35 @@ TEST(WorkGroup, HeuristicAndCache) {
   bad.use_cache = false;
   bad.repeats = 0;
   EXPECT_THROW(gpgpu::choose_work_group_size(context(), bad), gpgpu::ArgumentError);
+}
+
+// What another process stored for this device and driver is taken without measuring; an
+// entry of another driver is not.
+TEST(WorkGroup, AnEarlierProcesssChoiceComesFromTheDiskCacheForTheSameDriverOnly) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gpgpu-work-group-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string old = std::getenv("GPGPU_CACHE_DIR") ? std::getenv("GPGPU_CACHE_DIR") : "";
+  ::setenv("GPGPU_CACHE_DIR", dir.c_str(), 1);
+  const auto plant = [](const std::string& device) {
+    const std::string text = "64\nplanted by the test";
+    gpgpu::cache::Store("work-group", 1)
+        .store("work-group size\n" + device, std::as_bytes(std::span(text.data(), text.size())));
+  };
+  plant(gpgpu::cache::device_key(context().info()) + "another driver\n");
+  const auto other = gpgpu::choose_work_group_size(context());
+  EXPECT_EQ(other.reason.find("planted"), std::string::npos) << other.reason;
+  plant(gpgpu::cache::device_key(context().info()));
+  const auto planted = gpgpu::choose_work_group_size(context());
+  EXPECT_EQ(planted.size, 64);
+  EXPECT_FALSE(planted.measured);
+  EXPECT_NE(planted.reason.find("planted"), std::string::npos) << planted.reason;
+  if (old.empty()) {
+    ::unsetenv("GPGPU_CACHE_DIR");
+  } else {
+    ::setenv("GPGPU_CACHE_DIR", old.c_str(), 1);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
