@@ -3,7 +3,7 @@
 // the same results; a corrupt, truncated, foreign or unwritable cache falls back to
 // compiling with one warning; two processes filling the cache at once leave it valid;
 // GPGPU_CACHE=off and ContextOptions::cache_programs = false write nothing; compile errors
-// read the same with the cache on and off.
+// read the same with the cache on and off. And the loop-cap probe's answer, kept likewise.
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -406,4 +406,31 @@ TEST(ProgramCache, TwoProcessesFillingTheCacheAtOnceLeaveItValid) {
     const auto got = sorted.view<std::uint32_t>();
     EXPECT_TRUE(std::equal(got.begin(), got.end(), expected.begin(), expected.end())) << name;
   }
+}
+
+// The loop-cap probe's answer is kept per device and driver: a later process (`gpgpu info`)
+// reports what is stored for its driver and ignores an entry of another driver.
+TEST(LoopLimitCache, ALaterProcessTakesTheStoredAnswerOfItsOwnDriverOnly) {
+  TempCache cache;
+  fs::create_directories(cache.path);
+  const std::string info = std::string(GPGPU_CLI_PATH) + " info";
+  const auto probed = gpgpu::test::run_command(info, "", cache.path / "probed.log");
+  ASSERT_EQ(probed.status, 0) << probed.output;
+  const auto files = [&] {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(cache.path / "loop-limit")) found.push_back(e);
+    return found;
+  }();
+  ASSERT_EQ(files.size(), 1u);
+  const auto plant = [&](const std::string& key, const std::string& text) {
+    gpgpu::cache::Store("loop-limit", 1)
+        .store(key, std::as_bytes(std::span(text.data(), text.size())));
+  };
+  const std::string key = read_entry(files[0]).key;
+  plant(key + "another driver\n", "1234 1 1048576");
+  const auto other = gpgpu::test::run_command(info, "", cache.path / "other.log");
+  EXPECT_EQ(other.output.find("1234, shared"), std::string::npos) << other.output;
+  plant(key, "4321 1 1048576");  // a value no device has: it can only come from the cache
+  const auto stored = gpgpu::test::run_command(info, "", cache.path / "stored.log");
+  EXPECT_NE(stored.output.find("4321, shared by all loops"), std::string::npos) << stored.output;
 }
