@@ -174,6 +174,10 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
                            static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
   std::cout << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
+  const auto programs = ctx.program_counts();
+  std::cout << fmt::format(
+      "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
+      programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
   if (!o.no_plots) std::cout << draw_plots(o.out, &history, eval, test_set, names) << "\n";
   return 0;
 }
