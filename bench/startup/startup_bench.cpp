@@ -42,7 +42,8 @@ struct Timing {
 struct Case {
   std::string name;
   std::vector<std::string> args;   // after the program
-  std::vector<std::string> probe;  // the steady-state child's arguments (empty: see train)
+  std::vector<std::string> probe;  // the steady-state child's arguments (empty: see
+                                   // steady_seconds)
 };
 
 enum class Mode { Empty, Warm, DriverOnly };
@@ -159,6 +160,7 @@ std::vector<Case> cases(const StartupBenchOptions& o, const fs::path& work) {
   const std::vector<std::string> predict_probe{"bench",        "startup-probe", "predict",
                                                model.string(), "--data",        data};
   return {
+      {"process start (gpgpu --version)", {"--version"}, {}},
       {"context", {"bench", "startup-probe", "context"}, {"bench", "startup-probe", "context"}},
       {"context + first kernel",
        {"bench", "startup-probe", "kernel"},
@@ -171,11 +173,12 @@ std::vector<Case> cases(const StartupBenchOptions& o, const fs::path& work) {
   };
 }
 
-// The steady state of a case: its probe's in-process figure, or for training the second
-// epoch and its evaluation of a 2-epoch run.
+// The steady state of a case: its probe's in-process figure, for training the second
+// epoch and its evaluation of a 2-epoch run, 0 for the bare process start.
 double steady_seconds(const StartupBenchOptions& o, const Case& c, const fs::path& folder,
                       const fs::path& logs, const fs::path& work) {
   const auto env = environment(folder, Mode::Warm, o.device);
+  if (c.args.front() == "--version") return 0;  // nothing to repeat
   if (!c.probe.empty()) {
     const auto log = logs / "steady.log";
     run_child(c.probe, env, log);
