@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cache_support.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
@@ -435,19 +436,13 @@ TEST(MatmulAutotune, WithTheCacheOffNothingIsReadOrWritten) {
   options.repeats = 1;
   gpgpu::autotune_matmul(ctx, 32, options);
   ASSERT_TRUE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
-  const char* old = std::getenv("GPGPU_CACHE");
-  ::setenv("GPGPU_CACHE", "off", 1);
+  const gpgpu::test::ScopedEnv off("GPGPU_CACHE", "off");
   EXPECT_FALSE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
   EXPECT_FALSE(gpgpu::autotune_matmul(ctx, 32, options).from_cache);
   TempDir empty;
   options.cache_dir = empty.path;
   gpgpu::autotune_matmul(ctx, 32, options);
   EXPECT_FALSE(std::filesystem::exists(empty.path / "matmul_tuning.json"));
-  if (old) {
-    ::setenv("GPGPU_CACHE", old, 1);
-  } else {
-    ::unsetenv("GPGPU_CACHE");
-  }
 }
 
 // An entry measured under another driver (its GL version string) is tuned again.

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "cache/cache_file.hpp"
+#include "cache_support.hpp"
 #include "command.hpp"
 #include "gpgpu/cache.hpp"
 #include "gpgpu/compute_kernel.hpp"
@@ -33,54 +34,19 @@ using gpgpu::test::eps32;
 
 namespace {
 
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    if (value) {
-      ::setenv(name.c_str(), value, 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (old) {
-      ::setenv(name.c_str(), old->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-};
+using gpgpu::test::CapturedWarnings;
+using gpgpu::test::ScopedEnv;
 
 // A fresh cache directory per test, named by GPGPU_CACHE_DIR while the test runs.
-struct TempCache {
-  fs::path path;
-  std::optional<ScopedEnv> env;
-  TempCache() {
-    path = fs::temp_directory_path() /
-           ("gpgpu-program-cache-" + std::to_string(::getpid()) + "-" +
-            std::to_string(gpgpu::test::seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    env.emplace("GPGPU_CACHE_DIR", path.c_str());
-  }
-  ~TempCache() { fs::remove_all(path); }
-  fs::path programs() const { return path / "programs"; }
+struct TempCache : gpgpu::test::TempDir {
+  TempCache() : gpgpu::test::TempDir("gpgpu-program-cache", true) {}
+  fs::path programs() const { return path() / "programs"; }
   std::vector<fs::path> files() const {
     std::vector<fs::path> found;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(programs(), ec)) found.push_back(e.path());
     return found;
   }
-};
-
-struct CapturedWarnings {
-  std::vector<std::string> lines;
-  CapturedWarnings() {
-    gpgpu::cache::set_warning_handler([this](const std::string& w) { lines.push_back(w); });
-  }
-  ~CapturedWarnings() { gpgpu::cache::set_warning_handler({}); }
 };
 
 // y = alpha x^2 + x: a kernel of its own per test (the comment), so no other cache holds it.
@@ -297,9 +263,9 @@ TEST(ProgramCache, AnUnwritableCacheWarnsOnceAndCompiles) {
   SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
   TempCache cache;
   // A folder inside a regular file: not writable even for root.
-  fs::create_directories(cache.path);
-  std::ofstream(cache.path / "file") << "not a folder";
-  ScopedEnv dir("GPGPU_CACHE_DIR", (cache.path / "file" / "cache").c_str());
+  fs::create_directories(cache.path());
+  std::ofstream(cache.path() / "file") << "not a folder";
+  ScopedEnv dir("GPGPU_CACHE_DIR", (cache.path() / "file" / "cache").c_str());
   CapturedWarnings warnings;
   const Saxpy2 work;
   Context ctx;
@@ -324,7 +290,7 @@ TEST(ProgramCache, TurnedOffNothingIsWritten) {
     work.run(ctx);
     EXPECT_EQ(ctx.program_counts().compiled, 1u);
   }
-  EXPECT_FALSE(fs::exists(cache.path));
+  EXPECT_FALSE(fs::exists(cache.path()));
 }
 
 TEST(ProgramCache, CompileErrorsReadTheSameWithTheCacheOnAndOff) {
@@ -372,16 +338,16 @@ TEST(ProgramCache, PrecompiledKernelsAreReadyAndFailuresStillThrowWhenMade) {
 TEST(ProgramCache, TwoProcessesFillingTheCacheAtOnceLeaveItValid) {
   SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
   TempCache cache;
-  fs::create_directories(cache.path);
+  fs::create_directories(cache.path());
   const auto keys = gpgpu::test::random_uints(1 << 16, 0, 0xFFFFFFFFu);
-  const fs::path in = cache.path / "keys.npy";
+  const fs::path in = cache.path() / "keys.npy";
   gpgpu::npy::save(in, gpgpu::npy::make<std::uint32_t>({keys.size()}, keys));
   const std::string cli = GPGPU_CLI_PATH;
   const auto sort = [&](const std::string& out) {
-    return cli + " sort " + in.string() + " -o " + (cache.path / out).string();
+    return cli + " sort " + in.string() + " -o " + (cache.path() / out).string();
   };
   const auto both = gpgpu::test::run_command(
-      "{ " + sort("a.npy"), "& " + sort("b.npy") + "; wait; }", cache.path / "both.log");
+      "{ " + sort("a.npy"), "& " + sort("b.npy") + "; wait; }", cache.path() / "both.log");
   ASSERT_EQ(both.status, 0) << both.output;
   EXPECT_EQ(both.output.find("warning"), std::string::npos) << both.output;
   const auto files = cache.files();
@@ -396,13 +362,13 @@ TEST(ProgramCache, TwoProcessesFillingTheCacheAtOnceLeaveItValid) {
     EXPECT_EQ(*payload, e.payload);
   }
   EXPECT_TRUE(warnings.lines.empty());
-  const auto third = gpgpu::test::run_command(sort("c.npy"), "", cache.path / "third.log");
+  const auto third = gpgpu::test::run_command(sort("c.npy"), "", cache.path() / "third.log");
   ASSERT_EQ(third.status, 0) << third.output;
   EXPECT_EQ(third.output.find("warning"), std::string::npos) << third.output;
   auto expected = keys;
   std::sort(expected.begin(), expected.end());
   for (const char* name : {"a.npy", "b.npy", "c.npy"}) {
-    const auto sorted = gpgpu::npy::load(cache.path / name);
+    const auto sorted = gpgpu::npy::load(cache.path() / name);
     const auto got = sorted.view<std::uint32_t>();
     EXPECT_TRUE(std::equal(got.begin(), got.end(), expected.begin(), expected.end())) << name;
   }
@@ -412,13 +378,13 @@ TEST(ProgramCache, TwoProcessesFillingTheCacheAtOnceLeaveItValid) {
 // reports what is stored for its driver and ignores an entry of another driver.
 TEST(LoopLimitCache, ALaterProcessTakesTheStoredAnswerOfItsOwnDriverOnly) {
   TempCache cache;
-  fs::create_directories(cache.path);
+  fs::create_directories(cache.path());
   const std::string info = std::string(GPGPU_CLI_PATH) + " info";
-  const auto probed = gpgpu::test::run_command(info, "", cache.path / "probed.log");
+  const auto probed = gpgpu::test::run_command(info, "", cache.path() / "probed.log");
   ASSERT_EQ(probed.status, 0) << probed.output;
   const auto files = [&] {
     std::vector<fs::path> found;
-    for (const auto& e : fs::directory_iterator(cache.path / "loop-limit")) found.push_back(e);
+    for (const auto& e : fs::directory_iterator(cache.path() / "loop-limit")) found.push_back(e);
     return found;
   }();
   ASSERT_EQ(files.size(), 1u);
@@ -428,9 +394,9 @@ TEST(LoopLimitCache, ALaterProcessTakesTheStoredAnswerOfItsOwnDriverOnly) {
   };
   const std::string key = read_entry(files[0]).key;
   plant(key + "another driver\n", "1234 1 1048576");
-  const auto other = gpgpu::test::run_command(info, "", cache.path / "other.log");
+  const auto other = gpgpu::test::run_command(info, "", cache.path() / "other.log");
   EXPECT_EQ(other.output.find("1234, shared"), std::string::npos) << other.output;
   plant(key, "4321 1 1048576");  // a value no device has: it can only come from the cache
-  const auto stored = gpgpu::test::run_command(info, "", cache.path / "stored.log");
+  const auto stored = gpgpu::test::run_command(info, "", cache.path() / "stored.log");
   EXPECT_NE(stored.output.find("4321, shared by all loops"), std::string::npos) << stored.output;
 }

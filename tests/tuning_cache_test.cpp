@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cache_support.hpp"
 #include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
@@ -21,37 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    if (value) {
-      ::setenv(name.c_str(), value, 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (old) {
-      ::setenv(name.c_str(), old->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-};
+using gpgpu::test::ScopedEnv;
 
-struct TempCache {
-  fs::path path;
-  std::optional<ScopedEnv> env;
-  TempCache() {
-    path = fs::temp_directory_path() /
-           ("gpgpu-tuning-cache-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    env.emplace("GPGPU_CACHE_DIR", path.c_str());
-  }
-  ~TempCache() { fs::remove_all(path); }
+struct TempCache : gpgpu::test::TempDir {
+  TempCache() : gpgpu::test::TempDir("gpgpu-tuning-cache", true) {}
 };
 
 // A sort shape other than the device default: the ranked sort's 128 x 24 on GPUs, the
@@ -121,7 +95,7 @@ TEST(PrimitiveTuningCache, TurnedOffNothingIsWritten) {
   gpgpu::store_primitive_tuning(ctx, other_sort_shape(ctx));
   gpgpu::Context later;
   EXPECT_EQ(gpgpu::primitive_tuning(later).sort_keys, defaults.sort_keys);
-  EXPECT_FALSE(fs::exists(cache.path));
+  EXPECT_FALSE(fs::exists(cache.path()));
 }
 
 TEST(PrimitiveTuningCache, AnInvalidTuningIsRefusedAndNotStored) {
@@ -130,5 +104,5 @@ TEST(PrimitiveTuningCache, AnInvalidTuningIsRefusedAndNotStored) {
   gpgpu::PrimitiveTuning bad;
   bad.reduce_local = 100;  // not a power of two
   EXPECT_THROW(gpgpu::store_primitive_tuning(ctx, bad), gpgpu::ArgumentError);
-  EXPECT_FALSE(fs::exists(cache.path / "primitive-tuning"));
+  EXPECT_FALSE(fs::exists(cache.path() / "primitive-tuning"));
 }

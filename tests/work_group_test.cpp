@@ -2,15 +2,12 @@
 // rule (within 5% of the fastest, nearest 256), and later calls come from the cache (an
 // earlier process's measurement on disk, honoured only for the same device and driver).
 // Speeds themselves are not asserted.
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "cache_support.hpp"
 #include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/work_group.hpp"
@@ -80,11 +77,8 @@ TEST(WorkGroup, HeuristicAndCache) {
 // What another process stored for this device and driver is taken without measuring; an
 // entry of another driver is not.
 TEST(WorkGroup, AnEarlierProcesssChoiceComesFromTheDiskCacheForTheSameDriverOnly) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gpgpu-work-group-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  const std::string old = std::getenv("GPGPU_CACHE_DIR") ? std::getenv("GPGPU_CACHE_DIR") : "";
-  ::setenv("GPGPU_CACHE_DIR", dir.c_str(), 1);
+  context();  // made first: a Context keeps the program cache folder it was made with
+  const gpgpu::test::TempDir dir("gpgpu-work-group", /*as_cache_dir=*/true);
   const auto plant = [](const std::string& device) {
     const std::string text = "64\nplanted by the test";
     gpgpu::cache::Store("work-group", 1)
@@ -98,12 +92,6 @@ TEST(WorkGroup, AnEarlierProcesssChoiceComesFromTheDiskCacheForTheSameDriverOnly
   EXPECT_EQ(planted.size, 64);
   EXPECT_FALSE(planted.measured);
   EXPECT_NE(planted.reason.find("planted"), std::string::npos) << planted.reason;
-  if (old.empty()) {
-    ::unsetenv("GPGPU_CACHE_DIR");
-  } else {
-    ::setenv("GPGPU_CACHE_DIR", old.c_str(), 1);
-  }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cache_support.hpp"
 #include "gemm.hpp"
 #include "gemm_tuning.hpp"
 #include "gpgpu/buffer.hpp"
@@ -28,42 +29,20 @@ using nn::detail::GemmTiling;
 
 namespace {
 
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    if (value) {
-      ::setenv(name.c_str(), value, 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (old) {
-      ::setenv(name.c_str(), old->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
+using gpgpu::test::ScopedEnv;
+
+// The shared Context is made before GPGPU_CACHE_DIR changes: a Context keeps the program
+// cache folder it was made with, which must not be a test's temporary one.
+struct ContextFirst {
+  ContextFirst() { gpgpu::test::context(); }
 };
 
 // A fresh cache directory (GPGPU_CACHE_DIR) and a process that has tuned nothing yet.
-struct FreshTuning {
-  fs::path path;
-  std::optional<ScopedEnv> env;
-  FreshTuning() {
-    path = fs::temp_directory_path() /
-           ("gpgpu-nn-tuning-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    env.emplace("GPGPU_CACHE_DIR", path.c_str());
+struct FreshTuning : ContextFirst, gpgpu::test::TempDir {
+  FreshTuning() : gpgpu::test::TempDir("gpgpu-nn-tuning", true) {
     nn::detail::forget_tunings_in_process();
   }
-  ~FreshTuning() {
-    nn::detail::forget_tunings_in_process();
-    fs::remove_all(path);
-  }
+  ~FreshTuning() { nn::detail::forget_tunings_in_process(); }
 };
 
 GemmIdentity identity(GemmShape shape) {
@@ -131,7 +110,7 @@ TEST(NnGemmTuning, TurnedOffNothingIsWrittenOrReadFromDisk) {
   expect_same(nn::detail::tuned_tiling(id), some_tiling());  // this process still knows it
   nn::detail::forget_tunings_in_process();
   EXPECT_FALSE(nn::detail::tuned_tiling(id).has_value());
-  EXPECT_FALSE(fs::exists(fresh.path));
+  EXPECT_FALSE(fs::exists(fresh.path()));
 }
 
 TEST(NnGemmTuning, TheBudgetRunsOut) {
