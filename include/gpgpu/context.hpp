@@ -136,6 +136,7 @@ struct ContextOptions {
   // Keep linked programs on disk (the "programs" store of the cache directory, cache.hpp),
   // keyed by the driver and the complete source, so that later processes restore them
   // (glProgramBinary) instead of compiling. false here, or GPGPU_CACHE=off, turns it off.
+  // The folder and GPGPU_CACHE are read when the Context is made.
   bool cache_programs = true;
   // Ask for robust buffer access (EGL_CONTEXT_OPENGL_ROBUST_ACCESS): reads past the end of a
   // storage buffer return zeros and writes past it are dropped, instead of undefined

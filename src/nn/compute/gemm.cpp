@@ -366,12 +366,16 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   using K = BackendOptions::Kernels;
   shared_ = options.kernels == K::SharedMemory ||
             (options.kernels == K::Auto && !context.info().is_software);
+  if (const auto known = known_tiling()) {
+    try {
+      compiled_ = build(*known);
+      return;
+    } catch (const CompileError&) {
+      // kept from a run where it compiled: tune again rather than fail
+    }
+  }
   // Autotuning needs timer queries; on software rasterizers they do not see shader work, so
   // it runs there only when asked for explicitly (SharedMemory), which the tests do.
-  if (const auto known = known_tiling()) {
-    compiled_ = build(*known);
-    return;
-  }
   tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
                   (!context.info().is_software || options.kernels == K::SharedMemory);
   tune_budget_seconds_ = options.autotune_seconds;
