@@ -1,23 +1,31 @@
-# Installs the library, its headers and a CMake package so that another project can
-# find_package(gpgpu) and link gpgpu::gpgpu.
+# Installs the libraries, their headers and a CMake package so that another project can
+# find_package(gpgpu) and link gpgpu::gpgpu, gpgpu::nn, gpgpu::earth. All of it is the "dev"
+# install component, which becomes the libgpgpu-dev Debian package (cmake/package.cmake).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# gpgpu::earth (the geodesic grid and shallow-water model) installs with it.
-install(TARGETS gpgpu gpgpu_earth gpgpu_warnings EXPORT gpgpuTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# gpgpu::nn (convolutional networks), exported with the library.
-if(TARGET gpgpu_nn)
-  install(TARGETS gpgpu_nn EXPORT gpgpuTargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-endif()
+# The core and gpgpu::earth (the geodesic grid and shallow-water model) always; gpgpu::nn
+# (convolutional networks), gpgpu::mpi and gpgpu::earth_mpi (built only where MPI is found)
+# when they exist.
+set(gpgpu_installed_libraries gpgpu gpgpu_earth gpgpu_warnings)
+foreach(optional gpgpu_nn gpgpu_mpi gpgpu_earth_mpi)
+  if(TARGET ${optional})
+    list(APPEND gpgpu_installed_libraries ${optional})
+  endif()
+endforeach()
+install(TARGETS ${gpgpu_installed_libraries} EXPORT gpgpuTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 # cpu_matmul.hpp belongs to the CPU reference library used by the tests and the speed test,
-# which is not installed.
-install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        PATTERN "cpu_matmul.hpp" EXCLUDE)
-install(EXPORT gpgpuTargets NAMESPACE gpgpu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
+# which is not installed; the MPI headers only come with the MPI library.
+set(gpgpu_header_excludes PATTERN "cpu_matmul.hpp" EXCLUDE)
+if(NOT TARGET gpgpu_mpi)
+  list(APPEND gpgpu_header_excludes PATTERN "mpi.hpp" EXCLUDE PATTERN "mpi" EXCLUDE)
+endif()
+install(DIRECTORY include/gpgpu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
+        ${gpgpu_header_excludes})
+install(EXPORT gpgpuTargets NAMESPACE gpgpu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu
+        COMPONENT dev)
 configure_package_config_file(cmake/gpgpuConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
@@ -25,4 +33,4 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfigVersion.
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/gpgpuConfigVersion.cmake
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu)
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gpgpu COMPONENT dev)

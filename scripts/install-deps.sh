@@ -15,6 +15,9 @@ packages=(
   libtbb-dev zlib1g-dev                                                  # parallel CPU references, gzip
   pybind11-dev python3-dev python3-numpy python3-pytest                 # the Python module
   dataset-fashion-mnist                                                  # the CNN's default data
+  help2man file python3-build python3-setuptools python3-wheel          # packages: man page,
+  python3-venv python3-pip ccache                                        # CPack's ELF test, wheel
+  openmpi-bin libopenmpi-dev mpi-default-dev                             # gpgpu::mpi, gpgpu-mpi
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)

@@ -32,6 +32,10 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"
 
+echo "== packages: the .debs and the wheel from one Release build, each installed clean and used"
+bash tests/packaging/test-packages.sh
+stage_done "the packages (docs/packaging.md)"
+
 if command -v clang++ >/dev/null; then
   echo "== fuzz the .npy reader (replay the corpus, then 30 s of new inputs)"
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DGPGPU_FUZZ=ON -DGPGPU_CUDA=OFF \

@@ -1,11 +1,15 @@
 // `gpgpu earth`: runs a Williamson et al. (1992) shallow-water test case on the GPU, prints
 // the error norms and conservation, and writes the pictures; `earth grid` and `earth bench`
-// are in earth_tools.cpp.
+// are in earth_tools.cpp. The same code runs in one process (`gpgpu`) or on every MPI rank
+// (`gpgpu-mpi`, tools/mpi_main.cpp): the Team it is given tells which; rank 0 prints and
+// writes files, every rank takes part in the collective steps (fields, sums).
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 
@@ -28,10 +32,12 @@ constexpr double day_s = 86400.0;
 
 struct RunOptions {
   int case_number = 2, level = 5, frames = 0, map_width = 1024;
-  double days = -1, alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125,
-         compare_day = -1;
-  std::string out, device = "auto", grid = "spring", reference, json;
-  bool no_recentre = false, no_pictures = false, save = false;
+  std::optional<double> days, compare_day;  // unset: the case's length / its default day
+  double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
+  std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
+  bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
+  // Filled in by check_options:
+  double run_days = 0, at_day = -1;  // the run's length; the day of --save/--reference (-1: none)
 };
 
 // What one run produced, for the table and the JSON.
@@ -42,6 +48,8 @@ struct RunResult {
   std::optional<ge::ErrorNorms> errors;
   std::optional<std::vector<double>> compare_height;  // the height at compare_day
   std::optional<double> reference_l2;
+  std::uint64_t state_hash = 0;         // FNV-1a of the final fields' bits
+  std::vector<std::string> rank_lines;  // per rank: device and cells (MPI runs)
   std::vector<std::string> files;
   std::string video_note;
 };
@@ -77,59 +85,75 @@ ge::FieldStyle frame_style(const ge::CaseSetup& setup, const std::vector<double>
   return style;
 }
 
-void write_frame(const RunOptions& o, ge::GlobeRenderer& globe, const ge::MapProjector& map,
-                 const ge::Model& model, const ge::FieldStyle& style, int index) {
+// The map and globe renderers: on rank 0 only, which draws every picture.
+struct Drawing {
+  std::optional<ge::MapProjector> map;
+  std::optional<ge::GlobeRenderer> globe;
+  ge::FieldStyle frame_style;
+  bool on() const { return map.has_value(); }
+};
+
+void start_drawing(const RunOptions& o, const Context& ctx, const ge::Grid& grid,
+                   const ge::FieldStyle& style, Drawing& d) {
+  d.map.emplace(grid, o.map_width, o.map_width / 2);
+  d.globe.emplace(ctx, o.map_width / 2);
+  d.frame_style = style;
+}
+
+// Every rank takes part in gathering the height; rank 0 draws and writes the frame.
+void write_frame(const RunOptions& o, Drawing& d, const ge::Model& model, int index) {
   const auto f = model.fields();
-  auto s = style;
+  if (!d.on()) return;
+  auto s = d.frame_style;
   s.title = fmt::format("HEIGHT, DAY {:.2f}", model.time() / day_s);
   const double lon = -90.0 + 360.0 * index / std::max(1, o.frames);
-  const auto image = ge::render_frame(globe, map, f.height, s, 25.0, lon,
+  const auto image = ge::render_frame(*d.globe, *d.map, f.height, s, 25.0, lon,
                                       fmt::format("{} LEVEL {}", model.setup().title(), o.level));
   ge::write_png(std::filesystem::path(o.out) / "frames" / fmt::format("frame_{:04d}.png", index),
                 image);
 }
 
-// Runs to o.days, stopping at each frame time and at the comparison day.
-void integrate(const RunOptions& o, ge::Model& model, RunResult& r, ge::GlobeRenderer* globe,
-               const ge::MapProjector* map, const ge::FieldStyle& style) {
+// Runs to o.run_days, stopping at each frame time and at the comparison day.
+void integrate(const RunOptions& o, ge::Model& model, RunResult& r, Drawing& d, bool root) {
   std::vector<double> stops;
-  for (int f = 1; f <= o.frames; ++f) stops.push_back(o.days * f / o.frames);
-  if (o.compare_day > 0 && o.compare_day < o.days) stops.push_back(o.compare_day);
-  stops.push_back(o.days);
+  for (int f = 1; f <= o.frames; ++f) stops.push_back(o.run_days * f / o.frames);
+  if (o.at_day > 0 && o.at_day < o.run_days) stops.push_back(o.at_day);
+  stops.push_back(o.run_days);
   std::sort(stops.begin(), stops.end());
   stops.erase(std::unique(stops.begin(), stops.end(),
                           [](double a, double b) { return std::abs(a - b) < 1e-9; }),
               stops.end());
-  Progress progress(o.days);
+  Progress progress(o.run_days);
   int frame = 1;
   for (const double stop : stops) {
     const double from = model.time() / day_s;
     const auto t0 = std::chrono::steady_clock::now();
-    model.run((stop - from) * day_s, [&](double f) { progress(from + f * (stop - from)); });
+    model.run((stop - from) * day_s, [&](double f) {
+      if (root) progress(from + f * (stop - from));
+    });
     r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.steps += ge::steps_for((stop - from) * day_s, model.max_time_step());
     r.dt = model.time_step();
-    if (o.compare_day > 0 && std::abs(stop - o.compare_day) < 1e-9)
-      r.compare_height = model.fields().height;
-    if (globe != nullptr && frame <= o.frames &&
-        std::abs(stop - o.days * frame / o.frames) < 1e-9) {
-      write_frame(o, *globe, *map, model, style, frame++);
-    }
+    if (o.at_day > 0 && std::abs(stop - o.at_day) < 1e-9) r.compare_height = model.fields().height;
+    if (o.frames > 0 && frame <= o.frames && std::abs(stop - o.run_days * frame / o.frames) < 1e-9)
+      write_frame(o, d, model, frame++);
   }
-  progress.done();
+  if (root) progress.done();
 }
 
-void write_pictures(const RunOptions& o, const ge::Model& model, const ge::MapProjector& map,
-                    ge::GlobeRenderer& globe, RunResult& r) {
+// Gathers the fields and vorticity (every rank); rank 0 draws the maps and the globe.
+void write_pictures(const RunOptions& o, const ge::Model& model, Drawing& d, RunResult& r) {
   const auto f = model.fields();
+  const auto zeta = model.vorticity();
+  if (!d.on()) return;
   const ge::Grid& g = model.grid();
   const std::filesystem::path dir(o.out);
   const std::string day = fmt::format("DAY {:.2f}", model.time() / day_s);
-  std::vector<double> speed(g.cell_count()), zeta = model.vorticity();
+  std::vector<double> speed(g.cell_count());
   for (std::size_t i = 0; i < speed.size(); ++i) speed[i] = ge::norm(f.velocity[i]);
   auto save = [&](const std::string& name, const std::vector<double>& v, const std::string& title,
                   const std::string& units, ge::Palette p) {
-    ge::write_map_png(dir / name, map, v, ge::style_for(v, title + ", " + day, units, p));
+    ge::write_map_png(dir / name, *d.map, v, ge::style_for(v, title + ", " + day, units, p));
     r.files.push_back((dir / name).string());
   };
   save("height.png", f.height, "HEIGHT h", "M", ge::Palette::Height);
@@ -141,25 +165,30 @@ void write_pictures(const RunOptions& o, const ge::Model& model, const ge::MapPr
     for (std::size_t i = 0; i < error.size(); ++i) error[i] = f.height[i] - exact[i];
     save("height_error.png", error, "HEIGHT - EXACT", "M", ge::Palette::Diverging);
   }
-  ge::write_globe_png(dir / "globe.png", globe, map, f.height,
+  ge::write_globe_png(dir / "globe.png", *d.globe, *d.map, f.height,
                       ge::style_for(f.height, "HEIGHT, " + day, "M", ge::Palette::Height), 25, -60);
   r.files.push_back((dir / "globe.png").string());
 }
 
-// l2 of the height at compare_day against a finer run's saved field, interpolated here.
-double reference_difference(const RunOptions& o, const ge::Grid& grid,
+// l2 of the height at the comparison day against a finer run's saved field, interpolated.
+double reference_difference(const SavedField& ref, const ge::Grid& grid,
                             const std::vector<double>& h) {
-  const SavedField ref = load_field(o.reference);
-  if (ref.case_number != o.case_number || std::abs(ref.day - o.compare_day) > 1e-6) {
-    throw ArgumentError(
-        fmt::format("earth: reference {} holds case {} day {}; this run compares case {} day {}",
-                    o.reference, ref.case_number, ref.day, o.case_number, o.compare_day));
-  }
   std::cerr << fmt::format("building the level-{} reference grid...\n", ref.level);
   const ge::Grid fine = ge::build_grid(grid_options(ref.level, ref.grid_kind, ref.recentre));
   ge::Locator locator(fine);
   const auto truth = ge::interpolate(locator, ref.values, grid.centres);
   return ge::height_errors(grid, h, truth).l2;
+}
+
+// The reference file, read before the run so that a wrong path or case fails at once.
+SavedField load_reference(const RunOptions& o) {
+  SavedField ref = load_field(o.reference);
+  if (ref.case_number != o.case_number || std::abs(ref.day - o.at_day) > 1e-6) {
+    throw ArgumentError(
+        fmt::format("earth: reference {} holds case {} day {}; this run compares case {} day {}",
+                    o.reference, ref.case_number, ref.day, o.case_number, o.at_day));
+  }
+  return ref;
 }
 
 // A relative change, or why there is none: potential enstrophy divides by the depth, which
@@ -168,12 +197,27 @@ std::string relative_change(double change) {
   return std::isfinite(change) ? fmt::format("{:+.3e}", change) : "n/a (the depth is 0 in places)";
 }
 
+// FNV-1a over the bits of the final fields: equal hashes on 1 and N ranks mean equal bits.
+std::uint64_t fields_hash(const ge::Fields& f) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto add = [&h](double v) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int b = 0; b < 64; b += 8) h = (h ^ ((bits >> b) & 0xff)) * 1099511628211ULL;
+  };
+  for (std::size_t i = 0; i < f.height.size(); ++i) {
+    add(f.height[i]);
+    add(f.velocity[i].x), add(f.velocity[i].y), add(f.velocity[i].z);
+  }
+  return h;
+}
+
 void print_report(const RunOptions& o, const Context& ctx, const ge::Model& model,
                   const RunResult& r) {
   const auto& g = model.grid();
   const auto s = ge::statistics(g);
   std::cout << fmt::format("gpgpu earth: {}\n", model.setup().title());
   std::cout << fmt::format("device: {}\n", ctx.info().renderer);
+  for (const auto& line : r.rank_lines) std::cout << line << "\n";
   std::cout << fmt::format(
       "grid: level {}, {} cells, spacing {:.1f} / {:.1f} / {:.1f} km (min / mean / max), area "
       "ratio {:.3f}; "
@@ -204,8 +248,9 @@ void print_report(const RunOptions& o, const Context& ctx, const ge::Model& mode
                            relative_change(dg.potential_enstrophy));
   if (r.reference_l2) {
     std::cout << fmt::format("l2 height difference at day {} against the reference {}: {:.4e}\n",
-                             o.compare_day, o.reference, *r.reference_l2);
+                             o.at_day, o.reference, *r.reference_l2);
   }
+  std::cout << fmt::format("final fields: FNV-1a {:016x}\n", r.state_hash);
   for (const auto& f : r.files) std::cout << "wrote " << f << "\n";
   if (!r.video_note.empty()) std::cout << r.video_note << "\n";
 }
@@ -217,11 +262,15 @@ nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model&
                    {"alpha", o.alpha},
                    {"level", o.level},
                    {"cells", model.grid().cell_count()},
+                   {"ranks", model.team().size()},
+                   {"halo_rings", model.subdomain().depth},
                    {"days", r.days},
                    {"dt_s", r.dt},
                    {"steps", r.steps},
                    {"wall_s", r.wall_s},
+                   {"steps_per_wall_s", static_cast<double>(r.steps) / r.wall_s},
                    {"days_per_wall_s", r.days / r.wall_s},
+                   {"grid_s", r.build_s},
                    {"device", ctx.info().renderer},
                    {"grid", o.grid},
                    {"recentre", !o.no_recentre},
@@ -230,74 +279,141 @@ nlohmann::json to_json(const RunOptions& o, const Context& ctx, const ge::Model&
                    {"diffusion_hours", o.diffusion_hours},
                    {"mass_drift", d.mass},
                    {"energy_drift", d.energy},
-                   {"enstrophy_drift", d.potential_enstrophy}};
+                   {"enstrophy_drift", d.potential_enstrophy},
+                   {"fields_fnv1a", fmt::format("{:016x}", r.state_hash)}};
   if (r.errors)
     j["errors"] = {{"l1", r.errors->l1}, {"l2", r.errors->l2}, {"linf", r.errors->linf}};
-  if (r.reference_l2) j["reference_l2"] = *r.reference_l2, j["compare_day"] = o.compare_day;
+  if (r.reference_l2) j["reference_l2"] = *r.reference_l2, j["compare_day"] = o.at_day;
   return j;
 }
 
-int run_case(RunOptions o) {
-  if (o.days < 0) o.days = ge::make_case(o.case_number, o.alpha).days;
-  if (!(o.days > 0))
-    throw ArgumentError(fmt::format("earth: --days must be positive; got {}", o.days));
-  if (o.compare_day < 0 && (o.save || !o.reference.empty()))
-    o.compare_day = o.case_number == 6 ? 10 : o.days;
-  if (o.compare_day > o.days) {
-    throw ArgumentError(fmt::format("earth: --compare-day {} is after the run's end, day {}",
-                                    o.compare_day, o.days));
+// Refuses option values outside their documented ranges, before anything runs; fills in
+// the run length and the comparison day.
+void check_options(RunOptions& o, bool root) {
+  const double case_days = ge::make_case(o.case_number, o.alpha).days;
+  if (o.days && !(std::isfinite(*o.days) && *o.days > 0))
+    throw ArgumentError(
+        fmt::format("earth: --days must be a positive number of days; got {}", *o.days));
+  o.run_days = o.days.value_or(case_days);
+  if (!(std::isfinite(o.courant) && o.courant > 0))
+    throw ArgumentError(
+        fmt::format("earth: --courant must be a positive number; got {}", o.courant));
+  if (o.courant > ge::max_stable_courant) {
+    const std::string why = fmt::format(
+        "--courant {} is past {}, where the Runge-Kutta time step stops being stable "
+        "(docs/earth.md, Time step)",
+        o.courant, ge::max_stable_courant);
+    if (!o.force_courant)
+      throw ArgumentError("earth: " + why + "; add --force-courant to run it anyway");
+    if (root)
+      std::cerr << "gpgpu earth: warning: " << why << "; the run stops if the state blows up\n";
   }
+  if (!(o.correction >= 0 && o.correction < 1))
+    throw ArgumentError(fmt::format("earth: --correction must be in [0, 1); got {}", o.correction));
+  if (!(std::isfinite(o.diffusion_hours) && o.diffusion_hours >= 0)) {
+    throw ArgumentError(
+        fmt::format("earth: --diffusion-hours must be >= 0 (0: off); got {}", o.diffusion_hours));
+  }
+  if (o.halo != "step" && o.halo != "stage")
+    throw ArgumentError(fmt::format("earth: --halo must be step or stage; got '{}'", o.halo));
+  const bool compares = o.save || !o.reference.empty();
+  if (o.compare_day && !compares)
+    throw ArgumentError("earth: --compare-day needs --save or --reference");
+  if (o.compare_day && !(*o.compare_day > 0 && *o.compare_day <= o.run_days)) {
+    throw ArgumentError(
+        fmt::format("earth: --compare-day must be in (0, {}], the run's days; got {}", o.run_days,
+                    *o.compare_day));
+  }
+  if (compares)
+    o.at_day = o.compare_day.value_or(o.case_number == 6 ? std::min(10.0, o.run_days) : o.run_days);
   if (o.out.empty()) o.out = fmt::format("earth-case{}-level{}", o.case_number, o.level);
+}
+
+// One line per rank: its device and its share of the grid (for runs on several ranks).
+std::vector<std::string> describe_ranks(ge::Team& team, const Context& ctx, const ge::Model& m) {
+  const auto& d = m.subdomain();
+  const auto lines = team.gather_text(
+      fmt::format("rank {} of {}: device {} ({}), cells {}..{} ({} own, {} halo in {} rings, {} "
+                  "neighbours)",
+                  team.rank(), team.size(), ctx.info().device_index, ctx.info().renderer, d.first,
+                  d.last - 1, d.owned, d.halo(), d.depth, d.links.size()));
+  return team.size() > 1 ? lines : std::vector<std::string>{};
+}
+
+void save_height(const RunOptions& o, RunResult& r) {
+  const auto path = std::filesystem::path(o.out) / fmt::format("height_case{}_level{}_day{}.bin",
+                                                               o.case_number, o.level, o.at_day);
+  save_field(path, {o.level, o.grid, !o.no_recentre, o.case_number, o.at_day, *r.compare_height});
+  r.files.push_back(path.string());
+}
+
+void encode_video(const RunOptions& o, RunResult& r) {
+  const auto mp4 = std::filesystem::path(o.out) / "earth.mp4";
+  std::string why;
+  if (ge::encode_mp4(std::filesystem::path(o.out) / "frames", "frame_%04d.png", mp4, 10, why)) {
+    r.files.push_back(mp4.string());
+  } else {
+    r.video_note = "no MP4: " + why;
+  }
+}
+
+// The results at the end of the run: sums (every rank), errors and files (rank 0).
+void finish_run(const RunOptions& o, const ge::Model& model, RunResult& r,
+                const std::optional<SavedField>& reference) {
+  const auto& grid = model.grid();
+  const auto& setup = model.setup();
+  r.days = model.time() / day_s;
+  const auto f = model.fields();
+  r.gpu_end = model.sums();
+  if (f.height.empty()) return;  // not rank 0
+  r.end = ge::host_sums(grid, setup, f);
+  r.state_hash = fields_hash(f);
+  if (ge::has_analytic_solution(setup))
+    r.errors = ge::height_errors(grid, f.height, ge::analytic_height(grid, setup, model.time()));
+  if (reference) r.reference_l2 = reference_difference(*reference, grid, *r.compare_height);
+  if (o.save) save_height(o, r);
+}
+
+int run_case(RunOptions o, ge::Team& team) {
+  const bool root = team.rank() == 0;
+  std::string error;
+  try {
+    check_options(o, root);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  // Every rank parsed the same options: they agree, and stop together with one message.
+  error = team.first_message(error);
+  if (!error.empty()) throw ge::TeamError(error);
   const bool pictures = !o.no_pictures;
-  if (pictures || o.save)
+  std::optional<SavedField> reference;
+  if (root && !o.reference.empty()) reference = load_reference(o);
+  if (root && (pictures || o.save))
     std::filesystem::create_directories(std::filesystem::path(o.out) / "frames");
   RunResult r;
   auto t0 = std::chrono::steady_clock::now();
-  const ge::Grid grid = ge::build_grid(grid_options(o.level, o.grid, !o.no_recentre));
+  const ge::Grid grid = team.share_grid(
+      [&] { return ge::build_grid(grid_options(o.level, o.grid, !o.no_recentre)); });
   r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  Context ctx({.device = o.device});
+  Context ctx({.device = team.device(o.device)});
   const auto setup = ge::make_case(o.case_number, o.alpha);
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
-  ge::Model model(ctx, grid, setup, mo);
+  mo.halo_per_step = o.halo == "step";
+  ge::Model model(ctx, grid, setup, mo, team);
+  r.rank_lines = describe_ranks(team, ctx, model);
   const auto f0 = model.fields();
-  r.start = ge::host_sums(grid, setup, f0);
   r.gpu_start = model.sums();
-  std::optional<ge::MapProjector> map;
-  std::optional<ge::GlobeRenderer> globe;
-  if (pictures)
-    map.emplace(grid, o.map_width, o.map_width / 2), globe.emplace(ctx, o.map_width / 2);
-  const auto style = frame_style(setup, f0.height);
-  if (pictures && o.frames > 0) write_frame(o, *globe, *map, model, style, 0);
-  integrate(o, model, r, pictures && o.frames > 0 ? &*globe : nullptr, map ? &*map : nullptr,
-            style);
-  r.days = model.time() / day_s;
-  const auto f = model.fields();
-  r.end = ge::host_sums(grid, setup, f);
-  r.gpu_end = model.sums();
-  if (ge::has_analytic_solution(setup)) {
-    r.errors = ge::height_errors(grid, f.height, ge::analytic_height(grid, setup, model.time()));
+  Drawing drawing;
+  if (root) {
+    r.start = ge::host_sums(grid, setup, f0);
+    if (pictures) start_drawing(o, ctx, grid, frame_style(setup, f0.height), drawing);
   }
-  if (!o.reference.empty()) r.reference_l2 = reference_difference(o, grid, *r.compare_height);
-  if (o.save) {
-    const auto path =
-        std::filesystem::path(o.out) /
-        fmt::format("height_case{}_level{}_day{}.bin", o.case_number, o.level, o.compare_day);
-    save_field(path,
-               {o.level, o.grid, !o.no_recentre, o.case_number, o.compare_day, *r.compare_height});
-    r.files.push_back(path.string());
-  }
-  if (pictures) {
-    write_pictures(o, model, *map, *globe, r);
-    if (o.frames > 0) {
-      const auto mp4 = std::filesystem::path(o.out) / "earth.mp4";
-      std::string why;
-      if (ge::encode_mp4(std::filesystem::path(o.out) / "frames", "frame_%04d.png", mp4, 10, why)) {
-        r.files.push_back(mp4.string());
-      } else {
-        r.video_note = "no MP4: " + why;
-      }
-    }
-  }
+  if (pictures && o.frames > 0) write_frame(o, drawing, model, 0);
+  integrate(o, model, r, drawing, root);
+  finish_run(o, model, r, reference);
+  if (pictures) write_pictures(o, model, drawing, r);
+  if (!root) return 0;
+  if (pictures && o.frames > 0) encode_video(o, r);
   print_report(o, ctx, model, r);
   if (!o.json.empty()) write_json(o.json, to_json(o, ctx, model, r));
   return 0;
@@ -306,6 +422,10 @@ int run_case(RunOptions o) {
 }  // namespace
 
 Command add_earth_command(CLI::App& app) {
+  return add_earth_command(app, [] { return ge::one_process(); });
+}
+
+Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   auto* sub = app.add_subcommand(
       "earth",
       "Shallow-water model on an icosahedral grid: Williamson et al. (1992) test cases 1, 2, 5, 6");
@@ -317,7 +437,7 @@ Command add_earth_command(CLI::App& app) {
       ->check(CLI::IsMember({1, 2, 5, 6}));
   sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
       ->check(CLI::Range(0, ge::max_grid_level));
-  sub->add_option("--days", o->days, "Days to simulate (default: the paper's 12, 5, 15, 14)");
+  sub->add_option("--days", o->days, "Days to simulate, > 0 (default: the paper's 12, 5, 15, 14)");
   sub->add_option(
       "--alpha", o->alpha,
       "Cases 1 and 2: tilt of the flow from the pole, radians (e.g. 1.5208 = pi/2 - 0.05)");
@@ -328,11 +448,15 @@ Command add_earth_command(CLI::App& app) {
       ->check(CLI::Range(0, 100000));
   sub->add_option("-d,--device", o->device,
                   "auto, an index, or a word of the renderer (nvidia, llvmpipe)");
-  sub->add_option("--courant", o->courant, "Courant number of the time step (stable to ~2.5)");
+  sub->add_option("--courant", o->courant,
+                  fmt::format("Courant number of the time step, in (0, {}] (stable range)",
+                              ge::max_stable_courant));
+  sub->add_flag("--force-courant", o->force_courant,
+                "Run a --courant past the stable range anyway (with a warning)");
   sub->add_option("--diffusion-hours", o->diffusion_hours,
                   "Hyperdiffusion: e-folding time of the 2dx wave in hours (0: off)");
   sub->add_option("--correction", o->correction,
-                  "Fourth-order continuity correction coefficient (0: second order)");
+                  "Fourth-order continuity correction coefficient in [0, 1) (0: second order)");
   sub->add_option("--grid", o->grid, "spring (default) or bisection");
   sub->add_flag("--no-recentre", o->no_recentre,
                 "Do not move points to their control volumes' centroids");
@@ -344,13 +468,18 @@ Command add_earth_command(CLI::App& app) {
   sub->add_flag("--no-pictures", o->no_pictures, "Write no pictures");
   sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
   sub->add_option("--json", o->json, "Also write the results as JSON here");
+  sub->add_option("--halo", o->halo,
+                  "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
+                  "stage (stage, 2 rings)");
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);
   add_compare_subcommand(*sub, *chosen);
-  return [o, chosen]() {
+  add_partition_subcommand(*sub, *chosen);
+  return [o, chosen, make_team]() {
     if (*chosen) return (*chosen)();
-    return run_case(*o);
+    const auto team = make_team();
+    return run_case(*o, *team);
   };
 }
 

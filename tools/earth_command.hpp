@@ -3,13 +3,26 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "gpgpu/earth/grid.hpp"
+#include "gpgpu/earth/team.hpp"
+
+namespace gpgpu::cli {
+
+// The processes a run of `gpgpu earth` spans: gpgpu's add_earth_command(app) gives one
+// process (gpgpu::earth::one_process); gpgpu-mpi gives the MPI ranks.
+using TeamMaker = std::function<std::unique_ptr<gpgpu::earth::Team>()>;
+Command add_earth_command(CLI::App& app, TeamMaker make_team);
+
+}  // namespace gpgpu::cli
 
 namespace gpgpu::cli::earth {
 
@@ -35,5 +48,6 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& j);
 void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen);
 void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen);
 void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen);
+void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen);
 
 }  // namespace gpgpu::cli::earth

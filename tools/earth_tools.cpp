@@ -15,6 +15,7 @@
 #include "gpgpu/earth/diagnostics.hpp"
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/render.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/profiler.hpp"
@@ -369,6 +370,103 @@ void add_compare_subcommand(CLI::App& earth, std::function<int()>& chosen) {
                              {"day", ref.day},
                              {"reference_level", ref.level},
                              {"rows", rows}});
+      }
+      return 0;
+    };
+  });
+}
+
+namespace {
+
+// One rank count's partition of a grid, summed over its ranks.
+struct PartitionRow {
+  int ranks = 0;
+  std::size_t min_cells = 0, max_cells = 0, max_halo = 0, max_sent = 0, max_links = 0;
+  double mean_halo = 0, mean_links = 0, min_interior = 1;
+};
+
+PartitionRow partition_row(const ge::Grid& grid, int ranks, int depth) {
+  PartitionRow row{ranks, grid.cell_count(), 0, 0, 0, 0, 0, 0, 1};
+  for (int r = 0; r < ranks; ++r) {
+    const ge::Subdomain d = ge::make_subdomain(grid, ranks, r, depth);
+    std::size_t sent = 0;
+    for (const auto& l : d.links) sent += l.send.size();
+    row.min_cells = std::min(row.min_cells, d.owned);
+    row.max_cells = std::max(row.max_cells, d.owned);
+    row.max_halo = std::max(row.max_halo, d.halo());
+    row.max_sent = std::max(row.max_sent, sent);
+    row.max_links = std::max(row.max_links, d.links.size());
+    row.mean_halo += static_cast<double>(d.halo()) / ranks;
+    row.mean_links += static_cast<double>(d.links.size()) / ranks;
+    row.min_interior =
+        std::min(row.min_interior, static_cast<double>(d.interior) / static_cast<double>(d.owned));
+  }
+  return row;
+}
+
+nlohmann::json print_partition_row(const PartitionRow& r, int exchanges) {
+  // A halo cell is a vec4 of float32, sent `exchanges` times a step.
+  std::cout << fmt::format(
+      "{:>6} {:>10} {:>10} {:>10.0f} {:>9} {:>9} {:>6.1f} {:>5} {:>9.3f} {:>10.1f}\n", r.ranks,
+      r.min_cells, r.max_cells, r.mean_halo, r.max_halo, r.max_sent, r.mean_links, r.max_links,
+      r.min_interior, exchanges * 16.0 * static_cast<double>(r.max_sent) / 1e3);
+  return {
+      {"ranks", r.ranks},           {"min_cells", r.min_cells}, {"max_cells", r.max_cells},
+      {"mean_halo", r.mean_halo},   {"max_halo", r.max_halo},   {"max_sent", r.max_sent},
+      {"mean_links", r.mean_links}, {"max_links", r.max_links}, {"min_interior", r.min_interior}};
+}
+
+}  // namespace
+
+void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
+  auto* sub = earth.add_subcommand(
+      "partition", "How the grid splits across MPI ranks: cells, halo and neighbours per rank");
+  struct Options {
+    int level = 5;
+    std::vector<int> ranks{2, 8, 64, 512}, depths{8};
+    std::string grid = "spring", json;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("-l,--level", o->level, "Grid level n: 10*4^n + 2 cells")
+      ->check(CLI::Range(0, ge::max_grid_level));
+  sub->add_option("--ranks", o->ranks, "Rank counts, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--depth", o->depths,
+                  "Halo rings, comma-separated: 8 (the model's default: one exchange a step) or "
+                  "2 (one a stage)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--grid", o->grid, "spring (default) or bisection (same cells, faster build)");
+  sub->add_option("--json", o->json, "Also write the tables as JSON here");
+  sub->callback([&chosen, o]() {
+    chosen = [o]() {
+      const ge::Grid grid = ge::build_grid(grid_options(o->level, o->grid, true));
+      nlohmann::json tables = nlohmann::json::array();
+      for (int depth : o->depths) {
+        // Stages use up 2 rings each: a step of 4 stages swaps its halo ceil(8 / depth) times.
+        const int exchanges = (8 + depth - 1) / depth;
+        std::cout << fmt::format(
+            "grid: level {}, {} cells ({}); halo of {} rings, {} exchange{} a step\n", o->level,
+            grid.cell_count(), o->grid, depth, exchanges, exchanges > 1 ? "s" : "");
+        std::cout << fmt::format(
+            "{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n", "ranks",
+            "min cells", "max cells", "mean halo", "max halo", "max sent", "links", "max",
+            "interior", "KB/step");
+        nlohmann::json rows = nlohmann::json::array();
+        for (int ranks : o->ranks) {
+          if (static_cast<std::size_t>(ranks) > grid.cell_count()) continue;
+          rows.push_back(print_partition_row(partition_row(grid, ranks, depth), exchanges));
+        }
+        tables.push_back({{"depth", depth}, {"exchanges_per_step", exchanges}, {"rows", rows}});
+      }
+      std::cout << "halo = the ring cells a rank receives each exchange; sent = cells it sends;\n"
+                   "links = neighbouring ranks; interior = the smallest share of own cells that "
+                   "need no halo;\nKB/step = the largest rank's bytes sent per step (16 bytes a "
+                   "cell).\n";
+      if (!o->json.empty()) {
+        write_json(o->json,
+                   {{"level", o->level}, {"cells", grid.cell_count()}, {"tables", tables}});
       }
       return 0;
     };

@@ -7,13 +7,15 @@
 
 #include "commands.hpp"
 #include "gpgpu/error.hpp"
+#include "mpi_launch.hpp"
 
 int main(int argc, char** argv) {
+  gpgpu::cli::hand_over_to_mpi(argc, argv);
   CLI::App app{
       "gpgpu: GPU computing with GLSL on any OpenGL ES 3.1+ device (or the CPU through Mesa "
       "llvmpipe)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "gpgpu 0.1.0");
+  app.set_version_flag("--version", "gpgpu " GPGPU_VERSION);  // the project's version
   std::vector<std::pair<CLI::App*, gpgpu::cli::Command>> commands;
   auto add = [&](auto adder) {
     const std::size_t before = app.get_subcommands({}).size();

@@ -25,6 +25,8 @@
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/operators.hpp"
 #include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/reference.hpp"
 #include "gpgpu/earth/render.hpp"
+#include "gpgpu/earth/team.hpp"
 #include "gpgpu/earth/vec3.hpp"

@@ -71,7 +71,7 @@ from ._gpgpu import (
 )
 from . import js
 
-__version__ = "0.1.0"
+__version__ = _gpgpu.__version__  # project(gpgpu VERSION ...), compiled into the extension
 
 _per_thread = _threading.local()
 

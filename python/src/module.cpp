@@ -5,6 +5,7 @@
 PYBIND11_MODULE(_gpgpu, m) {
   using namespace gpgpu::python;
   m.doc() = "gpgpu: GPU computing with a few lines of GLSL over NumPy arrays (C++ extension)";
+  m.attr("__version__") = GPGPU_VERSION;  // project(gpgpu VERSION ...) in CMakeLists.txt
   bind_errors(m);
   bind_context(m);
   bind_arrays(m);

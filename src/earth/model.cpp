@@ -1,17 +1,16 @@
-// Model: the shallow-water model on the GPU (see gpgpu/earth/model.hpp).
+// Model: the shallow-water model on the GPU (see gpgpu/earth/model.hpp); building it and
+// stepping it. What leaves the device (fields, sums, the state check) is in model_state.cpp.
 #include "gpgpu/earth/model.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
-#include <set>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "earth/global_sums.hpp"
 #include "earth/model_geometry.hpp"
+#include "earth/model_impl.hpp"
 #include "earth/model_kernels.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
@@ -19,53 +18,48 @@
 
 namespace gpgpu::earth {
 
+namespace detail {
+
+Kernel::Kernel(const Context& ctx, const std::string& source, const Defines& defines,
+               std::string label)
+    : kernel_(ctx, source, defines, std::move(label)) {
+  for (const auto& v : kernel_.variables()) {
+    names_.insert(v.name);
+    if (!v.alias.empty()) names_.insert(v.alias);
+  }
+}
+
+void Kernel::run(const Args& args, std::size_t items) {
+  if (items == 0) return;
+  Args used;
+  used.reserve(args.size());
+  for (const auto& a : args) {
+    if (names_.count(a.name) != 0) used.push_back(a);
+  }
+  kernel_.run(used, items);
+  if (timing_) {
+    const double ns = kernel_.last_gpu_ns();
+    if (ns >= 0) total_ms_ += ns * 1e-6, ++timed_;
+  }
+}
+
+void Kernel::set_timing(bool on) {
+  timing_ = on;
+  kernel_.set_timing(on);
+}
+
+}  // namespace detail
+
 namespace {
-
-// A kernel that takes only the arguments it declares: variants compiled with different
-// defines drop uniforms (the advection kernel has no gravity), and gpgpu rejects values for
-// variables a kernel does not have.
-class Kernel {
- public:
-  Kernel(const Context& ctx, const std::string& source, const Defines& defines, std::string label)
-      : kernel_(ctx, source, defines, std::move(label)) {
-    for (const auto& v : kernel_.variables()) {
-      names_.insert(v.name);
-      if (!v.alias.empty()) names_.insert(v.alias);
-    }
-  }
-  void run(const Args& args, std::size_t items) {
-    Args used;
-    used.reserve(args.size());
-    for (const auto& a : args) {
-      if (names_.count(a.name) != 0) used.push_back(a);
-    }
-    kernel_.run(used, items);
-    if (timing_) {
-      const double ns = kernel_.last_gpu_ns();
-      if (ns >= 0) total_ms_ += ns * 1e-6, ++timed_;
-    }
-  }
-  void set_timing(bool on) {
-    timing_ = on;
-    kernel_.set_timing(on);
-  }
-  double total_ms() const { return total_ms_; }
-  long long timed() const { return timed_; }
-  void reset() { total_ms_ = 0, timed_ = 0; }
-
- private:
-  ComputeKernel kernel_;
-  std::set<std::string> names_;
-  bool timing_ = false;
-  double total_ms_ = 0;
-  long long timed_ = 0;
-};
 
 Buffer floats(const Context& ctx, const std::vector<float>& v) {
   return Buffer::from(ctx, v);
 }
 Buffer ints(const Context& ctx, const std::vector<std::int32_t>& v) {
   return Buffer::from(ctx, v);
+}
+Buffer vec4s(const Context& ctx, std::size_t cells) {
+  return Buffer(ctx, ElementType::Float32, 4 * std::max<std::size_t>(cells, 1));
 }
 
 Defines tendency_defines(const CaseSetup& s, const ModelOptions& o) {
@@ -79,114 +73,162 @@ std::array<float, 3> to_float3(const Vec3& v) {
   return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
 }
 
+std::uint32_t u32(std::size_t v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+// Halo rings: 2 per stage swapped (4 stages: 8), plus 2 for hyperdiffusion's Laplacian of
+// the Laplacian, or 2 swapped again before every stage.
+int halo_depth(const CaseSetup& s, const ModelOptions& o) {
+  const bool diffusion = o.diffusion_time > 0 && !s.advection_only;
+  return o.halo_per_step ? (diffusion ? 10 : 8) : 2;
+}
+
 }  // namespace
 
-struct Model::Impl {
-  const Context* context;
-  const Grid* grid;
-  CaseSetup setup;
-  ModelOptions options;
-  std::size_t n;
-  double mean_depth = 0, max_dt = 0, dt = 0, time = 0, nu = 0, total_area = 0;
-  std::vector<double> surface;
+Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o,
+                  Team* t)
+    : context(&ctx),
+      grid(&g),
+      setup(s),
+      options(o),
+      own_team(t == nullptr ? one_process() : nullptr),
+      team(t == nullptr ? own_team.get() : t),
+      domain(make_subdomain(g, team->size(), team->rank(), halo_depth(s, o))),
+      tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
+               "earth tendency"),
+      diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},
+               "earth diagnostics"),
+      update(ctx, detail::update_kernel_source(o.work_group_size), {}, "earth update"),
+      laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
+      diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
+                "earth hyperdiffusion"),
+      check(ctx, detail::check_kernel_source(o.work_group_size), {}, "earth state check") {}
 
-  Kernel tendency, diagnose, update, laplacian, diffusion;
-  Buffer state, x, y, acc, tend, lap;
-  Buffer position, slot, neighbour, correction, laplace, inv_area;
+Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
+  return {{"state", in},
+          {"position", position},
+          {"slot", slot},
+          {"inv_area", inv_area},
+          {"tend", tend},
+          {"first", u32(first)},
+          {"stride", u32(stride())},
+          {"mean_depth", static_cast<float>(mean_depth)},
+          {"gravity", static_cast<float>(setup.planet.gravity)},
+          {"coriolis_axis", to_float3(setup.coriolis_axis() * (2 * setup.planet.omega))},
+          {"radius", static_cast<float>(setup.planet.radius)}};
+}
 
-  Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o)
-      : context(&ctx),
-        grid(&g),
-        setup(s),
-        options(o),
-        n(g.cell_count()),
-        tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
-                 "earth tendency"),
-        diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},
-                 "earth diagnostics"),
-        update(ctx, detail::update_kernel_source(o.work_group_size), {}, "earth update"),
-        laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
-        diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
-                  "earth hyperdiffusion") {}
-
-  Args tendency_args(const Buffer& in) const {
-    return {{"state", in},
-            {"position", position},
-            {"slot", slot},
-            {"inv_area", inv_area},
-            {"tend", tend},
-            {"mean_depth", static_cast<float>(mean_depth)},
-            {"gravity", static_cast<float>(setup.planet.gravity)},
-            {"coriolis_axis", to_float3(setup.coriolis_axis() * (2 * setup.planet.omega))},
-            {"radius", static_cast<float>(setup.planet.radius)}};
+// The tendencies of the cells `valid` - 1 rings deep. When the halo must be swapped first,
+// the interior's run while it is in flight and the rest once it has arrived.
+void Model::Impl::tendencies(Buffer& in, int& valid) {
+  std::size_t done = 0;
+  if (valid < 2) {
+    halo->start(in);
+    tendency.run(tendency_args(in, 0), domain.interior);
+    halo->finish(in);
+    done = domain.interior;
+    valid = domain.depth;
   }
+  tendency.run(tendency_args(in, done), domain.within(valid - 1) - done);
+}
 
-  // Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k.
-  void stage(int s, const Buffer& in, const Buffer& base, Buffer& next) {
-    constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
-    constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-    tendency.run(tendency_args(in), n);
-    update.run({{"tend", tend},
-                {"neighbour", neighbour},
-                {"correction", correction},
-                {"base", base},
-                {"acc", acc},
-                {"next", next},
-                {"stage", static_cast<std::int32_t>(s)},
-                {"next_step", static_cast<float>(next_weight[s] * dt)},
-                {"acc_step", static_cast<float>(acc_weight[s] * dt)}},
-               n);
-  }
+// Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k, on the
+// cells valid - 2 rings deep.
+void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid) {
+  constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
+  constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  tendencies(in, valid);
+  update.run({{"tend", tend},
+              {"neighbour", neighbour},
+              {"correction", correction},
+              {"base", base},
+              {"acc", acc},
+              {"next", next},
+              {"stage", static_cast<std::int32_t>(s)},
+              {"stride", u32(stride())},
+              {"next_step", static_cast<float>(next_weight[s] * dt)},
+              {"acc_step", static_cast<float>(acc_weight[s] * dt)}},
+             domain.within(valid - 2));
+  valid -= 2;
+}
 
-  void one_step() {
-    stage(0, state, state, x);
-    stage(1, x, state, y);
-    stage(2, y, state, x);
-    stage(3, x, y, state);  // base unused in the last stage: any buffer it does not write
-    if (nu > 0) {
-      const double a = setup.planet.radius;
-      laplacian.run(
-          {{"state", state}, {"neighbour", neighbour}, {"laplace", laplace}, {"lap", lap}}, n);
-      diffusion.run({{"state", state},
-                     {"neighbour", neighbour},
-                     {"laplace", laplace},
-                     {"lap", lap},
-                     {"position", position},
-                     {"factor", static_cast<float>(dt * nu / (a * a * a * a))}},
-                    n);
-    }
-    time += dt;
-  }
+// Forward-Euler hyperdiffusion: the Laplacian valid - 1 rings deep (from the state's halo,
+// swapped first if too few rings are valid), then the update valid - 2 rings deep.
+void Model::Impl::diffuse(int valid) {
+  const double a = setup.planet.radius;
+  if (valid < 2) refresh_halo(state), valid = domain.depth;
+  laplacian.run({{"state", state},
+                 {"neighbour", neighbour},
+                 {"laplace", laplace},
+                 {"lap", lap},
+                 {"stride", u32(stride())}},
+                domain.within(valid - 1));
+  diffusion.run({{"state", state},
+                 {"neighbour", neighbour},
+                 {"laplace", laplace},
+                 {"lap", lap},
+                 {"position", position},
+                 {"stride", u32(stride())},
+                 {"factor", static_cast<float>(dt * nu / (a * a * a * a))}},
+                domain.within(valid - 2));
+}
 
-  std::vector<float> download_vec4(const Buffer& b) const {
-    std::vector<float> v(4 * n);
-    b.download(std::span<float>(v));
-    return v;
-  }
-};
+void Model::Impl::one_step() {
+  // A step's first stage reads the state, whose halo the last step left stale.
+  int valid = 0;
+  stage(0, state, state, x, valid);
+  stage(1, x, state, y, valid);
+  stage(2, y, state, x, valid);
+  stage(3, x, y, state, valid);  // base unused in the last stage: any buffer it does not write
+  if (nu > 0) diffuse(valid);
+  time += dt;
+  ++steps;
+}
+
+void Model::Impl::refresh_halo(Buffer& values) {
+  halo->start(values);
+  halo->finish(values);
+}
 
 Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
-             const ModelOptions& options) {
+             const ModelOptions& options)
+    : Model(context, grid, setup, options, nullptr) {}
+
+Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
+             const ModelOptions& options, Team& team)
+    : Model(context, grid, setup, options, &team) {}
+
+Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
+             const ModelOptions& options, Team* team) {
   validate(options);
   const Fields start = initial_fields(grid, setup);
-  impl_ = std::make_unique<Impl>(context, grid, setup, options);
+  impl_ = std::make_unique<Impl>(context, grid, setup, options, team);
   Impl& m = *impl_;
+  const Subdomain& d = m.domain;
   m.surface = start.surface;
+  // Everything below is computed from the whole grid, so every rank gets the same bits.
   m.mean_depth = setup.advection_only ? 0.0 : detail::area_mean(grid, start.height);
-  for (double a : grid.areas) m.total_area += a;
+  const double deepest = *std::max_element(start.height.begin(), start.height.end());
+  m.lowest_depth = setup.advection_only ? -deepest : 0.0;
+  m.highest_depth = 2 * deepest;
+  for (std::size_t l = 0; l < d.owned; ++l) m.owned_area += grid.areas[d.cells[l]];
   m.max_dt = m.dt = model_time_step(grid, setup, start, options);
   m.nu = hyperdiffusion_coefficient(grid, setup, options);
-  const auto tables = detail::device_tables(grid, setup, start, options.continuity_correction);
+  const auto tables = detail::device_tables(grid, setup, start, options.continuity_correction, d);
   m.position = floats(context, tables.position);
   m.slot = ints(context, tables.slot);
   m.neighbour = ints(context, tables.neighbour);
   m.correction = floats(context, tables.correction);
   m.laplace = floats(context, tables.laplace);
   m.inv_area = floats(context, tables.inv_area);
-  m.state = floats(context, detail::pack_state(start, m.mean_depth));
-  for (Buffer* b : {&m.x, &m.y, &m.acc, &m.tend})
-    *b = Buffer(context, ElementType::Float32, 4 * m.n);
-  if (m.nu > 0) m.lap = Buffer(context, ElementType::Float32, 4 * m.n);
+  m.state = floats(context, detail::pack_state(start, m.mean_depth, d.cells));
+  m.x = vec4s(context, d.size());
+  m.y = vec4s(context, d.size());
+  m.acc = vec4s(context, m.stride());
+  m.tend = vec4s(context, m.stride());
+  if (m.nu > 0) m.lap = vec4s(context, m.stride());
+  m.halo = m.team->halo(context, d);
 }
 
 Model::~Model() = default;
@@ -207,9 +249,9 @@ void Model::run(double seconds, const std::function<void(double)>& progress,
   const long long every = std::max(1LL, progress_every);
   for (long long s = 0; s < steps; ++s) {
     impl_->one_step();
-    if (progress && ((s + 1) % every == 0 || s + 1 == steps)) {
-      impl_->context->finish();
-      progress(static_cast<double>(s + 1) / static_cast<double>(steps));
+    if ((s + 1) % every == 0 || s + 1 == steps) {
+      impl_->check_state();  // waits for the GPU, so the progress below is real
+      if (progress) progress(static_cast<double>(s + 1) / static_cast<double>(steps));
     }
   }
 }
@@ -223,6 +265,9 @@ double Model::time_step() const {
 double Model::max_time_step() const {
   return impl_->max_dt;
 }
+long long Model::steps_taken() const {
+  return impl_->steps;
+}
 void Model::set_time_step(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds)) {
     throw ArgumentError(fmt::format("earth model: time step must be positive; got {}", seconds));
@@ -230,63 +275,8 @@ void Model::set_time_step(double seconds) {
   impl_->dt = seconds;
 }
 
-Fields Model::fields() const {
-  const auto s = impl_->download_vec4(impl_->state);
-  Fields f;
-  f.height.resize(impl_->n);
-  f.velocity.resize(impl_->n);
-  f.surface = impl_->surface;
-  for (std::size_t i = 0; i < impl_->n; ++i) {
-    f.height[i] = impl_->mean_depth + static_cast<double>(s[4 * i]);
-    f.velocity[i] = {s[4 * i + 1], s[4 * i + 2], s[4 * i + 3]};
-  }
-  return f;
-}
-
-void Model::set_fields(const Fields& fields) {
-  if (fields.height.size() != impl_->n || fields.velocity.size() != impl_->n) {
-    throw SizeMismatchError(
-        fmt::format("earth model: set_fields needs {} heights and velocities; got {} and {}",
-                    impl_->n, fields.height.size(), fields.velocity.size()));
-  }
-  impl_->state.upload(detail::pack_state(fields, impl_->mean_depth));
-}
-
-std::vector<double> Model::vorticity() const {
-  Impl& m = *impl_;
-  m.diagnose.run(m.tendency_args(m.state), m.n);
-  const auto d = m.download_vec4(m.tend);
-  std::vector<double> zeta(m.n);
-  for (std::size_t i = 0; i < m.n; ++i) zeta[i] = d[4 * i + 3] / m.grid->areas[i];
-  return zeta;
-}
-
-GlobalSums Model::sums() const {
-  Impl& m = *impl_;
-  m.diagnose.run(m.tendency_args(m.state), m.n);
-  const auto s = detail::global_sums(*m.context, m.tend, m.n);
-  const double a2 = m.setup.planet.radius * m.setup.planet.radius;
-  GlobalSums g;
-  g.mass = a2 * (m.mean_depth * m.total_area + s[0]);
-  g.energy = a2 * s[1];
-  g.potential_enstrophy = a2 * s[2];
-  g.circulation = a2 * s[3];
-  return g;
-}
-
-Fields Model::raw_tendency() const {
-  Impl& m = *impl_;
-  m.tendency.run(m.tendency_args(m.state), m.n);
-  const auto t = m.download_vec4(m.tend);
-  Fields f;
-  f.height.resize(m.n);
-  f.velocity.resize(m.n);
-  f.surface = m.surface;
-  for (std::size_t i = 0; i < m.n; ++i) {
-    f.height[i] = t[4 * i];
-    f.velocity[i] = {t[4 * i + 1], t[4 * i + 2], t[4 * i + 3]};
-  }
-  return f;
+void Model::check() const {
+  impl_->check_state();
 }
 
 StepTraffic Model::traffic() const {
@@ -295,17 +285,27 @@ StepTraffic Model::traffic() const {
   //   update    tend 16 + 6 x (neighbour 4 + correction 4) = 64, plus per stage
   //             base 16 / acc / next 16: stage 0 +48, stages 1-2 +64, stage 3 +32
   //   diffusion laplacian 16 + 48 + 16 = 80; diffusion 16 + 48 + 32 + 16 = 112
-  double per_cell = 4 * 148.0 + (64 + 48) + 2 * (64 + 64) + (64 + 32);
+  // Each stage covers the rings its halo still holds (partition.hpp), as one_step runs it.
+  const Subdomain& d = impl_->domain;
+  constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
+  auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
+  double bytes = 0;
+  int valid = 0;
+  for (int s = 0; s < 4; ++s, valid -= 2) {
+    if (valid < 2) valid = d.depth;
+    bytes += 148 * cells(valid - 1) + update_bytes[s] * cells(valid - 2);
+  }
   int dispatches = 8;
   if (impl_->nu > 0) {
-    per_cell += 80 + 112;
+    if (valid < 2) valid = d.depth;
+    bytes += 80 * cells(valid - 1) + 112 * cells(valid - 2);
     dispatches += 2;
   }
-  return {per_cell * static_cast<double>(impl_->n), dispatches};
+  return {bytes, dispatches};
 }
 
 void Model::set_kernel_timing(bool on) {
-  for (Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
+  for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
     k->set_timing(on);
 }
 
@@ -321,7 +321,7 @@ KernelTimes Model::kernel_times() const {
 }
 
 void Model::reset_kernel_times() {
-  for (Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
+  for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
     k->reset();
 }
 
@@ -336,6 +336,12 @@ const ModelOptions& Model::options() const {
 }
 double Model::mean_depth() const {
   return impl_->mean_depth;
+}
+const Subdomain& Model::subdomain() const {
+  return impl_->domain;
+}
+Team& Model::team() const {
+  return *impl_->team;
 }
 
 }  // namespace gpgpu::earth

@@ -20,6 +20,8 @@ uniform float mean_depth;     // m: the state holds h - mean_depth
 uniform float gravity;        // m/s^2
 uniform vec3 coriolis_axis;   // 2 Omega times the Coriolis axis (1/s)
 uniform float radius;         // m
+uniform uint first;           // the first cell of this dispatch (local index)
+uniform uint stride;          // cells per row of the slot-major tables
 
 // A control-volume corner: the mean of three cells.
 struct Corner {{
@@ -49,9 +51,9 @@ Corner corner_of(vec4 s0, vec4 p0, float f0, vec4 s1, vec4 p1, float f1, vec4 s2
 // otherwise one neighbour per corner as the walk goes round (fewer registers).
 constexpr const char* tendency_body = R"(
 void main() {
-  uint i = gpgpu_index();
-  if (i >= gpgpu_count) return;
-  uint n = gpgpu_count;
+  if (gpgpu_index() >= gpgpu_count) return;
+  uint i = first + gpgpu_index();
+  uint n = stride;
   vec4 s = state[i];
   vec4 p = position[i];
   float f = potential(s, p);
@@ -147,11 +149,12 @@ layout(std430, binding = 5) writeonly buffer Next {{ vec4 next[]; }};
 uniform int stage;         // 0..3 of classical Runge-Kutta
 uniform float next_step;   // dt times the weight of this stage's tendency in the next stage
 uniform float acc_step;    // dt times its weight in the step's result
+uniform uint stride;       // cells per row of the slot-major tables
 
 void main() {{
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
-  uint n = gpgpu_count;
+  uint n = stride;
   vec4 t = tend[i];
   // Fourth-order continuity: subtract c dx^2 lap(div) in flux form.
   float c = 0.0;
@@ -182,11 +185,12 @@ layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
 layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
 layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
 layout(std430, binding = 3) writeonly buffer Lap {{ vec4 lap[]; }};
+uniform uint stride;  // cells per row of the slot-major tables
 
 void main() {{
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
-  uint n = gpgpu_count;
+  uint n = stride;
   vec4 s = state[i];
   vec4 sum = vec4(0.0);
   for (int k = 0; k < 6; ++k) {{
@@ -208,11 +212,12 @@ layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
 layout(std430, binding = 3) readonly buffer Lap {{ vec4 lap[]; }};
 layout(std430, binding = 4) readonly buffer Position {{ vec4 position[]; }};
 uniform float factor;  // dt nu / a^4
+uniform uint stride;   // cells per row of the slot-major tables
 
 void main() {{
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
-  uint n = gpgpu_count;
+  uint n = stride;
   vec4 l = lap[i];
   vec4 sum = vec4(0.0);
   for (int k = 0; k < 6; ++k) {{
@@ -223,6 +228,32 @@ void main() {{
   vec3 r = position[i].xyz;
   s.yzw -= dot(s.yzw, r) * r;
   state[i] = s;
+}}
+)",
+                     group);
+}
+
+std::string check_kernel_source(int group) {
+  return fmt::format(R"(
+layout(local_size_x = {0}) in;
+layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
+layout(std430, binding = 1) writeonly buffer Flags {{ vec4 flags[]; }};
+uniform float mean_depth;  // m: the state holds h - mean_depth
+uniform float lowest;      // the physical range of the depth (m), both ends excluded
+uniform float highest;
+
+// Infinity or NaN, by the exponent bits: compilers that assume finite math may fold isnan().
+bool broken(float x) {{ return (floatBitsToUint(x) & 0x7f800000u) == 0x7f800000u; }}
+
+void main() {{
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  vec4 s = state[i];
+  bool bad_h = broken(s.x);
+  bool bad_u = broken(s.y) || broken(s.z) || broken(s.w);
+  float h = mean_depth + s.x;
+  bool out_of_range = !bad_h && !(h > lowest && h < highest);
+  flags[i] = vec4(bad_h ? 1.0 : 0.0, bad_u ? 1.0 : 0.0, out_of_range ? 1.0 : 0.0, 0.0);
 }}
 )",
                      group);

@@ -1,17 +1,18 @@
 // The GLSL compute kernels of the shallow-water model (model_kernels.cpp) and the device
 // layout they share with model_geometry.cpp.
 //
-// Device layout (float32 unless said; N cells; slot-major tables [k * N + cell], k < 6, so
-// that consecutive invocations read consecutive words):
+// Device layout (float32 unless said; N local cells of a subdomain, M of them with
+// tendencies (partition.hpp); slot-major tables [k * M + cell], k < 6, so that consecutive
+// invocations read consecutive words; the kernels take M as the uniform `stride`):
 //   state     vec4 per cell: (h - mean_depth, u.x, u.y, u.z); the depth is stored as a
 //             deviation from the initial mean so that float32 keeps ~7 digits of the part
 //             that varies (case 5: +-500 m around 5400 m).
 //   position  vec4 per cell: (x, y, z, g * surface height)
-//   slot      ivec4 [6][N]: (bits of l n.x, l n.y, l n.z, neighbour): edge k's outward
+//   slot      ivec4 [6][M]: (bits of l n.x, l n.y, l n.z, neighbour): edge k's outward
 //             normal times its length (unit sphere) and neighbour k; a pentagon's sixth
 //             slot repeats neighbour 0 with a zero edge
-//   neighbour int [6][N]; correction, laplace float [6][N]: c l d / A and l / (d A)
-//   inv_area  float per cell: 1 / (a A), a the radius (m), A the unit-sphere area
+//   neighbour int [6][M]; correction, laplace float [6][M]: c l d / A and l / (d A)
+//   inv_area  float per cell of M: 1 / (a A), a the radius (m), A the unit-sphere area
 // A cell's control-volume corner k is the centroid of (cell, neighbour k, neighbour k+1).
 #pragma once
 
@@ -22,7 +23,8 @@ namespace gpgpu::earth::detail {
 // Stage tendencies: reads state, position, slot, inv_area; writes tend = (dh/dt
 // uncorrected, du/dt). Defines: ADVECTION_ONLY (case 1: du = 0), DIAGNOSE (writes per-cell
 // (A h', A energy, A potential enstrophy, A zeta) into tend instead), PRELOAD (gather all
-// six neighbours before the corner walk). `group` invocations per work group.
+// six neighbours before the corner walk). `group` invocations per work group. A dispatch
+// of n items computes cells [first, first + n).
 std::string tendency_kernel_source(int group);
 
 // Applies the continuity correction to tend.x and the Runge-Kutta update of the stage.
@@ -31,5 +33,9 @@ std::string update_kernel_source(int group);
 // Hyperdiffusion: lap = L(state); then state -= factor L(lap), u projected.
 std::string laplacian_kernel_source(int group);
 std::string diffusion_kernel_source(int group);
+
+// The state check: flags = (h is NaN/inf, u has a NaN/inf, the depth is outside
+// (lowest, highest)), 1 or 0 per cell.
+std::string check_kernel_source(int group);
 
 }  // namespace gpgpu::earth::detail

@@ -15,7 +15,22 @@
 //             kernel) fused with the Runge-Kutta stage update;
 // two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on. A
 // step queues its dispatches without waiting for the GPU (no read-back, no fence); only
-// fields(), sums() and vorticity() wait.
+// fields(), sums(), vorticity() and the state check wait.
+//
+// Across processes (team.hpp). Given a Team of N ranks, each rank's Model holds one
+// subdomain (partition.hpp): its own cells plus two halo rings, swapped with the neighbours
+// before every stage's tendencies. The arithmetic of every cell is unchanged, so the state
+// of an N-rank run equals the one-process run's bit for bit. Then step() and run() are
+// collective (every rank calls them alike), and so are fields(), vorticity(), sums(),
+// raw_tendency() and check(): the per-cell results arrive in global cell order on rank 0
+// (the other ranks get empty ones), and the sums on every rank. The sums add the ranks'
+// partial sums, so they may differ from one process's in the last bits.
+//
+// Blow-up. run() checks the state every progress_every steps and at its end (check() does
+// it on demand): a NaN or infinity in any field, or a depth outside its physical range —
+// (0, 2 x the initial deepest) for cases 2, 5 and 6, (-h0, 2 h0) for case 1's tracer, h0 its
+// initial maximum — throws InstabilityError naming the step, the field, the value and the
+// cell, on every rank at once.
 //
 // Precision. Fields are float32: the depth is stored as its deviation from the initial
 // mean (so its rounding is relative to the part that varies), geometry is computed in
@@ -33,8 +48,18 @@
 #include "gpgpu/earth/cases.hpp"
 #include "gpgpu/earth/grid.hpp"
 #include "gpgpu/earth/options.hpp"
+#include "gpgpu/earth/partition.hpp"
+#include "gpgpu/earth/team.hpp"
+#include "gpgpu/error.hpp"
 
 namespace gpgpu::earth {
+
+// The model's state blew up: a NaN or infinity, or a depth outside its physical range. The
+// message names the step, the field, the value and the cell. Thrown on every rank at once.
+class InstabilityError : public TeamError {
+ public:
+  using TeamError::TeamError;
+};
 
 // Integrals over the sphere (radius a): mass = int h dA (m^3), energy = int (h |u|^2/2 +
 // g h (h/2 + h_s)) dA, potential enstrophy = int (zeta + f)^2 / (2 h) dA, circulation =
@@ -64,6 +89,9 @@ class Model {
   // options and LimitError when a table exceeds the device's storage-block size.
   Model(const Context& context, const Grid& grid, const CaseSetup& setup,
         const ModelOptions& options = {});
+  // This rank's part of a model run across `team` (which must outlive it). Collective.
+  Model(const Context& context, const Grid& grid, const CaseSetup& setup,
+        const ModelOptions& options, Team& team);
   ~Model();
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
@@ -74,23 +102,28 @@ class Model {
   void step(long long count = 1);
   // Advances `seconds` in equal steps of at most max_time_step(); calls progress(fraction
   // done) about every progress_every steps (it waits for the GPU then, so progress is
-  // real). The time step stays as fitted afterwards.
+  // real), and checks the state there and at the end (throws InstabilityError). The time
+  // step stays as fitted afterwards.
   void run(double seconds, const std::function<void(double)>& progress = {},
            long long progress_every = 200);
+  // Throws InstabilityError when a field holds a NaN or infinity, or the depth left its
+  // physical range (see above). Waits for the GPU.
+  void check() const;
 
   double time() const;           // simulated seconds so far
   double time_step() const;      // the step step() takes
   double max_time_step() const;  // CFL step (or ModelOptions::time_step)
+  long long steps_taken() const;
   void set_time_step(double seconds);
 
   Fields fields() const;                  // downloads h, u (surface from the case)
-  void set_fields(const Fields& fields);  // uploads h and u (e.g. for tests)
+  void set_fields(const Fields& fields);  // uploads h and u of every cell (e.g. for tests)
   std::vector<double> vorticity() const;  // relative vorticity zeta (1/s) per cell
   GlobalSums sums() const;                // GPU reduction, finished in float64
   // The tendencies (dh/dt without the continuity correction, du/dt) of the current fields.
   Fields raw_tendency() const;
 
-  StepTraffic traffic() const;
+  StepTraffic traffic() const;  // this rank's kernels
   // Times every dispatch with a GPU timer query (each then waits for the GPU, so steps run
   // one kernel at a time: for measuring kernels, not for production runs).
   void set_kernel_timing(bool on);
@@ -100,8 +133,12 @@ class Model {
   const CaseSetup& setup() const;
   const ModelOptions& options() const;
   double mean_depth() const;  // the depth the state is stored relative to (m)
+  const Subdomain& subdomain() const;
+  Team& team() const;
 
  private:
+  Model(const Context& context, const Grid& grid, const CaseSetup& setup,
+        const ModelOptions& options, Team* team);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -30,6 +30,11 @@
 
 namespace gpgpu::earth {
 
+// The largest Courant number classical RK4 was measured stable at with these operators
+// (cases 1, 2 and 6, level 4). The library accepts larger ones (Model::run stops a run that
+// blows up); `gpgpu earth` refuses them unless --force-courant.
+inline constexpr double max_stable_courant = 2.5;
+
 struct ModelOptions {
   double courant = 1.6;
   double continuity_correction = 0.125;
@@ -38,6 +43,11 @@ struct ModelOptions {
   // Performance knobs of the GPU kernels (results agree to float32 rounding):
   int work_group_size = 128;        // invocations per work group: 32..1024, a multiple of 32
   bool preload_neighbours = false;  // gather all six neighbours before the corner walk
+  // Across ranks (team.hpp, partition.hpp): true swaps a halo of 8 rings (10 with
+  // hyperdiffusion) once per step and computes its stages redundantly on the rings; false
+  // swaps 2 rings before every stage (4 exchanges a step, 5 with hyperdiffusion). The same
+  // bits either way; one process has no halo.
+  bool halo_per_step = true;
 };
 
 // Throws ArgumentError for a non-positive courant, a negative correction, diffusion time or

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The earth model on 1 and 2 GPUs of one host (device kind nvidia-h100-x2 or nvidia-h200-x2):
+# builds gpgpu and gpgpu-mpi against the image's Open MPI (4.1.6 there; never carry Debian's,
+# its PMIx clashes with the image's: shared/notes/gpu-facts.md), then for earth case 5 at
+# each level runs
+#   one    gpgpu earth (one process, no MPI)
+#   np1    mpirun -np 1 gpgpu-mpi earth (one rank: the MPI path's own overhead)
+#   np2    mpirun -np 2 gpgpu-mpi earth (one rank per GPU, picked by node-local rank), the
+#          halo swapped once a step (8 rings, the default)
+#   np2s   the same with the halo swapped before every stage (--halo stage, 2 rings)
+# and records steps per second of the stepping (the JSON's steps_per_wall_s), the ratio
+# np2 / one, and whether the final fields are bit for bit the same (FNV-1a of the fields and
+# the saved height files). Also the halo sizes of the 2-rank partition (gpgpu earth partition).
+# OUT_DIR keeps mpi-bench.log, table.md and results.tar.gz (every run's output and JSON).
+#
+#   bash scripts/device/mpi-bench.sh OUT_DIR [BUILD_DIR]
+#
+# Environment:
+#   MPI_BENCH_LEVELS   levels (default "8 9")
+#   MPI_BENCH_DAYS     simulated days per run (default 2: ~1200 steps at level 8, ~2500 at 9)
+#   MPI_BENCH_BUILD=0  use an existing BUILD_DIR (default /tmp/gpgpu-mpi)
+#   MPI_BENCH_MPIRUN   mpirun options (default "--bind-to none": Open MPI binds 2 ranks to one
+#                      core each by default, and with it the GL driver's and the data path's
+#                      threads)
+#   DEADLINE           seconds for the whole script (default 560); runs left are skipped
+# The GL libraries and build dependencies the image lacks come from .gl/ and .deps/
+# (shared/device/prepare-gl.sh and scripts/device/fetch-deps.sh, run beforehand); MPI does
+# not: the image has it.
+set -uo pipefail
+out=${1:?usage: mpi-bench.sh OUT_DIR [BUILD_DIR]}
+build=${2:-/tmp/gpgpu-mpi}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
+[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+unset GPGPU_DEVICE  # each rank picks its GPU by its node-local rank
+levels=${MPI_BENCH_LEVELS:-"8 9"}
+read -r -a mpirun_options <<< "${MPI_BENCH_MPIRUN:---bind-to none}"
+days=${MPI_BENCH_DAYS:-2}
+t0=$(date +%s)
+stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/mpi-bench.log"; }
+left() { echo $((${DEADLINE:-560} - ($(date +%s) - t0))); }
+
+if [ "${MPI_BENCH_BUILD:-1}" != 0 ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=OFF \
+        -DGPGPU_BUILD_TESTS=OFF -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=OFF \
+        > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  grep -E "gpgpu::mpi" "$out/configure.log" | tee -a "$out/mpi-bench.log"
+  timeout 300 cmake --build "$build" -j"$(nproc)" --target gpgpu_cli gpgpu_mpi_cli \
+    > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+  stamp "built"
+fi
+gpgpu=$build/tools/gpgpu
+mpirun --version 2>&1 | head -1 | tee -a "$out/mpi-bench.log"
+nvidia-smi --query-gpu=index,name,driver_version --format=csv > "$out/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1
+
+# run NAME LEVEL "EARTH OPTIONS" COMMAND...: one earth run, its JSON and output under
+# $out/NAME-L<level>.
+run() {
+  local name=$1 level=$2 extra
+  read -r -a extra <<< "$3"
+  shift 3
+  local dir="$out/$name-L$level" budget
+  budget=$(($(left) - 5))
+  if [ "$budget" -lt 30 ]; then stamp "skipped $name level $level (deadline)"; return 1; fi
+  mkdir -p "$dir"
+  timeout "$budget" "$@" earth --case 5 --level "$level" --days "$days" --no-pictures \
+    --save --out "$dir" --json "$dir/run.json" "${extra[@]}" > "$dir/output.txt" 2>&1
+  local rc=$?
+  stamp "$name level $level: rc $rc, $(grep -o '"steps_per_wall_s": [0-9.]*' "$dir/run.json" 2>/dev/null)"
+  return $rc
+}
+
+for level in $levels; do
+  timeout 120 "$gpgpu" earth partition --level "$level" --ranks 2 --json "$out/partition-L$level.json" \
+    > "$out/partition-L$level.txt" 2>&1
+  run one "$level" "" "$gpgpu"
+  run np1 "$level" "" mpirun "${mpirun_options[@]}" -np 1 "$build/tools/gpgpu-mpi"
+  run np2 "$level" "" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
+  run np2s "$level" "--halo stage" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
+  for name in np1 np2 np2s; do
+    a="$out/one-L$level" b="$out/$name-L$level"
+    same_hash=$([ "$(grep -o 'FNV-1a [0-9a-f]*' "$a/output.txt")" = "$(grep -o 'FNV-1a [0-9a-f]*' "$b/output.txt")" ] && echo yes || echo NO)
+    same_file=$(cmp -s "$a"/height_*.bin "$b"/height_*.bin && echo yes || echo NO)
+    stamp "level $level $name vs one: fields FNV equal: $same_hash, saved heights equal: $same_file"
+  done
+  rm -f "$out"/*-L"$level"/height_*.bin  # 21 MB each at level 9: compared, not kept
+done
+
+# The table: steps per second per run and the ratio to one process.
+python3 - "$out" $levels <<'PY' | tee "$out/table.md"
+import json, sys, os
+out, levels = sys.argv[1], sys.argv[2:]
+print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (halo once a step) | 2 ranks / one | 2 ranks, halo every stage | / one | grid s (one, np2) |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+for level in levels:
+    rows = {}
+    for name in ("one", "np1", "np2", "np2s"):
+        try:
+            rows[name] = json.load(open(os.path.join(out, f"{name}-L{level}", "run.json")))
+        except Exception:
+            rows[name] = None
+    def rate(n): return rows[n]["steps_per_wall_s"] if rows[n] else float("nan")
+    cells = next((r["cells"] for r in rows.values() if r), 0)
+    grid = ", ".join(f'{rows[n]["grid_s"]:.1f}' if rows[n] else "-" for n in ("one", "np2"))
+    print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x | {grid} |")
+PY
+# What comes back: the log, the table, and the rest packed (a device call returns at most 8
+# files of 16 MiB).
+(cd "$out" && tar czf results.tar.gz --remove-files ./*-L* ./partition-L* configure.log build.log \
+  nvidia-smi.txt 2> /dev/null)
+stamp "done: $out/table.md, $out/results.tar.gz"

@@ -1,0 +1,87 @@
+// The inside of gpgpu::earth::Model, shared by model.cpp (building and stepping) and
+// model_state.cpp (fields, sums and the state check, gathered across the team).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/earth/model.hpp"
+#include "gpgpu/earth/partition.hpp"
+#include "gpgpu/earth/team.hpp"
+
+namespace gpgpu::earth {
+
+namespace detail {
+
+// A kernel that takes only the arguments it declares: variants compiled with different
+// defines drop uniforms (the advection kernel has no gravity), and gpgpu rejects values for
+// variables a kernel does not have.
+class Kernel {
+ public:
+  Kernel(const Context& ctx, const std::string& source, const Defines& defines, std::string label);
+  // Runs `items` invocations; none when items is 0.
+  void run(const Args& args, std::size_t items);
+  void set_timing(bool on);
+  double total_ms() const { return total_ms_; }
+  long long timed() const { return timed_; }
+  void reset() { total_ms_ = 0, timed_ = 0; }
+
+ private:
+  ComputeKernel kernel_;
+  std::set<std::string> names_;
+  bool timing_ = false;
+  double total_ms_ = 0;
+  long long timed_ = 0;
+};
+
+}  // namespace detail
+
+struct Model::Impl {
+  const Context* context;
+  const Grid* grid;
+  CaseSetup setup;
+  ModelOptions options;
+  std::unique_ptr<Team> own_team;  // one_process(), when the Model was given no Team
+  Team* team;
+  Subdomain domain;
+  std::unique_ptr<Halo> halo;
+  double mean_depth = 0, max_dt = 0, dt = 0, time = 0, nu = 0, owned_area = 0;
+  double lowest_depth = 0, highest_depth = 0;  // the physical range the check enforces
+  long long steps = 0;
+  std::vector<double> surface;
+
+  detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
+  // state, x, y, acc: every local cell; tend, lap: cells with tendencies (stride()).
+  Buffer state, x, y, acc, tend, lap;
+  Buffer position, slot, neighbour, correction, laplace, inv_area;
+
+  Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o, Team* t);
+  // Cells per row of the slot-major tables: those that ever compute a tendency.
+  std::size_t stride() const { return domain.within(domain.depth - 1); }
+
+  // model.cpp: the time step. `valid` counts the halo rings of a stage's input that hold
+  // current values: a stage computes tendencies on valid - 1 rings and updates valid - 2,
+  // and swaps its input's halo first when fewer than 2 are valid.
+  Args tendency_args(const Buffer& in, std::size_t first) const;
+  void tendencies(Buffer& in, int& valid);
+  void stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid);
+  void diffuse(int valid);
+  void one_step();
+  void refresh_halo(Buffer& values);
+
+  // model_state.cpp: what leaves the device.
+  std::vector<float> download_owned(const Buffer& b) const;  // 4 floats per own cell
+  // 4 floats per cell of `b`'s own cells, all ranks' in global order, on rank 0.
+  std::vector<float> gather_owned(const Buffer& b) const;
+  // The first broken cell of this rank's state (in global order), described; "" if none.
+  std::string state_problem();
+  // Collective: throws InstabilityError on every rank when any rank's state is broken.
+  void check_state();
+};
+
+}  // namespace gpgpu::earth

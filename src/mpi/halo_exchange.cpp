@@ -1,0 +1,274 @@
+// HaloExchange: pack on the device, host-staged persistent point-to-point messages, one
+// upload or a scatter (see gpgpu/mpi/halo_exchange.hpp).
+#include "gpgpu/mpi/halo_exchange.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gpgpu/compute_kernel.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/words.hpp"
+
+namespace gpgpu::mpi {
+
+namespace {
+
+// dst[i] = src[index[i / width] * width + i % width] (pack), or the reverse (scatter).
+std::string move_kernel_source(ElementType type, bool scatter) {
+  const auto t = glsl_scalar_name(type);
+  return fmt::format(R"(
+layout(local_size_x = 128) in;
+layout(std430, binding = 0) readonly buffer Src {{ {0} src[]; }};
+layout(std430, binding = 1) readonly buffer Index {{ uint index[]; }};
+layout(std430, binding = 2) buffer Dst {{ {0} dst[]; }};
+uniform uint width;
+void main() {{
+  uint i = gpgpu_index();
+  if (i >= gpgpu_count) return;
+  uint item = i / width;
+  uint at = index[item] * width + (i - item * width);
+  {1}
+}}
+)",
+                     t, scatter ? "dst[at] = src[i];" : "dst[i] = src[at];");
+}
+
+// This rank's own mistakes in its links, "" when there are none.
+std::string link_error(const Communicator& comm, std::size_t items,
+                       const std::vector<HaloLink>& links) {
+  std::set<int> ranks;
+  std::set<std::uint32_t> received;
+  for (const HaloLink& l : links) {
+    if (l.rank < 0 || l.rank >= comm.size() || l.rank == comm.rank())
+      return fmt::format("link to rank {}: not another rank of {}", l.rank, comm.size());
+    if (!ranks.insert(l.rank).second) return fmt::format("rank {} is linked twice", l.rank);
+    for (const auto* list : {&l.send, &l.receive}) {
+      for (std::uint32_t i : *list) {
+        if (i >= items)
+          return fmt::format("link to rank {}: item {} is past the {} items", l.rank, i, items);
+      }
+    }
+    for (std::uint32_t i : l.receive) {
+      if (!received.insert(i).second) return fmt::format("item {} is received twice", i);
+    }
+  }
+  return "";
+}
+
+// Collective: each side's send count must equal the other side's receive count.
+std::string count_error(const Communicator& comm, const std::vector<HaloLink>& links) {
+  const auto n = static_cast<std::size_t>(comm.size());
+  std::vector<long long> sends(n, 0), expected(n, 0);
+  for (const HaloLink& l : links) sends[l.rank] = static_cast<long long>(l.send.size());
+  MPI_Alltoall(sends.data(), 1, MPI_LONG_LONG, expected.data(), 1, MPI_LONG_LONG, comm.get());
+  for (std::size_t r = 0; r < n; ++r) {
+    long long receive = 0;
+    for (const HaloLink& l : links) {
+      if (l.rank == static_cast<int>(r)) receive = static_cast<long long>(l.receive.size());
+    }
+    if (expected[r] != receive) {
+      return fmt::format("rank {} sends {} items, and this rank expects {} from it", r, expected[r],
+                         receive);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+struct HaloExchange::Impl {
+  const Context* context = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate: our messages meet no one else's
+  ElementType type = ElementType::Float32;
+  std::size_t width = 1, items = 0, send_items = 0, receive_items = 0;
+  std::size_t receive_first = 0;  // where a contiguous receive starts
+  bool contiguous = false;
+  std::vector<HaloLink> links;
+  ComputeKernel pack, scatter;
+  Buffer send_index, receive_index, send_buffer, receive_buffer;
+  std::vector<std::uint32_t> send_host, receive_host;  // 4-byte elements of any type
+  std::vector<MPI_Request> sends, receives;
+  std::vector<MPI_Datatype> types;  // where each link's items land (contiguous receives)
+  PendingRun download;
+  bool started = false;
+
+  Impl(const Context& ctx, ElementType t)
+      : context(&ctx),
+        type(t),
+        pack(ctx, move_kernel_source(t, false), {}, "halo pack"),
+        scatter(ctx, move_kernel_source(t, true), {}, "halo scatter") {}
+
+  ~Impl() {
+    for (auto* list : {&sends, &receives}) {
+      for (MPI_Request& r : *list) MPI_Request_free(&r);
+    }
+    for (MPI_Datatype& t : types) MPI_Type_free(&t);
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+
+  void plan() {
+    std::vector<std::uint32_t> send, receive;
+    for (const HaloLink& l : links) {
+      send.insert(send.end(), l.send.begin(), l.send.end());
+      receive.insert(receive.end(), l.receive.begin(), l.receive.end());
+    }
+    send_items = send.size();
+    receive_items = receive.size();
+    // Received items are distinct (checked): they fill one range when its ends are that far
+    // apart.
+    const auto [lo, hi] = std::minmax_element(receive.begin(), receive.end());
+    contiguous = receive.empty() || *hi - *lo + 1 == receive.size();
+    receive_first = receive.empty() ? 0 : *lo;
+    if (!send.empty()) {
+      send_index = Buffer::from(*context, send);
+      send_buffer = Buffer(*context, type, send_items * width);
+    }
+    if (!contiguous) {
+      receive_index = Buffer::from(*context, receive);
+      receive_buffer = Buffer(*context, type, receive_items * width);
+    }
+    send_host.resize(send_items * width);
+    receive_host.resize(receive_items * width);
+  }
+
+  // Where a link's items land in the contiguous host copy: one block per run of consecutive
+  // items (a partition's halo from one rank is a run of ring 1 and a run of ring 2).
+  MPI_Datatype placement(const HaloLink& l) {
+    std::vector<int> lengths, offsets;
+    for (std::size_t i = 0; i < l.receive.size(); ++i) {
+      const auto bytes = static_cast<long long>(width) * 4;
+      if (i > 0 && l.receive[i] == l.receive[i - 1] + 1) {
+        lengths.back() += static_cast<int>(bytes);
+        continue;
+      }
+      const long long at = (static_cast<long long>(l.receive[i]) - receive_first) * bytes;
+      if (at > INT_MAX) throw LimitError("halo exchange: a halo of 2 GB");
+      offsets.push_back(static_cast<int>(at));
+      lengths.push_back(static_cast<int>(bytes));
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_indexed(static_cast<int>(lengths.size()), lengths.data(), offsets.data(), MPI_BYTE,
+                     &t);
+    MPI_Type_commit(&t);
+    types.push_back(t);
+    return t;
+  }
+
+  // Persistent requests, one send and one receive per link, on the host copies.
+  void make_requests() {
+    std::size_t s = 0, r = 0;
+    for (const HaloLink& l : links) {
+      const std::size_t sn = l.send.size() * width, rn = l.receive.size() * width;
+      if (sn * 4 > INT_MAX || rn * 4 > INT_MAX) throw LimitError("halo exchange: a link of 2 GB");
+      sends.emplace_back();
+      MPI_Send_init(send_host.data() + s, static_cast<int>(4 * sn), MPI_BYTE, l.rank, 0, comm,
+                    &sends.back());
+      receives.emplace_back();
+      if (contiguous) {
+        MPI_Recv_init(receive_host.data(), 1, placement(l), l.rank, 0, comm, &receives.back());
+      } else {
+        MPI_Recv_init(receive_host.data() + r, static_cast<int>(4 * rn), MPI_BYTE, l.rank, 0, comm,
+                      &receives.back());
+      }
+      s += sn;
+      r += rn;
+    }
+  }
+
+  void check(const Buffer& values) const {
+    if (!values.belongs_to(*context) || values.element_type() != type ||
+        values.size() != items * width) {
+      throw ArgumentError(fmt::format(
+          "halo exchange: needs a {} Buffer of {} elements ({} items of {}) from its Context; "
+          "got {} {} elements{}",
+          to_string(type), items * width, items, width, values.size(),
+          to_string(values.element_type()),
+          values.belongs_to(*context) ? "" : " from another Context"));
+    }
+  }
+};
+
+HaloExchange::HaloExchange(const Communicator& comm, const Context& context, ElementType type,
+                           std::size_t width, std::size_t items, std::vector<HaloLink> links) {
+  std::string error = width == 0 ? "width must be at least 1" : link_error(comm, items, links);
+  detail::agree_on(
+      comm, "gpgpu::mpi::HaloExchange",
+      {{"element type", static_cast<long long>(type)}, {"width", static_cast<long long>(width)}},
+      error);
+  comm.agree(count_error(comm, links));
+  std::sort(links.begin(), links.end(),
+            [](const HaloLink& a, const HaloLink& b) { return a.rank < b.rank; });
+  impl_ = std::make_unique<Impl>(context, type);
+  impl_->width = width;
+  impl_->items = items;
+  impl_->links = std::move(links);
+  MPI_Comm_dup(comm.get(), &impl_->comm);
+  impl_->plan();
+  impl_->make_requests();
+}
+
+HaloExchange::~HaloExchange() = default;
+HaloExchange::HaloExchange(HaloExchange&&) noexcept = default;
+HaloExchange& HaloExchange::operator=(HaloExchange&&) noexcept = default;
+
+void HaloExchange::exchange(Buffer& values) {
+  start(values);
+  finish(values);
+}
+
+void HaloExchange::start(const Buffer& values) {
+  Impl& m = *impl_;
+  m.check(values);
+  if (m.started) throw Error("halo exchange: start() twice without finish()");
+  if (m.send_items > 0) {
+    m.pack.run({{"src", values},
+                {"index", m.send_index},
+                {"dst", m.send_buffer},
+                {"width", static_cast<std::uint32_t>(m.width)}},
+               m.send_items * m.width);
+    m.download = detail::download_words(m.send_buffer, m.send_host, 0);
+  }
+  if (!m.receives.empty()) MPI_Startall(static_cast<int>(m.receives.size()), m.receives.data());
+  m.started = true;
+}
+
+void HaloExchange::finish(Buffer& values) {
+  Impl& m = *impl_;
+  m.check(values);
+  if (!m.started) throw Error("halo exchange: finish() without start()");
+  m.started = false;
+  if (m.send_items > 0) m.download.wait();
+  if (!m.sends.empty()) MPI_Startall(static_cast<int>(m.sends.size()), m.sends.data());
+  MPI_Waitall(static_cast<int>(m.receives.size()), m.receives.data(), MPI_STATUSES_IGNORE);
+  MPI_Waitall(static_cast<int>(m.sends.size()), m.sends.data(), MPI_STATUSES_IGNORE);
+  if (m.receive_items == 0) return;
+  if (m.contiguous) {
+    detail::upload_words(values, m.receive_host, m.receive_first * m.width);
+  } else {
+    detail::upload_words(m.receive_buffer, m.receive_host, 0);
+    m.scatter.run({{"src", m.receive_buffer},
+                   {"index", m.receive_index},
+                   {"dst", values},
+                   {"width", static_cast<std::uint32_t>(m.width)}},
+                  m.receive_items * m.width);
+  }
+}
+
+std::size_t HaloExchange::bytes_sent() const noexcept {
+  return impl_->send_items * impl_->width * 4;
+}
+std::size_t HaloExchange::bytes_received() const noexcept {
+  return impl_->receive_items * impl_->width * 4;
+}
+std::size_t HaloExchange::links() const noexcept {
+  return impl_->links.size();
+}
+bool HaloExchange::contiguous_receive() const noexcept {
+  return impl_->contiguous;
+}
+
+}  // namespace gpgpu::mpi

@@ -1,0 +1,68 @@
+// The option checks of `gpgpu earth`, tried as a new user would: values outside their
+// documented ranges are refused before anything runs, with a message naming the option,
+// the range and the value; a Courant number past the stable range runs only when forced
+// (with a warning), and the blow-up it causes stops the run with the step and the field.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "command.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+gpgpu::test::CommandResult earth(const std::string& arguments) {
+  return gpgpu::test::run_command(
+      GPGPU_CLI_PATH, "earth " + arguments,
+      fs::temp_directory_path() / ("gpgpu_earth_cli_" + std::to_string(::getpid()) + ".log"));
+}
+
+struct Refused {
+  std::string arguments, message;
+};
+
+}  // namespace
+
+TEST(EarthCli, RefusesValuesOutsideTheDocumentedRanges) {
+  const auto out =
+      fs::temp_directory_path() / ("gpgpu_earth_refused_" + std::to_string(::getpid()));
+  const std::vector<Refused> cases{
+      {"--days -1", "--days must be a positive number of days; got -1"},
+      {"--days 0", "--days must be a positive number of days; got 0"},
+      {"--days nan", "--days must be a positive number of days; got nan"},
+      {"--courant 100", "--courant 100 is past 2.5"},
+      {"--courant 0", "--courant must be a positive number; got 0"},
+      {"--courant -2 --force-courant", "--courant must be a positive number; got -2"},
+      {"--correction 1", "--correction must be in [0, 1); got 1"},
+      {"--diffusion-hours -3", "--diffusion-hours must be >= 0 (0: off); got -3"},
+      {"--compare-day 3", "--compare-day needs --save or --reference"},
+      {"--save --days 2 --compare-day 5", "--compare-day must be in (0, 2], the run's days; got 5"},
+  };
+  for (const auto& c : cases) {
+    const auto r = earth("--level 2 --no-pictures --out " + out.string() + " " + c.arguments);
+    EXPECT_EQ(r.status, 1) << c.arguments << "\n" << r.output;
+    EXPECT_NE(r.output.find("gpgpu: error: earth: " + c.message), std::string::npos)
+        << c.arguments << "\n"
+        << r.output;
+    EXPECT_FALSE(fs::exists(out)) << c.arguments << ": refused, yet it made its folder";
+  }
+  const auto r = earth("--level 2 --no-pictures --courant 100");
+  EXPECT_NE(r.output.find("add --force-courant to run it anyway"), std::string::npos) << r.output;
+}
+
+TEST(EarthCli, AForcedUnstableCourantNumberStopsWhenTheStateBlowsUp) {
+  // One step of 86,400 s at level 3 (the example): the depth leaves its range.
+  const auto r = earth("--level 3 --days 1 --courant 100 --force-courant --no-pictures");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("warning: --courant 100 is past 2.5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("gpgpu: error: earth: the state blew up (found at step 1, day 1.000): "
+                          "depth h = "),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("height error at day"), std::string::npos) << "no results after it";
+}

@@ -1,0 +1,69 @@
+# gpgpu::mpi and the earth model across MPI ranks (tests/mpi/), each test executable run by
+# mpirun with 2 and 3 ranks. CI has 2 cores, so 3 ranks oversubscribe them: every rank gets
+# one llvmpipe thread (LP_NUM_THREADS=1) and MPI waits yield the core
+# (mpi_yield_when_idle), else spinning ranks starve the one that computes. Without MPI the
+# group is one test that reports itself skipped.
+if(NOT TARGET gpgpu_mpi)
+  add_test(NAME mpi_tests COMMAND sh -c
+           "echo 'skipped: no MPI was found at configure time (Debian: apt-get install openmpi-bin libopenmpi-dev)'; exit 77")
+  set_tests_properties(mpi_tests PROPERTIES SKIP_RETURN_CODE 77)
+  return()
+endif()
+
+set(_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LP_NUM_THREADS=1
+             OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1)
+if(GPGPU_SANITIZE)
+  # Open MPI keeps process-lifetime allocations past MPI_Finalize (its frameworks, hwloc's
+  # topology, PMIx): LeakSanitizer is told about those libraries, on top of the suppressions
+  # every test uses (sanitizers/lsan.supp).
+  file(READ ${CMAKE_CURRENT_LIST_DIR}/sanitizers/lsan.supp _lsan)
+  file(READ ${CMAKE_CURRENT_LIST_DIR}/mpi/lsan-mpi.supp _lsan_mpi)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp "${_lsan}${_lsan_mpi}")
+  set(_keep_mpi ${CMAKE_CURRENT_LIST_DIR}/sanitizers/keep_mpi_components_loaded.cpp)
+  list(APPEND _mpi_env
+       "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp:print_suppressions=0")
+endif()
+
+add_library(gpgpu_mpi_test_support STATIC mpi/mpi_test_support.cpp)
+target_link_libraries(gpgpu_mpi_test_support PUBLIC gpgpu::mpi gpgpu_test_support GTest::gtest fmt::fmt
+                                             PRIVATE gpgpu_warnings)
+target_include_directories(gpgpu_mpi_test_support PUBLIC ${CMAKE_CURRENT_LIST_DIR}/mpi)
+
+# gpgpu_add_mpi_test(name source [LIBS libs...]): a GoogleTest executable with an MPI main,
+# registered as name_np2 and name_np3.
+function(gpgpu_add_mpi_test name source)
+  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/mpi/${source} ${_keep_mpi})
+  target_link_libraries(${name} PRIVATE gpgpu_mpi_test_support gpgpu_warnings ${ARG_LIBS})
+  foreach(ranks 2 3)
+    add_test(NAME ${name}_np${ranks}
+             COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe -np ${ranks} $<TARGET_FILE:${name}>
+                     --gtest_color=no)
+    set_tests_properties(${name}_np${ranks} PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
+  endforeach()
+endfunction()
+
+gpgpu_add_mpi_test(mpi_collectives_test collectives_test.cpp)
+gpgpu_add_mpi_test(mpi_halo_test halo_test.cpp)
+gpgpu_add_mpi_test(earth_ranks_test earth_ranks_test.cpp LIBS gpgpu::earth_mpi)
+
+# A rank that fails alone ends the job with its message, and nothing hangs (the timeout).
+add_executable(mpi_abort_probe ${CMAKE_CURRENT_LIST_DIR}/mpi/abort_probe.cpp ${_keep_mpi})
+target_link_libraries(mpi_abort_probe PRIVATE gpgpu::mpi gpgpu_warnings)
+add_test(NAME mpi_abort_ends_the_job
+         COMMAND ${MPIEXEC_EXECUTABLE} -np 2 $<TARGET_FILE:mpi_abort_probe>)
+set_tests_properties(mpi_abort_ends_the_job PROPERTIES
+  TIMEOUT 60 ENVIRONMENT "${_mpi_env}"
+  PASS_REGULAR_EXPRESSION "abort_probe: rank 1 of 2: error: bad input on rank 1 only")
+
+# `mpirun -np N gpgpu earth ...` as typed by a user (gpgpu hands over to gpgpu-mpi).
+if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)
+  gpgpu_add_test(earth_mpi_cli_test mpi/earth_cli_test.cpp)
+  target_link_libraries(earth_mpi_cli_test PRIVATE gpgpu_test_support)
+  add_dependencies(earth_mpi_cli_test gpgpu_cli gpgpu_mpi_cli)
+  target_compile_definitions(earth_mpi_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>"
+                                                        GPGPU_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+  set_tests_properties(earth_mpi_cli_test PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
+endif()
+unset(_mpi_env)
+unset(_keep_mpi)
