@@ -22,6 +22,9 @@
 #if GPGPU_HAVE_GRID_BENCH
 #include "grid_bench.hpp"
 #endif
+#if GPGPU_HAVE_STARTUP_BENCH
+#include "startup_bench.hpp"
+#endif
 
 namespace gpgpu::cli {
 
@@ -39,7 +42,8 @@ struct GridBenchOptionsHolder {
 Command add_bench_command(CLI::App& app) {
   auto* sub = app.add_subcommand("bench",
                                  "Speed tests: matrix multiplication, memory access, the data "
-                                 "path, stage ceilings, parallel primitives, CNN training");
+                                 "path, stage ceilings, parallel primitives, CNN training, "
+                                 "start-up times");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -180,11 +184,54 @@ Command add_bench_command(CLI::App& app) {
   grid->add_option("--cpu-max-level", g->cpu_max_level, "no CPU or Auto build above this level");
   grid->add_flag("--no-gpu", g->no_gpu, "do not time the GPU build");
   grid->add_flag("--verbose", g->verbose, "print every build's stages");
-  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid}) {
+  // `gpgpu bench startup`: fresh processes, empty and warm caches (bench/startup/).
+  struct StartupCli {
+    std::string net = "small", data, probe, probe_file;
+    std::size_t train_limit = 2000, test_limit = 500;
+    int repeats = 3;
+  };
+  auto st = std::make_shared<StartupCli>();
+  auto* startup = sub->add_subcommand(
+      "startup",
+      "Time to first result of fresh processes (context, first kernel, sort, predict, train) "
+      "with an empty and a warm cache, beside the steady state");
+  startup->add_option("--net", st->net, "network of the training case")->capture_default_str();
+  startup->add_option("--train-limit", st->train_limit, "training images (0: all)")
+      ->capture_default_str();
+  startup->add_option("--test-limit", st->test_limit, "test images (0: all)")
+      ->capture_default_str();
+  startup->add_option("--repeats", st->repeats, "fresh processes per case and cache state")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  startup->add_option("--data", st->data, "IDX data directory (default: Fashion-MNIST)");
+  // The child processes of `bench startup` (not for users: hidden).
+  auto* probe = sub->add_subcommand("startup-probe", "")->group("");
+  probe->add_option("what", st->probe, "context, kernel, sort or predict")->required();
+  probe->add_option("file", st->probe_file, "keys .npy (sort) or model (predict)");
+  probe->add_option("--data", st->data, "IDX data directory");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid, startup}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, n, g, matmul, memory, datapath, ceiling, primitives, nn, grid]() -> int {
+  return [o, n, g, st, matmul, memory, datapath, ceiling, primitives, nn, grid, startup,
+          probe]() -> int {
+    if (startup->parsed() || probe->parsed()) {
+#if GPGPU_HAVE_STARTUP_BENCH
+      if (probe->parsed()) return bench::run_startup_probe(st->probe, st->probe_file, st->data);
+      bench::StartupBenchOptions options;
+      options.data = st->data;
+      options.net = st->net;
+      options.train_limit = st->train_limit;
+      options.test_limit = st->test_limit;
+      options.repeats = st->repeats;
+      options.device = o->device == "auto" ? "" : o->device;
+      options.out = o->out_dir;
+      return bench::run_startup_bench(options);
+#else
+      throw UnsupportedError(
+          "this gpgpu was built without the startup benchmark (it needs gpgpu::nn)");
+#endif
+    }
     if (grid->parsed()) {
 #if GPGPU_HAVE_GRID_BENCH
       Context ctx({.device = o->device});

@@ -35,6 +35,7 @@ struct TrainCli {
   std::size_t train_limit = 0, test_limit = 0, eval_batch = 1000, report_every = 0;
   std::uint64_t seed = 1;
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
+  bool no_autotune = false;
   int shift = 2;
   std::string command_line;
 };
@@ -95,7 +96,7 @@ int train(const TrainCli& o) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  model.set_backend(backend, {.threads = o.backend.threads});
+  model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
   print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
@@ -173,6 +174,10 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
                            static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
   std::cout << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
+  const auto programs = ctx.program_counts();
+  std::cout << fmt::format(
+      "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
+      programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
   if (!o.no_plots) std::cout << draw_plots(o.out, &history, eval, test_set, names) << "\n";
   return 0;
 }
@@ -212,6 +217,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--report-every", o->report_every,
                   "steps between loss reads (default: 50 per epoch)");
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
+  sub->add_flag(
+      "--no-autotune", o->no_autotune,
+      "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() -> int {

@@ -2,6 +2,7 @@
 // derivative of the forward pass (finite differences of the device's own float32 forward);
 // and training lowers the loss on a 512-image subset of Fashion-MNIST within a few steps.
 #include <cmath>
+#include <limits>
 #include <iostream>
 #include <numeric>
 
@@ -170,12 +171,15 @@ TEST_P(NnFiniteDifferences, BackwardIsTheDerivativeOfForward) {
 }
 
 // Plus the shared-memory kernels with autotuning, whose first run of each GEMM times every
-// candidate tiling (results must be right whichever is kept).
+// candidate tiling (results must be right whichever is kept; no time budget, so that every
+// GEMM this process meets first is tuned).
 std::vector<nntest::BackendConfig> backends_and_autotuning() {
   auto configs = nntest::all_backends();
   configs.push_back({"compute_shared_autotuned",
                      nn::Backend::Compute,
-                     {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = true}});
+                     {.kernels = nn::BackendOptions::Kernels::SharedMemory,
+                      .autotune = true,
+                      .autotune_seconds = std::numeric_limits<double>::infinity()}});
   return configs;
 }
 

@@ -72,12 +72,17 @@ struct BackendOptions {
   enum class Kernels { Auto, SharedMemory, Direct };
   Kernels kernels = Kernels::Auto;
   // Compute backend on GPUs: time a few tilings of each GEMM when a batch size is first
-  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it).
+  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it). Tuned
+  // tilings are kept in the disk cache (gpgpu/cache.hpp) for later processes, and a GEMM
+  // whose sibling at another batch size was tuned takes its tiling without tuning.
   bool autotune = true;
   // Cpu backend: the threads it computes on, the calling one included. 0: one per core this
   // process may run on (its CPU affinity), capped by the environment: $GPGPU_THREADS if set,
   // else $OMP_NUM_THREADS (as PyTorch reads it). A positive value is used as given.
   std::size_t threads = 0;
+  // Wall time a process spends tuning at most, over all models; GEMMs met after that run the
+  // cost model's first choice now and are tuned by a later process. Infinity: no bound.
+  double autotune_seconds = 1.0;
 };
 
 // The backend `backend` stands for on `context`: Auto becomes Cpu on software rasterizers
