@@ -256,7 +256,7 @@ ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
   }
   if (info.has_extension("GL_KHR_parallel_shader_compile")) {
     f.max_shader_compiler_threads = reinterpret_cast<PFNGLMAXSHADERCOMPILERTHREADSKHRPROC>(
-        eglGetProcAddress("glMaxShaderCompilerThreadsKHR"));
+        platform_proc_address("glMaxShaderCompilerThreadsKHR"));
   }
   return f;
 }
