@@ -114,9 +114,16 @@ class ComputeEngine final : public Engine {
   }
   Buffer& predictions() { return predictions_; }
   std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
-  std::span<float> host_gradients() override {
-    staging_ = grads_.to_vector<float>();
+  void begin_gradient_staging() override {
     staging_.resize(model_.trainable);
+    staged_from_ = model_.trainable;
+  }
+  // Downloads only what was not staged yet: [first, staged_from_).
+  std::span<float> stage_gradients(std::size_t first) override {
+    if (first < staged_from_) {
+      grads_.download(std::span<float>(staging_).subspan(first, staged_from_ - first), first);
+      staged_from_ = first;
+    }
     return staging_;
   }
   void commit_gradients() override {
@@ -129,6 +136,7 @@ class ComputeEngine final : public Engine {
   const ModelState& model_;
   Buffer params_, grads_, acc_, first_moment_, second_moment_, predictions_;
   std::vector<float> staging_;
+  std::size_t staged_from_ = 0;
   std::optional<ComputeKernel> update_;
 };
 
