@@ -48,6 +48,7 @@ endfunction()
 gpgpu_add_mpi_test(mpi_collectives_test collectives_test.cpp)
 gpgpu_add_mpi_test(mpi_halo_test halo_test.cpp)
 gpgpu_add_mpi_test(earth_ranks_test earth_ranks_test.cpp LIBS gpgpu::earth_mpi)
+gpgpu_add_mpi_test(train_ranks_test train_ranks_test.cpp LIBS gpgpu::nn_mpi)
 
 # A rank that fails alone ends the job with its message, and nothing hangs (the timeout).
 add_executable(mpi_abort_probe ${CMAKE_CURRENT_LIST_DIR}/mpi/abort_probe.cpp ${_keep_mpi})

@@ -3,9 +3,9 @@
 //   mpirun -np 4 gpgpu earth --case 5 --level 8       (gpgpu hands over to this program)
 //   mpirun -np 2 gpgpu train --net cnn --batch 512    (data-parallel: a shard of each batch)
 // Every rank runs the same command; the grid is split along its space-filling curve (each
-// global batch into shards), rank 0 prints and writes the files. A failure every rank sees (a bad option, a state that blew
-// up) ends every rank with one message and exit code 1; a failure of one rank alone ends the
-// job through MPI_Abort with that rank's message (gpgpu/mpi/communicator.hpp).
+// global batch into shards), rank 0 prints and writes the files. A failure every rank sees (a bad
+// option, a state that blew up) ends every rank with one message and exit code 1; a failure of one
+// rank alone ends the job through MPI_Abort with that rank's message (gpgpu/mpi/communicator.hpp).
 #include <iostream>
 #include <memory>
 #include <sstream>

@@ -12,12 +12,12 @@
 
 #include <fmt/format.h>
 
-#include "train_command.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
+#include "train_command.hpp"
 
 namespace gpgpu::cli {
 
@@ -106,8 +106,8 @@ int train(const TrainCli& o, nn::Team& team) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   const auto test_part = nn::shard_of(test_set.count, team.rank(), team.size());
   if (test_part.count == 0) {
-    throw ArgumentError(fmt::format("{} test images cannot be split over {} ranks",
-                                    test_set.count, team.size()));
+    throw ArgumentError(
+        fmt::format("{} test images cannot be split over {} ranks", test_set.count, team.size()));
   }
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
@@ -121,8 +121,8 @@ int train(const TrainCli& o, nn::Team& team) {
   const std::size_t steps = train_set.count / std::max<std::size_t>(t.batch, 1);
   t.report_every = o.report_every ? o.report_every : std::max<std::size_t>(1, steps / 50);
   team.join(model, t);
-  const double share = static_cast<double>(t.shard.count ? t.shard.count : t.batch) /
-                       static_cast<double>(t.batch);
+  const double share =
+      static_cast<double>(t.shard.count ? t.shard.count : t.batch) / static_cast<double>(t.batch);
 
   out << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
   if (team.size() > 1) {
@@ -132,11 +132,11 @@ int train(const TrainCli& o, nn::Team& team) {
   out << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
                      test_set.count, train_set.sample_shape().to_string(), data_dir.string());
   out << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
-                           backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
-                           nn::to_string(t.schedule),
-                           t.augmentation.enabled()
-                               ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
-                               : "");
+                     backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
+                     nn::to_string(t.schedule),
+                     t.augmentation.enabled()
+                         ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+                         : "");
   out << model.summary() << std::flush;
 
   const auto upload_start = std::chrono::steady_clock::now();
@@ -182,13 +182,13 @@ int train(const TrainCli& o, nn::Team& team) {
                   eval.seconds};
     history.epochs.push_back(r);
     out << fmt::format(
-                     "epoch {:>3}/{}  train loss {:.4f}  train acc {:6.2f}%  test loss {:.4f}  "
-                     "test acc {:6.2f}%  "
-                     "lr {:.3g}  {:.2f} s ({:.0f} img/s)  eval {:.3f} s\n",
-                     e + 1, t.epochs, r.train_loss, 100 * r.train_accuracy, r.test_loss,
-                     100 * r.test_accuracy, r.learning_rate, r.seconds, r.images_per_second,
-                     r.eval_seconds)
-              << std::flush;
+               "epoch {:>3}/{}  train loss {:.4f}  train acc {:6.2f}%  test loss {:.4f}  "
+               "test acc {:6.2f}%  "
+               "lr {:.3g}  {:.2f} s ({:.0f} img/s)  eval {:.3f} s\n",
+               e + 1, t.epochs, r.train_loss, 100 * r.train_accuracy, r.test_loss,
+               100 * r.test_accuracy, r.learning_rate, r.seconds, r.images_per_second,
+               r.eval_seconds)
+        << std::flush;
   }
   if (t.epochs == 0) eval = nn::evaluate(team, model, device_test, o.eval_batch);
   if (!lead) return 0;

@@ -20,9 +20,7 @@ class OneProcess final : public Team {
   void join(Sequential&, TrainOptions&) override {}
   void sum(std::span<double>) override {}
   void max(std::span<double>) override {}
-  std::vector<int> gather(std::span<const int> part) override {
-    return {part.begin(), part.end()};
-  }
+  std::vector<int> gather(std::span<const int> part) override { return {part.begin(), part.end()}; }
 };
 
 }  // namespace

@@ -45,7 +45,7 @@ std::size_t shard_size(const TrainOptions& o) {
 // The trainable range [lo, hi) of each layer's parameters (empty for layers without).
 std::vector<std::pair<std::size_t, std::size_t>> trainable_ranges(const Sequential& model) {
   std::vector<std::pair<std::size_t, std::size_t>> r(model.layers().size(),
-                                                    {SIZE_MAX, std::size_t{0}});
+                                                     {SIZE_MAX, std::size_t{0}});
   for (const auto& p : model.parameters()) {
     if (!p.trainable) continue;
     auto& [lo, hi] = r.at(p.layer);
@@ -136,9 +136,9 @@ Trainer::Trainer(Sequential& model, const DeviceDataset& data, TrainOptions opti
                     data.count(), options.batch));
   }
   if (options.shard.count > 0 && options.shard.first + options.shard.count > options.batch) {
-    throw ArgumentError(fmt::format(
-        "nn::Trainer: the shard [{}, {}) lies outside the global batch of {}", options.shard.first,
-        options.shard.first + options.shard.count, options.batch));
+    throw ArgumentError(
+        fmt::format("nn::Trainer: the shard [{}, {}) lies outside the global batch of {}",
+                    options.shard.first, options.shard.first + options.shard.count, options.batch));
   }
   if (options.report_every == 0) options.report_every = 1;
   if (options.gradients_ready) state_->ready.emplace(model);

@@ -38,8 +38,7 @@ namespace gpgpu::nn {
 class MpiTeam final : public Team {
  public:
   // The communicator must outlive the team; bucket_bytes: the gradient buckets' size.
-  explicit MpiTeam(const mpi::Communicator& comm, std::size_t bucket_bytes = std::size_t{2}
-                                                                                 << 20);
+  explicit MpiTeam(const mpi::Communicator& comm, std::size_t bucket_bytes = std::size_t{2} << 20);
   ~MpiTeam() override;
   int rank() const override;
   int size() const override;

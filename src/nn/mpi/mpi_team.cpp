@@ -50,14 +50,14 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
   std::vector<std::uint64_t> count{values.size()};
   mpi::broadcast(*comm_, count, 0);
   comm_->agree(count[0] != values.size()
-                   ? fmt::format("the model has {} parameters where rank 0's has {}",
-                                 values.size(), count[0])
+                   ? fmt::format("the model has {} parameters where rank 0's has {}", values.size(),
+                                 count[0])
                    : "");
   mpi::broadcast(*comm_, values, 0);
   model.set_parameter_values(values);
   // The buckets; the hooks share them (a Trainer copies its options).
-  const float weight =
-      static_cast<float>(static_cast<double>(options.shard.count) / static_cast<double>(options.batch));
+  const float weight = static_cast<float>(static_cast<double>(options.shard.count) /
+                                          static_cast<double>(options.batch));
   buckets_ = std::make_shared<mpi::GradientBuckets>(*comm_, model.trainable_parameter_count(),
                                                     layer_starts(model), weight, bucket_bytes_);
   auto buckets = buckets_;

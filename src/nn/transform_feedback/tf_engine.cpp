@@ -457,8 +457,8 @@ void TfCopier::to_texture(const Buffer& source, Texture& texture, std::size_t of
 void TfCopier::to_int_buffer(const Buffer& source, Buffer& target, std::size_t offset,
                              std::size_t count) {
   if (to_int_) {
-    to_int_->run(
-        {{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}}, count);
+    to_int_->run({{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}},
+                 count);
     return;
   }
   if (int_scratch_.size() != source.size()) {
