@@ -38,7 +38,7 @@ class GradientBuckets {
   // not; any order); `count` gradients in all; `weight` multiplies this rank's gradients.
   GradientBuckets(const Communicator& comm, std::size_t count,
                   std::vector<std::size_t> layer_starts, float weight,
-                  std::size_t bucket_bytes = std::size_t{2} << 20);
+                  std::size_t bucket_bytes = std::size_t{1} << 20);
   ~GradientBuckets();
   GradientBuckets(const GradientBuckets&) = delete;
   GradientBuckets& operator=(const GradientBuckets&) = delete;
