@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -90,6 +91,9 @@ class EngineStaging final : public GradientStaging {
  public:
   explicit EngineStaging(detail::Engine*& engine) : engine_(engine) {}
   std::span<float> from(std::size_t first) override { return engine_->stage_gradients(first); }
+  void request(std::size_t first) override { engine_->request_gradients(first); }
+  bool landed() override { return engine_->gradients_landed(); }
+  std::span<float> array() override { return engine_->gradient_array(); }
 
  private:
   detail::Engine*& engine_;
@@ -164,6 +168,13 @@ void backward_with_hooks(detail::TrainerState& s) {
     s.plan->backward([&](std::size_t layer) {
       if (const auto from = s.ready->layer_done(layer)) o.gradients_ready(*from, s.staging);
     });
+    // The rest of the copies queued, the hook polls while they travel, then sees them land.
+    s.engine->request_gradients(0);
+    while (!s.engine->gradients_landed()) {
+      o.gradients_ready(0, s.staging);
+      std::this_thread::yield();
+    }
+    o.gradients_ready(0, s.staging);
   } else {
     s.plan->backward();
   }

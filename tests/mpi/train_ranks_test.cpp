@@ -175,7 +175,8 @@ TEST(TrainAcrossRanks, CpuBackendEqualsOneProcessWithinTheBound) {
   EXPECT_GE(team.buckets()->started_early(), 2u) << "no bucket overlapped the backward pass";
 }
 
-// The compute backend stages gradients through downloads per bucket: 4 steps.
+// The compute backend stages gradients through asynchronous downloads, a bucket starting
+// when its copy has landed: 4 steps.
 TEST(TrainAcrossRanks, ComputeBackendEqualsOneProcessWithinTheBound) {
   const auto data = first_images(256);
   const std::uint32_t seed = gpgpu::test::shared_seed() + 1;
@@ -184,6 +185,8 @@ TEST(TrainAcrossRanks, ComputeBackendEqualsOneProcessWithinTheBound) {
   const TrainingRun ranks = train(data, nn::Backend::Compute, seed, seed, 1, 4, &team);
   expect_within_bound(alone, ranks);
   expect_same_bits_everywhere(ranks.weights);
+  ASSERT_NE(team.buckets(), nullptr);
+  EXPECT_GE(team.buckets()->started_early(), 2u) << "no bucket overlapped the backward pass";
 }
 
 TEST(TrainAcrossRanks, ShardsCoverTheGlobalBatchOnce) {

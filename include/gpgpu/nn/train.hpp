@@ -46,6 +46,12 @@ class GradientStaging {
   // staged is read again, so earlier positions may be changed meanwhile); the update uses the
   // whole array as the hooks leave it. The Cpu backend returns its own array.
   virtual std::span<float> from(std::size_t first) = 0;
+  // The same without waiting: queues the copy of [first, end) and returns at once;
+  // landed() tells when every queued copy is in the array, array() gives it as it is. (The
+  // Cpu and transform-feedback backends copy at once.)
+  virtual void request(std::size_t first) = 0;
+  virtual bool landed() = 0;
+  virtual std::span<float> array() = 0;
 };
 
 // Data-parallel training: this process trains on samples [first, first + count) of every
@@ -79,6 +85,9 @@ struct TrainOptions {
   // [ready_from, trainable_parameter_count()) became final (layers finish last to first, so
   // ready_from falls, to 0 at the end), before gradient_hook. Data-parallel training starts
   // the reduction of a bucket of gradients here while earlier layers still run backward.
+  // After the last layer it is called again with ready_from 0, repeatedly, while the GPU
+  // backends' copies of the gradients are on their way to host memory (so the caller can
+  // move its own work on meanwhile), and once more when they have landed.
   std::function<void(std::size_t ready_from, GradientStaging& staging)> gradients_ready;
 };
 

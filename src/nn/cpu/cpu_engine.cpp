@@ -120,6 +120,7 @@ class CpuEngine final : public Engine {
   std::span<float> stage_gradients(std::size_t) override {
     return {grads_.data(), model_.trainable};
   }
+  std::span<float> gradient_array() override { return {grads_.data(), model_.trainable}; }
   void commit_gradients() override {}
 
  private:

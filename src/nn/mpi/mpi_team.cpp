@@ -60,16 +60,30 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
                                           static_cast<double>(options.batch));
   buckets_ = std::make_shared<mpi::GradientBuckets>(*comm_, model.trainable_parameter_count(),
                                                     layer_starts(model), weight, bucket_bytes_);
+  // Host copies are queued only when a bucket can start, and the bucket starts once they
+  // landed (on a GPU the copy waits for the layer's kernels; meanwhile the earlier layers'
+  // kernels are queued and the started reductions move on).
+  struct Step {
+    std::size_t requested = SIZE_MAX;  // the ready_from whose copy is on its way
+  };
   auto buckets = buckets_;
-  // Host copies are made only when a bucket can start (on a GPU each is a wait for it).
-  options.gradients_ready = [buckets](std::size_t from, GradientStaging& staging) {
-    if (buckets->would_start(from)) {
-      buckets->ready(from, staging.from(from));
+  auto step = std::make_shared<Step>();
+  options.gradients_ready = [buckets, step](std::size_t from, GradientStaging& staging) {
+    if (step->requested == SIZE_MAX && buckets->would_start(from)) {
+      staging.request(from);
+      step->requested = from;
+    }
+    if (step->requested != SIZE_MAX && staging.landed()) {
+      buckets->ready(step->requested, staging.array());
+      step->requested = SIZE_MAX;
     } else {
       buckets->progress();
     }
   };
-  options.gradient_hook = [buckets](std::span<float> gradients) { buckets->finish(gradients); };
+  options.gradient_hook = [buckets, step](std::span<float> gradients) {
+    buckets->finish(gradients);
+    step->requested = SIZE_MAX;
+  };
 }
 
 void MpiTeam::sum(std::span<double> values) {

@@ -90,6 +90,12 @@ class Engine {
   // backends download into a host copy and upload all of it again.
   virtual void begin_gradient_staging() = 0;
   virtual std::span<float> stage_gradients(std::size_t first) = 0;
+  // The same without waiting: queues the copy of [first, trainable) and returns;
+  // gradients_landed() tells when every queued copy is in the array. The default copies at
+  // once (a backend without asynchronous downloads).
+  virtual void request_gradients(std::size_t first) { stage_gradients(first); }
+  virtual bool gradients_landed() { return true; }
+  virtual std::span<float> gradient_array() = 0;  // the array as it is, without waiting
   virtual void commit_gradients() = 0;
 
   Plan& plan(const PlanKey& key) {

@@ -206,6 +206,7 @@ class TfEngine final : public Engine {
     staged_from_ = std::min(staged_from_, first);
     return staging_;
   }
+  std::span<float> gradient_array() override { return staging_; }
   void commit_gradients() override {
     for (std::size_t i = 0; i < model_.params.size(); ++i) {
       const auto& p = model_.params[i];
