@@ -30,7 +30,7 @@
 #                      core each by default, and with it the GL driver's and the data path's
 #                      threads)
 #   DEADLINE           seconds for the whole script (default 560); runs left are skipped
-#   MPI_BENCH_STAGES   stages to run (default "earth cnn"; MPI_BENCH_STAGES=cnn: training only)
+#   MPI_BENCH_STAGES   stages to run: "earth" (default), "cnn" (training only), "earth cnn"
 #   MPI_BENCH_EPOCHS   epochs of each cnn run (default 3)
 #   MPI_BENCH_CNN_ARGS more `gpgpu train` options for both cnn runs (e.g. "--train-limit 4096
 #                      --backend cpu" for a trial on llvmpipe)
@@ -49,7 +49,7 @@ out=$(cd "$out" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 unset GPGPU_DEVICE  # each rank picks its GPU by its node-local rank
 levels=${MPI_BENCH_LEVELS:-"8 9"}
-stages=" ${MPI_BENCH_STAGES:-earth cnn} "
+stages=" ${MPI_BENCH_STAGES:-earth} "
 has_stage() { [[ $stages == *" $1 "* ]]; }
 read -r -a mpirun_options <<< "${MPI_BENCH_MPIRUN:---bind-to none}"
 days=${MPI_BENCH_DAYS:-2}
