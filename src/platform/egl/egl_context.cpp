@@ -15,7 +15,8 @@
 #include "gpgpu/error.hpp"
 #include "platform/egl/egl.hpp"
 #include "platform/egl/egl_devices.hpp"
-#include "transfer/transfer_engine.hpp"  // ContextState owns one
+#include "shader/program_binary_cache.hpp"  // ContextState owns one
+#include "transfer/transfer_engine.hpp"     // ContextState owns one
 
 namespace gpgpu {
 
