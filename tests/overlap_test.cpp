@@ -1,0 +1,159 @@
+// The overlap pipeline (docs/data-path.md, "Overlap"): run temporaries copied by the transfer
+// engine's copy lanes — contexts of their own on threads of their own — under a run_async
+// pipeline with random chunk sizes: no chunk is read by its kernel before it is uploaded,
+// none is overwritten before its result is read back (the pool hands a temporary out again
+// only after the lanes' fences), a caller's input may be reused as soon as run_async returns,
+// and host ranges of odd sizes at unaligned addresses go through the lanes intact. Every
+// output element is checked against an exact host reference (integers and halves: the float
+// arithmetic is exact) and outputs are poisoned first. On llvmpipe the engine is forced onto
+// persistently mapped staging with tiny chunks, so every run wraps the staging rings; the
+// GPU run of the suite (scripts/device/primitives-subgroup.sh) has the lanes on by default.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <random>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/context.hpp"
+#include "test_support.hpp"
+
+namespace gpgpu::test {
+namespace {
+
+constexpr const char* twice_plus = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+layout(std430, binding = 2) buffer Z { float z[]; };
+void main() {
+  uint i = gpgpu_index();
+  if (i < gpgpu_count) { y[i] = 2.0 * x[i] + 1.0; z[i] += x[i]; }
+})";
+
+// The poison pattern, bit for bit (it may be a NaN, which compares unequal to itself).
+bool is_poison(float v) {
+  const float p = poison_float();
+  return same_float_bits({&v, 1}, {&p, 1});
+}
+
+float value(std::mt19937& rng) {
+  return static_cast<float>(static_cast<int>(rng() % 2001) - 1000) * 0.5f;
+}
+
+// Lanes on, staging chunks of 16 KiB in rings of 3 (a chunk of 70,001 floats crosses 18
+// chunks), transfers above 1 KiB through the lanes. Null where the device has no mapped
+// staging (no GL_EXT_buffer_storage): the lanes need it.
+std::unique_ptr<Context> lane_context() {
+  ContextOptions o;
+  o.data_path.staging = StagingMode::PersistentMapped;
+  o.data_path.copy_context = 1;
+  o.data_path.chunk_bytes = 16 << 10;
+  o.data_path.staging_chunks = 3;
+  o.data_path.direct_upload_bytes = 1 << 10;
+  o.data_path.host_threads = 2;
+  Context probe;
+  if (!probe.info().has_buffer_storage()) return nullptr;
+  return std::make_unique<Context>(o);
+}
+
+TEST(Overlap, LanesAreOn) {
+  auto ctx = lane_context();
+  if (!ctx) GTEST_SKIP() << "no persistently mapped staging on this device";
+  const auto s = ctx->data_path_stats();
+  EXPECT_TRUE(s.copy_context) << s.copy_context_failure;
+  EXPECT_EQ(ctx->data_path().copy_context, 1);
+}
+
+TEST(Overlap, PipelineWithRandomChunksThroughCopyLanes) {
+  auto ctx = lane_context();
+  if (!ctx) GTEST_SKIP() << "no persistently mapped staging on this device";
+  ComputeKernel k(*ctx, twice_plus);
+  std::mt19937 rng(seed());
+  const std::size_t total = 1'000'003, largest = 70'001;
+  std::vector<float> in(total), y(total, poison_float()), z(total), z0(total);
+  for (auto& v : in) v = value(rng);
+  for (auto& v : z0) v = value(rng);
+  z = z0;
+  for (const std::size_t depth : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+    SCOPED_TRACE(testing::Message() << "in flight " << depth << " seed=" << seed());
+    std::fill(y.begin(), y.end(), poison_float());
+    z = z0;
+    // Each chunk's input is a copy the test overwrites as soon as run_async returns: the
+    // engine must have taken it by then.
+    std::vector<float> scratch(largest);
+    std::deque<PendingRun> flight;
+    std::size_t first = 0;
+    while (first < total) {
+      const std::size_t count = std::min<std::size_t>(1 + rng() % largest, total - first);
+      if (flight.size() == depth) {
+        flight.front().wait();
+        flight.pop_front();
+      }
+      std::copy_n(in.begin() + static_cast<std::ptrdiff_t>(first), count, scratch.begin());
+      const std::span<const float> x(scratch.data(), count);
+      flight.push_back(k.run_async(
+          {{"x", x},
+           {"y", Arg(std::span<float>(y.data() + first, count)).with_access(Access::Write)},
+           {"z", std::span<float>(z.data() + first, count)}}));
+      std::fill_n(scratch.begin(), count, poison_float());
+      first += count;
+    }
+    while (!flight.empty()) {
+      flight.front().wait();
+      flight.pop_front();
+    }
+    for (std::size_t i = 0; i < total; ++i) {
+      ASSERT_EQ(y[i], 2.0f * in[i] + 1.0f) << i;
+      ASSERT_EQ(z[i], z0[i] + in[i]) << i;
+    }
+  }
+  EXPECT_GT(ctx->data_path_stats().lane_batches, 0u);
+}
+
+// Kernel arguments from host ranges that start 1 or 3 floats into a vector and have odd
+// sizes, below and above the lane threshold and across many staging chunks; the floats
+// around each output range stay as they were. Between runs, a Buffer written by the Context's
+// own context is read by a run whose other arguments come through the lanes.
+TEST(Overlap, UnalignedOddHostRangesThroughCopyLanes) {
+  auto ctx = lane_context();
+  if (!ctx) GTEST_SKIP() << "no persistently mapped staging on this device";
+  ComputeKernel k(*ctx, twice_plus);
+  std::mt19937 rng(seed());
+  for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{257}, std::size_t{65537},
+                        std::size_t{300'007}}) {
+    for (std::size_t shift : {std::size_t{1}, std::size_t{3}}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " shift=" << shift << " seed=" << seed());
+      std::vector<float> x(n + 4), y(n + 4, poison_float()), z(n + 4);
+      for (auto& v : x) v = value(rng);
+      for (auto& v : z) v = value(rng);
+      const std::vector<float> z0 = z;
+      const std::span<float> ys(y.data() + shift, n), zs(z.data() + shift, n);
+      k.run({{"x", std::span<const float>(x.data() + shift, n)},
+             {"y", Arg(ys).with_access(Access::Write)},
+             {"z", zs}});
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(y[shift + i], 2.0f * x[shift + i] + 1.0f) << i;
+        ASSERT_EQ(z[shift + i], z0[shift + i] + x[shift + i]) << i;
+      }
+      for (std::size_t i = 0; i < shift; ++i) {
+        EXPECT_TRUE(is_poison(y[i])) << i;
+        EXPECT_EQ(z[i], z0[i]) << i;
+      }
+      EXPECT_TRUE(is_poison(y[shift + n]));
+      EXPECT_EQ(z[shift + n], z0[shift + n]);
+      // x as a Buffer the Context's context uploads; z from the host through the lanes.
+      Buffer xb = Buffer::from(*ctx, std::span<const float>(x.data() + shift, n));
+      Buffer yb = Buffer::from(*ctx, std::vector<float>(n, poison_float()));
+      k.run({{"x", xb}, {"y", yb}, {"z", zs}});
+      const auto got = yb.to_vector<float>();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i], 2.0f * x[shift + i] + 1.0f) << i;
+        ASSERT_EQ(z[shift + i], z0[shift + i] + 2.0f * x[shift + i]) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpgpu::test
