@@ -19,6 +19,7 @@ packages=(
   python3-venv python3-pip ccache                                        # CPack's ELF test, wheel
   openmpi-bin libopenmpi-dev mpi-default-dev                             # gpgpu::mpi, gpgpu-mpi
   glslang-tools                                                          # checks the subgroup GLSL
+  emscripten node-acorn chromium-headless-shell                          # the browser build, tests
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)
@@ -36,4 +37,10 @@ for p in "${optional[@]}"; do
   [ "${GPGPU_SKIP_OPTIONAL:-0}" = 1 ] && continue
   apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 || echo "optional package $p not installed"
 done
+# npm for the browser tests (puppeteer-core): Debian's, unless one came with the installed
+# node already (NodeSource's nodejs bundles npm and conflicts with Debian's npm package).
+if ! command -v npm >/dev/null; then
+  apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null ||
+    echo "npm could not be installed: the browser tests will be skipped"
+fi
 echo "dependencies: all installed"

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_train_command);
   add(gpgpu::cli::add_predict_command);
   add(gpgpu::cli::add_earth_command);
+  add(gpgpu::cli::add_export_web_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -83,6 +83,12 @@ class Buffer {
   // For the library's own use (prefer belongs_to); not part of the manual.
   const std::shared_ptr<detail::ContextState>& context_state() const { return name_.owner(); }
 
+  // Copies `count` elements of `source` (from element `source_offset`) into this buffer from
+  // element `offset`, on the GPU. Both must hold the same element type; TypeMismatchError,
+  // SizeMismatchError otherwise. The two may be the same buffer if the ranges do not overlap.
+  void copy_from(const Buffer& source, std::size_t source_offset, std::size_t offset,
+                 std::size_t count);
+
   // Frees the device memory now.
   void release() noexcept;
 

@@ -57,6 +57,10 @@ class GPGPU {
   // source throws ArgumentError (clear it first).
   void compute(const ComputeParam& param);
 
+  // The kernel of `id`, compiled from `vertex_shader` the first time the id is seen (what
+  // compute() runs); its variables() tell what to pass. Throws like compute().
+  const TransformFeedbackKernel& kernel(const std::string& id, const std::string& vertex_shader);
+
   // Forgets the kernel of `id` (gpgpu.js frees its program here). The compiled program may
   // stay in the Context's cache until Context::clear_program_cache(). Returns false when
   // no kernel has that id.
@@ -85,6 +89,7 @@ class GPGPU {
     std::string source;
     TransformFeedbackKernel kernel;
   };
+  Entry& entry(const std::string& id, const std::string& vertex_shader);
   const Context* context_;
   std::map<std::string, Entry> kernels_;
 };

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "gpgpu/element_type.hpp"
 
@@ -19,5 +20,18 @@ struct KernelVariable {
   std::int64_t array_size = 1;    // 0 for a runtime-sized storage array
   bool host_bindable = true;      // false for storage blocks that only take a Buffer
 };
+
+// "buffer", "uniform", "sampler", "image", "in", "out".
+constexpr std::string_view to_string(KernelVariable::Kind kind) {
+  switch (kind) {
+    case KernelVariable::Kind::StorageBuffer: return "buffer";
+    case KernelVariable::Kind::Uniform: return "uniform";
+    case KernelVariable::Kind::Sampler: return "sampler";
+    case KernelVariable::Kind::Image: return "image";
+    case KernelVariable::Kind::Input: return "in";
+    case KernelVariable::Kind::Output: return "out";
+  }
+  return "?";
+}
 
 }  // namespace gpgpu

@@ -41,6 +41,7 @@
 
 namespace gpgpu {
 
+class Buffer;
 class Context;
 
 class Texture {
@@ -138,6 +139,11 @@ class Texture {
   const std::shared_ptr<detail::ContextState>& context_state() const { return name_.owner(); }
   // "a 2-D float texture of 2 x 8", for messages.
   std::string describe() const;
+
+  // Copies every element of `source` into the texture's texels from texel `first_texel` on
+  // (row-major, as Texture::array lays out 1-D arrays), on the GPU: no host round trip.
+  // 2-D textures; the Buffer's element type must be the texels' and hold whole texels.
+  void copy_from(const Buffer& source, std::size_t first_texel = 0);
 
   // Frees the device memory now.
   void release() noexcept;

@@ -4,27 +4,6 @@
 
 namespace gpgpu::python {
 
-namespace {
-
-const char* kind_name(KernelVariable::Kind kind) {
-  switch (kind) {
-    case KernelVariable::Kind::StorageBuffer:
-      return "buffer";
-    case KernelVariable::Kind::Uniform:
-      return "uniform";
-    case KernelVariable::Kind::Sampler:
-      return "sampler";
-    case KernelVariable::Kind::Image:
-      return "image";
-    case KernelVariable::Kind::Input:
-      return "in";
-    case KernelVariable::Kind::Output:
-      return "out";
-  }
-  return "?";
-}
-
-}  // namespace
 
 Defines defines_from(const py::object& defines) {
   Defines out;
@@ -55,7 +34,8 @@ void bind_kernel_variable(py::module_& m) {
                              "One of a kernel's variables, as the driver reports it.")
       .def_readonly("name", &KernelVariable::name)
       .def_readonly("alias", &KernelVariable::alias, "a storage block's member name")
-      .def_property_readonly("kind", [](const KernelVariable& v) { return kind_name(v.kind); })
+      .def_property_readonly("kind",
+                             [](const KernelVariable& v) { return std::string(to_string(v.kind)); })
       .def_readonly("glsl_type", &KernelVariable::glsl_type)
       .def_property_readonly(
           "dtype", [](const KernelVariable& v) { return std::string(to_string(v.element)); })
@@ -63,7 +43,7 @@ void bind_kernel_variable(py::module_& m) {
       .def_readonly("array_size", &KernelVariable::array_size, "0 for a runtime-sized array")
       .def_readonly("host_bindable", &KernelVariable::host_bindable)
       .def("__repr__", [](const KernelVariable& v) {
-        std::string s = std::string("<gpgpu.KernelVariable ") + kind_name(v.kind) + " " +
+        std::string s = "<gpgpu.KernelVariable " + std::string(to_string(v.kind)) + " " +
                         v.glsl_type + " " + v.name;
         if (!v.alias.empty()) s += " (" + v.alias + ")";
         if (v.array_size != 1)

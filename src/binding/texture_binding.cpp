@@ -56,7 +56,7 @@ void check_texture_binding(const Texture& texture, const UniformVariable& variab
     throw ArgumentError(fmt::format("{}: the Texture for uniform {} {} is empty or released", label,
                                     type.name, variable.name));
   }
-  if (texture.context_state()->context != eglGetCurrentContext()) {
+  if (!texture.context_state()->is_current()) {
     throw ArgumentError(fmt::format("{}: the Texture for uniform {} {} belongs to another Context",
                                     label, type.name, variable.name));
   }
@@ -99,7 +99,7 @@ void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const s
     throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} is empty or released", label,
                                     sampler.type.name, sampler.name));
   }
-  if (b->context_state()->context != eglGetCurrentContext()) {
+  if (!b->context_state()->is_current()) {
     throw ArgumentError(fmt::format("{}: the Buffer for uniform {} {} belongs to another Context",
                                     label, sampler.type.name, sampler.name));
   }

@@ -78,10 +78,14 @@ Decoded decode_entry(const EntryIdentity& id, std::span<const std::byte> file) {
                                 file.size(),
                                 header_size + store_length + key_length + payload_length)};
   }
+  // The lengths are checked against the file's size above, so they fit size_t (32 bits in
+  // the browser build).
+  const auto store_bytes = static_cast<std::size_t>(store_length);
+  const auto key_bytes = static_cast<std::size_t>(key_length);
   const auto rest = file.subspan(header_size);
-  const auto store = as_text(rest.first(store_length));
-  const auto key = as_text(rest.subspan(store_length, key_length));
-  const auto payload = rest.subspan(store_length + key_length);
+  const auto store = as_text(rest.first(store_bytes));
+  const auto key = as_text(rest.subspan(store_bytes, key_bytes));
+  const auto payload = rest.subspan(store_bytes + key_bytes);
   if (checksum(store, key, payload) != sum) return Unusable{"corrupt (checksum mismatch)"};
   if (store != id.store) return Unusable{fmt::format("belongs to store '{}'", store)};
   if (version != id.format_version) {

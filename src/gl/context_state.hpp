@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gl/gl.hpp"
+#include "gl/platform.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/data_path.hpp"
 #include "shader/program_cache.hpp"
@@ -16,21 +17,31 @@
 namespace gpgpu::detail {
 
 class TransferEngine;
+class ProgramBinaryCache;
 
-// GL entry points that are extensions and so come from eglGetProcAddress, not the library.
+// GL entry points that are extensions and so come from the platform (eglGetProcAddress), not
+// the library.
 struct ExtensionFunctions {
   PFNGLBUFFERSTORAGEEXTPROC buffer_storage = nullptr;
   PFNGLQUERYCOUNTEREXTPROC query_counter = nullptr;
   PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_object_ui64v = nullptr;
   PFNGLGETGRAPHICSRESETSTATUSPROC get_graphics_reset_status = nullptr;
+  // GL_KHR_parallel_shader_compile: null without it.
+  PFNGLMAXSHADERCOMPILERTHREADSKHRPROC max_shader_compiler_threads = nullptr;
+};
+
+// The platform's own handles (the EGL display, context and surface; the WebGL2 context),
+// defined by the platform's files (gl/platform.hpp).
+struct NativeContext;
+struct NativeContextDeleter {
+  void operator()(NativeContext* native) const noexcept;
 };
 
 // Always owned by a shared_ptr (made in Context's constructor), so that programs can hold a
 // weak reference to the context whose GL names they carry.
 struct ContextState : std::enable_shared_from_this<ContextState> {
-  EGLDisplay display = EGL_NO_DISPLAY;
-  EGLContext context = EGL_NO_CONTEXT;
-  EGLSurface surface = EGL_NO_SURFACE;  // a 1x1 pbuffer where surfaceless contexts are missing
+  std::unique_ptr<NativeContext, NativeContextDeleter> native;
+  PlatformTraits platform;  // what the platform can do
   DeviceInfo info;
   ExtensionFunctions ext;
   bool released = false;
@@ -39,12 +50,15 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::string lost_reason;
   // ContextOptions::timeout; zero: runs are not timed.
   std::chrono::nanoseconds timeout{0};
-  // EGL 1.5 fence syncs (eglCreateSync): waitable from a thread with no current context.
-  bool has_egl_fences = false;
   DataPathOptions data_path;  // as given; the engine resolves what is left to "auto"
 
   // Compiled programs keyed by their kind and final source (defines included).
   ProgramCache programs;
+  // Linked programs on disk, shared with later processes (shader/program_binary_cache.hpp).
+  std::unique_ptr<ProgramBinaryCache> binaries;
+  ProgramCounts program_counts;
+  // glMaxShaderCompilerThreadsKHR was raised for batches of compiles (shader/program_batch).
+  bool compiler_threads_raised = false;
   // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
   // drops them on destruction to break the cycle; release() destroys them while current.
   std::unordered_map<std::string, std::shared_ptr<void>> attachments;
@@ -53,21 +67,28 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::vector<unsigned> buffer_views;
   std::vector<bool> buffer_view_attached;
 
-  ContextState() = default;
+  ContextState();  // out of line: ProgramBinaryCache is incomplete here
   ContextState(const ContextState&) = delete;
   ContextState& operator=(const ContextState&) = delete;
   ~ContextState();
 
   // Makes the context current on this thread unless it already is. Throws if released or
-  // lost, or ContextError when another thread has it current.
+  // lost, or ContextError when another thread has it current. (Defined by the platform.)
   void ensure_current() const;
+  // Throws if the Context was released or lost (every platform's ensure_current first).
+  void throw_if_unusable() const;
+  // Whether this context is the one current on this thread.
+  bool is_current() const noexcept;
   // Like ensure_current, but never throws; false when the context cannot be made current
   // (released, lost, or current on another thread). For destructors.
   bool try_make_current() const noexcept;
   // Makes no context current on this thread if this one is (so another thread may take it).
   void release_from_this_thread() const noexcept;
-  // Destroys attachments, the transfer engine, programs and the EGL context. Idempotent.
+  // Destroys attachments, the transfer engine, programs and the platform's context.
+  // Idempotent.
   void release() noexcept;
+  // The platform's part of release(): its context and handles.
+  void release_native() noexcept;
   // Destroys the attachments (moved out first: their destructors may use this state).
   void drop_attachments() noexcept;
 
@@ -84,15 +105,12 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::unique_ptr<TransferEngine> engine_;
 };
 
-// Shared EGL display handles are reference counted here: eglTerminate on a display that
-// another Context (maybe on another thread) still uses would destroy that context too.
-// eglInitialize + count, atomically with respect to release_display. False with `why` set
-// when eglInitialize fails.
-bool initialize_and_retain_display(EGLDisplay display, std::string& why);
-void release_display(EGLDisplay display) noexcept;
-
 // Remembers, per thread, the context gpgpu made current there, and releases it when the
 // thread ends, so that a Context whose thread has exited can be used by another.
 void note_current_on_this_thread(const std::shared_ptr<const ContextState>& state);
+
+// What every platform does once its context is current and its info read: extension entry
+// points, the data path, debug output, the loop probe, the timeout and the program cache.
+void finish_context_setup(ContextState& state, const ContextOptions& options);
 
 }  // namespace gpgpu::detail

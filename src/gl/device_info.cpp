@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "gl/egl_devices.hpp"
+#include "gl/platform.hpp"
 
 namespace gpgpu {
 
@@ -161,9 +161,22 @@ int estimate_compute_units(const std::string& renderer, bool software) {
   return 0;
 }
 
+// Compute and storage limits (OpenGL ES 3.1).
+void read_gles31_limits(DeviceInfo& info) {
+  info.max_shader_storage_block_size = gl_integer(GL_MAX_SHADER_STORAGE_BLOCK_SIZE);
+  info.max_shader_storage_buffer_bindings = gl_integer(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS);
+  for (GLuint i = 0; i < 3; ++i) {
+    info.max_compute_work_group_count[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i);
+    info.max_compute_work_group_size[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i);
+  }
+  info.max_compute_work_group_invocations = gl_integer(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
+  info.max_compute_shared_memory_size = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+  info.max_image_units = gl_integer(GL_MAX_IMAGE_UNITS);
+}
+
 }  // namespace
 
-DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device) {
+DeviceInfo read_device_info(const DeviceDescription& device) {
   DeviceInfo info;
   info.device_index = device.index;
   info.device_kind = device.kind;
@@ -171,11 +184,6 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
   info.renderer = gl_string(GL_RENDERER);
   info.version = gl_string(GL_VERSION);
   info.glsl_version = gl_string(GL_SHADING_LANGUAGE_VERSION);
-  const char* egl_vendor = eglQueryString(display, EGL_VENDOR);
-  const char* egl_version = eglQueryString(display, EGL_VERSION);
-  info.egl_vendor = egl_vendor ? egl_vendor : "";
-  info.egl_version = egl_version ? egl_version : "";
-  info.egl_extensions = split_words(eglQueryString(display, EGL_EXTENSIONS));
   info.gl_major = static_cast<int>(gl_integer(GL_MAJOR_VERSION));
   info.gl_minor = static_cast<int>(gl_integer(GL_MINOR_VERSION));
   const std::string lower_renderer = [&] {
@@ -191,14 +199,9 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
   info.max_texture_size = gl_integer(GL_MAX_TEXTURE_SIZE);
   info.max_3d_texture_size = gl_integer(GL_MAX_3D_TEXTURE_SIZE);
   info.max_array_texture_layers = gl_integer(GL_MAX_ARRAY_TEXTURE_LAYERS);
-  info.max_shader_storage_block_size = gl_integer(GL_MAX_SHADER_STORAGE_BLOCK_SIZE);
-  info.max_shader_storage_buffer_bindings = gl_integer(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS);
-  for (GLuint i = 0; i < 3; ++i) {
-    info.max_compute_work_group_count[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i);
-    info.max_compute_work_group_size[i] = gl_indexed_integer(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i);
-  }
-  info.max_compute_work_group_invocations = gl_integer(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
-  info.max_compute_shared_memory_size = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+  // OpenGL ES 3.1's limits; an OpenGL ES 3.0 context (WebGL2) has none of them, and asking
+  // would raise GL_INVALID_ENUM (a console warning per query in a browser).
+  if (info.gl_major > 3 || info.gl_minor >= 1) read_gles31_limits(info);
   info.max_vertex_attribs = gl_integer(GL_MAX_VERTEX_ATTRIBS);
   info.max_transform_feedback_interleaved_components =
       gl_integer(GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS);
@@ -210,7 +213,6 @@ DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device)
   info.max_color_attachments = gl_integer(GL_MAX_COLOR_ATTACHMENTS);
   info.max_renderbuffer_size = gl_integer(GL_MAX_RENDERBUFFER_SIZE);
   info.max_uniform_block_size = gl_integer(GL_MAX_UNIFORM_BLOCK_SIZE);
-  info.max_image_units = gl_integer(GL_MAX_IMAGE_UNITS);
   info.max_texture_image_units = gl_integer(GL_MAX_TEXTURE_IMAGE_UNITS);
   info.max_vertex_texture_image_units = gl_integer(GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS);
   info.max_combined_texture_image_units = gl_integer(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS);
@@ -237,20 +239,24 @@ ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
   ExtensionFunctions f;
   if (info.has_buffer_storage()) {
     f.buffer_storage =
-        reinterpret_cast<PFNGLBUFFERSTORAGEEXTPROC>(eglGetProcAddress("glBufferStorageEXT"));
+        reinterpret_cast<PFNGLBUFFERSTORAGEEXTPROC>(platform_proc_address("glBufferStorageEXT"));
   }
   if (info.has_timer_query()) {
     f.query_counter =
-        reinterpret_cast<PFNGLQUERYCOUNTEREXTPROC>(eglGetProcAddress("glQueryCounterEXT"));
+        reinterpret_cast<PFNGLQUERYCOUNTEREXTPROC>(platform_proc_address("glQueryCounterEXT"));
     f.get_query_object_ui64v = reinterpret_cast<PFNGLGETQUERYOBJECTUI64VEXTPROC>(
-        eglGetProcAddress("glGetQueryObjectui64vEXT"));
+        platform_proc_address("glGetQueryObjectui64vEXT"));
   }
   // glGetGraphicsResetStatus is core in GLES 3.2; 3.1 contexts have the KHR or EXT form.
   for (const char* name :
        {"glGetGraphicsResetStatus", "glGetGraphicsResetStatusKHR", "glGetGraphicsResetStatusEXT"}) {
     if (f.get_graphics_reset_status != nullptr) break;
     f.get_graphics_reset_status =
-        reinterpret_cast<PFNGLGETGRAPHICSRESETSTATUSPROC>(eglGetProcAddress(name));
+        reinterpret_cast<PFNGLGETGRAPHICSRESETSTATUSPROC>(platform_proc_address(name));
+  }
+  if (info.has_extension("GL_KHR_parallel_shader_compile")) {
+    f.max_shader_compiler_threads = reinterpret_cast<PFNGLMAXSHADERCOMPILERTHREADSKHRPROC>(
+        platform_proc_address("glMaxShaderCompilerThreadsKHR"));
   }
   return f;
 }

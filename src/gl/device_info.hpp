@@ -5,7 +5,8 @@
 
 namespace gpgpu::detail {
 
-DeviceInfo read_device_info(EGLDisplay display, const DeviceDescription& device);
+// The GL side of DeviceInfo (the platform adds its own: EGL's vendor and version).
+DeviceInfo read_device_info(const DeviceDescription& device);
 ExtensionFunctions load_extension_functions(const DeviceInfo& info);
 // Debug contexts: high-severity driver messages become errors of the call that caused them
 // (through note_debug_error), medium-severity ones are printed to stderr.

@@ -46,6 +46,8 @@ FramebufferScope::FramebufferScope(GLuint framebuffer,
                                    const std::string& label)
     : attached_(attachments) {
   GL(glBindFramebuffer(GL_FRAMEBUFFER, framebuffer));
+  // Framebuffer 0 is the platform's own (WebGL2's canvas): complete, and nothing to attach.
+  if (framebuffer == 0 && attachments.empty()) return;
   try {
     std::vector<GLenum> draw_buffers;
     for (const auto& a : attachments) {

@@ -1,8 +1,7 @@
-// Internal: the GLES 3.2 / EGL headers and the checking of every GL call.
+// Internal: the GLES 3.2 headers and the checking of every GL call. (The platform's own
+// headers, EGL natively, are included only by src/platform/.)
 #pragma once
 
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES3/gl32.h>
 
 // gl2ext.h needs the types and GL_APIENTRY of gl32.h first.
@@ -15,14 +14,10 @@ namespace gpgpu::detail {
 
 // Names a GL error code (GL_INVALID_OPERATION...).
 const char* gl_error_name(GLenum code);
-const char* egl_error_name(EGLint code);
 
 // Reads glGetError and throws GLError (OutOfMemoryError for GL_OUT_OF_MEMORY) naming the
 // call that failed. Drains every pending error flag so the next check starts clean.
 void check_gl(const char* call);
-
-// Throws ContextError naming the EGL call that failed and eglGetError's code.
-[[noreturn]] void throw_egl(const char* call);
 
 // Debug contexts (ContextOptions::debug): the driver's high-severity messages, collected on
 // the calling thread by the debug callback and thrown by the next check_gl as a DriverError.

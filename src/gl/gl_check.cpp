@@ -27,43 +27,6 @@ const char* gl_error_name(GLenum code) {
   }
 }
 
-const char* egl_error_name(EGLint code) {
-  switch (code) {
-    case EGL_SUCCESS:
-      return "EGL_SUCCESS";
-    case EGL_NOT_INITIALIZED:
-      return "EGL_NOT_INITIALIZED";
-    case EGL_BAD_ACCESS:
-      return "EGL_BAD_ACCESS";
-    case EGL_BAD_ALLOC:
-      return "EGL_BAD_ALLOC";
-    case EGL_BAD_ATTRIBUTE:
-      return "EGL_BAD_ATTRIBUTE";
-    case EGL_BAD_CONFIG:
-      return "EGL_BAD_CONFIG";
-    case EGL_BAD_CONTEXT:
-      return "EGL_BAD_CONTEXT";
-    case EGL_BAD_CURRENT_SURFACE:
-      return "EGL_BAD_CURRENT_SURFACE";
-    case EGL_BAD_DISPLAY:
-      return "EGL_BAD_DISPLAY";
-    case EGL_BAD_MATCH:
-      return "EGL_BAD_MATCH";
-    case EGL_BAD_NATIVE_PIXMAP:
-      return "EGL_BAD_NATIVE_PIXMAP";
-    case EGL_BAD_NATIVE_WINDOW:
-      return "EGL_BAD_NATIVE_WINDOW";
-    case EGL_BAD_PARAMETER:
-      return "EGL_BAD_PARAMETER";
-    case EGL_BAD_SURFACE:
-      return "EGL_BAD_SURFACE";
-    case EGL_CONTEXT_LOST:
-      return "EGL_CONTEXT_LOST";
-    default:
-      return "unknown EGL error";
-  }
-}
-
 namespace {
 // Messages of the debug callback (synchronous, so on the thread of the call that caused
 // them) not yet reported.
@@ -114,11 +77,6 @@ void check_gl(const char* call) {
   }
   throw GLError(fmt::format("{} failed with {} (0x{:04X})", call, gl_error_name(first), first),
                 first);
-}
-
-void throw_egl(const char* call) {
-  EGLint code = eglGetError();
-  throw ContextError(fmt::format("{} failed with {} (0x{:04X})", call, egl_error_name(code), code));
 }
 
 }  // namespace gpgpu::detail

@@ -1,6 +1,6 @@
+// GL fence syncs themselves, on every platform; how a fence is waited for is the platform's
+// (src/platform/*/..._wait.cpp: glClientWaitSync natively, glFinish in WebGL2).
 #include "gl/gl_fence.hpp"
-
-#include <algorithm>
 
 #include "gpgpu/error.hpp"
 
@@ -12,63 +12,12 @@ void GlFence::insert() {
   if (sync_ == nullptr) throw DriverError("glFenceSync returned no sync object");
 }
 
-void GlFence::wait() {
-  if (sync_ == nullptr) return;
-  // One second per round; GL_SYNC_FLUSH_COMMANDS_BIT only on the first round, as the
-  // specification asks (the flush has happened by then).
-  GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
-  for (;;) {
-    const GLenum status = GL(glClientWaitSync(sync_, flags, 1'000'000'000ull));
-    if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) break;
-    if (status == GL_WAIT_FAILED) throw DriverError("glClientWaitSync failed");
-    flags = 0;  // GL_TIMEOUT_EXPIRED: long work (a large copy on a slow device); keep waiting
-  }
-  reset();
-}
-
-bool GlFence::wait_until(std::chrono::steady_clock::time_point deadline) {
-  if (sync_ == nullptr) return true;
-  GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        deadline - std::chrono::steady_clock::now());
-    // Slices of at most a second, so that a driver that rounds long timeouts cannot
-    // oversleep the deadline by much.
-    const auto slice = std::clamp<std::int64_t>(left.count(), 0, 1'000'000'000);
-    const GLenum status = GL(glClientWaitSync(sync_, flags, static_cast<GLuint64>(slice)));
-    if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) {
-      reset();
-      return true;
-    }
-    if (status == GL_WAIT_FAILED) throw DriverError("glClientWaitSync failed");
-    flags = 0;
-    if (slice == 0 || std::chrono::steady_clock::now() >= deadline) return false;
-  }
-}
-
-bool GlFence::signalled() {
-  if (sync_ == nullptr) return true;
-  const GLenum status = GL(glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, 0));
-  if (status == GL_WAIT_FAILED) throw DriverError("glClientWaitSync failed");
-  if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) {
-    reset();
-    return true;
-  }
-  return false;
-}
-
 void GlFence::reset() noexcept {
   if (sync_ != nullptr) {
     glDeleteSync(sync_);
     glGetError();
     sync_ = nullptr;
   }
-}
-
-void wait_for_gpu() {
-  GlFence fence;
-  fence.insert();
-  fence.wait();
 }
 
 }  // namespace gpgpu::detail

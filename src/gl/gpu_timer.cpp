@@ -3,6 +3,10 @@
 namespace gpgpu::detail {
 
 GpuTimer::GpuTimer(const ContextState& state, bool enabled) : state_(state) {
+  refuse_without(!enabled || state.platform.waitable_queries, state, "GPU timing (set_timing)",
+                 "WebGL2 answers timer queries only after the page has returned to the browser, "
+                 "so a run cannot wait for its own time; time runs with performance.now() "
+                 "around the call");
   if (!enabled || state.ext.get_query_object_ui64v == nullptr) return;
   // Owned by query_ from here on: if a call below throws, its destructor deletes the query
   // (the constructor throwing means ~GpuTimer never runs).

@@ -8,19 +8,28 @@ namespace gpgpu::js {
 
 GPGPU::GPGPU(const Context& context) : context_(&context) {}
 
-void GPGPU::compute(const ComputeParam& param) {
-  if (param.id.empty()) throw ArgumentError("gpgpu.compute: the parameter needs an id");
-  auto it = kernels_.find(param.id);
+GPGPU::Entry& GPGPU::entry(const std::string& id, const std::string& vertex_shader) {
+  if (id.empty()) throw ArgumentError("gpgpu.compute: the parameter needs an id");
+  auto it = kernels_.find(id);
   if (it == kernels_.end()) {
-    TransformFeedbackKernel kernel(*context_, param.vertex_shader, {}, param.id);
-    it = kernels_.emplace(param.id, Entry{param.vertex_shader, std::move(kernel)}).first;
-  } else if (it->second.source != param.vertex_shader) {
+    TransformFeedbackKernel kernel(*context_, vertex_shader, {}, id);
+    it = kernels_.emplace(id, Entry{vertex_shader, std::move(kernel)}).first;
+  } else if (it->second.source != vertex_shader) {
     throw ArgumentError(fmt::format(
         "gpgpu.compute: id '{}' already names a program with a different vertex shader; call "
         "clear(\"{}\") first or use another id",
-        param.id, param.id));
+        id, id));
   }
-  it->second.kernel.run(param.args);
+  return it->second;
+}
+
+const TransformFeedbackKernel& GPGPU::kernel(const std::string& id,
+                                             const std::string& vertex_shader) {
+  return entry(id, vertex_shader).kernel;
+}
+
+void GPGPU::compute(const ComputeParam& param) {
+  entry(param.id, param.vertex_shader).kernel.run(param.args);
 }
 
 bool GPGPU::clear(const std::string& id) {

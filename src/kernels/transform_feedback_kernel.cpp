@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
@@ -313,7 +314,11 @@ void upload_inputs(CapturePlanForRun& run, detail::RunTransfers& io) {
 
 // Points the vertex array's attributes at the inputs (a matrix takes one location per column).
 void bind_inputs(const CapturePlanForRun& run) {
-  for (const auto& [variable, b] : run.inputs) {
+  for (const auto& input : run.inputs) {
+    // Named, not a structured binding: GL(...)'s lambda captures them (clang before C++20's
+    // P1091 implementation cannot capture structured bindings).
+    const detail::StageVariable* variable = input.first;
+    const ArrayBinding& b = input.second;
     const auto& type = b.type;
     const auto stride = static_cast<GLsizei>(4 * type.components());
     GL(glBindBuffer(GL_ARRAY_BUFFER, b.id));
@@ -407,6 +412,48 @@ void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
   GL(glUseProgram(0));
 }
 
+// Without compute shaders (OpenGL ES 3.0, WebGL2) the records come back whole and are split
+// on the host as they arrive; an output into a Buffer would need the GPU split and is refused.
+void split_records_on_host(const detail::CapturePlan& plan, const CapturePlanForRun& run,
+                           GLuint records, detail::RunTransfers& io, const std::string& name) {
+  struct Piece {
+    std::size_t offset, components;
+    detail::ArrayLayout layout;
+    bool row_major;
+    void* out;
+  };
+  std::vector<Piece> pieces;
+  for (std::size_t i = 0; i < run.outputs.size(); ++i) {
+    const auto& o = run.outputs[i];
+    if (o.buffer != nullptr) {
+      throw UnsupportedError(fmt::format(
+          "{}: output '{}' goes to a Buffer, but the kernel's {} outputs are captured "
+          "interleaved (they exceed the device's separate-capture limits), and WebGL2 has no "
+          "compute shaders to split them on the GPU; capture fewer or smaller outputs per "
+          "kernel, or read them into arrays",
+          name, o.arg->name, plan.outputs.size()));
+    }
+    pieces.push_back({plan.outputs[i].offset_values, static_cast<std::size_t>(o.type.components()),
+                      packed_layout(o.type), o.arg->value.layout() == MatrixLayout::RowMajor,
+                      o.arg->value.writable_data()});
+  }
+  const std::size_t n = run.n, record = plan.record_values;
+  io.download_then(records, 0, n * record * 4, [n, record, pieces](const unsigned char* bytes) {
+    for (const auto& p : pieces) {
+      std::vector<unsigned char> tight(n * p.components * 4);
+      for (std::size_t e = 0; e < n; ++e) {
+        std::memcpy(tight.data() + e * p.components * 4, bytes + (e * record + p.offset) * 4,
+                    p.components * 4);
+      }
+      if (p.layout.is_tight(p.row_major)) {
+        std::memcpy(p.out, tight.data(), tight.size());
+      } else {
+        detail::unpack(tight.data(), n, p.row_major, p.layout, p.out);
+      }
+    }
+  });
+}
+
 // Where the draw captures to: a buffer per output (a Buffer output is written in place), or
 // one buffer of interleaved records that split_records() takes apart afterwards.
 struct CaptureTargets {
@@ -488,9 +535,11 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   // The capture count, asked for only when results come back to the host (a run whose
   // outputs stay on the GPU must not wait for it). An async run gets a query of its own,
   // read when it is waited for, so that a later run cannot overwrite its answer.
+  // WebGL2 answers a query only after the page has returned to the browser: the count is
+  // not asked for there (PlatformTraits::waitable_queries).
   std::shared_ptr<detail::GlQuery> own_query;
   GLuint query = 0;
-  if (run.host_outputs) {
+  if (run.host_outputs && state_->platform.waitable_queries) {
     if (async)
       own_query =
           std::make_shared<detail::GlQuery>(detail::make_gl_name<detail::GlKind::Query>(*state_));
@@ -500,7 +549,10 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   {
     // Surfaceless contexts have no default framebuffer, and drawing needs a complete one
     // even when rasterisation is discarded.
-    const detail::FramebufferScope no_pixels(no_pixels_.id(), {}, name);
+    // (OpenGL ES 3.0 has no framebuffers without attachments, but WebGL2's default
+    // framebuffer, the canvas, is complete: framebuffer 0.)
+    const detail::FramebufferScope no_pixels(state_->platform.gles31 ? no_pixels_.id() : 0, {},
+                                             name);
     CaptureScope scope(transform_feedback_.id(), vertex_array_.id());
     bind_inputs(run);
     detail::set_uniforms(resolved, name);
@@ -522,14 +574,19 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   }
   state_->wait_within_timeout(started, name);
 
-  if (!plan.separate) split_records(*state_, plan, run, targets.ids[0], io);
+  const bool split_on_gpu = !plan.separate && state_->platform.gles31;
+  if (split_on_gpu) split_records(*state_, plan, run, targets.ids[0], io);
   // Before anything reaches the caller's arrays when the run is synchronous; an async run
   // keeps its own query alive until it is waited for.
-  if (run.host_outputs && !async) check_capture_count(query, n, name);
-  if (run.host_outputs && async) {
+  if (query != 0 && !async) check_capture_count(query, n, name);
+  if (query != 0 && async) {
     io.then([query, own_query, n, name] { check_capture_count(query, n, name); });
   }
-  download_host_outputs(run, io);
+  if (!plan.separate && !split_on_gpu) {
+    split_records_on_host(plan, run, targets.ids[0], io, name);
+  } else {
+    download_host_outputs(run, io);
+  }
   if (async) return io.finish_async();
   io.finish();
   return {};

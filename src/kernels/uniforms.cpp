@@ -54,6 +54,8 @@ void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint u
 }
 
 void detach_buffer_texels(ContextState& state) {
+  // No views were ever made (always so in WebGL2, which has no buffer textures).
+  if (state.buffer_views.empty()) return;
   for (std::size_t unit = 0; unit < state.buffer_views.size(); ++unit) {
     if (!state.buffer_view_attached[unit]) continue;
     GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));

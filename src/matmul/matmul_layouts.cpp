@@ -122,24 +122,37 @@ Size3 grid(std::size_t cols, std::size_t rows) {
   return Size3{cols, rows, 1};
 }
 
+bool has_compute_shaders(const Context& context) {
+  return context.info().has_compute_shaders();
+}
+
 }  // namespace
 
-TexturePacker::TexturePacker(const Context& context, TextureLayout layout)
-    : kernel_(context, pack_source, {{layout_define(layout), ""}}, "matmul operand packing") {}
+TexturePacker::TexturePacker(const Context& context, TextureLayout layout) : layout_(layout) {
+  if (has_compute_shaders(context)) {
+    kernel_.emplace(context, pack_source, Defines{{layout_define(layout), ""}},
+                    "matmul operand packing");
+  }
+}
 
 void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols) {
-  kernel_.run({{"matrix", matrix},
+  if (!kernel_) return pack_on_host(matrix, texture, layout_, rows, cols);
+  kernel_->run({{"matrix", matrix},
                {"texels", texture},
                {"ROWS", std::int32_t{rows}},
                {"COLS", std::int32_t{cols}}},
               grid(texture.cols(), texture.rows()));
 }
 
-ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout)
-    : layout_(layout),
-      kernel_(context, gather_source, {{product_define(layout), ""}}, "matmul product gather") {}
+ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout) : layout_(layout) {
+  if (has_compute_shaders(context)) {
+    kernel_.emplace(context, gather_source, Defines{{product_define(layout), ""}},
+                    "matmul product gather");
+  }
+}
 
 void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int n, int stride) {
+  if (!kernel_) return gather_on_host(layout_, sources, nullptr, c, m, n, stride);
   Args args{
       {"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"STRIDE", std::int32_t{stride}}};
   if (layout_ == ProductLayout::PaddedRows) {
@@ -152,10 +165,11 @@ void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int
   } else {
     throw Error("ProductGatherer: not a Buffer gatherer");
   }
-  kernel_.run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
+  kernel_->run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
 }
 
 void ProductGatherer::run(const Texture* const* textures, const Arg& c, int m, int n) {
+  if (!kernel_) return gather_on_host(layout_, nullptr, textures, c, m, n, n);
   Args args{{"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"t0", *textures[0]}};
   if (layout_ == ProductLayout::RowBlockTextures) {
     args.emplace_back("t1", *textures[1]);
@@ -164,7 +178,7 @@ void ProductGatherer::run(const Texture* const* textures, const Arg& c, int m, i
   } else if (layout_ != ProductLayout::ScalarTexture) {
     throw Error("ProductGatherer: not a texture gatherer");
   }
-  kernel_.run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
+  kernel_->run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
 }
 
 BlockedOperands::BlockedOperands(const Context& context, MatmulShape matrix_shape)

@@ -1,11 +1,13 @@
 // Internal: moving matrices between the row-major float arrays matmul takes (Buffers or
 // host arrays) and the texture and padded layouts the transform-feedback and fragment
 // methods read and write. Each is one small compute dispatch, so Buffer operands never
-// visit the host.
+// visit the host. Without compute shaders (WebGL2) host arrays are packed and gathered on
+// the host instead (matmul_layouts_host.cpp) and Buffers are refused.
 #pragma once
 
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 
 #include "gpgpu/arg.hpp"
 #include "gpgpu/buffer.hpp"
@@ -38,11 +40,14 @@ class TexturePacker {
  public:
   TexturePacker(const Context& context, TextureLayout layout);
   void run(const Arg& matrix, Texture& texture, int rows, int cols);
-  void set_timing(bool enabled) { kernel_.set_timing(enabled); }
-  double last_gpu_ns() const { return kernel_.last_gpu_ns(); }
+  void set_timing(bool enabled) {
+    if (kernel_) kernel_->set_timing(enabled);
+  }
+  double last_gpu_ns() const { return kernel_ ? kernel_->last_gpu_ns() : -1; }
 
  private:
-  ComputeKernel kernel_;
+  TextureLayout layout_;
+  std::optional<ComputeKernel> kernel_;  // none without compute shaders
 };
 
 // A and B as the 4x4-block kernels (matmul_blocked_body_glsl) read them: A with 4
@@ -79,13 +84,22 @@ class ProductGatherer {
   void run(const Buffer* const* sources, const Arg& c, int m, int n, int stride);
   // ScalarTexture: textures[0]. RowBlockTextures: textures[0..3].
   void run(const Texture* const* textures, const Arg& c, int m, int n);
-  void set_timing(bool enabled) { kernel_.set_timing(enabled); }
-  double last_gpu_ns() const { return kernel_.last_gpu_ns(); }
+  void set_timing(bool enabled) {
+    if (kernel_) kernel_->set_timing(enabled);
+  }
+  double last_gpu_ns() const { return kernel_ ? kernel_->last_gpu_ns() : -1; }
 
  private:
   ProductLayout layout_;
-  ComputeKernel kernel_;
+  std::optional<ComputeKernel> kernel_;  // none without compute shaders
 };
+
+// The host's side of packing and gathering, for devices without compute shaders: a host
+// array `matrix` written into `texture` in `layout`; host array `c` filled from the product
+// in `layout` (sources: Buffers, or textures when `textures` is not null).
+void pack_on_host(const Arg& matrix, Texture& texture, TextureLayout layout, int rows, int cols);
+void gather_on_host(ProductLayout layout, const Buffer* const* sources,
+                    const Texture* const* textures, const Arg& c, int m, int n, int stride);
 
 // Sums GPU times that are all known; -1 as soon as one is not.
 double sum_gpu_ns(std::initializer_list<double> times);

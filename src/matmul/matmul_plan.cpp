@@ -25,6 +25,9 @@ void check_sizes(const DeviceInfo& info, int m, int k, int n) {
     throw SizeMismatchError(
         fmt::format("matmul: sizes must be positive ({})", shape_text(m, k, n)));
   }
+  // Storage blocks hold the operands of the compute methods and of packing; without compute
+  // shaders (WebGL2) there are none, and the textures' own limits apply.
+  if (!info.has_compute_shaders()) return;
   const auto check_bytes = [&](const char* name, std::int64_t rows, std::int64_t cols) {
     const std::int64_t bytes = rows * cols * 4;
     if (bytes > info.max_shader_storage_block_size) {
@@ -44,6 +47,9 @@ void check_sizes(const DeviceInfo& info, int m, int k, int n) {
 // register-blocked compute kernel, which wins at every size we measured (docs/matmul.md).
 MatmulMethod resolve_method(MatmulMethod method, const DeviceInfo& info) {
   if (method != MatmulMethod::Auto) return method;
+  // WebGL2 (no compute shaders): the 4x4-block transform-feedback kernel, the fastest of
+  // the graphics paths in the browser's benchmark (docs/browser.md).
+  if (!info.has_compute_shaders()) return MatmulMethod::TransformFeedbackBlocked;
   if (info.is_software && host_blas_available()) return MatmulMethod::HostBlas;
   return MatmulMethod::ComputeRegisterBlocked;
 }
@@ -171,7 +177,8 @@ MatmulPlan::MatmulPlan(const Context& context, int m, int k, int n, const Matmul
   const auto& info = context.info();
   check_sizes(info, m, k, n);
   tuning_ = resolve_tuning(context, options, m, k, n);
-  validate_matmul_tuning(tuning_, info);
+  // The tuning shapes the compute kernels, which a device without them never runs.
+  if (info.has_compute_shaders()) validate_matmul_tuning(tuning_, info);
   description_ = describe(method_, tuning_, info, options.method == MatmulMethod::Auto);
   backend_ = make_bounded_backend(context, method_, {m, k, n}, tuning_);
   const int panels = resolve_panels(options, method_, tuning_, info, m, k, n);

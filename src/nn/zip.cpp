@@ -1,11 +1,10 @@
 // Minimal zip reading and writing for .npz files (no zip64, no encryption, no spanning).
 #include "zip.hpp"
 
-#include <zlib.h>
-
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "zlib_calls.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -25,17 +24,6 @@ void put32(std::vector<std::byte>& out, std::uint32_t v) {
 }
 void put_name(std::vector<std::byte>& out, const std::string& name) {
   for (char c : name) out.push_back(static_cast<std::byte>(c));
-}
-
-std::uint32_t crc_of(std::span<const std::byte> data) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const auto n = static_cast<uInt>(std::min<std::size_t>(data.size() - done, 1u << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data() + done), n);
-    done += n;
-  }
-  return static_cast<std::uint32_t>(crc);
 }
 
 class Reader {
@@ -64,22 +52,6 @@ class Reader {
   std::span<const std::byte> bytes_;
   const std::string& origin_;
 };
-
-std::vector<std::byte> inflate_raw(std::span<const std::byte> compressed, std::size_t size,
-                                   const std::string& what) {
-  std::vector<std::byte> out(size);
-  z_stream z{};
-  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw FormatError(what + ": cannot start zlib");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(compressed.data()));
-  z.avail_in = static_cast<uInt>(compressed.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int status = inflate(&z, Z_FINISH);
-  const bool complete = status == Z_STREAM_END && z.total_out == size;
-  inflateEnd(&z);
-  if (!complete) throw FormatError(what + ": the deflated data is corrupt");
-  return out;
-}
 
 }  // namespace
 

@@ -27,7 +27,7 @@ double median_of(std::vector<double> v) {
 GLint timestamp_bits() {
   GLint bits = 0;
   const auto get_query_ext =
-      reinterpret_cast<PFNGLGETQUERYIVEXTPROC>(eglGetProcAddress("glGetQueryivEXT"));
+      reinterpret_cast<PFNGLGETQUERYIVEXTPROC>(detail::platform_proc_address("glGetQueryivEXT"));
   if (get_query_ext != nullptr) {
     get_query_ext(GL_TIMESTAMP_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
     if (glGetError() == GL_NO_ERROR && bits > 0) return bits;

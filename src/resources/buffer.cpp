@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gl/gl_buffer.hpp"
 #include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
@@ -94,6 +95,24 @@ void Buffer::upload_bytes(ElementType type, const void* data, std::size_t count,
   auto& state = *name_.owner();
   state.ensure_current();
   state.engine().upload(name_.id(), offset * element_size, data, count * element_size);
+}
+
+void Buffer::copy_from(const Buffer& source, std::size_t source_offset, std::size_t offset,
+                       std::size_t count) {
+  if (!valid() || !source.valid()) throw Error("Buffer::copy_from with an empty or released buffer");
+  if (source.name_.owner() != name_.owner()) {
+    throw ArgumentError("Buffer::copy_from: the buffers belong to different Contexts");
+  }
+  check_range("copy_from (source)", source.type_, type_, count, source_offset, source.count_);
+  check_range("copy_from", type_, source.type_, count, offset, count_);
+  if (source.name_.id() == name_.id() && source_offset < offset + count &&
+      offset < source_offset + count) {
+    throw ArgumentError("Buffer::copy_from: the ranges overlap within one buffer");
+  }
+  if (count == 0) return;
+  name_.owner()->ensure_current();
+  detail::copy_gl_buffer(source.name_.id(), source_offset * element_size, name_.id(),
+                         offset * element_size, count * element_size);
 }
 
 void Buffer::download_bytes(ElementType type, void* out, std::size_t count,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gpgpu/buffer.hpp"
 #include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
@@ -247,6 +248,46 @@ void Texture::upload_values(ElementType type, const void* data, std::size_t coun
     }
   }
   GL(glBindTexture(target, 0));
+  GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
+}
+
+void Texture::copy_from(const Buffer& source, std::size_t first_texel) {
+  if (!valid() || !source.valid()) throw Error("Texture::copy_from with an empty or released object");
+  if (source.context_state() != name_.owner()) {
+    throw ArgumentError("Texture::copy_from: the Buffer belongs to another Context");
+  }
+  const auto per_texel = static_cast<std::size_t>(components(type_));
+  if (depth_ > 0 || source.element_type() != element_type(type_) ||
+      source.size() % per_texel != 0) {
+    throw TypeMismatchError(fmt::format("Texture::copy_from: {} cannot take {} {} values (a 2-D "
+                                        "texture, same element type, whole texels)",
+                                        describe(), source.size(), to_string(source.element_type())));
+  }
+  const std::size_t texels = source.size() / per_texel, total = rows_ * cols_;
+  if (first_texel > total || texels > total - first_texel) {
+    throw SizeMismatchError(fmt::format("Texture::copy_from: texels [{}, {}) are outside {}",
+                                        first_texel, first_texel + texels, describe()));
+  }
+  auto& state = *name_.owner();
+  state.ensure_current();
+  const auto& format = detail::texel_format(type_);
+  const std::size_t texel_bytes = per_texel * element_size;
+  set_unpack_state();
+  GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, source.gl_name()));
+  GL(glBindTexture(GL_TEXTURE_2D, name_.id()));
+  // The span of texels as rectangles: the rest of the first row, whole rows, part of a row.
+  for (std::size_t done = 0; done < texels;) {
+    const std::size_t t = first_texel + done, x = t % cols_, y = t / cols_;
+    const std::size_t width = x > 0 || texels - done < cols_ ? std::min(cols_ - x, texels - done)
+                                                             : cols_;
+    const std::size_t height = width == cols_ ? (texels - done) / cols_ : 1;
+    GL(glTexSubImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(x), static_cast<GLint>(y),
+                       static_cast<GLsizei>(width), static_cast<GLsizei>(height),
+                       format.upload_format, format.gl_type,
+                       reinterpret_cast<const void*>(static_cast<std::uintptr_t>(done * texel_bytes))));
+    done += width * height;
+  }
+  GL(glBindTexture(GL_TEXTURE_2D, 0));
   GL(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
 

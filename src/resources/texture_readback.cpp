@@ -99,6 +99,10 @@ void read_with_framebuffer(ContextState& state, RunTransfers& io, GLuint texture
 // Four values per texel, through a compute shader; for formats no framebuffer takes.
 void read_with_compute(ContextState& state, RunTransfers& io, GLuint texture, TexelType type,
                        TextureExtent extent, std::size_t texels, void* out) {
+  refuse_without(state.platform.gles31, state,
+                 "reading back a texture no framebuffer can hold (vec3 texels, or float texels "
+                 "without EXT_color_buffer_float)",
+                 "it takes a compute shader, which WebGL2 lacks; use vec4 texels");
   const auto& format = texel_format(type);
   const bool is_3d = extent.depth != 0;
   const std::string prefix =

@@ -98,7 +98,10 @@ const char* stage_name(GLenum stage) {
 std::string complete_source(std::string_view user_source, GLenum stage, const DeviceInfo& info,
                             const Defines& defines, std::string_view library_prelude) {
   auto lines = split_lines(user_source);
-  std::string version = info.gl_minor >= 2 ? "#version 320 es" : "#version 310 es";
+  // GLSL ES follows the context: 3.20 and 3.10 natively, 3.00 in WebGL2 (OpenGL ES 3.0).
+  std::string version = info.gl_minor >= 2   ? "#version 320 es"
+                        : info.gl_minor == 1 ? "#version 310 es"
+                                             : "#version 300 es";
   std::string hoisted;
   bool seen_code = false;
   for (auto& line : lines) {
@@ -122,7 +125,10 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
     out += fmt::format("#define {} {}\n", name, value);
   }
   out += precision_block;
-  if (stage == GL_COMPUTE_SHADER || stage == GL_FRAGMENT_SHADER) out += image_precision_block;
+  const bool has_images = info.gl_major > 3 || info.gl_minor >= 1;  // GLSL ES 3.10
+  if (has_images && (stage == GL_COMPUTE_SHADER || stage == GL_FRAGMENT_SHADER)) {
+    out += image_precision_block;
+  }
   out += library_prelude;
   out += "#line 1\n";
   for (const auto& line : lines) {

@@ -93,4 +93,26 @@ GlslType describe_type(GLenum type) {
   }
 }
 
+GlslType type_named(std::string_view name) {
+  static constexpr GLenum values[] = {
+      GL_FLOAT,        GL_FLOAT_VEC2,        GL_FLOAT_VEC3,        GL_FLOAT_VEC4,
+      GL_INT,          GL_INT_VEC2,          GL_INT_VEC3,          GL_INT_VEC4,
+      GL_UNSIGNED_INT, GL_UNSIGNED_INT_VEC2, GL_UNSIGNED_INT_VEC3, GL_UNSIGNED_INT_VEC4,
+      GL_BOOL,         GL_BOOL_VEC2,         GL_BOOL_VEC3,         GL_BOOL_VEC4,
+      GL_FLOAT_MAT2,   GL_FLOAT_MAT3,        GL_FLOAT_MAT4,        GL_FLOAT_MAT2x3,
+      GL_FLOAT_MAT2x4, GL_FLOAT_MAT3x2,      GL_FLOAT_MAT3x4,      GL_FLOAT_MAT4x2,
+      GL_FLOAT_MAT4x3};
+  for (const GLenum gl : values) {
+    GlslType t = describe_type(gl);
+    if (t.name == name) return t;
+  }
+  // GLSL's square matrices have two spellings.
+  if (name == "mat2x2") return describe_type(GL_FLOAT_MAT2);
+  if (name == "mat3x3") return describe_type(GL_FLOAT_MAT3);
+  if (name == "mat4x4") return describe_type(GL_FLOAT_MAT4);
+  GlslType unknown;
+  unknown.name = std::string(name);
+  return unknown;
+}
+
 }  // namespace gpgpu::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "gl/gl.hpp"
 #include "gpgpu/element_type.hpp"
@@ -26,5 +27,8 @@ struct GlslType {
 
 // Describes a type enum; unknown enums give known == false and a hex name.
 GlslType describe_type(GLenum type);
+// The scalar, vector or matrix type spelled `name` in GLSL ("vec3", "mat2x4"); known ==
+// false for any other name (samplers and images are never outputs).
+GlslType type_named(std::string_view name);
 
 }  // namespace gpgpu::detail

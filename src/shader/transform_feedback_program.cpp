@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "shader/glsl_source.hpp"
 #include "gpgpu/error.hpp"
+#include "shader/glsl_source.hpp"
 
 namespace gpgpu::detail {
 
@@ -39,6 +39,19 @@ GLenum choose_capture_mode(const std::vector<StageVariable>& outputs, const Devi
   return GL_INTERLEAVED_ATTRIBS;
 }
 
+// The vertex shader's outputs. OpenGL ES 3.1: a separable link of the vertex shader alone,
+// whose outputs stay active although nothing reads them. OpenGL ES 3.0 (WebGL2) has neither
+// separable programs nor output queries: the `out` declarations of the source, each checked
+// when the program is linked with them as its varyings.
+std::vector<StageVariable> vertex_outputs(ContextState& state, const ShaderStage& vertex,
+                                          const std::string& label) {
+  if (!state.platform.gles31) return declared_stage_outputs(0, vertex);
+  // From the disk cache too, where it was kept: a later process then compiles nothing.
+  LinkOptions separable;
+  separable.separable = true;
+  return build_program(state, {vertex}, separable, label)->interface().outputs;
+}
+
 }  // namespace
 
 std::shared_ptr<Program> transform_feedback_program(ContextState& state, const ShaderStage& vertex,
@@ -47,14 +60,7 @@ std::shared_ptr<Program> transform_feedback_program(ContextState& state, const S
   const std::string key = "transform-feedback\n" + vertex.source;
   if (auto cached = state.programs.find(key)) return cached;
 
-  // The vertex shader alone, separable: its outputs stay active although nothing reads them.
-  std::vector<StageVariable> outputs;
-  {
-    LinkOptions separable;
-    separable.separable = true;
-    const Program probe({vertex}, separable, label, state.weak_from_this());
-    outputs = probe.interface().outputs;
-  }
+  const std::vector<StageVariable> outputs = vertex_outputs(state, vertex, label);
   if (outputs.empty()) {
     throw UnsupportedError(fmt::format(
         "{}: the vertex shader declares no `out` variables, so there is nothing to capture; "
@@ -88,22 +94,23 @@ CapturePlan read_capture_plan(GLuint program) {
   GLint mode = 0;
   GL(glGetProgramiv(program, GL_TRANSFORM_FEEDBACK_BUFFER_MODE, &mode));
   plan.separate = mode == GL_SEPARATE_ATTRIBS;
+  // OpenGL ES 3.0's queries (WebGL2 has nothing newer), which name the varyings as linked.
+  // GLSL ES names are at most 1024 characters (WebGL2 has no
+  // GL_TRANSFORM_FEEDBACK_VARYING_MAX_LENGTH to ask).
+  constexpr std::size_t longest_name = 1024 + 1;
   GLint count = 0;
-  GL(glGetProgramInterfaceiv(program, GL_TRANSFORM_FEEDBACK_VARYING, GL_ACTIVE_RESOURCES, &count));
+  GL(glGetProgramiv(program, GL_TRANSFORM_FEEDBACK_VARYINGS, &count));
   for (GLuint i = 0; i < static_cast<GLuint>(count); ++i) {
-    const GLenum props[] = {GL_NAME_LENGTH, GL_TYPE, GL_ARRAY_SIZE};
-    GLint values[3] = {0, 0, 0};
-    GL(glGetProgramResourceiv(program, GL_TRANSFORM_FEEDBACK_VARYING, i, 3, props, 3, nullptr,
-                              values));
-    std::string name(static_cast<std::size_t>(values[0] > 0 ? values[0] : 1), '\0');
-    GLsizei written = 0;
-    GL(glGetProgramResourceName(program, GL_TRANSFORM_FEEDBACK_VARYING, i,
-                                static_cast<GLsizei>(name.size()), &written, name.data()));
+    std::string name(longest_name, '\0');
+    GLsizei written = 0, size = 0;
+    GLenum type = 0;
+    GL(glGetTransformFeedbackVarying(program, i, static_cast<GLsizei>(name.size()), &written, &size,
+                                     &type, name.data()));
     name.resize(static_cast<std::size_t>(written));
     CapturedOutput out;
     out.variable.name = name;
-    out.variable.type = describe_type(static_cast<GLenum>(values[1]));
-    out.variable.array_size = values[2];
+    out.variable.type = describe_type(type);
+    out.variable.array_size = size;
     out.components = out.variable.type.components();
     out.buffer = plan.separate ? static_cast<int>(i) : 0;
     out.offset_values = plan.separate ? 0 : plan.record_values;

@@ -1,15 +1,20 @@
 #include "transfer/copy_lane.hpp"
 
+#include "gl/context_state.hpp"
 #include "gl/gl_buffer.hpp"
-#include "gl/shared_context.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
 
 std::unique_ptr<CopyLane> CopyLane::start(const ContextState& main, std::string& why) {
-  auto context = make_shared_context(main, why);
-  if (!context) return nullptr;
-  std::unique_ptr<CopyLane> lane(new CopyLane(std::move(context)));
+  SharedContextHandle context;
+  try {
+    context = make_shared_context(main);
+  } catch (const Error& e) {
+    why = e.what();
+    return nullptr;
+  }
+  std::unique_ptr<CopyLane> lane(new CopyLane(main, std::move(context)));
   // The thread makes the context current first; a refusal there is a lane that cannot work.
   std::unique_lock lock(lane->mutex_);
   lane->changed_.wait(lock, [&] { return lane->done_; });
@@ -22,7 +27,8 @@ std::unique_ptr<CopyLane> CopyLane::start(const ContextState& main, std::string&
   return lane;
 }
 
-CopyLane::CopyLane(std::unique_ptr<SharedContext> context) : context_(std::move(context)) {
+CopyLane::CopyLane(const ContextState& main, SharedContextHandle context)
+    : main_(main), context_(std::move(context)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -60,10 +66,11 @@ LaneFences CopyLane::run(GLsync after, std::span<const LaneCopy> copies, bool th
   f.done = GL(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
   if (f.done == nullptr) throw DriverError("glFenceSync returned no sync object (copy lane)");
   if (thread_fence) {
-    f.thread = eglCreateSync(context_->display(), EGL_SYNC_FENCE, nullptr);
-    if (f.thread == EGL_NO_SYNC) {
+    try {
+      f.thread = insert_thread_fence(main_);  // into this thread's context: the lane's
+    } catch (...) {
       glDeleteSync(f.done);
-      throw_egl("eglCreateSync(EGL_SYNC_FENCE) on the copy lane");
+      throw;
     }
   }
   // Submitted now: another context's glWaitSync on an unflushed fence could wait forever.
@@ -72,7 +79,7 @@ LaneFences CopyLane::run(GLsync after, std::span<const LaneCopy> copies, bool th
 }
 
 void CopyLane::loop() {
-  const bool current = context_->make_current();
+  const bool current = make_shared_current(*context_);
   std::unique_lock lock(mutex_);
   current_ = current;
   done_ = true;
@@ -92,7 +99,7 @@ void CopyLane::loop() {
     changed_.notify_all();
   }
   lock.unlock();
-  context_->release_current();
+  release_shared_current(*context_);
 }
 
 }  // namespace gpgpu::detail

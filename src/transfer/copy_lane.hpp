@@ -23,11 +23,11 @@
 #include <thread>
 
 #include "gl/gl.hpp"
+#include "gl/platform.hpp"
 
 namespace gpgpu::detail {
 
 struct ContextState;
-class SharedContext;
 
 struct LaneCopy {
   GLuint source = 0;
@@ -39,16 +39,16 @@ struct LaneCopy {
 
 // What the lane inserted after a batch of copies (flushed, so other contexts and threads may
 // wait for them). The caller owns both: delete `done` with glDeleteSync (any context of the
-// group), `thread` with eglDestroySync.
+// group), `thread` with delete_thread_fence.
 struct LaneFences {
   GLsync done = nullptr;         // a GL fence: wait with glWaitSync / glClientWaitSync
-  EGLSync thread = EGL_NO_SYNC;  // an EGL fence for a thread without a context (if asked)
+  ThreadFence thread = nullptr;  // a fence for a thread without a context (if asked)
 };
 
 class CopyLane {
  public:
   // A lane for `main`'s share group, its thread started; null with `why` set where a shared
-  // context cannot be made.
+  // context cannot be made (or made current on the lane's thread).
   static std::unique_ptr<CopyLane> start(const ContextState& main, std::string& why);
   // Stops the thread (after the batch in hand) and destroys the context.
   ~CopyLane();
@@ -63,11 +63,12 @@ class CopyLane {
   std::size_t batches() const noexcept { return batches_; }
 
  private:
-  explicit CopyLane(std::unique_ptr<SharedContext> context);
+  CopyLane(const ContextState& main, SharedContextHandle context);
   void loop();
   LaneFences run(GLsync after, std::span<const LaneCopy> copies, bool thread_fence);
 
-  std::unique_ptr<SharedContext> context_;
+  const ContextState& main_;  // outlives the lane (its engine stops the lanes first)
+  SharedContextHandle context_;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable changed_;

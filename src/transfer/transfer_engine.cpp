@@ -1,5 +1,7 @@
 #include "transfer/transfer_engine.hpp"
 
+#include "transfer/copy_lane.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -24,9 +26,23 @@ constexpr std::size_t caller_delivery_bytes = 256 * kib;
 }  // namespace
 
 DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceInfo& info,
-                                  bool egl_fences) {
+                                  const PlatformTraits& platform) {
   DataPathOptions o = options;
   const bool storage = info.has_buffer_storage();
+  if (!platform.mapped_buffers && o.staging != StagingMode::Auto &&
+      o.staging != StagingMode::Direct) {
+    throw UnsupportedError(fmt::format(
+        "DataPathOptions: {} staging maps buffers, which {} cannot (no glMapBufferRange); use "
+        "StagingMode::Direct (or Auto)",
+        to_string(o.staging), platform.name));
+  }
+  if (!platform.threads && (o.host_threads > 1 || o.delivery_thread > 0)) {
+    throw UnsupportedError(
+        fmt::format("DataPathOptions: {} runs on one thread; host_threads must be 0 or 1 and "
+                    "delivery_thread 0 or -1",
+                    platform.name));
+  }
+  if (!platform.mapped_buffers) o.staging = StagingMode::Direct;
   if (o.staging == StagingMode::Auto) {
     o.staging = info.is_software ? StagingMode::Direct
                 : storage        ? StagingMode::PersistentMapped
@@ -37,7 +53,10 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
         "device lacks; use StagingMode::Mapped (or Auto)");
   }
   // On a CPU device the shaders run on the same cores: copy threads would compete with them.
-  if (o.host_threads == 0) o.host_threads = info.is_software ? 1 : default_copy_threads();
+  // (A platform without threads, WebGL2, copies on the caller's thread alone.)
+  if (o.host_threads == 0) {
+    o.host_threads = info.is_software || !platform.threads ? 1 : default_copy_threads();
+  }
   if (o.chunk_bytes == 0) o.chunk_bytes = info.is_software ? 4 * mib : 8 * mib;
   o.chunk_bytes = (o.chunk_bytes + 4 * kib - 1) / (4 * kib) * (4 * kib);  // whole pages
   if (o.staging_chunks == 0) o.staging_chunks = 8;
@@ -45,15 +64,15 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   if (o.pool_bytes == 0) o.pool_bytes = info.is_software ? 256 * mib : 2048 * mib;
   // The delivery thread copies straight out of persistently mapped memory; the other modes
   // map a buffer per chunk, a GL call that only the context's thread may make.
-  const bool can_deliver = o.staging == StagingMode::PersistentMapped && egl_fences;
+  const bool can_deliver = o.staging == StagingMode::PersistentMapped && platform.thread_fences;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
-  o.copy_context = resolve_copy_context(o, info);
+  o.copy_context = resolve_copy_context(o, info, platform);
   return o;
 }
 
 TransferEngine::TransferEngine(ContextState& context, const DataPathOptions& options)
     : context_(context),
-      options_(resolve_data_path(options, context.info, context.has_egl_fences)),
+      options_(resolve_data_path(options, context.info, context.platform)),
       pool_(options_.pool_bytes),
       threads_(std::make_unique<ThreadPool>(options_.host_threads)) {}
 
@@ -62,8 +81,7 @@ TransferEngine::~TransferEngine() {
 }
 
 void TransferEngine::configure(const DataPathOptions& options) {
-  const DataPathOptions resolved =
-      resolve_data_path(options, context_.info, context_.has_egl_fences);
+  const DataPathOptions resolved = resolve_data_path(options, context_.info, context_.platform);
   finish();
   stop_lanes();
   stop_delivery_thread();
@@ -165,7 +183,7 @@ void TransferEngine::make_ring(Ring& r, bool upload) {
 
 void TransferEngine::free_ring(Ring& r, bool current) noexcept {
   for (auto& slot : r.slots) {
-    if (slot.egl_fence != EGL_NO_SYNC) eglDestroySync(context_.display, slot.egl_fence);
+    delete_thread_fence(context_, slot.thread_fence);
     if (current) {
       slot.fence.reset();
       if (slot.buffer != 0) glDeleteBuffers(1, &slot.buffer);
@@ -307,17 +325,16 @@ void TransferEngine::download(Ticket ticket, GLuint source, std::size_t offset, 
     const bool mapped_ring = options_.staging == StagingMode::PersistentMapped;
     copy_gl_buffer(source, offset + done, mapped_ring ? r.buffer : slot.buffer,
                    mapped_ring ? slot.offset : 0, n);
-    EGLSync egl_fence = EGL_NO_SYNC;
+    ThreadFence thread_fence = nullptr;
     if (by_thread) {
-      egl_fence = eglCreateSync(context_.display, EGL_SYNC_FENCE, nullptr);
-      if (egl_fence == EGL_NO_SYNC) throw_egl("eglCreateSync(EGL_SYNC_FENCE)");
+      thread_fence = insert_thread_fence(context_);
       GL(glFlush());  // the delivery thread's wait cannot flush this context
     } else {
       slot.fence.insert();
     }
     {
       std::lock_guard lock(mutex_);
-      slot.egl_fence = egl_fence;
+      slot.thread_fence = thread_fence;
       slot.state = SlotState::InFlight;
       slot.by_caller = !by_thread;
       slot.ticket = ticket;
@@ -372,21 +389,21 @@ void TransferEngine::delivery_loop() {
     if (to_deliver_.empty()) return;  // stopping, and every chunk delivered
     Slot& slot = down_.slots[to_deliver_.front()];
     to_deliver_.pop_front();
-    const EGLSync fence = slot.egl_fence;
+    const ThreadFence fence = slot.thread_fence;
     lock.unlock();
-    const EGLint status = eglClientWaitSync(context_.display, fence, 0, EGL_FOREVER);
+    const bool signalled = wait_thread_fence(context_, fence);
     lock.lock();
-    if (status != EGL_CONDITION_SATISFIED) fence_failed_ = true;
+    if (!signalled) fence_failed_ = true;
     delivering_ = slot.ticket;
     unsigned char* destination = slot.destination;  // forget() clears it under the lock
     lock.unlock();
-    if (status == EGL_CONDITION_SATISFIED) deliver(slot, destination);
-    eglDestroySync(context_.display, fence);
+    if (signalled) deliver(slot, destination);
+    delete_thread_fence(context_, fence);
     lock.lock();
     if (auto it = records_.find(slot.ticket); it != records_.end() && it->second.chunks > 0) {
       --it->second.chunks;
     }
-    slot.egl_fence = EGL_NO_SYNC;
+    slot.thread_fence = nullptr;
     slot.state = SlotState::Free;
     slot.destination = nullptr;
     slot.ticket = 0;

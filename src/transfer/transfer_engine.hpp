@@ -15,7 +15,7 @@
 //   pool      device memory for run temporaries (DevicePool).
 //
 // Every GL call is made on the thread whose Context is current (the caller's); the delivery
-// thread touches only EGL fences (EGL 1.5: waitable from any thread) and host memory.
+// thread touches only thread fences (EGL 1.5: waitable from any thread) and host memory.
 #pragma once
 
 #include <condition_variable>
@@ -32,10 +32,10 @@
 
 #include "gl/gl.hpp"
 #include "gl/gl_fence.hpp"
+#include "gl/platform.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/data_path.hpp"
 #include "gpgpu/element_type.hpp"
-#include "transfer/copy_lane.hpp"
 #include "transfer/device_pool.hpp"
 #include "transfer/thread_pool.hpp"
 
@@ -44,13 +44,17 @@ namespace gpgpu::detail {
 struct ContextState;
 
 using Ticket = std::uint64_t;
+class CopyLane;  // transfer/copy_lane.hpp
 
 // The options with every "auto" resolved for one device.
+// A platform that cannot map buffers (WebGL2) copies directly, on the caller's thread.
 DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceInfo& info,
-                                  bool egl_fences);
+                                  const PlatformTraits& platform);
 // DataPathOptions::copy_context for options whose staging and delivery thread are resolved
-// (transfer_engine_lanes.cpp): 1 or -1.
-int resolve_copy_context(const DataPathOptions& resolved, const DeviceInfo& info);
+// (transfer_engine_lanes.cpp): 1 or -1. Throws UnsupportedError where lanes are asked for
+// (1) on a platform without shared contexts (WebGL2).
+int resolve_copy_context(const DataPathOptions& resolved, const DeviceInfo& info,
+                         const PlatformTraits& platform);
 
 class TransferEngine {
  public:
@@ -115,10 +119,10 @@ class TransferEngine {
  private:
   enum class SlotState { Free, InFlight };
   struct Slot {
-    std::size_t offset = 0;           // PersistentMapped: where the slot starts in the ring
-    GLuint buffer = 0;                // Mapped: the slot's own buffer
-    GlFence fence;                    // the GPU's copy into or out of the slot
-    EGLSync egl_fence = EGL_NO_SYNC;  // the same, for the delivery thread
+    std::size_t offset = 0;              // PersistentMapped: where the slot starts in the ring
+    GLuint buffer = 0;                   // Mapped: the slot's own buffer
+    GlFence fence;                       // the GPU's copy into or out of the slot
+    ThreadFence thread_fence = nullptr;  // the same, for the delivery thread
     SlotState state = SlotState::Free;
     bool by_caller = false;  // delivered by the thread that waits, not the delivery thread
     Ticket ticket = 0;

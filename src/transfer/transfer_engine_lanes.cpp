@@ -14,6 +14,7 @@
 
 #include "gl/context_state.hpp"
 #include "gpgpu/error.hpp"
+#include "transfer/copy_lane.hpp"
 #include "transfer/transfer_engine.hpp"
 
 namespace gpgpu::detail {
@@ -31,10 +32,17 @@ int environment_default() {
 
 }  // namespace
 
-int resolve_copy_context(const DataPathOptions& o, const DeviceInfo& info) {
+int resolve_copy_context(const DataPathOptions& o, const DeviceInfo& info,
+                         const PlatformTraits& platform) {
   if (o.copy_context < -1 || o.copy_context > 1) {
     throw ArgumentError(
         fmt::format("DataPathOptions: copy_context = {}; expected -1, 0 or 1", o.copy_context));
+  }
+  if (o.copy_context == 1 && !platform.shared_contexts) {
+    throw UnsupportedError(fmt::format(
+        "DataPathOptions: copy_context = 1 asks for copy lanes, second contexts on threads of "
+        "their own, which {} cannot make (one context per canvas, one thread); use 0 or -1",
+        platform.name));
   }
   // The lanes copy through the persistently mapped rings, and read-backs are delivered by the
   // delivery thread (the lane's fences are waited there).
@@ -118,7 +126,7 @@ std::shared_ptr<GlFence> TransferEngine::download_temporary(Ticket ticket, GLuin
     last = std::make_shared<GlFence>(GlFence::adopt(f.done));
     {
       std::lock_guard lock(mutex_);
-      slot.egl_fence = f.thread;
+      slot.thread_fence = f.thread;
       slot.state = SlotState::InFlight;
       slot.by_caller = false;
       slot.ticket = ticket;

@@ -68,6 +68,10 @@ void check_range(const char* what, const char* whose, std::size_t offset, std::s
 TransferQueue::TransferQueue(const Context& context, const TransferOptions& options) {
   TransferOptions o = options;
   const auto& info = context.info();
+  detail::refuse_without(context.state()->platform.mapped_buffers, *context.state(),
+                         "a TransferQueue",
+                         "it stages through mapped buffers, which WebGL2 cannot map; use "
+                         "Buffer::upload and Buffer::download");
   const bool storage = info.has_buffer_storage() && context.state()->ext.buffer_storage != nullptr;
   if (o.method == TransferMethod::Auto) {
     o.method = storage ? TransferMethod::PersistentMapped : TransferMethod::StagingBuffers;

@@ -1,7 +1,5 @@
 // IDX files (the MNIST format): parsing with every size checked, reading through zlib
 // (which passes uncompressed files through unchanged), and writing.
-#include <zlib.h>
-
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -11,6 +9,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn/data.hpp"
+#include "zlib_calls.hpp"
 
 namespace gpgpu::nn {
 
@@ -40,36 +39,6 @@ std::string idx_type_name(std::uint8_t type) {
 std::uint32_t big_endian_u32(const std::uint8_t* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
          std::uint32_t{p[3]};
-}
-
-// The whole file, decompressed when it is gzip (zlib reads other files unchanged).
-std::vector<std::uint8_t> read_possibly_gzipped(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(fmt::format("cannot read {}: no such file", path.string()));
-  }
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) throw Error(fmt::format("cannot open {}", path.string()));
-  std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> chunk(1 << 20);
-  for (;;) {
-    const int got = gzread(file, chunk.data(), static_cast<unsigned>(chunk.size()));
-    if (got < 0) {
-      int code = 0;
-      const std::string message = gzerror(file, &code);
-      gzclose(file);
-      throw FormatError(fmt::format("{}: the gzip stream is corrupt ({})", path.string(), message));
-    }
-    if (got == 0) break;
-    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + got);
-  }
-  int code = 0;
-  const std::string message = gzerror(file, &code);
-  gzclose(file);
-  if (code != Z_OK && code != Z_STREAM_END) {
-    throw FormatError(fmt::format("{}: the gzip stream is corrupt ({})", path.string(), message));
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -119,7 +88,7 @@ IdxArray parse_idx(std::span<const std::uint8_t> bytes, const std::string& origi
 }
 
 IdxArray read_idx(const std::filesystem::path& path) {
-  const auto bytes = read_possibly_gzipped(path);
+  const auto bytes = detail::read_possibly_gzipped(path);
   return parse_idx(bytes, path.string());
 }
 

@@ -1,8 +1,8 @@
 // Internal: what the transform-feedback backend's stages share. Every array lives twice:
 // a Buffer that transform feedback writes, and a Texture (a 1-D array) that later vertex
-// shaders read at any index. A small compute kernel copies one into the other (in WebGL 2,
-// gpgpu.js's world, the same copy is a glTexSubImage2D from a pixel-unpack buffer); all
-// arithmetic is in the vertex shaders.
+// shaders read at any index. A small compute kernel copies one into the other; without
+// compute shaders (WebGL2, gpgpu.js's world) the copy is Texture::copy_from, a
+// glTexSubImage2D from a pixel-unpack buffer. All arithmetic is in the vertex shaders.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "glsl/element_kernel.hpp"
+#include "glsl/element_stage.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
-#include "model_state.hpp"
+#include "plan/staged_plan.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -39,12 +41,39 @@ class TfCopier {
   void to_int_buffer(const Buffer& source, Buffer& target, std::size_t offset, std::size_t count);
 
  private:
-  ComputeKernel to_texture_, to_int_;
+  // With compute shaders; without them (WebGL2) Texture::copy_from and the transform-feedback
+  // kernel to_int_tf_ into int_scratch_, copied into place with Buffer::copy_from.
+  const Context* context_;
+  std::optional<ComputeKernel> to_texture_, to_int_;
+  std::optional<TransformFeedbackKernel> to_int_tf_;
+  Buffer int_scratch_;
 };
 
-// A transform-feedback kernel with the shared GLSL (activations, hash, fetch) in front.
-TransformFeedbackKernel make_tf_kernel(const Context& context, const char* body, Defines defines,
-                                       std::string label);
+// A transform-feedback kernel with the shared GLSL (activations, hash, fetch, LOAD) in front.
+TransformFeedbackKernel make_tf_kernel(const Context& context, const std::string& body,
+                                       const Defines& defines, std::string label);
+
+// The transform-feedback path of the shared element-wise stages (glsl/element_stage.hpp):
+// element operands bind the Buffer, gathered ones the Texture; publishing copies a Buffer
+// into its Texture.
+class TfPath {
+ public:
+  using Array = TfArray;
+  using Kernel = TransformFeedbackKernel;
+  TfPath(const Context& context, TfCopier& copier) : context_(&context), copier_(&copier) {}
+  Kernel kernel(const glsl::ElementKernel& k, const Defines& d, std::string label) const {
+    return make_tf_kernel(*context_, glsl::transform_feedback_source(k), d, std::move(label));
+  }
+  Arg element(const TfArray& a) const { return a.buffer; }
+  Arg gathered(const TfArray& a) const { return a.texture; }
+  TfArray array(std::size_t n) const { return TfArray(*context_, n); }
+  void run(Kernel& k, const Args& args, std::size_t) const { k.run(args); }
+  void publish(TfArray& a) const { copier_->to_texture(a); }
+
+ private:
+  const Context* context_;
+  TfCopier* copier_;
+};
 
 struct TfStageContext {
   const Context& context;
@@ -55,23 +84,14 @@ struct TfStageContext {
   const std::map<std::size_t, std::size_t>& parameter_at;  // flat offset -> parameter index
   TfCopier& copier;
   std::size_t parameter_index(std::size_t offset) const;
+  TfPath path() const { return {context, copier}; }
 };
 
-struct TfStageArrays {
-  TfArray* x = nullptr;
-  TfArray* y = nullptr;
-  TfArray* dy = nullptr;
-  TfArray* dx = nullptr;
-};
+using TfStageArrays = GpuStageArrays<TfArray>;
 
-class TfRunner {
- public:
-  virtual ~TfRunner() = default;
-  virtual void forward(std::uint32_t seed) = 0;  // writes y.buffer
-  virtual void backward() = 0;                   // writes dx.buffer and the gradients
-};
-
-std::unique_ptr<TfRunner> make_tf_runner(const TfStageContext& sc, const Stage& stage,
-                                         TfStageArrays arrays);
+// A stage's kernels write y.buffer (forward) and dx.buffer and the gradients (backward);
+// the plan then copies what they wrote into the textures later stages read.
+std::unique_ptr<StageKernels> make_tf_runner(const TfStageContext& sc, const Stage& stage,
+                                             TfStageArrays arrays);
 
 }  // namespace gpgpu::nn::detail
