@@ -13,10 +13,15 @@
 #include <deque>
 #include <random>
 
+#include "gl/context_state.hpp"
+#include "gl/gl_fence.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
 #include "test_support.hpp"
+#include "transfer/copy_lane.hpp"
+#include "transfer/transfer_engine.hpp"
 
 namespace gpgpu::test {
 namespace {
@@ -55,6 +60,27 @@ std::unique_ptr<Context> lane_context() {
   Context probe;
   if (!probe.info().has_buffer_storage()) return nullptr;
   return std::make_unique<Context>(o);
+}
+
+// Where the platform cannot make a second context (WebGL2), lanes asked for are refused by
+// name; auto and off resolve to off.
+TEST(Overlap, LanesAreRefusedWithoutSharedContexts) {
+  detail::PlatformTraits webgl;
+  webgl.name = "WebGL2";
+  webgl.shared_contexts = false;
+  DataPathOptions o;
+  o.copy_context = 1;
+  try {
+    detail::resolve_data_path(o, context().info(), webgl);
+    FAIL() << "copy_context = 1 accepted without shared contexts";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("WebGL2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("copy_context"), std::string::npos) << e.what();
+  }
+  for (const int wanted : {0, -1}) {
+    o.copy_context = wanted;
+    EXPECT_EQ(detail::resolve_data_path(o, context().info(), webgl).copy_context, -1);
+  }
 }
 
 TEST(Overlap, LanesAreOn) {
@@ -103,9 +129,11 @@ TEST(Overlap, PipelineWithRandomChunksThroughCopyLanes) {
       flight.front().wait();
       flight.pop_front();
     }
+    // float64 references; exact equality holds because every input is a multiple of 0.5
+    // below 1000 in magnitude, so 2x + 1 and z + x are exact in float32 too.
     for (std::size_t i = 0; i < total; ++i) {
-      ASSERT_EQ(y[i], 2.0f * in[i] + 1.0f) << i;
-      ASSERT_EQ(z[i], z0[i] + in[i]) << i;
+      ASSERT_EQ(static_cast<double>(y[i]), 2.0 * in[i] + 1.0) << i;
+      ASSERT_EQ(static_cast<double>(z[i]), static_cast<double>(z0[i]) + in[i]) << i;
     }
   }
   EXPECT_GT(ctx->data_path_stats().lane_batches, 0u);
@@ -151,6 +179,46 @@ TEST(Overlap, UnalignedOddHostRangesThroughCopyLanes) {
         ASSERT_EQ(got[i], 2.0f * x[shift + i] + 1.0f) << i;
         ASSERT_EQ(z[shift + i], z0[shift + i] + 2.0f * x[shift + i]) << i;
       }
+    }
+  }
+}
+
+// A lane on its own: a copy past the end of its buffer is reported to the caller as a GL
+// error (nothing is issued after it), the lane goes on to copy an unaligned, odd-sized range
+// correctly, and its thread ends when the lane is destroyed (a hang here is a test timeout).
+TEST(Overlap, LaneReportsAFailingCopyAndGoesOn) {
+  auto ctx = lane_context();
+  if (!ctx) GTEST_SKIP() << "no persistently mapped staging on this device";
+  auto& state = *ctx->state();
+  state.ensure_current();
+  std::string why;
+  auto lane = detail::CopyLane::start(state, why);
+  ASSERT_TRUE(lane) << why;
+  std::mt19937 rng(seed());
+  const std::size_t n = 1001;
+  std::vector<float> source(n);
+  for (auto& v : source) v = value(rng);
+  Buffer from = Buffer::from(*ctx, std::span<const float>(source));
+  Buffer to = Buffer::from(*ctx, std::vector<float>(n, poison_float()));
+  const detail::LaneCopy past_end{from.gl_name(), 4, to.gl_name(), 0, n * sizeof(float)};
+  EXPECT_THROW(lane->issue(nullptr, {&past_end, 1}, false), gpgpu::GLError);
+  // Floats 3 .. 3+499 of `from` to floats 7 .. 7+499 of `to`: byte offsets 12 and 28.
+  const std::size_t first = 3, at = 7, count = 499;
+  const detail::LaneCopy copy{from.gl_name(), first * sizeof(float), to.gl_name(),
+                              at * sizeof(float), count * sizeof(float)};
+  const detail::LaneFences f = lane->issue(nullptr, {&copy, 1}, true);
+  ASSERT_NE(f.done, nullptr);
+  detail::GlFence done = detail::GlFence::adopt(f.done);
+  done.wait();  // in the Context's context: the sync object is the share group's
+  ASSERT_TRUE(detail::wait_thread_fence(state, f.thread));
+  detail::delete_thread_fence(state, f.thread);
+  lane.reset();  // joins the lane's thread
+  const auto got = to.to_vector<float>();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i >= at && i < at + count) {
+      ASSERT_EQ(got[i], source[first + (i - at)]) << i;
+    } else {
+      ASSERT_TRUE(is_poison(got[i])) << i;
     }
   }
 }
