@@ -12,7 +12,10 @@
 //   downloads      the GPU copies results into mapped read-back staging, and a delivery
 //                  thread copies each chunk into your array as soon as its fence signals, so
 //                  the calling thread can already upload the next batch (the async API:
-//                  ComputeKernel::run_async and friends, Buffer::download_async).
+//                  ComputeKernel::run_async and friends, Buffer::download_async);
+//   overlap        on GPUs the GPU copies of run arguments are issued from copy lanes, second
+//                  contexts on threads of their own, so the upload of run i+1, the kernel of
+//                  run i and the read-back of run i-1 may run at once (copy_context below).
 // Devices without GL_EXT_buffer_storage use staging buffers mapped per chunk; CPU devices
 // (llvmpipe), where "device memory" is host memory, copy directly (one memcpy each way).
 //
