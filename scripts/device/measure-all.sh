@@ -9,7 +9,8 @@
 # 8 and 9 on 1 and 2 GPUs), mpi-cnn (mpi-bench.sh's CNN stage), nn (nn-bench.sh gpu stage:
 # epochs and 10k inference vs PyTorch), nn-cpu (nn-bench.sh cpu stage), grid
 # (grid-bench.sh), datapath (gpgpu bench datapath vs CUDA), transfers
-# (scripts/device/transfers-bench.sh where it exists). Stage seconds: STAGE_SECONDS_<stage>.
+# (scripts/device/transfers-bench.sh where it exists), gltests (the GoogleTest binaries
+# packed under build/device/tests, on the GPU). Stage seconds: STAGE_SECONDS_<stage>.
 # PACK_TO=DIR: OUT packed into DIR/results.tar.gz (plus DIR/stages.log) at the end.
 set -uo pipefail
 out=${1:?usage: measure-all.sh OUT STAGE...}
@@ -45,6 +46,9 @@ for stage in "$@"; do
                 --out "$out/datapath" > "$out/datapath.log" 2>&1 ;;
     transfers) BUILD=$BUILD timeout "$s" bash scripts/device/transfers-bench.sh "$out/transfers" \
                  > "$out/transfers.log" 2>&1 ;;
+    gltests) for t in "$BUILD"/tests/*_test; do  # the test binaries pack-prebuilt.sh packed
+               echo "== $(basename "$t")"; timeout "$s" "$t" --gtest_brief=1 2>&1 | tail -15
+             done > "$out/gltests.log" 2>&1 ;;
     *) echo "unknown stage $stage" ;;
   esac
   stamp "$stage: rc $? (limit $s s)"

@@ -13,6 +13,10 @@ mkdir -p build/device/tools build/device/lib
 for tool in gpgpu gpgpu-mpi; do
   [ -x "$build/tools/$tool" ] && cp "$build/tools/$tool" build/device/tools/
 done
+# GoogleTest binaries named in PREBUILT_TESTS (e.g. "overlap_test datapath_test"): the
+# measure-all.sh stage gltests runs them on the GPU.
+mkdir -p build/device/tests
+for test in ${PREBUILT_TESTS:-}; do cp "$build/tests/$test" build/device/tests/; done
 for lib in libtbb.so.12 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do
   cp -L "/lib/x86_64-linux-gnu/$lib" build/device/lib/
 done
