@@ -13,9 +13,10 @@
 //                  thread copies each chunk into your array as soon as its fence signals, so
 //                  the calling thread can already upload the next batch (the async API:
 //                  ComputeKernel::run_async and friends, Buffer::download_async);
-//   overlap        on GPUs the GPU copies of run arguments are issued from copy lanes, second
+//   overlap        optionally the GPU copies of run arguments are issued from copy lanes, second
 //                  contexts on threads of their own, so the upload of run i+1, the kernel of
-//                  run i and the read-back of run i-1 may run at once (copy_context below).
+//                  run i and the read-back of run i-1 may run at once (copy_context below;
+//                  off by default: slower than in order on the driver measured).
 // Devices without GL_EXT_buffer_storage use staging buffers mapped per chunk; CPU devices
 // (llvmpipe), where "device memory" is host memory, copy directly (one memcpy each way).
 //
@@ -62,8 +63,9 @@ struct DataPathOptions {
   // threads with GL contexts of their own in the Context's share group, one per direction,
   // so that the upload of run i+1, the kernel of run i and the read-back of run i-1 may run
   // at once (one context executes its commands in order). Needs persistently mapped staging
-  // and the delivery thread. 0 = auto (on where those are; $GPGPU_COPY_CONTEXT=0|1 sets the
-  // default), 1 = on, -1 = off. A device that cannot make a shared context runs without.
+  // and the delivery thread. 0 = auto (off: on the H200's driver the lanes were correct but
+  // 12-33% slower than in-order copies, docs/data-path.md; $GPGPU_COPY_CONTEXT=1 makes auto
+  // mean on), 1 = on, -1 = off. A device that cannot make a shared context runs without.
   int copy_context = 0;
 };
 

@@ -48,8 +48,11 @@ int resolve_copy_context(const DataPathOptions& o, const DeviceInfo& info,
   // delivery thread (the lane's fences are waited there).
   const bool possible = o.staging == StagingMode::PersistentMapped && o.delivery_thread > 0;
   int wanted = o.copy_context != 0 ? o.copy_context : environment_default();
-  // Auto: on GPUs. On a CPU device (llvmpipe) there is no copy engine to overlap with.
-  if (wanted == 0) wanted = info.is_software ? -1 : 1;
+  // Auto: off. Measured on the H200 (2026-11-26, docs/data-path.md): the lanes are correct
+  // there but slower — SAXPY 2^24 from host arrays 8.99 ms with them against 6.75 ms without,
+  // the 1 GiB pipeline 0.88x of the in-order one — the driver serialises the two contexts'
+  // work rather than overlapping it. On a CPU device there is no copy engine at all.
+  if (wanted == 0) wanted = -1;
   return wanted > 0 && possible ? 1 : -1;
 }
 
