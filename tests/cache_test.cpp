@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cache_support.hpp"
 #include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "test_support.hpp"
@@ -28,48 +29,12 @@ using gpgpu::cache::Store;
 
 namespace {
 
+using gpgpu::test::CapturedWarnings;
+using gpgpu::test::ScopedEnv;
+
 // A fresh folder per test, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("gpgpu-cache-test-" + std::to_string(::getpid()) + "-" +
-            std::to_string(gpgpu::test::seed()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-// Collects warnings instead of printing them.
-struct CapturedWarnings {
-  std::vector<std::string> lines;
-  CapturedWarnings() {
-    gpgpu::cache::set_warning_handler([this](const std::string& w) { lines.push_back(w); });
-  }
-  ~CapturedWarnings() { gpgpu::cache::set_warning_handler({}); }
-};
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> old;
-  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) old = v;
-    if (value) {
-      ::setenv(name.c_str(), value, 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
-  ~ScopedEnv() {
-    if (old) {
-      ::setenv(name.c_str(), old->c_str(), 1);
-    } else {
-      ::unsetenv(name.c_str());
-    }
-  }
+struct TempDir : gpgpu::test::TempDir {
+  TempDir() : gpgpu::test::TempDir("gpgpu-cache-test") {}
 };
 
 std::vector<std::byte> random_bytes(std::size_t n) {
@@ -119,7 +84,7 @@ TEST(Cache, DirectoryFollowsTheEnvironment) {
 TEST(Cache, RoundTripIsBitExact) {
   TempDir dir;
   CapturedWarnings warnings;
-  Store store("things", 3, gpgpu::cache::default_store_limit, dir.path);
+  Store store("things", 3, gpgpu::cache::default_store_limit, dir.path());
   const auto payload = random_bytes(100'003);
   EXPECT_FALSE(store.load("key one"));
   ASSERT_TRUE(store.store("key one", payload));
@@ -136,14 +101,14 @@ TEST(Cache, RoundTripIsBitExact) {
   EXPECT_FALSE(store.load("key one"));
   EXPECT_TRUE(warnings.lines.empty());
   // Nothing but entries is left behind (no temporary files).
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
     EXPECT_EQ(entry.path().extension(), ".bin") << entry.path();
   }
 }
 
 TEST(Cache, DamagedFilesAreMissesWithOneWarningAndAreRemoved) {
   TempDir dir;
-  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path);
+  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path());
   const auto payload = random_bytes(4096);
   const fs::path file = store.file_for("k");
   struct Damage {
@@ -179,9 +144,9 @@ TEST(Cache, DamagedFilesAreMissesWithOneWarningAndAreRemoved) {
 TEST(Cache, AnotherVersionOrStoreIsRefused) {
   TempDir dir;
   const auto payload = random_bytes(64);
-  Store v1("things", 1, gpgpu::cache::default_store_limit, dir.path);
-  Store v2("things", 2, gpgpu::cache::default_store_limit, dir.path);
-  Store other("other", 1, gpgpu::cache::default_store_limit, dir.path);
+  Store v1("things", 1, gpgpu::cache::default_store_limit, dir.path());
+  Store v2("things", 2, gpgpu::cache::default_store_limit, dir.path());
+  Store other("other", 1, gpgpu::cache::default_store_limit, dir.path());
   ASSERT_TRUE(v1.store("k", payload));
   {
     CapturedWarnings warnings;
@@ -201,7 +166,7 @@ TEST(Cache, AnotherVersionOrStoreIsRefused) {
 TEST(Cache, AnEntryOfAnotherKeyUnderTheSameFileIsAQuietMiss) {
   TempDir dir;
   CapturedWarnings warnings;
-  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path);
+  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path());
   ASSERT_TRUE(store.store("first", random_bytes(32)));
   // Pretend "second" hashes to the file of "first" (a collision).
   fs::rename(store.file_for("first"), store.file_for("second"));
@@ -213,9 +178,9 @@ TEST(Cache, AFolderThatCannotBeWrittenWarnsOnceAndGoesOn) {
   TempDir dir;
   // A regular file where the folder should be: no directory can be made there (root ignores
   // permission bits, so a read-only mode would not stop it).
-  write_bytes(dir.path / "blocked", random_bytes(4));
+  write_bytes(dir.path() / "blocked", random_bytes(4));
   CapturedWarnings warnings;
-  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path / "blocked" / "things");
+  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path() / "blocked" / "things");
   EXPECT_FALSE(store.store("a", random_bytes(8)));
   EXPECT_FALSE(store.store("b", random_bytes(8)));
   EXPECT_FALSE(store.load("a"));
@@ -225,10 +190,10 @@ TEST(Cache, AFolderThatCannotBeWrittenWarnsOnceAndGoesOn) {
 
 TEST(Cache, OffReadsAndWritesNothing) {
   TempDir dir;
-  Store on("things", 1, gpgpu::cache::default_store_limit, dir.path / "things");
+  Store on("things", 1, gpgpu::cache::default_store_limit, dir.path() / "things");
   ASSERT_TRUE(on.store("k", random_bytes(8)));
   ScopedEnv off("GPGPU_CACHE", "off");
-  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path / "things");
+  Store store("things", 1, gpgpu::cache::default_store_limit, dir.path() / "things");
   EXPECT_FALSE(store.active());
   EXPECT_FALSE(store.load("k"));
   EXPECT_FALSE(store.store("new", random_bytes(8)));
@@ -238,7 +203,7 @@ TEST(Cache, OffReadsAndWritesNothing) {
 TEST(Cache, TheSizeBoundRemovesTheLeastRecentlyUsed) {
   TempDir dir;
   const std::size_t entry = 10'000;
-  Store store("things", 1, 5 * entry, dir.path);  // room for about four entries
+  Store store("things", 1, 5 * entry, dir.path());  // room for about four entries
   const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(2);
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(store.store("k" + std::to_string(i), random_bytes(entry)));
@@ -253,7 +218,7 @@ TEST(Cache, TheSizeBoundRemovesTheLeastRecentlyUsed) {
   EXPECT_FALSE(store.load("k1"));  // the least recently used went first
   EXPECT_TRUE(store.load("k5"));
   std::uintmax_t total = 0;
-  for (const auto& e : fs::directory_iterator(dir.path)) total += e.file_size();
+  for (const auto& e : fs::directory_iterator(dir.path())) total += e.file_size();
   EXPECT_LE(total, 5 * entry);
 }
 
@@ -267,7 +232,7 @@ TEST(Cache, ConcurrentWritersLeaveAValidEntry) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      Store store("things", 1, gpgpu::cache::default_store_limit, dir.path);
+      Store store("things", 1, gpgpu::cache::default_store_limit, dir.path());
       bool ok = true;
       for (int r = 0; r < rounds; ++r) ok = store.store("shared", payloads[w]) && ok;
       ::_exit(ok ? 0 : 1);
@@ -276,7 +241,7 @@ TEST(Cache, ConcurrentWritersLeaveAValidEntry) {
   }
   // Meanwhile this process reads: every hit is one writer's whole payload.
   CapturedWarnings warnings;
-  Store reader("things", 1, gpgpu::cache::default_store_limit, dir.path);
+  Store reader("things", 1, gpgpu::cache::default_store_limit, dir.path());
   int hits = 0;
   for (int r = 0; r < 200; ++r) {
     if (auto got = reader.load("shared")) {
@@ -293,7 +258,7 @@ TEST(Cache, ConcurrentWritersLeaveAValidEntry) {
   const auto final = reader.load("shared");
   ASSERT_TRUE(final);
   EXPECT_NE(std::find(payloads.begin(), payloads.end(), *final), payloads.end());
-  for (const auto& entry : fs::directory_iterator(dir.path)) {
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
     EXPECT_EQ(entry.path().extension(), ".bin") << entry.path();
   }
   (void)hits;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cache_support.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
@@ -425,6 +426,46 @@ TEST(MatmulAutotune, ACorruptCacheIsReportedNotOverwritten) {
   std::ifstream in(dir.path / "matmul_tuning.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "{ this is not json");
+}
+
+TEST(MatmulAutotune, WithTheCacheOffNothingIsReadOrWritten) {
+  auto& ctx = test::context();
+  TempDir dir;
+  gpgpu::AutotuneOptions options;
+  options.cache_dir = dir.path;
+  options.repeats = 1;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  ASSERT_TRUE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  const gpgpu::test::ScopedEnv off("GPGPU_CACHE", "off");
+  EXPECT_FALSE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  EXPECT_FALSE(gpgpu::autotune_matmul(ctx, 32, options).from_cache);
+  TempDir empty;
+  options.cache_dir = empty.path;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  EXPECT_FALSE(std::filesystem::exists(empty.path / "matmul_tuning.json"));
+}
+
+// An entry measured under another driver (its GL version string) is tuned again.
+TEST(MatmulAutotune, AnEntryOfAnotherDriverIsIgnored) {
+  auto& ctx = test::context();
+  TempDir dir;
+  gpgpu::AutotuneOptions options;
+  options.cache_dir = dir.path;
+  options.repeats = 1;
+  gpgpu::autotune_matmul(ctx, 32, options);
+  const auto file = dir.path / "matmul_tuning.json";
+  std::string text;
+  {
+    std::ifstream in(file);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto at = text.find(ctx.info().version);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, ctx.info().version.size(), "OpenGL ES 3.2 another driver 0.1");
+  std::ofstream(file, std::ios::trunc) << text;
+  EXPECT_FALSE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());
+  EXPECT_FALSE(gpgpu::autotune_matmul(ctx, 32, options).from_cache);
+  EXPECT_TRUE(gpgpu::cached_matmul_tuning(ctx, dir.path).has_value());  // retuned and stored
 }
 
 }  // namespace

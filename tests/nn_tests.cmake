@@ -7,9 +7,9 @@ if(TARGET gpgpu_nn)
   target_link_libraries(gpgpu_nn_test_support PUBLIC gpgpu::nn gpgpu_test_support GTest::gtest
                                               PRIVATE gpgpu_warnings)
   # The layer tests, once per backend variant (compute direct, compute shared-memory,
-  # transform feedback), each its own executable.
-  set(nn_layer_variants compute_direct compute_shared transform_feedback)
-  foreach(variant IN ITEMS 0 1 2)
+  # transform feedback, cpu), each its own executable.
+  set(nn_layer_variants compute_direct compute_shared transform_feedback cpu)
+  foreach(variant IN ITEMS 0 1 2 3)
     list(GET nn_layer_variants ${variant} variant_name)
     gpgpu_add_test(nn_layers_${variant_name}_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_layers_test.cpp
                    LIBS gpgpu_nn_test_support)
@@ -23,4 +23,15 @@ endif()
 if(TARGET gpgpu_nn)
   find_package(ZLIB REQUIRED)
   gpgpu_add_test(nn_io_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_io_test.cpp LIBS gpgpu_nn_test_support ZLIB::ZLIB)
+endif()
+if(TARGET gpgpu_nn)
+  # The CPU backend with the others: threads, backend names, models moving between backends,
+  # the gradient hook.
+  gpgpu_add_test(nn_cpu_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cpu_test.cpp LIBS gpgpu_nn_test_support)
+endif()
+if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
+  # gpgpu train / predict with --backend and --threads, run as a user would.
+  gpgpu_add_test(nn_cli_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cli_test.cpp LIBS gpgpu::nn)
+  add_dependencies(nn_cli_test gpgpu_cli)
+  target_compile_definitions(nn_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
 endif()

@@ -1,10 +1,14 @@
 // Work-group size choice: candidates follow the device limits, the measured choice obeys its
-// rule (within 5% of the fastest, nearest 256), and later calls come from the cache. Speeds
-// themselves are not asserted.
+// rule (within 5% of the fastest, nearest 256), and later calls come from the cache (an
+// earlier process's measurement on disk, honoured only for the same device and driver).
+// Speeds themselves are not asserted.
 #include <algorithm>
+#include <string>
 
 #include <gtest/gtest.h>
 
+#include "cache_support.hpp"
+#include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/work_group.hpp"
 #include "test_support.hpp"
@@ -68,6 +72,26 @@ TEST(WorkGroup, HeuristicAndCache) {
   bad.use_cache = false;
   bad.repeats = 0;
   EXPECT_THROW(gpgpu::choose_work_group_size(context(), bad), gpgpu::ArgumentError);
+}
+
+// What another process stored for this device and driver is taken without measuring; an
+// entry of another driver is not.
+TEST(WorkGroup, AnEarlierProcesssChoiceComesFromTheDiskCacheForTheSameDriverOnly) {
+  context();  // made first: a Context keeps the program cache folder it was made with
+  const gpgpu::test::TempDir dir("gpgpu-work-group", /*as_cache_dir=*/true);
+  const auto plant = [](const std::string& device) {
+    const std::string text = "64\nplanted by the test";
+    gpgpu::cache::Store("work-group", 1)
+        .store("work-group size\n" + device, std::as_bytes(std::span(text.data(), text.size())));
+  };
+  plant(gpgpu::cache::device_key(context().info()) + "another driver\n");
+  const auto other = gpgpu::choose_work_group_size(context());
+  EXPECT_EQ(other.reason.find("planted"), std::string::npos) << other.reason;
+  plant(gpgpu::cache::device_key(context().info()));
+  const auto planted = gpgpu::choose_work_group_size(context());
+  EXPECT_EQ(planted.size, 64);
+  EXPECT_FALSE(planted.measured);
+  EXPECT_NE(planted.reason.find("planted"), std::string::npos) << planted.reason;
 }
 
 }  // namespace

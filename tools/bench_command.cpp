@@ -22,6 +22,9 @@
 #if GPGPU_HAVE_GRID_BENCH
 #include "grid_bench.hpp"
 #endif
+#if GPGPU_HAVE_STARTUP_BENCH
+#include "startup_bench.hpp"
+#endif
 
 namespace gpgpu::cli {
 
@@ -39,7 +42,8 @@ struct GridBenchOptionsHolder {
 Command add_bench_command(CLI::App& app) {
   auto* sub = app.add_subcommand("bench",
                                  "Speed tests: matrix multiplication, memory access, the data "
-                                 "path, stage ceilings, parallel primitives, CNN training");
+                                 "path, stage ceilings, parallel primitives, CNN training, "
+                                 "start-up times");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -133,6 +137,10 @@ Command add_bench_command(CLI::App& app) {
     std::string data, net = "cnn";
     std::vector<std::size_t> batches{64, 256};
     std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
+    std::vector<std::string> cpu_threads;
+    std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
+    bool gpu = false, skip_gpu = false, no_torch = false;
+    std::string torch_script, python = "python3";
   };
   auto n = std::make_shared<NnOptions>();
   auto* nn =
@@ -150,6 +158,20 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
   nn->add_option("--tf-images", n->tf_images,
                  "also time the transform-feedback backend on N images");
+  nn->add_option("--cpu-threads", n->cpu_threads,
+                 "time the cpu backend (and PyTorch on the CPU, if importable) at these thread "
+                 "counts, e.g. 1,2,all (default on llvmpipe: 1,2,all)")
+      ->delimiter(',');
+  nn->add_option("--cpu-images", n->cpu_images, "training images of the cpu section")
+      ->capture_default_str();
+  nn->add_option("--cpu-inference-batch", n->cpu_inference_batch,
+                 "batch size of the cpu section's inference")
+      ->capture_default_str();
+  nn->add_flag("--no-torch", n->no_torch, "do not run PyTorch in the cpu section");
+  nn->add_option("--torch-script", n->torch_script, "bench/nn/torch_cnn.py elsewhere");
+  nn->add_option("--python", n->python, "the python that imports torch")->capture_default_str();
+  nn->add_flag("--skip-gpu", n->skip_gpu, "only the cpu section");
+  nn->add_flag("--gpu", n->gpu, "the compute-backend section on llvmpipe too (slow)");
   // `gpgpu bench grid`: the earth grid built on the CPU, the GPU, by Auto, and read warm.
   auto g = std::make_shared<GridBenchOptionsHolder>();
   auto* grid = sub->add_subcommand(
@@ -162,11 +184,54 @@ Command add_bench_command(CLI::App& app) {
   grid->add_option("--cpu-max-level", g->cpu_max_level, "no CPU or Auto build above this level");
   grid->add_flag("--no-gpu", g->no_gpu, "do not time the GPU build");
   grid->add_flag("--verbose", g->verbose, "print every build's stages");
-  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid}) {
+  // `gpgpu bench startup`: fresh processes, empty and warm caches (bench/startup/).
+  struct StartupCli {
+    std::string net = "small", data, probe, probe_file;
+    std::size_t train_limit = 2000, test_limit = 500;
+    int repeats = 3;
+  };
+  auto st = std::make_shared<StartupCli>();
+  auto* startup = sub->add_subcommand(
+      "startup",
+      "Time to first result of fresh processes (context, first kernel, sort, predict, train) "
+      "with an empty and a warm cache, beside the steady state");
+  startup->add_option("--net", st->net, "network of the training case")->capture_default_str();
+  startup->add_option("--train-limit", st->train_limit, "training images (0: all)")
+      ->capture_default_str();
+  startup->add_option("--test-limit", st->test_limit, "test images (0: all)")
+      ->capture_default_str();
+  startup->add_option("--repeats", st->repeats, "fresh processes per case and cache state")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  startup->add_option("--data", st->data, "IDX data directory (default: Fashion-MNIST)");
+  // The child processes of `bench startup` (not for users: hidden).
+  auto* probe = sub->add_subcommand("startup-probe", "")->group("");
+  probe->add_option("what", st->probe, "context, kernel, sort or predict")->required();
+  probe->add_option("file", st->probe_file, "keys .npy (sort) or model (predict)");
+  probe->add_option("--data", st->data, "IDX data directory");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid, startup}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, n, g, matmul, memory, datapath, ceiling, primitives, nn, grid]() -> int {
+  return [o, n, g, st, matmul, memory, datapath, ceiling, primitives, nn, grid, startup,
+          probe]() -> int {
+    if (startup->parsed() || probe->parsed()) {
+#if GPGPU_HAVE_STARTUP_BENCH
+      if (probe->parsed()) return bench::run_startup_probe(st->probe, st->probe_file, st->data);
+      bench::StartupBenchOptions options;
+      options.data = st->data;
+      options.net = st->net;
+      options.train_limit = st->train_limit;
+      options.test_limit = st->test_limit;
+      options.repeats = st->repeats;
+      options.device = o->device == "auto" ? "" : o->device;
+      options.out = o->out_dir;
+      return bench::run_startup_bench(options);
+#else
+      throw UnsupportedError(
+          "this gpgpu was built without the startup benchmark (it needs gpgpu::nn)");
+#endif
+    }
     if (grid->parsed()) {
 #if GPGPU_HAVE_GRID_BENCH
       Context ctx({.device = o->device});
@@ -217,6 +282,26 @@ Command add_bench_command(CLI::App& app) {
       options.test_limit = n->test_limit;
       options.tf_images = n->tf_images;
       options.out = o->out_dir;
+      const bool software = ctx.info().is_software;
+      options.gpu = !n->skip_gpu && (!software || n->gpu);
+      std::vector<std::string> threads = n->cpu_threads;
+      if (threads.empty() && software) threads = {"1", "2", "all"};
+      for (const auto& t : threads) {
+        if (t == "all") {
+          options.cpu_threads.push_back(0);
+        } else if (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos &&
+                   std::stoul(t) > 0) {
+          options.cpu_threads.push_back(std::stoul(t));
+        } else {
+          throw ArgumentError(
+              fmt::format("--cpu-threads takes positive counts or 'all'; got '{}'", t));
+        }
+      }
+      options.cpu_images = n->cpu_images;
+      options.cpu_inference_batch = n->cpu_inference_batch;
+      options.torch = !n->no_torch;
+      options.torch_script = n->torch_script;
+      options.python = n->python;
       return bench::run_nn_bench(options, ctx);
 #else
       throw UnsupportedError(

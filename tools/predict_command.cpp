@@ -9,6 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
 #include "gpgpu/npy.hpp"
+#include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
 
 namespace gpgpu::cli {
@@ -24,10 +25,11 @@ struct PredictCli {
   std::string labels;
   std::string data;
   std::string split = "t10k";
-  std::string backend = "compute";
+  NnBackendChoice backend;
   std::string out = "out/predict";
   std::size_t batch = 1000, limit = 0;
   bool no_plots = false;
+  bool no_autotune = false;
 };
 
 // IMAGES.npy as normalised float pixels: float32 in [0, 1] (as torchvision's ToTensor gives),
@@ -101,14 +103,13 @@ int predict_files(const PredictCli& o, const Context& ctx, nn::Sequential& model
 }
 
 int predict(const PredictCli& o) {
+  const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   auto model = nn::load_model(ctx, o.model);
-  const auto backend = nn::parse_backend(o.backend);
-  if (!backend)
-    throw ArgumentError(
-        fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
-  model.set_backend(*backend);
-  std::cout << fmt::format("device: {}\nmodel: {} ({} parameters)\n", ctx.info().renderer, o.model,
+  model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
+  print_backend_hint(model);
+  std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
+                           ctx.info().renderer, backend_description(model), o.model,
                            model.parameter_count());
   if (!o.images.empty() == !o.data.empty())
     throw ArgumentError("give either IMAGES.npy or --data DIR");
@@ -121,7 +122,7 @@ int predict(const PredictCli& o) {
       model.class_names().empty() ? class_names_for(o.data, e.classes) : model.class_names();
   write_evaluation(o.out, e, device_test.labels(), names);
   std::cout << fmt::format(
-      "{} images of {}: accuracy {:.2f}% ({} of {}), loss {:.4f}, {:.3f} s on the device\n",
+      "{} images of {}: accuracy {:.2f}% ({} of {}), loss {:.4f}, {:.3f} s to classify\n",
       test.count, o.data, 100 * e.accuracy(), static_cast<std::size_t>(e.stats.correct),
       e.stats.count, e.stats.mean_loss(), e.seconds);
   std::cout << fmt::format("predictions.csv and confusion.csv in {}\n", o.out);
@@ -144,10 +145,13 @@ Command add_predict_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--limit", o->limit, "only the first N images of --data");
   sub->add_option("--batch", o->batch, "images per batch")->capture_default_str();
-  sub->add_option("--backend", o->backend, "compute or transform-feedback")->capture_default_str();
+  add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for predictions, confusion matrix and plots")
       ->capture_default_str();
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
+  sub->add_flag(
+      "--no-autotune", o->no_autotune,
+      "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() -> int { return predict(*o); };
 }

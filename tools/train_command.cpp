@@ -13,6 +13,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
+#include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
 
 namespace gpgpu::cli {
@@ -25,7 +26,7 @@ struct TrainCli {
   std::string device = "auto";
   std::string data;
   std::string net = "small";
-  std::string backend = "compute";
+  NnBackendChoice backend;
   std::string optimizer;
   std::string schedule;
   std::string out = "out/train";
@@ -34,6 +35,7 @@ struct TrainCli {
   std::size_t train_limit = 0, test_limit = 0, eval_batch = 1000, report_every = 0;
   std::uint64_t seed = 1;
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
+  bool no_autotune = false;
   int shift = 2;
   std::string command_line;
 };
@@ -86,6 +88,7 @@ void print_progress(const nn::Progress& p, std::size_t epochs) {
 }
 
 int train(const TrainCli& o) {
+  const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
@@ -93,11 +96,8 @@ int train(const TrainCli& o) {
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  const auto backend = nn::parse_backend(o.backend);
-  if (!backend)
-    throw ArgumentError(
-        fmt::format("--backend must be compute or transform-feedback; got {}", o.backend));
-  model.set_backend(*backend);
+  model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
+  print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -109,10 +109,11 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
   std::cout << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
                            test_set.count, train_set.sample_shape().to_string(), data_dir.string());
-  std::cout << fmt::format(
-      "net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net, o.backend,
-      nn::describe(t.optimizer), t.batch, t.epochs, nn::to_string(t.schedule),
-      t.augmentation.enabled() ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+  std::cout << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
+                           backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
+                           nn::to_string(t.schedule),
+                           t.augmentation.enabled()
+                               ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
                                : "");
   std::cout << model.summary() << std::flush;
 
@@ -125,7 +126,7 @@ int train(const TrainCli& o) {
 
   TrainHistory history{o.net,
                        ctx.info().renderer,
-                       o.backend,
+                       backend_description(model),
                        data_dir.string(),
                        nn::describe(t.optimizer),
                        o.command_line,
@@ -173,6 +174,10 @@ int train(const TrainCli& o) {
   std::cout << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
                            static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
   std::cout << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
+  const auto programs = ctx.program_counts();
+  std::cout << fmt::format(
+      "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
+      programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
   if (!o.no_plots) std::cout << draw_plots(o.out, &history, eval, test_set, names) << "\n";
   return 0;
 }
@@ -200,7 +205,7 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--shift", o->shift, "largest shift in pixels with --augment")
       ->capture_default_str();
   sub->add_flag("--no-augment", o->no_augment, "no augmentation, even if the recipe has it");
-  sub->add_option("--backend", o->backend, "compute or transform-feedback")->capture_default_str();
+  add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for the model, history, plots")
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "seed of initialisation, shuffling, dropout, augmentation")
@@ -212,6 +217,9 @@ Command add_train_command(CLI::App& app) {
   sub->add_option("--report-every", o->report_every,
                   "steps between loss reads (default: 50 per epoch)");
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
+  sub->add_flag(
+      "--no-autotune", o->no_autotune,
+      "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() -> int {

@@ -12,23 +12,23 @@
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/nn.hpp"
+#include "nn_bench_internal.hpp"
 
 namespace gpgpu::bench {
-
-namespace {
-
-namespace nn = gpgpu::nn;
-using Clock = std::chrono::steady_clock;
-using json = nlohmann::json;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+namespace {
+
+namespace nn = gpgpu::nn;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 // Multiply-adds x 2 of one training image: each Conv2D and Dense forward, weight gradient
@@ -69,17 +69,14 @@ double dispatch_overhead_us(const Context& ctx) {
   return 1e6 * seconds_since(start) / runs;
 }
 
-struct TrainTiming {
-  std::size_t batch = 0, steps = 0;
-  std::vector<double> epoch_seconds;
-  double steady = 0, train_accuracy = 0;
-};
+}  // namespace
 
 TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn::Dataset& train,
                           const nn::DeviceDataset& device_train, std::size_t batch,
-                          nn::Backend backend, std::size_t limit_steps, nn::Sequential* keep) {
+                          nn::Backend backend, const nn::BackendOptions& backend_options,
+                          std::size_t limit_steps, nn::Sequential* keep) {
   auto recipe = nn::builtin_net(ctx, o.net, train.sample_shape(), train.classes);
-  recipe.model.set_backend(backend);
+  recipe.model.set_backend(backend, backend_options);
   recipe.model.set_normalization(nn::normalization_of(train));
   recipe.model.initialize(1);
   auto options = recipe.options;
@@ -104,28 +101,21 @@ TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn:
   return t;
 }
 
-}  // namespace
+namespace {
 
-int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
-  const auto dir = o.data.empty() ? nn::default_data_dir() : o.data;
-  const auto train = nn::load_idx_dataset(dir, "train").first(o.train_limit);
-  const auto test = nn::load_idx_dataset(dir, "t10k").first(o.test_limit);
-  nn::DeviceDataset device_train(ctx, train), device_test(ctx, test);
-  json report{{"device", ctx.info().renderer},
-              {"gl", ctx.info().version},
-              {"net", o.net},
-              {"data", dir.string()},
-              {"train_images", train.count},
-              {"epochs_per_batch", o.epochs}};
+// The compute backend (and optionally transform feedback): epochs at each batch size,
+// inference of the test set.
+void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Dataset& train,
+                     const nn::DeviceDataset& device_train, const nn::DeviceDataset& device_test,
+                     json& report) {
   const double overhead = dispatch_overhead_us(ctx);
   report["dispatch_overhead_us"] = overhead;
-  std::cerr << fmt::format("device: {}\ndispatch overhead: {:.2f} us per ComputeKernel::run\n",
-                           ctx.info().renderer, overhead);
+  std::cerr << fmt::format("dispatch overhead: {:.2f} us per ComputeKernel::run\n", overhead);
   nn::Sequential last(ctx, train.sample_shape());
   report["train"] = json::array();
   for (std::size_t batch : o.batches) {
     const auto t =
-        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, 0, &last);
+        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, {}, 0, &last);
     report["train"].push_back(
         {{"batch", batch},
          {"steps", t.steps},
@@ -145,7 +135,6 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
   report["inference_steady_ms"] =
       median(std::vector<double>(inference.begin() + 1, inference.end()));
   report["inference_batch"] = o.inference_batch;
-  report["test_images"] = test.count;
   report["test_accuracy_after_bench"] = eval.accuracy();
   if (o.tf_images > 0) {
     const auto tf_train = train.first(o.tf_images);
@@ -153,7 +142,7 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
     NnBenchOptions tf_options = o;
     tf_options.epochs = 2;
     const auto t = time_training(ctx, tf_options, tf_train, device_tf, 64,
-                                 nn::Backend::TransformFeedback, 0, nullptr);
+                                 nn::Backend::TransformFeedback, {}, 0, nullptr);
     const double images = static_cast<double>(t.steps * 64);
     const double tflops = training_flops(last) * images / t.steady / 1e12;
     report["transform_feedback"] = {{"images", images},
@@ -162,6 +151,31 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
                                     {"tflops", tflops},
                                     {"ceiling_tflops", o.tf_ceiling_tflops},
                                     {"fraction_of_ceiling", tflops / o.tf_ceiling_tflops}};
+  }
+}
+
+}  // namespace
+
+int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
+  const auto dir = o.data.empty() ? nn::default_data_dir() : o.data;
+  const auto full_train = nn::load_idx_dataset(dir, "train");
+  const auto train = full_train.first(o.train_limit);
+  const auto test = nn::load_idx_dataset(dir, "t10k").first(o.test_limit);
+  nn::DeviceDataset device_test(ctx, test);
+  json report{
+      {"device", ctx.info().renderer}, {"gl", ctx.info().version},    {"net", o.net},
+      {"data", dir.string()},          {"train_images", train.count}, {"test_images", test.count},
+      {"epochs_per_batch", o.epochs}};
+  std::cerr << fmt::format("device: {}\n", ctx.info().renderer);
+  if (o.gpu) {
+    nn::DeviceDataset device_train(ctx, train);
+    run_gpu_section(ctx, o, train, device_train, device_test, report);
+  }
+  if (!o.cpu_threads.empty()) {
+    report["cpu"] = run_cpu_section(ctx, o, dir, full_train, device_test);
+    report["cpu_images"] = std::min(o.cpu_images, full_train.count);
+    report["cpu_inference_batch"] = o.cpu_inference_batch;
+    report["cpu_blas"] = nn::cpu_blas();
   }
   std::filesystem::create_directories(o.out / "nn");
   std::ofstream(o.out / "nn" / "bench-nn.json") << report.dump(2) << "\n";

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch reference for `gpgpu bench nn`: the same plain 2-conv network, data, batch sizes
-and optimizer, timed the same way.
+and optimizer, timed the same way, on the GPU (--device cuda, the default) or on the CPU
+(--device cpu --threads N: torch.set_num_threads(N), which `gpgpu bench nn --cpu-threads`
+runs at each of its thread counts).
 
 Network: conv 32 5x5 pad 2 - ReLU - maxpool 2 - conv 64 5x5 pad 2 - ReLU - maxpool 2 -
 dense 128 - ReLU - dense 10 (gpgpu's built-in "cnn"); Adam, lr 1e-3; float32 with TF32 off.
@@ -13,6 +15,8 @@ of each batch size is a warm-up (cuDNN algorithm choice, allocator growth). Infe
 
 Usage: python3 bench/nn/torch_cnn.py --data /usr/share/datasets/fashion-mnist \
            --batches 64 256 --epochs 3 --out out/torch-cnn.json
+       python3 bench/nn/torch_cnn.py --device cpu --threads 2 --batches 64 --epochs 3 \
+           --train-limit 6400 --inference-batch 1000 --out out/torch-cpu.json
 """
 import argparse
 import gzip
@@ -21,8 +25,22 @@ import os
 import time
 
 import numpy as np
-import torch
-import torch.nn as nn
+
+torch = nn = None  # imported in main(), after the thread settings are in the environment
+
+
+def import_torch(threads):
+    """Imports torch with every pool it may use capped at `threads`: torch.set_num_threads
+    sets its own intra-op pool, but a BLAS it links (OpenBLAS in Debian's build) reads its
+    thread count from the environment when it loads, and would otherwise run Linear layers
+    on all cores."""
+    global torch, nn
+    if threads:
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = str(threads)
+    import torch as t
+    import torch.nn as n
+    torch, nn = t, n
 
 
 def read_idx(path):
@@ -45,16 +63,31 @@ def find(directory, split, kind, rank):
     raise FileNotFoundError(f"no {split} {kind} in {directory}")
 
 
-def load(directory, device):
+def load(directory, device, train_limit=0, test_limit=0):
     train_x = read_idx(find(directory, "train", "images", "idx3")).astype(np.float32) / 255.0
     train_y = read_idx(find(directory, "train", "labels", "idx1")).astype(np.int64)
     test_x = read_idx(find(directory, "t10k", "images", "idx3")).astype(np.float32) / 255.0
     test_y = read_idx(find(directory, "t10k", "labels", "idx1")).astype(np.int64)
     mean, std = float(train_x.mean()), float(train_x.std())
+    if train_limit:
+        train_x, train_y = train_x[:train_limit], train_y[:train_limit]
+    if test_limit:
+        test_x, test_y = test_x[:test_limit], test_y[:test_limit]
     def to(x):
         return torch.from_numpy((x - mean) / std).unsqueeze(1).to(device)
     return (to(train_x), torch.from_numpy(train_y).to(device), to(test_x),
             torch.from_numpy(test_y).to(device))
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "cpu"
 
 
 def make_net():
@@ -85,17 +118,30 @@ def main():
     p.add_argument("--epochs", type=int, default=3, help="per batch size; the first is a warm-up")
     p.add_argument("--inference-batch", type=int, default=10000)
     p.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN time its algorithms")
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
+    p.add_argument("--train-limit", type=int, default=0, help="train on the first N images")
+    p.add_argument("--test-limit", type=int, default=0, help="classify the first N test images")
     p.add_argument("--out", default="")
     a = p.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cudnn.benchmark = a.cudnn_benchmark
-    device = torch.device("cuda")
+    import_torch(a.threads)
+    cuda = a.device == "cuda"
+    if cuda:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = a.cudnn_benchmark
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
     torch.manual_seed(1)
-    train_x, train_y, test_x, test_y = load(a.data, device)
-    report = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-              "cudnn": torch.backends.cudnn.version(), "cudnn_benchmark": a.cudnn_benchmark,
-              "tf32": False, "train_images": int(train_x.shape[0]), "train": []}
+    train_x, train_y, test_x, test_y = load(a.data, device, a.train_limit, a.test_limit)
+    report = {"device": torch.cuda.get_device_name(0) if cuda else cpu_name(),
+              "torch": torch.__version__, "threads": torch.get_num_threads(),
+              "cudnn": torch.backends.cudnn.version() if cuda else None,
+              "cudnn_benchmark": a.cudnn_benchmark, "tf32": False,
+              "train_images": int(train_x.shape[0]), "test_images": int(test_x.shape[0]),
+              "train": []}
+    synchronize = torch.cuda.synchronize if cuda else (lambda: None)
     loss_fn = nn.CrossEntropyLoss()
     net = None
     for batch in a.batches:
@@ -103,10 +149,10 @@ def main():
         opt = torch.optim.Adam(net.parameters(), lr=1e-3)
         seconds = []
         for e in range(a.epochs):
-            torch.cuda.synchronize()
+            synchronize()
             start = time.perf_counter()
             steps, total = train_epoch(net, opt, loss_fn, train_x, train_y, batch)
-            torch.cuda.synchronize()
+            synchronize()
             seconds.append(time.perf_counter() - start)
             print(f"  batch {batch:4}: epoch {e + 1} of {steps} steps in {seconds[-1]:.3f} s "
                   f"(mean loss {float(total) / steps:.4f})", flush=True)
@@ -118,13 +164,13 @@ def main():
     times = []
     with torch.no_grad():
         for r in range(4):
-            torch.cuda.synchronize()
+            synchronize()
             start = time.perf_counter()
             correct = 0
             for first in range(0, test_x.shape[0], a.inference_batch):
                 logits = net(test_x[first:first + a.inference_batch])
                 correct += int((logits.argmax(1) == test_y[first:first + a.inference_batch]).sum())
-            torch.cuda.synchronize()
+            synchronize()
             times.append(1e3 * (time.perf_counter() - start))
     report["inference_ms"] = times
     report["inference_steady_ms"] = sorted(times[1:])[1]

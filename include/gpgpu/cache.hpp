@@ -30,6 +30,10 @@
 #include <string_view>
 #include <vector>
 
+namespace gpgpu {
+struct DeviceInfo;
+}
+
 namespace gpgpu::cache {
 
 // The cache directory, resolved from the environment as above (it may not exist yet).
@@ -82,6 +86,11 @@ class Store {
   std::filesystem::path folder_;
   bool active_;
 };
+
+// The device and driver a result was compiled or measured on, as the first part of a key:
+// renderer, vendor and GL version string (which carries the driver's version), one per line.
+// A result keyed by it is not reused on another device or after a driver update.
+std::string device_key(const DeviceInfo& info);
 
 // A stable 64-bit hash of text (FNV-1a), for keys and file names.
 std::uint64_t hash64(std::string_view text, std::uint64_t seed = 0xcbf29ce484222325ull);

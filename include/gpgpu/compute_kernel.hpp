@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,5 +123,23 @@ class ComputeKernel {
   // The loop range of the current pass of run_in_passes; {0, 0} otherwise.
   std::uint32_t pass_begin_ = 0, pass_end_ = 0;
 };
+
+// What a ComputeKernel is constructed from, for precompile.
+struct KernelSource {
+  std::string source;
+  Defines defines;
+  std::string label = "compute kernel";
+};
+
+// Compiles kernels ahead of their construction, all at once: where the driver compiles on
+// threads of its own (GL_KHR_parallel_shader_compile), a batch takes about as long as its
+// slowest kernels instead of their sum; kernels in the disk cache (ContextOptions::
+// cache_programs) are restored instead. They wait in the Context's program cache (mind
+// ContextOptions::program_cache_limit), where a ComputeKernel constructed afterwards from
+// the same source and defines finds them. A kernel that does not compile is skipped:
+// constructing it throws its CompileError as always. Returns how many are ready.
+//   std::vector<gpgpu::KernelSource> variants = ...;  // e.g. an autotuner's candidates
+//   gpgpu::precompile(ctx, variants);
+std::size_t precompile(const Context& context, std::span<const KernelSource> kernels);
 
 }  // namespace gpgpu

@@ -145,12 +145,26 @@ struct ContextOptions {
   // How many compiled programs the Context keeps for reuse, least recently used out first
   // (each holds driver memory: about 100 KB on llvmpipe); 0 keeps every program.
   std::size_t program_cache_limit = 128;
+  // Keep linked programs on disk (the "programs" store of the cache directory, cache.hpp),
+  // keyed by the driver and the complete source, so that later processes restore them
+  // (glProgramBinary) instead of compiling. false here, or GPGPU_CACHE=off, turns it off.
+  // The folder and GPGPU_CACHE are read when the Context is made.
+  bool cache_programs = true;
   // Ask for robust buffer access (EGL_CONTEXT_OPENGL_ROBUST_ACCESS): reads past the end of a
   // storage buffer return zeros and writes past it are dropped, instead of undefined
   // behaviour. info().robust_buffer_access says whether the device granted it.
   bool robust_buffer_access = false;
   // How host arrays move to and from the device (data_path.hpp); the defaults suit the device.
   DataPathOptions data_path{};
+};
+
+// How a Context's programs were made (Context::program_counts): compiled from source, or
+// restored from the disk cache (ContextOptions::cache_programs), and the wall time each took
+// in the driver's compile and link calls. Drivers may leave part of the work to a program's
+// first run (llvmpipe generates its machine code then), which these times do not include.
+struct ProgramCounts {
+  std::size_t compiled = 0, restored = 0;
+  double compile_seconds = 0, restore_seconds = 0;
 };
 
 class Context {
@@ -179,6 +193,7 @@ class Context {
   // Drops every cached program (they are recompiled on next use; kernels keep theirs).
   void clear_program_cache();
   std::size_t cached_program_count() const;
+  ProgramCounts program_counts() const;
 
   // Frees all GL objects and the EGL context now rather than at destruction. Objects made
   // from this context must not be used afterwards (they throw).

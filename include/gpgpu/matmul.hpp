@@ -224,12 +224,16 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device);
 // data: GPU timer queries where the device has them, else (and on llvmpipe, whose timer
 // queries do not see the work) wall clock around the run and glFinish. Rejects any
 // candidate whose sampled entries disagree with a float64 reference, and caches the fastest
-// per device (keyed by its GL renderer string) in <cache dir>/matmul_tuning.json.
-// MatmulMethod::Auto uses the cached choice from then on.
+// per device (keyed by its GL renderer string; an entry measured under another GL version
+// string, i.e. another driver, is tuned again) in <cache dir>/matmul_tuning.json.
+// MatmulMethod::Auto uses the cached choice from then on. The candidates' kernels are
+// compiled together first (gpgpu::precompile). With GPGPU_CACHE=off nothing is read or
+// written.
 AutotuneResult autotune_matmul(const Context& context, int n = 1024,
                                const AutotuneOptions& options = {});
 
-// The cached choice for this device, if autotune_matmul has stored one.
+// The cached choice for this device and driver, if autotune_matmul has stored one (never
+// with GPGPU_CACHE=off).
 std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
                                                  const std::filesystem::path& cache_dir = {});
 // <cache_dir or $GPGPU_CACHE_DIR or ~/.cache/gpgpu>/matmul_tuning.json

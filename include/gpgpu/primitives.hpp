@@ -344,6 +344,12 @@ struct PrimitiveTuning {
 void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& tuning);
 // The shapes in effect (defaults filled in).
 PrimitiveTuning primitive_tuning(const Context& ctx);
+// Keeps `tuning` on disk for this device and driver (the "primitive-tuning" store of the
+// cache, gpgpu/cache.hpp): `ctx` and the Contexts made afterwards on them, by this process
+// or later ones, use its shapes (its non-zero fields) wherever set_primitive_tuning leaves a
+// field at its default. Validated as set_primitive_tuning does (ArgumentError).
+// `gpgpu bench primitives --sweep` stores the fastest shapes it measured.
+void store_primitive_tuning(const Context& ctx, const PrimitiveTuning& tuning);
 
 // ---- resources ----------------------------------------------------------------------------
 

@@ -8,7 +8,9 @@
 // on a GPU, 8 MiB on llvmpipe) at every multiple-of-32 power of two the device allows, and
 // takes, among the sizes within 5% of the fastest, the one nearest 256 — the conventional
 // compromise for kernels heavier than SAXPY. The choice is measured once per device (renderer
-// and driver version) and process; without GPU timer queries the fenced wall clock times it.
+// and driver version) and kept in the disk cache (the "work-group" store, gpgpu/cache.hpp),
+// so later processes take it without measuring; without GPU timer queries the fenced wall
+// clock times it.
 //
 //   int local = gpgpu::preferred_work_group_size(ctx);
 //   gpgpu::ComputeKernel k(ctx, source, {{"LOCAL", std::to_string(local)}});
@@ -30,13 +32,14 @@ struct WorkGroupTiming {
 
 struct WorkGroupChoice {
   int size = 0;
-  bool measured = false;                 // false: from the in-process cache or the heuristic
-  std::string reason;                    // how the size was chosen, in words
+  bool measured = false;  // false: from the cache (this process or disk) or the heuristic
+  std::string reason;     // how the size was chosen, in words
   std::vector<WorkGroupTiming> timings;  // empty unless measured
 };
 
 struct WorkGroupOptions {
-  bool use_cache = true;   // return an earlier measurement for this device if there is one
+  bool use_cache = true;   // return an earlier measurement for this device (this process or
+                           // the disk cache) if there is one
   bool measure = true;     // false: the heuristic only (256, clamped to the device)
   std::size_t floats = 0;  // 0: 2^24 on GPUs, 2^21 on software renderers
   int warmup = 2;
@@ -50,7 +53,8 @@ std::vector<int> work_group_size_candidates(const DeviceInfo& info);
 WorkGroupChoice choose_work_group_size(const Context& context,
                                        const WorkGroupOptions& options = {});
 
-// choose_work_group_size(context).size: measured on first use per device, then cached.
+// choose_work_group_size(context).size: measured on first use per device and driver, then
+// cached in the process and on disk.
 int preferred_work_group_size(const Context& context);
 
 }  // namespace gpgpu

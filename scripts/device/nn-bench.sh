@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # On a GPU machine (the H100): gpgpu::nn against PyTorch in one run, and the accuracy runs.
 #  1. builds the gpgpu CLI (Release);
-#  2. times the plain 2-conv net ("cnn") at batch 64 and 256, 3 epochs each (the first a
-#     warm-up), and classifying the 10k test images: PyTorch (bench/nn/torch_cnn.py, fp32,
-#     TF32 off) then gpgpu (`gpgpu bench nn`), plus the transform-feedback backend on 3200
-#     images; writes summary.md with the ratios;
-#  3. trains "cnn" (target >= 92% test accuracy) and "cnn-bn" with augmentation (>= 93.5%)
-#     with their recipes, keeping logs, history.json, confusion matrices, models and plots;
-#  4. profiles one short epoch per batch size (GPGPU_NN_PROFILE: time per stage).
+#  2. (stage gpu) times the plain 2-conv net ("cnn") at batch 64 and 256, 3 epochs each (the
+#     first a warm-up), and classifying the 10k test images: PyTorch (bench/nn/torch_cnn.py,
+#     fp32, TF32 off) then gpgpu (`gpgpu bench nn`), plus the transform-feedback backend on
+#     3200 images; writes summary.md with the ratios and the check that the compute backend's
+#     epochs stay within 5% of 0.632 s / 0.433 s (batch 64 / 256, measured 2026-11-24);
+#  3. (stage cpu) the cpu backend against PyTorch on the CPU, same run, same thread counts
+#     (1, 2 and all cores: `gpgpu bench nn --skip-gpu --cpu-threads 1,2,all`, which runs
+#     torch_cnn.py --device cpu --threads N after each of its own measurements): training
+#     images/s at batch 64 on CPU_IMAGES (6400) images, inference images/s of the 10k test
+#     images in batches of 1000; writes summary-cpu.md (targets: >= 0.67x PyTorch);
+#  4. (stage train) trains "cnn" (target >= 92% test accuracy) and "cnn-bn" with augmentation
+#     (>= 93.5%) with their recipes, keeping logs, history.json, confusion matrices, models
+#     and plots;
+#  5. (stage profile) profiles one short epoch per batch size (GPGPU_NN_PROFILE: time per
+#     stage).
+# TORCH_PYTHON: the python that imports torch (default python3).
+# NN_STAGES picks stages (default "gpu cpu train profile"; e.g. NN_STAGES="gpu cpu" for the
+# speed figures only, about 4 minutes).
 # Logs, JSON and PNGs (when gnuplot exists; else the .dat/.gp files to draw them) go to
 # OUT_DIR. About 7-9 minutes on an H100. Epoch counts: CNN_EPOCHS (15), BN_EPOCHS (30);
 # TRAIN_TIMEOUT (seconds, default none) bounds each accuracy run (its epochs so far are kept).
@@ -16,7 +27,10 @@
 # NN_SMOKE=1 shrinks every step to a few hundred images (a check of the script itself, e.g. on
 # llvmpipe; its figures mean nothing).
 # Usage: bash scripts/device/nn-bench.sh OUT_DIR
+#        NN_STAGES=cpu bash scripts/device/nn-bench.sh OUT_DIR   (no GPU needed)
 set -uo pipefail
+stages=" ${NN_STAGES:-gpu cpu train profile} "
+wants() { [[ $stages == *" $1 "* ]]; }
 out=${1:-out/nn-bench}
 mkdir -p "$out"
 [ -f .gl/prelude.sh ] && source .gl/prelude.sh
@@ -32,6 +46,7 @@ bench_size=(--batches 64,256 --epochs 3 --tf-images 3200)
 torch_size=(--batches 64 256 --epochs 3)
 train_size=()
 profile_size=(--train-limit 25600 --test-limit 1000)
+cpu_size=(--cpu-threads 1,2,all --cpu-images "${CPU_IMAGES:-6400}" --epochs 3)
 plain=cnn
 with_bn=cnn-bn
 if [ -n "${NN_SMOKE:-}" ]; then
@@ -41,6 +56,7 @@ if [ -n "${NN_SMOKE:-}" ]; then
   torch_size=(--batches 64 --epochs 2)
   train_size=(--train-limit 640 --test-limit 500)
   profile_size=(--train-limit 640 --test-limit 200)
+  cpu_size=(--net small --cpu-threads 1,all --cpu-images 320 --epochs 2 --test-limit 500)
   CNN_EPOCHS=${CNN_EPOCHS:-1}
   BN_EPOCHS=${BN_EPOCHS:-1}
 fi
@@ -57,6 +73,7 @@ gpgpu=$build/tools/gpgpu
 $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"
 
+if wants gpu; then
 python3 bench/nn/torch_cnn.py --data "$data" "${torch_size[@]}" --out "$out/torch-cnn.json" \
   > "$out/torch-cnn.log" 2>&1 || tail -20 "$out/torch-cnn.log"
 stamp "pytorch done"; grep -E "epoch|steady" "$out/torch-cnn.log" | head -8
@@ -85,22 +102,68 @@ if "transform_feedback" in g:
     print(f"transform-feedback backend, batch 64: {f['images']:.0f} images in {f['seconds']:.2f} s, "
           f"{f['extrapolated_epoch_seconds']:.1f} s per 60k epoch (extrapolated), {f['tflops']:.3f} TFLOP/s = "
           f"{100 * f['fraction_of_ceiling']:.1f}% of the {f['ceiling_tflops']} TFLOP/s vertex-stage ceiling")
+before = {64: 0.632, 256: 0.433}  # the compute backend's steady epochs, H100, 2026-11-24
+for gb in g["train"]:
+    if gb["batch"] in before:
+        change = gb["steady_epoch_seconds"] / before[gb["batch"]] - 1
+        print(f"compute epoch, batch {gb['batch']}: {gb['steady_epoch_seconds']:.3f} s against "
+              f"{before[gb['batch']]} s before: {100 * change:+.1f}% "
+              f"({'within' if abs(change) <= 0.05 else 'OUTSIDE'} the 5% target)")
 PY
+fi
 
+if wants cpu; then
+$gpgpu bench nn --skip-gpu "${cpu_size[@]}" --python "${TORCH_PYTHON:-python3}" --out "$out/cpu" \
+  > "$out/bench-cpu.log" 2> "$out/bench-cpu.stderr" || tail -30 "$out/bench-cpu.stderr"
+cp "$out/cpu/nn/bench-nn.json" "$out/gpgpu-cpu.json" 2>/dev/null
+stamp "cpu comparison done"
+python3 - "$out" <<'PY' | tee "$out/summary-cpu.md"
+import json, sys
+out = sys.argv[1]
+try:
+    g = json.load(open(f"{out}/gpgpu-cpu.json"))
+except Exception as e:
+    print(f"no cpu summary: {e}"); sys.exit(0)
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "cpu")
+print(f"# gpgpu::nn cpu backend vs PyTorch on the CPU, same run: {cpu}\n")
+print(f"BLAS: {g.get('cpu_blas', '?')}\n")
+print(f"{g['net']}, {g['cpu_images']} training images at batch 64 (median epoch after a warm-up), "
+      f"{g['test_images']} test images in batches of {g['cpu_inference_batch']}\n")
+print("| threads | train img/s gpgpu | PyTorch | ratio | inference img/s gpgpu | PyTorch | ratio |\n|---:|---:|---:|---:|---:|---:|---:|")
+for r in g["cpu"]:
+    t = r.get("torch") or {}
+    gg = r["gpgpu"]
+    tr = f"{t['train_images_per_second']:.0f}" if t else "-"
+    ti = f"{t['inference_images_per_second']:.0f}" if t else "-"
+    rt = f"{r['ratio_train']:.2f}x" if t else "-"
+    ri = f"{r['ratio_inference']:.2f}x" if t else "-"
+    print(f"| {r['threads']} | {gg['train_images_per_second']:.0f} | {tr} | {rt} | "
+          f"{gg['inference_images_per_second']:.0f} | {ti} | {ri} |")
+missing = [r.get("torch_missing") for r in g["cpu"] if r.get("torch") is None]
+if missing:
+    print(f"\nPyTorch: {missing[0]}")
+PY
+grep -E "epoch|torch|Error|error" "$out/bench-cpu.stderr" | tail -6
+fi
+
+if wants train; then
 limit=()
 [ -n "${TRAIN_TIMEOUT:-}" ] && limit=(timeout "$TRAIN_TIMEOUT")
-${limit[@]+"${limit[@]}"} $gpgpu train --net $plain --epochs "${CNN_EPOCHS:-15}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn" -q > "$out/train-cnn.log" 2>&1 ||
+${limit[@]+"${limit[@]}"} $gpgpu train --backend compute --net $plain --epochs "${CNN_EPOCHS:-15}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn" -q > "$out/train-cnn.log" 2>&1 ||
   tail -5 "$out/train-cnn.log"
 grep -E "^epoch" "$out/train-cnn.log" | tail -3
 stamp "cnn: $(grep -E '^test accuracy' "$out/train-cnn.log")"
-${limit[@]+"${limit[@]}"} $gpgpu train --net $with_bn --epochs "${BN_EPOCHS:-30}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn-bn" -q \
+${limit[@]+"${limit[@]}"} $gpgpu train --backend compute --net $with_bn --epochs "${BN_EPOCHS:-30}" ${train_size[@]+"${train_size[@]}"} --out "$out/cnn-bn" -q \
   > "$out/train-cnn-bn.log" 2>&1 || tail -5 "$out/train-cnn-bn.log"
 grep -E "^epoch" "$out/train-cnn-bn.log" | tail -3
 stamp "cnn-bn: $(grep -E '^test accuracy' "$out/train-cnn-bn.log")"
+fi
 
+if wants profile; then
 for batch in 64 256; do
-  GPGPU_NN_PROFILE=1 $gpgpu train --net $plain --epochs 1 --batch $batch "${profile_size[@]}" \
+  GPGPU_NN_PROFILE=1 $gpgpu train --backend compute --net $plain --epochs 1 --batch $batch "${profile_size[@]}" \
     --no-plots -q --out "/tmp/nn-profile-$batch" > "$out/profile-$batch.log" 2>&1
 done
 stamp "profiles done"
 grep -A14 "batch 64, training" "$out/profile-64.log" | head -16
+fi

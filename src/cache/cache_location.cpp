@@ -1,4 +1,4 @@
-// Where the cache lives, whether it is on, and where its warnings go.
+// Where the cache lives, whether it is on, where its warnings go, and the device part of keys.
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "gpgpu/cache.hpp"
+#include "gpgpu/context.hpp"
 
 namespace gpgpu::cache {
 
@@ -65,6 +66,11 @@ void warn(const std::string& message) {
   } else {
     std::fprintf(stderr, "gpgpu: warning: %s\n", message.c_str());
   }
+}
+
+std::string device_key(const DeviceInfo& info) {
+  return "renderer " + info.renderer + "\nvendor " + info.vendor + "\nversion " + info.version +
+         "\n";
 }
 
 }  // namespace gpgpu::cache

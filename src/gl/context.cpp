@@ -9,6 +9,7 @@
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
+#include "shader/program_binary_cache.hpp"
 #include "transfer/transfer_engine.hpp"
 
 // The platform-independent part of a Context: what it shares with the objects made from it,
@@ -159,6 +160,9 @@ void finish_context_setup(ContextState& state, const ContextOptions& options) {
   state.info.loop_probe_iterations = loops.probe_iterations;
   state.timeout = options.timeout;
   state.programs.set_limit(options.program_cache_limit);
+  // WebGL has no program binaries: there every process compiles (the browser keeps its own).
+  state.binaries = std::make_unique<ProgramBinaryCache>(
+      state.info, options.cache_programs && state.platform.program_binaries);
 }
 
 }  // namespace detail
@@ -203,6 +207,10 @@ void Context::clear_program_cache() {
 
 std::size_t Context::cached_program_count() const {
   return state_ ? state_->programs.size() : 0;
+}
+
+ProgramCounts Context::program_counts() const {
+  return state_ ? state_->program_counts : ProgramCounts{};
 }
 
 void Context::release() {

@@ -17,6 +17,7 @@
 namespace gpgpu::detail {
 
 class TransferEngine;
+class ProgramBinaryCache;
 
 // GL entry points that are extensions and so come from the platform (eglGetProcAddress), not
 // the library.
@@ -25,6 +26,8 @@ struct ExtensionFunctions {
   PFNGLQUERYCOUNTEREXTPROC query_counter = nullptr;
   PFNGLGETQUERYOBJECTUI64VEXTPROC get_query_object_ui64v = nullptr;
   PFNGLGETGRAPHICSRESETSTATUSPROC get_graphics_reset_status = nullptr;
+  // GL_KHR_parallel_shader_compile: null without it.
+  PFNGLMAXSHADERCOMPILERTHREADSKHRPROC max_shader_compiler_threads = nullptr;
 };
 
 // The platform's own handles (the EGL display, context and surface; the WebGL2 context),
@@ -51,6 +54,11 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
 
   // Compiled programs keyed by their kind and final source (defines included).
   ProgramCache programs;
+  // Linked programs on disk, shared with later processes (shader/program_binary_cache.hpp).
+  std::unique_ptr<ProgramBinaryCache> binaries;
+  ProgramCounts program_counts;
+  // glMaxShaderCompilerThreadsKHR was raised for batches of compiles (shader/program_batch).
+  bool compiler_threads_raised = false;
   // Context::attachment's objects. They may hold this state (kernels, Buffers), so Context
   // drops them on destruction to break the cycle; release() destroys them while current.
   std::unordered_map<std::string, std::shared_ptr<void>> attachments;

@@ -254,6 +254,10 @@ ExtensionFunctions load_extension_functions(const DeviceInfo& info) {
     f.get_graphics_reset_status =
         reinterpret_cast<PFNGLGETGRAPHICSRESETSTATUSPROC>(platform_proc_address(name));
   }
+  if (info.has_extension("GL_KHR_parallel_shader_compile")) {
+    f.max_shader_compiler_threads = reinterpret_cast<PFNGLMAXSHADERCOMPILERTHREADSKHRPROC>(
+        platform_proc_address("glMaxShaderCompilerThreadsKHR"));
+  }
   return f;
 }
 

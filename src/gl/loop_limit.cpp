@@ -1,11 +1,16 @@
 #include "gl/loop_limit.hpp"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "gl/gl_buffer.hpp"
 #include "gl/gl_name.hpp"
+#include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::detail {
@@ -82,7 +87,9 @@ std::pair<std::uint32_t, std::uint32_t> run_probe() {
   return {result[0], result[1]};
 }
 
-LoopLimit probe() {
+// The limit, or nothing when the probe could not run (then no cap is reported, and nothing
+// is kept on disk).
+std::optional<LoopLimit> probe() {
   LoopLimit limit;
   limit.probe_iterations = single_trips;
   std::pair<std::uint32_t, std::uint32_t> counts{0, 0};
@@ -91,14 +98,40 @@ LoopLimit probe() {
   } catch (const Error&) {
     glUseProgram(0);
     glGetError();
-    return limit;
+    return std::nullopt;
   }
   const auto [single, nested] = counts;
+  if (single == 0) return std::nullopt;
   if (single > 0 && single < single_trips) limit.max_iterations = single;
   // A loop nested in another of the same length should run trips^2 times in all; fewer,
   // and about as many as a single loop, means one budget for all loops.
   limit.shared_by_all_loops = limit.max_iterations > 0 && nested < nested_trips * nested_trips;
   return limit;
+}
+
+// The probe's answer for a device and driver, kept on disk (the "loop-limit" store) so that
+// later processes skip the compile and the dispatches: "max shared probe".
+cache::Store disk() {
+  return cache::Store("loop-limit", 1, 1u << 20);
+}
+
+std::optional<LoopLimit> stored_limit(const std::string& key) {
+  const auto bytes = disk().load(key);
+  if (!bytes) return std::nullopt;
+  const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  long long max = 0, probe = 0;
+  int shared = 0;
+  if (std::sscanf(text.c_str(), "%lld %d %lld", &max, &shared, &probe) != 3 || max < 0 ||
+      probe != single_trips) {
+    return std::nullopt;
+  }
+  return LoopLimit{max, shared != 0, probe};
+}
+
+void store_limit(const std::string& key, const LoopLimit& limit) {
+  const std::string text = fmt::format("{} {} {}", limit.max_iterations,
+                                       limit.shared_by_all_loops ? 1 : 0, limit.probe_iterations);
+  disk().store(key, std::as_bytes(std::span(text.data(), text.size())));
 }
 
 }  // namespace
@@ -109,11 +142,17 @@ LoopLimit measure_loop_limit(const DeviceInfo& info, const PlatformTraits& platf
   // two dispatches, and a process may make thousands of Contexts.
   static std::mutex mutex;
   static auto* cache = new std::map<std::string, LoopLimit>();  // never destroyed: used at exit
-  const std::string key = info.renderer + "\n" + info.version + "\n" + info.vendor;
+  const std::string key = "loop limit\n" + cache::device_key(info);
   std::lock_guard lock(mutex);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
-  const LoopLimit limit = probe();
+  if (const auto stored = stored_limit(key)) {
+    cache->emplace(key, *stored);
+    return *stored;
+  }
+  const auto measured = probe();
+  const LoopLimit limit = measured.value_or(LoopLimit{0, false, single_trips});
   cache->emplace(key, limit);
+  if (measured) store_limit(key, limit);
   return limit;
 }
 

@@ -5,7 +5,9 @@
 // invocation, nested or not), and once it is spent each loop leaves at its next back-edge.
 // The result is wrong, with no error. GPUs have no such cap. gpgpu measures it once per
 // device and process with a tiny kernel, so that its own kernels can split long loops across
-// dispatches (each dispatch starts with a full budget) and users can see it in info().
+// dispatches (each dispatch starts with a full budget) and users can see it in info(). The
+// answer is kept in the disk cache per device and driver (the "loop-limit" store), so later
+// processes do not probe again.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +22,9 @@ struct LoopLimit {
   std::int64_t probe_iterations = 0;
 };
 
-// Runs the probe on the current context (or returns the result cached for the same
-// renderer and driver version). Never throws: a probe that fails reports no cap. The probe
-// is a compute shader: a platform without them (WebGL2) reports no cap unprobed.
+// Runs the probe on the current context (or returns the result kept, in this process or on
+// disk, for the same device and driver). Never throws: a probe that fails reports no cap.
+// The probe is a compute shader: a platform without them (WebGL2) reports no cap unprobed.
 LoopLimit measure_loop_limit(const DeviceInfo& info, const PlatformTraits& platform);
 
 }  // namespace gpgpu::detail

@@ -18,6 +18,7 @@
 #include "kernels/kernel_core.hpp"
 #include "shader/glsl_source.hpp"
 #include "shader/program.hpp"
+#include "shader/program_batch.hpp"
 
 namespace gpgpu {
 
@@ -242,18 +243,45 @@ Size3 groups_for_items(std::size_t items, std::size_t lx, const KernelShape& k) 
 
 }  // namespace
 
+namespace {
+
+// What a compute kernel is compiled from and cached under (for the constructor and precompile).
+detail::ProgramRequest compute_request(const detail::ContextState& state, std::string_view source,
+                                       const Defines& defines, const std::string& label) {
+  detail::ShaderStage stage{
+      GL_COMPUTE_SHADER,
+      detail::complete_source(source, GL_COMPUTE_SHADER, state.info, defines, compute_prelude),
+      std::string(source)};
+  std::string key = "compute\n" + stage.source;
+  return {std::move(key), {std::move(stage)}, {}, label};
+}
+
+void refuse_compute(const detail::ContextState& state) {
+  detail::refuse_without(state.platform.gles31, state, "a ComputeKernel",
+                         "compute shaders need OpenGL ES 3.1 and WebGL2 is OpenGL ES 3.0; write "
+                         "the kernel as a TransformFeedbackKernel or a FragmentKernel");
+}
+
+}  // namespace
+
 ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
                              const Defines& defines, std::string label)
     : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
-  detail::refuse_without(state_->platform.gles31, *state_, "a ComputeKernel",
-                         "compute shaders need OpenGL ES 3.1 and WebGL2 is OpenGL ES 3.0; write "
-                         "the kernel as a TransformFeedbackKernel or a FragmentKernel");
-  detail::ShaderStage stage{
-      GL_COMPUTE_SHADER,
-      detail::complete_source(source, GL_COMPUTE_SHADER, state_->info, defines, compute_prelude),
-      std::string(source)};
-  program_ = detail::cached_program(*state_, "compute\n" + stage.source, {stage}, {}, label_);
+  refuse_compute(*state_);
+  const auto request = compute_request(*state_, source, defines, label_);
+  program_ = detail::cached_program(*state_, request.key, request.stages, request.options, label_);
+}
+
+std::size_t precompile(const Context& context, std::span<const KernelSource> kernels) {
+  auto& state = *context.state();
+  state.ensure_current();
+  refuse_compute(state);
+  std::vector<detail::ProgramRequest> requests;
+  for (const auto& k : kernels) {
+    requests.push_back(compute_request(state, k.source, k.defines, k.label));
+  }
+  return detail::compile_together(state, requests);
 }
 
 ComputeKernel::~ComputeKernel() = default;

@@ -367,15 +367,43 @@ bool b_fits_texture(const Context& context, MatmulShape shape) {
   return shape.k <= max && (shape.n + 3) / 4 <= max;
 }
 
+// B from a texture only where the tuning asks for it and B fits one.
+MatmulTuning fitted(const Context& context, MatmulShape shape, MatmulTuning t) {
+  t.b_texture = t.b_texture && !t.shared_memory && b_fits_texture(context, shape);
+  return t;
+}
+
+ComputeKernel compile(const Context& context, const KernelSource& k) {
+  return ComputeKernel(context, k.source, k.defines, k.label);
+}
+
+}  // namespace
+
+KernelSource register_blocked_kernel(const Context& context, MatmulShape shape,
+                                     const MatmulTuning& tuning) {
+  const MatmulTuning t = fitted(context, shape, tuning);
+  const std::string label = "matmul compute_register_blocked " + t.to_string();
+  if (!t.shared_memory) return {direct_source, defines_for(shape, t), label};
+  return {shared_source,
+          {{"BM", std::to_string(t.block_m)},
+           {"BN", std::to_string(t.block_n)},
+           {"BK", std::to_string(t.block_k)},
+           {"TM", std::to_string(t.thread_m)},
+           {"TN", std::to_string(t.thread_n)},
+           {"THREADS", std::to_string(t.threads())}},
+          label};
+}
+
+namespace {
+
 // The llvmpipe path: one kernel over the operands as given (B first packed into a texture
 // when the tuning says so and it fits; otherwise read from storage).
 class DirectRegisterBlocked final : public MatmulBackend {
  public:
   DirectRegisterBlocked(const Context& context, MatmulShape shape, MatmulTuning tuning)
       : shape_(shape),
-        tuning_(with_b_texture(tuning, tuning.b_texture && b_fits_texture(context, shape))),
-        kernel_(context, direct_source, defines_for(shape, tuning_),
-                "matmul compute_register_blocked " + tuning_.to_string()) {
+        tuning_(fitted(context, shape, tuning)),
+        kernel_(compile(context, register_blocked_kernel(context, shape, tuning))) {
     if (tuning_.b_texture) {
       pack_b_.emplace(context, TextureLayout::RowVec4);
       b_texels_ =
@@ -412,11 +440,6 @@ class DirectRegisterBlocked final : public MatmulBackend {
   double last_gpu_ns() const override { return last_ns_; }
 
  private:
-  static MatmulTuning with_b_texture(MatmulTuning t, bool on) {
-    t.b_texture = on;
-    return t;
-  }
-
   MatmulShape shape_;
   MatmulTuning tuning_;
   ComputeKernel kernel_;
@@ -437,14 +460,7 @@ class SharedRegisterBlocked final : public MatmulBackend {
         kp_(round_up(shape.k, t.block_k)),
         pad_b_(np_ != shape.n || kp_ != shape.k),
         tuning_(t),
-        main_(context, shared_source,
-              {{"BM", std::to_string(t.block_m)},
-               {"BN", std::to_string(t.block_n)},
-               {"BK", std::to_string(t.block_k)},
-               {"TM", std::to_string(t.thread_m)},
-               {"TN", std::to_string(t.thread_n)},
-               {"THREADS", std::to_string(t.threads())}},
-              "matmul compute_register_blocked " + t.to_string()),
+        main_(compile(context, register_blocked_kernel(context, shape, t))),
         transpose_(context, transpose_pad_source, {}, "matmul: transpose and pad A"),
         pad_(context, pad_source, {}, "matmul: pad or crop"),
         at_(context, ElementType::Float32, count(kp_, mp_)) {

@@ -17,6 +17,7 @@
 #include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu {
 
@@ -152,10 +153,12 @@ std::string check_sample(const std::vector<float>& a, const std::vector<float>& 
   return {};
 }
 
-// The tuning of one device's cache entry, if it can be read and is valid on this device; an
-// entry we cannot read is as good as none: tune again.
+// The tuning of one device's cache entry, if it can be read, was measured under this driver
+// (its GL version string) and is valid on this device; an entry we cannot read is as good as
+// none: tune again.
 std::optional<MatmulTuning> usable_tuning(const json& entry, const DeviceInfo& info) {
   try {
+    if (entry.value("gl_version", info.version) != info.version) return std::nullopt;
     MatmulTuning t = tuning_from_json(entry.at("tuning"));
     validate_matmul_tuning(t, info);
     return t;
@@ -174,6 +177,7 @@ std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir) 
 
 std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
                                                  const std::filesystem::path& cache_dir) {
+  if (!cache::enabled()) return std::nullopt;
   const json doc = cached_document(matmul_cache_file(cache_dir));
   const auto devices = doc.find("devices");
   if (devices == doc.end() || !devices->is_object()) return std::nullopt;
@@ -271,6 +275,17 @@ TuningOperands make_operands(const Context& context, int n, std::mt19937& rng) {
           std::move(c)};
 }
 
+// Every candidate's kernel, compiled together (in parallel where the driver can) before
+// any is timed.
+void precompile_candidates(const Context& context, int n,
+                           const std::vector<MatmulTuning>& candidates) {
+  std::vector<KernelSource> kernels;
+  for (const auto& t : candidates) {
+    kernels.push_back(detail::register_blocked_kernel(context, {n, n, n}, t));
+  }
+  precompile(context, kernels);
+}
+
 // The median time of `repeats` runs of one tuning after a warm-up, then a sampled check of
 // its product; a tuning that does not compile or computes wrongly records why.
 AutotuneCandidate time_candidate(const Context& context, const MatmulTuning& tuning,
@@ -351,16 +366,20 @@ AutotuneResult autotune_matmul(const Context& context, int n, const AutotuneOpti
   AutotuneResult result;
   result.n = n;
   result.cache_file = matmul_cache_file(options.cache_dir);
-  if (options.use_cache && answer_from_cache(context, read_cache(result.cache_file), result)) {
+  const bool cache_on = cache::enabled();  // GPGPU_CACHE=off: neither read nor written
+  if (cache_on && options.use_cache &&
+      answer_from_cache(context, read_cache(result.cache_file), result)) {
     return result;
   }
   std::mt19937 rng(std::random_device{}());
   auto operands = make_operands(context, n, rng);
-  for (const auto& tuning : matmul_tuning_candidates(context.info())) {
+  const auto candidates = matmul_tuning_candidates(context.info());
+  precompile_candidates(context, n, candidates);
+  for (const auto& tuning : candidates) {
     result.candidates.push_back(time_candidate(context, tuning, operands, options.repeats, rng));
   }
   pick_best(context.info().renderer, result);
-  if (options.write_cache) store_in_cache(context, result);
+  if (cache_on && options.write_cache) store_in_cache(context, result);
   return result;
 }
 

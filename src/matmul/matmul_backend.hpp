@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpgpu/arg.hpp"
+#include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_run.hpp"
@@ -47,6 +48,10 @@ std::unique_ptr<MatmulBackend> make_compute_tiled(const Context& context, Matmul
 std::unique_ptr<MatmulBackend> make_compute_register_blocked(const Context& context,
                                                              MatmulShape shape,
                                                              const MatmulTuning& tuning);
+// The main kernel make_compute_register_blocked compiles for `tuning` (so that an
+// autotuner can compile its candidates together first: gpgpu::precompile).
+KernelSource register_blocked_kernel(const Context& context, MatmulShape shape,
+                                     const MatmulTuning& tuning);
 
 // The transform-feedback backends (transform_feedback_matmul.cpp): operands packed into
 // textures, products captured from a vertex shader and gathered into C.

@@ -12,15 +12,37 @@
 namespace gpgpu::nn {
 
 std::string_view to_string(Backend backend) {
-  return backend == Backend::Compute ? "compute" : "transform-feedback";
+  switch (backend) {
+    case Backend::Auto:
+      return "auto";
+    case Backend::Cpu:
+      return "cpu";
+    case Backend::Compute:
+      return "compute";
+    case Backend::TransformFeedback:
+      return "transform-feedback";
+  }
+  return "auto";
 }
 
 std::optional<Backend> parse_backend(std::string_view name) {
-  if (name == "compute") return Backend::Compute;
-  if (name == "transform-feedback" || name == "transform_feedback" || name == "tf") {
-    return Backend::TransformFeedback;
+  for (Backend b : {Backend::Auto, Backend::Cpu, Backend::Compute, Backend::TransformFeedback}) {
+    if (name == to_string(b)) return b;
   }
+  if (name == "transform_feedback" || name == "tf") return Backend::TransformFeedback;
   return std::nullopt;
+}
+
+Backend backend_from_name(std::string_view name) {
+  if (const auto b = parse_backend(name)) return *b;
+  throw ArgumentError(fmt::format(
+      "unknown nn backend '{}'; the backends are auto, cpu, compute, transform-feedback (tf)",
+      name));
+}
+
+Backend resolve_backend(Backend backend, const Context& context) {
+  if (backend != Backend::Auto) return backend;
+  return context.info().is_software ? Backend::Cpu : Backend::Compute;
 }
 
 std::string ParameterInfo::key() const {
@@ -64,9 +86,18 @@ Engine& ModelState::ensure_engine() {
     host_values = initial_values(*this, 1);
     initialized = true;
   }
-  engine = backend == Backend::Compute ? make_compute_engine(*this)
-                                       : make_transform_feedback_engine(*this);
+  switch (resolve_backend(backend, *context)) {
+    case Backend::Cpu:
+      engine = make_cpu_engine(*this);
+      break;
+    case Backend::TransformFeedback:
+      engine = make_transform_feedback_engine(*this);
+      break;
+    default:
+      engine = make_compute_engine(*this);
+  }
   engine->upload_parameters(host_values);
+  ++engines_made;
   return *engine;
 }
 
@@ -215,6 +246,9 @@ void Sequential::set_backend(Backend backend, BackendOptions options) {
 Backend Sequential::backend() const {
   return state_->backend;
 }
+Backend Sequential::active_backend() const {
+  return resolve_backend(state_->backend, *state_->context);
+}
 const BackendOptions& Sequential::backend_options() const {
   return state_->options;
 }
@@ -230,12 +264,6 @@ void check_batch_shape(const detail::ModelState& s, const Tensor& x, const char*
   }
 }
 
-Tensor copy_of(const Context& context, const Buffer& source, Shape shape) {
-  std::vector<float> values(source.size());
-  source.download(std::span<float>(values));
-  return Tensor::from(context, std::move(shape), values);
-}
-
 }  // namespace
 
 Tensor Sequential::forward(const Tensor& x, Mode mode) {
@@ -247,7 +275,7 @@ Tensor Sequential::forward(const Tensor& x, Mode mode) {
   plan.load_input(x.buffer());
   plan.forward(++s.forward_count);
   if (mode == Mode::Train) s.last_train_plan = &plan;
-  return copy_of(*s.context, plan.output(), output_shape().with_batch(batch));
+  return Tensor::from(*s.context, output_shape().with_batch(batch), plan.output());
 }
 
 Tensor Sequential::backward(const Tensor& output_gradient) {
@@ -266,7 +294,7 @@ Tensor Sequential::backward(const Tensor& output_gradient) {
   }
   plan.load_output_gradient(output_gradient.buffer());
   plan.backward();
-  return copy_of(*s.context, plan.input_gradient(), s.input.with_batch(plan.batch()));
+  return Tensor::from(*s.context, s.input.with_batch(plan.batch()), plan.input_gradient());
 }
 
 std::vector<float> Sequential::gradient_values() const {

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "glsl_common.hpp"
 #include "gpgpu/error.hpp"
 #include "model_state.hpp"
+#include "plan/hash.hpp"
 
 namespace gpgpu::nn {
 
@@ -47,11 +47,14 @@ struct TrainerState {
   Plan* plan = nullptr;
   std::unique_ptr<DataFeed> feed;
   std::size_t epochs = 0, steps = 0;
+  std::uint64_t engine_number = 0;
 
-  // (Re)binds to the model's current engine: a backend switch makes a new one.
+  // (Re)binds to the model's current engine: a backend switch makes a new one (possibly at
+  // the old one's address, so the count of engines made tells).
   void bind() {
     Engine& current = model->state().ensure_engine();
-    if (&current == engine) return;
+    if (model->state().engines_made == engine_number) return;
+    engine_number = model->state().engines_made;
     engine = &current;
     plan = &current.plan({options.batch, Mode::Train, true, false});
     feed = current.make_feed(*data);
@@ -102,8 +105,12 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   for (std::size_t step = 0; step < steps; ++step) {
     s.plan->gather(*s.feed, step * o.batch, o.batch, o.augmentation, epoch_seed);
     s.plan->forward(detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step)));
-    s.plan->loss(o.batch, true, nullptr, 0);
+    s.plan->loss(o.batch, true, false, 0);
     s.plan->backward();
+    if (o.gradient_hook) {
+      o.gradient_hook(s.engine->host_gradients());
+      s.engine->commit_gradients();
+    }
     s.engine->update(o.optimizer, lr, ++s.steps);
     const bool last = step + 1 == steps;
     if ((step + 1) % o.report_every == 0 || last) {
@@ -152,19 +159,19 @@ Evaluation evaluate(Sequential& model, const DeviceDataset& data, std::size_t ba
   auto feed = engine.make_feed(data);
   std::vector<std::uint32_t> order(data.count());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-  Buffer predictions(model.context(), ElementType::Int32, data.count());
   const auto start = Clock::now();
   feed->set_order(order);
   engine.reset_accumulators();
+  engine.begin_predictions(data.count());
   for (std::size_t first = 0; first < data.count(); first += batch) {
     const std::size_t valid = std::min(batch, data.count() - first);
     plan.gather(*feed, first, valid, {}, 0);
     plan.forward(0);
-    plan.loss(valid, false, &predictions, first);
+    plan.loss(valid, false, true, first);
   }
   const auto [loss_sum, correct] = engine.read_accumulators();
   Evaluation e;
-  e.predictions = predictions.to_vector<int>();
+  e.predictions = engine.read_predictions();
   e.seconds = seconds_since(start);
   e.stats = {loss_sum, correct, data.count()};
   e.classes = std::max(data.classes(), model.output_shape()[0]);

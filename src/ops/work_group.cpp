@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpgpu/buffer.hpp"
+#include "gpgpu/cache.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/profiler.hpp"
@@ -28,10 +30,6 @@ void main() {
   uint i = gpgpu_index();
   if (i < gpgpu_count) y[i] = alpha * x[i] + y[i];
 })";
-
-std::string device_key(const DeviceInfo& info) {
-  return info.renderer + "\n" + info.version;
-}
 
 std::mutex cache_mutex;
 std::map<std::string, WorkGroupChoice>& cache() {
@@ -64,7 +62,24 @@ std::vector<int> work_group_size_candidates(const DeviceInfo& info) {
 
 namespace {
 
+// Measurements of earlier processes: the size, a newline, the reason (the "work-group" store).
+cache::Store disk() {
+  return cache::Store("work-group", 1, 1u << 20);
+}
+
+// The disk first (a file read: cheap beside a measurement, and what another process stored
+// is as good as ours), then what this process measured (all there is with GPGPU_CACHE=off).
 std::optional<WorkGroupChoice> choice_made_earlier(const std::string& key) {
+  if (const auto bytes = disk().load(key)) {
+    const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    WorkGroupChoice stored;
+    stored.size = std::atoi(text.c_str());
+    const auto newline = text.find('\n');
+    if (stored.size > 0 && newline != std::string::npos) {
+      stored.reason = "measured earlier (disk cache): " + text.substr(newline + 1);
+      return stored;
+    }
+  }
   std::lock_guard lock(cache_mutex);
   const auto it = cache().find(key);
   if (it == cache().end()) return std::nullopt;
@@ -72,6 +87,15 @@ std::optional<WorkGroupChoice> choice_made_earlier(const std::string& key) {
   cached.measured = false;
   cached.reason = "measured earlier in this process: " + cached.reason;
   return cached;
+}
+
+void remember_choice(const std::string& key, const WorkGroupChoice& choice) {
+  {
+    std::lock_guard lock(cache_mutex);
+    cache()[key] = choice;
+  }
+  const std::string text = std::to_string(choice.size) + "\n" + choice.reason;
+  disk().store(key, std::as_bytes(std::span(text.data(), text.size())));
 }
 
 // Large enough to be bandwidth-bound, small enough for a storage block and a quick probe.
@@ -126,7 +150,7 @@ SizeTimings time_sizes(const Context& context, const WorkGroupOptions& options,
 
 WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOptions& options) {
   const auto& info = context.info();
-  const std::string key = device_key(info);
+  const std::string key = "work-group size\n" + cache::device_key(info);
   if (options.use_cache) {
     if (auto earlier = choice_made_earlier(key)) return *earlier;
   }
@@ -162,10 +186,7 @@ WorkGroupChoice choose_work_group_size(const Context& context, const WorkGroupOp
       "vec4 SAXPY over {} floats, median of {} ({}): fastest {} at {:.1f} GB/s; {} is within 5% "
       "and nearest 256",
       floats, options.repeats, measured.clock, fastest->size, fastest->gbps, best->size);
-  {
-    std::lock_guard lock(cache_mutex);
-    cache()[key] = choice;
-  }
+  remember_choice(key, choice);
   return choice;
 }
 

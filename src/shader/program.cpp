@@ -2,38 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "shader/glsl_source.hpp"
+#include <chrono>
+
 #include "gpgpu/error.hpp"
+#include "shader/program_binary_cache.hpp"
 
 namespace gpgpu::detail {
 
 namespace {
-
-// Deletes a shader object when it goes out of scope, also when compilation throws.
-struct ShaderHandle {
-  GLuint id = 0;
-  ~ShaderHandle() {
-    if (id != 0) glDeleteShader(id);
-  }
-};
-
-std::string shader_log(GLuint shader) {
-  GLint length = 0;
-  glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &length);
-  std::string log(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
-  if (length > 0) glGetShaderInfoLog(shader, length, nullptr, log.data());
-  while (!log.empty() && log.back() == '\0') log.pop_back();
-  return log;
-}
-
-std::string program_log(GLuint program) {
-  GLint length = 0;
-  glGetProgramiv(program, GL_INFO_LOG_LENGTH, &length);
-  std::string log(static_cast<std::size_t>(length > 0 ? length : 0), '\0');
-  if (length > 0) glGetProgramInfoLog(program, length, nullptr, log.data());
-  while (!log.empty() && log.back() == '\0') log.pop_back();
-  return log;
-}
 
 // gpgpu binds uniforms one by one (glUniform*), never uniform buffers: a kernel whose
 // uniform block stayed unbound would read zeros and run without a word.
@@ -47,56 +23,24 @@ void reject_uniform_blocks(const ProgramInterface& interface, const std::string&
       fmt::join(interface.uniform_blocks, ", ")));
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool is_compute(const std::vector<ShaderStage>& stages) {
+  return stages.size() == 1 && stages[0].type == GL_COMPUTE_SHADER;
+}
+
 }  // namespace
 
-Program::Program(const std::vector<ShaderStage>& stages, const LinkOptions& options,
-                 std::string label, std::weak_ptr<ContextState> owner)
-    : owner_(std::move(owner)), label_(std::move(label)) {
-  std::vector<ShaderHandle> shaders(stages.size());
-  for (std::size_t i = 0; i < stages.size(); ++i) {
-    const auto& stage = stages[i];
-    shaders[i].id = GL(glCreateShader(stage.type));
-    const char* text = stage.source.c_str();
-    GL(glShaderSource(shaders[i].id, 1, &text, nullptr));
-    GL(glCompileShader(shaders[i].id));
-    GLint ok = GL_FALSE;
-    GL(glGetShaderiv(shaders[i].id, GL_COMPILE_STATUS, &ok));
-    if (ok != GL_TRUE) {
-      const std::string log = shader_log(shaders[i].id);
-      throw CompileError(fmt::format("{} shader of {} failed to compile:\n{}",
-                                     stage_name(stage.type), label_,
-                                     annotate_log(log, stage.user_source)),
-                         log);
-    }
-  }
-  id_ = GL(glCreateProgram());
+Program::Program(GLuint linked, const std::vector<ShaderStage>& stages, std::string label,
+                 std::weak_ptr<ContextState> owner)
+    : id_(linked), owner_(std::move(owner)), label_(std::move(label)) {
   try {
-    for (const auto& shader : shaders) GL(glAttachShader(id_, shader.id));
-    if (options.separable) GL(glProgramParameteri(id_, GL_PROGRAM_SEPARABLE, GL_TRUE));
-    if (!options.transform_feedback_varyings.empty()) {
-      std::vector<const char*> names;
-      for (const auto& n : options.transform_feedback_varyings) names.push_back(n.c_str());
-      GL(glTransformFeedbackVaryings(id_, static_cast<GLsizei>(names.size()), names.data(),
-                                     options.transform_feedback_mode));
-    }
-    GL(glLinkProgram(id_));
-    GLint ok = GL_FALSE;
-    GL(glGetProgramiv(id_, GL_LINK_STATUS, &ok));
-    if (ok != GL_TRUE) {
-      const std::string log = program_log(id_);
-      std::string sources;
-      for (const auto& stage : stages) {
-        sources += fmt::format("\n{} shader:\n{}", stage_name(stage.type),
-                               annotate_log("", stage.user_source));
-      }
-      throw CompileError(
-          fmt::format("{} failed to link:\n{}{}", label_, log, sources), log);
-    }
-    for (const auto& shader : shaders) GL(glDetachShader(id_, shader.id));
-    const bool is_compute = stages.size() == 1 && stages[0].type == GL_COMPUTE_SHADER;
+    // OpenGL ES 3.0 (WebGL2) has no program-interface queries: the sources tell instead.
     const auto context = owner_.lock();
     interface_ = context && !context->platform.gles31 ? introspect_es30(id_, stages)
-                                                      : introspect(id_, is_compute);
+                                                      : introspect(id_, is_compute(stages));
     reject_uniform_blocks(interface_, label_);
   } catch (...) {
     glDeleteProgram(id_);
@@ -118,12 +62,46 @@ Program::~Program() {
   glGetError();  // a destructor must not throw; a failed delete leaves nothing to undo
 }
 
+std::shared_ptr<Program> restored_program(ContextState& state,
+                                          const std::vector<ShaderStage>& stages,
+                                          const LinkOptions& options, const std::string& label) {
+  const auto start = std::chrono::steady_clock::now();
+  const GLuint restored = state.binaries->load(stages, options);
+  if (restored == 0) return nullptr;
+  auto program =
+      std::make_shared<Program>(restored, stages, label, state.weak_from_this());
+  state.program_counts.restored += 1;
+  state.program_counts.restore_seconds += seconds_since(start);
+  return program;
+}
+
+std::shared_ptr<Program> linked_program(ContextState& state, PendingLink& link,
+                                        const std::vector<ShaderStage>& stages,
+                                        const LinkOptions& options, const std::string& label) {
+  const GLuint linked = finish_link(link, stages, label);
+  auto program =
+      std::make_shared<Program>(linked, stages, label, state.weak_from_this());
+  state.program_counts.compiled += 1;
+  state.binaries->store(program->id(), stages, options);
+  return program;
+}
+
+std::shared_ptr<Program> build_program(ContextState& state, const std::vector<ShaderStage>& stages,
+                                       const LinkOptions& options, const std::string& label) {
+  if (auto program = restored_program(state, stages, options, label)) return program;
+  const auto start = std::chrono::steady_clock::now();
+  PendingLink link = start_link(stages, options, state.binaries->active());
+  auto program = linked_program(state, link, stages, options, label);
+  state.program_counts.compile_seconds += seconds_since(start);
+  return program;
+}
+
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,
                                         const std::vector<ShaderStage>& stages,
                                         const LinkOptions& options, const std::string& label) {
   state.ensure_current();
   if (auto cached = state.programs.find(key)) return cached;
-  auto program = std::make_shared<Program>(stages, options, label, state.weak_from_this());
+  auto program = build_program(state, stages, options, label);
   state.programs.insert(key, program);
   return program;
 }

@@ -7,27 +7,18 @@
 
 #include "gl/context_state.hpp"
 #include "shader/program_interface.hpp"
+#include "shader/program_link.hpp"
 
 namespace gpgpu::detail {
 
-struct ShaderStage {
-  GLenum type;              // GL_COMPUTE_SHADER, GL_VERTEX_SHADER, GL_FRAGMENT_SHADER
-  std::string source;       // complete source, as given to the driver
-  std::string user_source;  // what the user wrote, for numbered error listings
-};
-
-struct LinkOptions {
-  bool separable = false;
-  std::vector<std::string> transform_feedback_varyings;
-  GLenum transform_feedback_mode = GL_INTERLEAVED_ATTRIBS;
-};
-
 class Program {
  public:
-  // `owner` is the context the program is made in (current now). The destructor deletes the
-  // GL program only in that context: program names are per context, so deleting while
-  // another context is current would delete that context's program of the same number.
-  Program(const std::vector<ShaderStage>& stages, const LinkOptions& options, std::string label,
+  // Takes over `linked`, a program linked (or restored from a binary) in `owner`, the
+  // context current now, and reads its interface; deletes it and throws UnsupportedError
+  // for uniform blocks. The destructor deletes the GL program only in that context:
+  // program names are per context, so deleting while another context is current would
+  // delete that context's program of the same number.
+  Program(GLuint linked, const std::vector<ShaderStage>& stages, std::string label,
           std::weak_ptr<ContextState> owner);
   ~Program();
   Program(const Program&) = delete;
@@ -55,8 +46,22 @@ ProgramInterface introspect_es30(GLuint program, const std::vector<ShaderStage>&
 // locations in `program` (linked), any other stage's without (location -1, no GL call).
 std::vector<StageVariable> declared_stage_outputs(GLuint program, const ShaderStage& stage);
 
-// The program for `key` from the context's cache, compiled and linked on first use. The
-// label names the kernel in compile errors; each kernel keeps its own label for the rest.
+// The program for `stages` restored from the disk cache (program_binary_cache.hpp), or null.
+std::shared_ptr<Program> restored_program(ContextState& state,
+                                          const std::vector<ShaderStage>& stages,
+                                          const LinkOptions& options, const std::string& label);
+// The program of a link started for `stages` (finish_link), stored in the disk cache.
+std::shared_ptr<Program> linked_program(ContextState& state, PendingLink& link,
+                                        const std::vector<ShaderStage>& stages,
+                                        const LinkOptions& options, const std::string& label);
+
+// The program for `stages`: restored from the disk cache, else compiled and linked (and
+// then stored there). Not kept in the context's cache. Counted in state.program_counts.
+std::shared_ptr<Program> build_program(ContextState& state, const std::vector<ShaderStage>& stages,
+                                       const LinkOptions& options, const std::string& label);
+
+// The program for `key` from the context's cache, else made by build_program on first use.
+// The label names the kernel in compile errors; each kernel keeps its own label for the rest.
 std::shared_ptr<Program> cached_program(ContextState& state, const std::string& key,
                                         const std::vector<ShaderStage>& stages,
                                         const LinkOptions& options, const std::string& label);

@@ -46,10 +46,10 @@ GLenum choose_capture_mode(const std::vector<StageVariable>& outputs, const Devi
 std::vector<StageVariable> vertex_outputs(ContextState& state, const ShaderStage& vertex,
                                           const std::string& label) {
   if (!state.platform.gles31) return declared_stage_outputs(0, vertex);
+  // From the disk cache too, where it was kept: a later process then compiles nothing.
   LinkOptions separable;
   separable.separable = true;
-  const Program probe({vertex}, separable, label, state.weak_from_this());
-  return probe.interface().outputs;
+  return build_program(state, {vertex}, separable, label)->interface().outputs;
 }
 
 }  // namespace

@@ -274,7 +274,8 @@ INSTANTIATE_TEST_SUITE_P(
     Backends, NnEvaluate,
     ::testing::Values(nntest::BackendConfig{"compute", nn::Backend::Compute, {}},
                       nntest::BackendConfig{
-                          "transform_feedback", nn::Backend::TransformFeedback, {}}),
+                          "transform_feedback", nn::Backend::TransformFeedback, {}},
+                      nntest::BackendConfig{"cpu", nn::Backend::Cpu, {}}),
     nntest::config_name);
 
 nn::Sequential net_with_everything(const gpgpu::Context& ctx) {

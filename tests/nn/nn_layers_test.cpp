@@ -57,6 +57,13 @@ std::vector<LayerCase> cases() {
        {Conv2D{4, 3, 1, 1}, ReLU{}, MaxPool2D{2}, Conv2D{6, 3, 1, 0}, ReLU{}, AvgPool2D{2},
         Flatten{}, Dense{8}, Sigmoid{}, Dense{3}},
        3},
+      // Batch 1: a single image through every kind of stage (one thread of a pool busy).
+      {"batch1_cnn",
+       {2, 9, 7},
+       {Conv2D{3, 3, 2, 1}, BatchNorm{}, ReLU{}, MaxPool2D{2, 1}, Conv2D{4, 1, 1, 0}, Tanh{},
+        Flatten{}, Dense{5}, Softmax{}},
+       1},
+      {"batch1_dense", {13}, {Dense{6}, Sigmoid{}, Dense{4}, ReLU{}}, 1},
   };
 }
 

@@ -14,6 +14,9 @@ std::vector<BackendConfig> all_backends() {
                      nn::Backend::Compute,
                      {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = false}});
   configs.push_back({"transform_feedback", nn::Backend::TransformFeedback, {}});
+  // Three threads whatever the machine has: ranges split unevenly, and a batch smaller than
+  // the pool leaves threads idle.
+  configs.push_back({"cpu", nn::Backend::Cpu, {.threads = 3}});
   return configs;
 }
 

@@ -21,8 +21,8 @@ struct BackendConfig {
   nn::Backend backend = nn::Backend::Compute;
   nn::BackendOptions options;
 };
-// Compute with direct loads, compute with shared-memory tiles, and transform feedback:
-// every kernel variant runs on llvmpipe as well as on GPUs.
+// Compute with direct loads, compute with shared-memory tiles, transform feedback (every
+// GPU kernel variant runs on llvmpipe as well as on GPUs), and the CPU backend.
 std::vector<BackendConfig> all_backends();
 std::string config_name(const ::testing::TestParamInfo<BackendConfig>& info);
 

@@ -1,7 +1,8 @@
-// Whole networks: the two backends agree on the same weights; the backward pass is the
+// Whole networks: the three backends agree on the same weights; the backward pass is the
 // derivative of the forward pass (finite differences of the device's own float32 forward);
 // and training lowers the loss on a 512-image subset of Fashion-MNIST within a few steps.
 #include <cmath>
+#include <limits>
 #include <iostream>
 #include <numeric>
 
@@ -26,10 +27,10 @@ nn::Sequential small_net(const gpgpu::Context& ctx) {
   return model;
 }
 
-// Both backends against the reference bound e, and so against each other within 2e: the
+// Every backend against the reference bound e, and so against each other within 2e: the
 // same weights and inputs give the same outputs, input gradients and parameter gradients to
 // within float32 rounding.
-TEST(NnBackends, ComputeAndTransformFeedbackAgree) {
+TEST(NnBackends, ComputeTransformFeedbackAndCpuAgree) {
   auto& ctx = gpgpu::test::context();
   auto model = small_net(ctx);
   const auto params = nntest::random_parameters(model);
@@ -39,9 +40,10 @@ TEST(NnBackends, ComputeAndTransformFeedbackAgree) {
   const auto dy = gpgpu::test::random_floats(batch * model.output_shape().size());
   const auto trace = nnref::net_forward(model, batch, nnref::Array::exact(x), params, true);
   const auto ref = nnref::net_backward(model, batch, trace, nnref::Array::exact(dy), params, true);
-  std::vector<float> out[2], dx[2], grads[2];
-  const nn::Backend backends[2] = {nn::Backend::Compute, nn::Backend::TransformFeedback};
-  for (int b = 0; b < 2; ++b) {
+  std::vector<float> out[3], dx[3], grads[3];
+  const nn::Backend backends[3] = {nn::Backend::Compute, nn::Backend::TransformFeedback,
+                                   nn::Backend::Cpu};
+  for (int b = 0; b < 3; ++b) {
     model.set_backend(backends[b]);
     out[b] = model
                  .forward(nn::Tensor::from(ctx, model.input_shape().with_batch(batch), x),
@@ -57,22 +59,24 @@ TEST(NnBackends, ComputeAndTransformFeedbackAgree) {
     for (auto& e : a.e) e *= 2;
     return a;
   };
-  for (int b = 0; b < 2; ++b) {
+  for (int b = 0; b < 3; ++b) {
     SCOPED_TRACE(nn::to_string(backends[b]));
     nntest::expect_within(out[b], trace.inputs.back(), "output");
     nntest::expect_within(dx[b], ref.dx, "input gradient");
     nntest::expect_within(grads[b], ref.flat, "parameter gradients");
   }
-  // |compute - tf| <= |compute - exact| + |exact - tf| <= 2 e.
+  // |other - compute| <= |other - exact| + |exact - compute| <= 2 e.
   auto as_array = [](const std::vector<float>& v, const nnref::Array& bounds) {
     nnref::Array a = nnref::Array::exact(v);
     a.e = bounds.e;
     return a;
   };
-  nntest::expect_within(out[1], doubled(as_array(out[0], trace.inputs.back())),
-                        "tf vs compute output");
-  nntest::expect_within(dx[1], doubled(as_array(dx[0], ref.dx)), "tf vs compute input gradient");
-  nntest::expect_within(grads[1], doubled(as_array(grads[0], ref.flat)), "tf vs compute gradients");
+  for (int b = 1; b < 3; ++b) {
+    SCOPED_TRACE(std::string(nn::to_string(backends[b])) + " vs compute");
+    nntest::expect_within(out[b], doubled(as_array(out[0], trace.inputs.back())), "output");
+    nntest::expect_within(dx[b], doubled(as_array(dx[0], ref.dx)), "input gradient");
+    nntest::expect_within(grads[b], doubled(as_array(grads[0], ref.flat)), "gradients");
+  }
 }
 
 // L(theta) = sum_i dy_i y_i(theta) for fixed random dy, so dL/dtheta is what backward(dy)
@@ -167,12 +171,15 @@ TEST_P(NnFiniteDifferences, BackwardIsTheDerivativeOfForward) {
 }
 
 // Plus the shared-memory kernels with autotuning, whose first run of each GEMM times every
-// candidate tiling (results must be right whichever is kept).
+// candidate tiling (results must be right whichever is kept; no time budget, so that every
+// GEMM this process meets first is tuned).
 std::vector<nntest::BackendConfig> backends_and_autotuning() {
   auto configs = nntest::all_backends();
   configs.push_back({"compute_shared_autotuned",
                      nn::Backend::Compute,
-                     {.kernels = nn::BackendOptions::Kernels::SharedMemory, .autotune = true}});
+                     {.kernels = nn::BackendOptions::Kernels::SharedMemory,
+                      .autotune = true,
+                      .autotune_seconds = std::numeric_limits<double>::infinity()}});
   return configs;
 }
 
@@ -221,7 +228,8 @@ INSTANTIATE_TEST_SUITE_P(
     Backends, NnLossFalls,
     ::testing::Values(nntest::BackendConfig{"compute", nn::Backend::Compute, {}},
                       nntest::BackendConfig{
-                          "transform_feedback", nn::Backend::TransformFeedback, {}}),
+                          "transform_feedback", nn::Backend::TransformFeedback, {}},
+                      nntest::BackendConfig{"cpu", nn::Backend::Cpu, {}}),
     nntest::config_name);
 
 }  // namespace

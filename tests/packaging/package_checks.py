@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # and fmt, whose packages the README's install section names as what the wheel needs from apt
 # (pip cannot install them): a new link fails here until the README says so.
 WHEEL_LIBRARIES = re.compile(
-    r"lib(c|m|gcc_s|stdc\+\+|EGL|OpenGL|fmt)\.so\.[0-9]+|ld-linux-[\w-]+\.so\.[0-9]+")
+    r"lib(c|m|gcc_s|stdc\+\+|EGL|OpenGL|GLESv2|fmt)\.so\.[0-9]+|ld-linux-[\w-]+\.so\.[0-9]+")
 
 
 def fail(message):

@@ -1,5 +1,5 @@
 // gpgpu/nn/model.hpp — a Sequential network whose forward and backward passes run on the
-// device, through one of two backends.
+// device or the host cores, through one of three backends.
 //
 //   gpgpu::nn::Sequential model(ctx, {1, 28, 28});          // per-sample input shape (C, H, W)
 //   model.add(gpgpu::nn::Conv2D{.filters = 32, .kernel = 5, .padding = 2});
@@ -10,7 +10,16 @@
 //   model.initialize(42);                                    // He / Xavier from a seeded RNG
 //   gpgpu::nn::Tensor logits = model.forward(images);        // images: (N, 1, 28, 28)
 //
-// Backends (one model, either backend, switchable at any time; parameters move with it):
+// Backends (one model, any backend, switchable at any time; parameters move with it). All
+// run the same stage plan (src/nn/plan): each layer is described once, and a backend only
+// supplies the kernels of each stage.
+//   Auto               the default: Cpu when the device is a software rasterizer (llvmpipe:
+//                      the "GPU" is the same cores), else Compute.
+//   Cpu                C++ on the host cores: convolutions as im2col + OpenBLAS sgemm per
+//                      image, dense layers as sgemm, the epilogues (bias, activation,
+//                      activation derivatives) fused into loops over contiguous float32,
+//                      parallel over the batch on a persistent thread pool
+//                      (BackendOptions::threads). No data leaves host memory between layers.
 //   Compute            compute shaders: convolutions and dense layers as implicit GEMMs with
 //                      register blocking (shared-memory tiles on GPUs, direct loads on
 //                      llvmpipe), the activation fused into the producing kernel, the
@@ -20,14 +29,13 @@
 //                      feedback. Slower (on an H100 vertex work runs on a fraction of the
 //                      SMs, and every draw waits for its capture count) but runs the same
 //                      network with the same parameters.
-// The two agree to float32 rounding: every output is the same sum in another order, so
-// they differ by at most about 2 gamma_K sum |terms| (gamma_K = K 2^-24 for sums of K
-// terms); tests/nn_backend_test.cpp checks it.
+// They agree to float32 rounding: every output is the same sum in another order, so they
+// differ by at most about 2 gamma_K sum |terms| (gamma_K = K 2^-24 for sums of K terms);
+// tests/nn_training_test.cpp checks it. Model files do not depend on the backend.
 //
-// Kernels and buffers are made once per (backend, batch size, mode) and reused; forward()
-// and backward() bind, dispatch and return device Tensors with no host round trip.
-// Training loops use Trainer (train.hpp); forward/backward here are the building blocks
-// (and what the tests check layer by layer).
+// Kernels and arrays are made once per (backend, batch size, mode) and reused; forward()
+// and backward() return Tensors. Training loops use Trainer (train.hpp); forward/backward
+// here are the building blocks (and what the tests check layer by layer).
 #pragma once
 
 #include <cstddef>
@@ -46,10 +54,13 @@
 
 namespace gpgpu::nn {
 
-enum class Backend { Compute, TransformFeedback };
-std::string_view to_string(Backend backend);  // "compute", "transform-feedback"
-// Accepts "compute", "transform-feedback" (also "transform_feedback", "tf"); nullopt else.
+enum class Backend { Auto, Cpu, Compute, TransformFeedback };
+std::string_view to_string(Backend backend);  // "auto", "cpu", "compute", "transform-feedback"
+// Accepts the names to_string gives (also "tf" and "transform_feedback"); nullopt else.
 std::optional<Backend> parse_backend(std::string_view name);
+// parse_backend, or ArgumentError naming `name` and listing the backends ("auto, cpu,
+// compute, transform-feedback (tf)").
+Backend backend_from_name(std::string_view name);
 
 // Evaluation uses BatchNorm's running statistics and no dropout; training the batch's.
 enum class Mode { Eval, Train };
@@ -61,9 +72,34 @@ struct BackendOptions {
   enum class Kernels { Auto, SharedMemory, Direct };
   Kernels kernels = Kernels::Auto;
   // Compute backend on GPUs: time a few tilings of each GEMM when a batch size is first
-  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it).
+  // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it). Tuned
+  // tilings are kept in the disk cache (gpgpu/cache.hpp) for later processes, and a GEMM
+  // whose sibling at another batch size was tuned takes its tiling without tuning.
   bool autotune = true;
+  // Cpu backend: the threads it computes on, the calling one included. 0: one per core this
+  // process may run on (its CPU affinity), capped by the environment: $GPGPU_THREADS if set,
+  // else $OMP_NUM_THREADS (as PyTorch reads it). A positive value is used as given.
+  std::size_t threads = 0;
+  // Wall time a process spends tuning at most, over all models; GEMMs met after that run the
+  // cost model's first choice now and are tuned by a later process. Infinity: no bound.
+  double autotune_seconds = 1.0;
 };
+
+// The backend `backend` stands for on `context`: Auto becomes Cpu on software rasterizers
+// (DeviceInfo::is_software) and Compute elsewhere; the others stand for themselves.
+Backend resolve_backend(Backend backend, const Context& context);
+// The threads the Cpu backend uses with `options` (see BackendOptions::threads). Throws
+// ArgumentError naming the variable when $GPGPU_THREADS or $OMP_NUM_THREADS is set to
+// anything but a positive integer.
+std::size_t cpu_threads(const BackendOptions& options);
+// The BLAS the Cpu backend calls, as it describes itself ("OpenBLAS 0.3.21 DYNAMIC_ARCH
+// NO_AFFINITY Haswell MAX_THREADS=64": the kernels it picked for this CPU are named there;
+// $OPENBLAS_CORETYPE overrides that pick when the process starts).
+std::string cpu_blas();
+// Advice when the BLAS runs kernels below what this CPU offers — OpenBLAS before 0.3.22
+// gives AMD Zen 4 its AVX2 kernels although the CPU has AVX-512, and training ran 1.5x
+// faster with OPENBLAS_CORETYPE=SkylakeX (docs/nn.md) — else an empty string.
+std::string cpu_blas_hint();
 
 // One parameter array of the model, as it is saved.
 struct ParameterInfo {
@@ -121,9 +157,11 @@ class Sequential {
   // Replaces all parameters (exactly parameter_count() values, else SizeMismatchError).
   void set_parameter_values(std::span<const float> values);
 
-  // Chooses the backend; the parameters move to it (their values do not change).
+  // Chooses the backend (Auto until set); the parameters move to it (their values do not
+  // change; the optimizer state restarts).
   void set_backend(Backend backend, BackendOptions options = {});
-  Backend backend() const;
+  Backend backend() const;         // as set (possibly Auto)
+  Backend active_backend() const;  // what runs: resolve_backend(backend(), context())
   const BackendOptions& backend_options() const;
 
   // Runs the network on a batch x of shape (N, input...) and returns the outputs (N, output...)

@@ -9,12 +9,13 @@
 //     eval.accuracy());
 //   }
 //
-// A training step is one chain of dispatches with no transfer: a kernel gathers the batch
-// from the resident data set through the epoch's shuffled index buffer (normalising and
-// augmenting on the way), the forward pass, the fused softmax-cross-entropy kernel (which
-// also adds the batch's loss and correct count to device accumulators), the backward pass
-// and the optimizer update. The host reads the accumulators every `report_every` steps and
-// at the end of the epoch, never per step. Epochs drop the last incomplete batch (as
+// A training step is one chain of kernels with no transfer: gather the batch from the
+// resident data set through the epoch's shuffled order (normalising and augmenting on the
+// way), the forward pass, the fused softmax-cross-entropy (which also adds the batch's loss
+// and correct count to accumulators), the backward pass, TrainOptions::gradient_hook if
+// set, and the optimizer update. On the GPU backends the host reads the accumulators every
+// `report_every` steps and at the end of the epoch, never per step; on the Cpu backend
+// everything stays in host memory. Epochs drop the last incomplete batch (as
 // PyTorch's drop_last), so every step has the same batch size and the same kernels.
 #pragma once
 
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "gpgpu/nn/data.hpp"
@@ -41,6 +43,14 @@ struct TrainOptions {
   std::uint64_t seed = 1;          // shuffling, dropout masks and augmentation
   std::size_t report_every = 100;  // steps between reads of the loss accumulators
   std::size_t limit_steps = 0;     // stop an epoch after this many steps (0: the whole epoch)
+  // Called after each step's backward pass and before the optimizer update with the batch's
+  // gradients of every trainable parameter as one flat array: the first
+  // trainable_parameter_count() positions of parameter_values()' layout (ParameterInfo::
+  // offset; one contiguous range per parameter array, the arrays of a layer adjacent). It
+  // may change them in place — data-parallel training sums them across processes here —
+  // and the update uses what it leaves. On the Cpu backend the array is the backend's own
+  // (no copy); on the GPU backends a hook costs one download and one upload per step.
+  std::function<void(std::span<float> gradients)> gradient_hook;
 };
 
 // Where an epoch stands, reported every report_every steps.

@@ -20,12 +20,15 @@
 #include "gemm.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "gemm_tuning.hpp"
+#include "gpgpu/cache.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::nn::detail {
@@ -264,26 +267,35 @@ double estimated_cost(GemmShape s, const GemmTiling& t) {
   return padded / (reuse * fill) + split_traffic;
 }
 
+// Block shapes of the shared-memory kernel: {bm, bn, tm, tn}.
+constexpr int shared_blocks[][4] = {
+    {128, 64, 8, 8}, {64, 64, 8, 8},  {64, 64, 8, 4},  {64, 64, 4, 4},
+    {128, 32, 8, 4}, {64, 32, 4, 4},  {32, 64, 4, 4},  {128, 128, 8, 8},
+    {64, 128, 8, 8}, {32, 32, 4, 4},  {128, 16, 8, 4}, {16, 128, 4, 8},
+    {32, 128, 4, 8}, {256, 32, 8, 4}, {128, 64, 4, 8}, {64, 16, 4, 4}};
+
+// A block shape with the slice depth and split of k a shape gets.
+GemmTiling shared_tiling(GemmShape s, const int (&block)[4]) {
+  GemmTiling t;
+  t.bm = block[0];
+  t.bn = block[1];
+  t.tm = block[2];
+  t.tn = block[3];
+  t.bk = s.k >= 256 ? 16 : 8;
+  t.shared = true;
+  t.split = choose_split(s, t, 512);
+  return t;
+}
+
 std::vector<GemmTiling> shared_candidates(GemmShape s) {
-  const int shapes[][4] = {{128, 64, 8, 8}, {64, 64, 8, 8},  {64, 64, 8, 4},  {64, 64, 4, 4},
-                           {128, 32, 8, 4}, {64, 32, 4, 4},  {32, 64, 4, 4},  {128, 128, 8, 8},
-                           {64, 128, 8, 8}, {32, 32, 4, 4},  {128, 16, 8, 4}, {16, 128, 4, 8},
-                           {32, 128, 4, 8}, {256, 32, 8, 4}, {128, 64, 4, 8}, {64, 16, 4, 4}};
   std::vector<GemmTiling> list;
-  for (const auto& x : shapes) {
-    GemmTiling t;
-    t.bm = x[0];
-    t.bn = x[1];
-    t.tm = x[2];
-    t.tn = x[3];
-    t.bk = s.k >= 256 ? 16 : 8;
-    t.shared = true;
+  for (const auto& block : shared_blocks) {
+    const GemmTiling t = shared_tiling(s, block);
     if (t.threads() < 32 || t.threads() > 256) continue;
     if (t.bm > 2 * std::max(16, round_up_pow2(s.m)) ||
         t.bn > 2 * std::max(16, round_up_pow2(s.n))) {
       continue;
     }
-    t.split = choose_split(s, t, 512);
     list.push_back(t);
   }
   std::stable_sort(list.begin(), list.end(), [&](const GemmTiling& a, const GemmTiling& b) {
@@ -327,6 +339,16 @@ std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shap
   return shared_candidates(shape);
 }
 
+std::optional<GemmTiling> fitted_tiling(GemmShape shape, const GemmTiling& blocks) {
+  for (const auto& block : shared_blocks) {
+    if (blocks.shared && blocks.bm == block[0] && blocks.bn == block[1] && blocks.tm == block[2] &&
+        blocks.tn == block[3]) {
+      return shared_tiling(shape, block);
+    }
+  }
+  return std::nullopt;
+}
+
 struct Gemm::Compiled {
   GemmTiling tiling;
   ComputeKernel main;
@@ -344,25 +366,71 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   using K = BackendOptions::Kernels;
   shared_ = options.kernels == K::SharedMemory ||
             (options.kernels == K::Auto && !context.info().is_software);
+  if (const auto known = known_tiling()) {
+    try {
+      compiled_ = build(*known);
+      return;
+    } catch (const CompileError&) {
+      // kept from a run where it compiled: tune again rather than fail
+    }
+  }
   // Autotuning needs timer queries; on software rasterizers they do not see shader work, so
   // it runs there only when asked for explicitly (SharedMemory), which the tests do.
   tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
                   (!context.info().is_software || options.kernels == K::SharedMemory);
+  tune_budget_seconds_ = options.autotune_seconds;
   compiled_ = build(candidate_tilings(context, shape, shared_).front());
+}
+
+namespace {
+
+std::string defines_text(const Defines& defines) {
+  std::string text;
+  for (const auto& [name, value] : defines) text += name + "=" + value + " ";
+  return text;
+}
+
+}  // namespace
+
+// Only the shared-memory kernels have tilings to choose from.
+std::optional<GemmTiling> Gemm::known_tiling() const {
+  if (!shared_) return std::nullopt;
+  const GemmIdentity id = identity();
+  auto known = tuned_tiling(id);
+  if (!known) known = sibling_tiling(id);
+  if (!known) return std::nullopt;
+  return fitted_tiling(shape_, *known);
+}
+
+GemmIdentity Gemm::identity() const {
+  return {cache::device_key(context_->info()),
+          fmt::format("shared {} {}\n{}{}", source_.a_k_fast, source_.b_k_fast, source_.operands,
+                      source_.result),
+          defines_text(source_.defines), shape_};
 }
 
 Gemm::~Gemm() = default;
 Gemm::Gemm(Gemm&&) noexcept = default;
 Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 
-std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
-  const int blocks_m = ceil_div(shape_.m, t.bm), blocks_n = ceil_div(shape_.n, t.bn);
+namespace {
+
+// Work groups of a tiling, numbered linearly over a 2-D grid within the device's x limit.
+std::pair<std::size_t, std::size_t> grid_of(const Context& context, GemmShape s,
+                                            const GemmTiling& t) {
   const std::size_t blocks =
-      static_cast<std::size_t>(blocks_m) * static_cast<std::size_t>(blocks_n);
+      static_cast<std::size_t>(ceil_div(s.m, t.bm)) * static_cast<std::size_t>(ceil_div(s.n, t.bn));
   const auto max_x = static_cast<std::size_t>(
-      std::min<std::int64_t>(context_->info().max_compute_work_group_count[0], 65535));
+      std::min<std::int64_t>(context.info().max_compute_work_group_count[0], 65535));
   const std::size_t grid_x = std::min(blocks, max_x);
-  const std::size_t grid_y = (blocks + grid_x - 1) / grid_x;
+  return {grid_x, (blocks + grid_x - 1) / grid_x};
+}
+
+}  // namespace
+
+std::vector<KernelSource> Gemm::kernel_sources(const GemmTiling& t) const {
+  const int blocks_m = ceil_div(shape_.m, t.bm), blocks_n = ceil_div(shape_.n, t.bn);
+  const std::size_t grid_x = grid_of(*context_, shape_, t).first;
   const int k_per_split = ceil_div(ceil_div(shape_.k, t.split), t.bk) * t.bk;
   Defines d = source_.defines;
   for (auto [name, value] : {std::pair{"GM", shape_.m},
@@ -387,11 +455,20 @@ std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
   std::string main_text = source_.operands;
   if (t.split == 1) main_text += source_.result;
   main_text += main_source;
-  auto c = std::unique_ptr<Compiled>(
-      new Compiled{t, ComputeKernel(*context_, main_text, d, label_ + " [" + t.to_string() + "]"),
-                   std::nullopt, Buffer(), grid_x, grid_y});
+  std::vector<KernelSource> sources{{main_text, d, label_ + " [" + t.to_string() + "]"}};
+  if (t.split > 1)
+    sources.push_back({source_.result + reduce_source, d, label_ + " [split-K sum]"});
+  return sources;
+}
+
+std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
+  const auto sources = kernel_sources(t);
+  const auto [grid_x, grid_y] = grid_of(*context_, shape_, t);
+  auto c = std::unique_ptr<Compiled>(new Compiled{
+      t, ComputeKernel(*context_, sources[0].source, sources[0].defines, sources[0].label),
+      std::nullopt, Buffer(), grid_x, grid_y});
   if (t.split > 1) {
-    c->reduce.emplace(*context_, source_.result + reduce_source, d, label_ + " [split-K sum]");
+    c->reduce.emplace(*context_, sources[1].source, sources[1].defines, sources[1].label);
     c->partial = Buffer(*context_, ElementType::Float32,
                         static_cast<std::size_t>(t.split) * static_cast<std::size_t>(shape_.m) *
                             static_cast<std::size_t>(shape_.n));
@@ -402,8 +479,10 @@ std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
 void Gemm::run(const Args& operand_args, const Args& result_args) {
   if (tune_pending_) {
     tune_pending_ = false;
-    autotune(operand_args, result_args);  // runs every candidate, so the results are written
-    return;
+    if (tuning_budget_left(tune_budget_seconds_)) {
+      autotune(operand_args, result_args);  // runs every candidate, so the results are written
+      return;
+    }
   }
   auto& c = *compiled_;
   Args main_args = operand_args;
@@ -435,8 +514,14 @@ double Gemm::last_gpu_ns() const {
 
 void Gemm::autotune(const Args& operand_args, const Args& result_args) {
   if (!context_->info().has_timer_query()) return;
+  const auto started = std::chrono::steady_clock::now();
   auto candidates = candidate_tilings(*context_, shape_, shared_);
   if (candidates.size() > 8) candidates.resize(8);
+  std::vector<KernelSource> all_kernels;  // compiled together: in parallel where the driver can
+  for (const auto& t : candidates) {
+    for (auto& k : kernel_sources(t)) all_kernels.push_back(std::move(k));
+  }
+  precompile(*context_, all_kernels);
   double best_ns = std::numeric_limits<double>::infinity();
   std::unique_ptr<Compiled> best;
   std::string tried;
@@ -461,9 +546,12 @@ void Gemm::autotune(const Args& operand_args, const Args& result_args) {
   }
   if (best) {
     compiled_ = std::move(best);
+    remember_tiling(identity(), compiled_->tiling);
   } else {
     compiled_ = build(candidates.front());
   }
+  spend_tuning_time(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   // GPGPU_NN_VERBOSE=1: what autotuning tried and kept, for tuning the candidate list.
   if (const char* env = std::getenv("GPGPU_NN_VERBOSE");
       env != nullptr && *env != '\0' && *env != '0') {

@@ -31,6 +31,8 @@
 
 namespace gpgpu::nn::detail {
 
+struct GemmIdentity;
+
 struct GemmShape {
   int m = 0, n = 0, k = 0;
 };
@@ -53,6 +55,10 @@ struct GemmTiling {
 
 // The tilings worth trying for a shape on a device (the first is the heuristic's choice).
 std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared);
+// The tiling with the blocks of `blocks` (a tiling tuned for this or a sibling shape, maybe
+// read from the disk cache) and the slice depth and split of k that `shape` gets; nothing
+// when the blocks are not among the shared-memory candidates.
+std::optional<GemmTiling> fitted_tiling(GemmShape shape, const GemmTiling& blocks);
 
 class Gemm {
  public:
@@ -67,8 +73,10 @@ class Gemm {
   // snippet's) and runs the multiplication.
   void run(const Args& operand_args, const Args& result_args);
   // On devices with timer queries: times each candidate tiling on these arguments (it runs
-  // the GEMM, so the results are written) and keeps the fastest. run() does it on its first
-  // call when BackendOptions::autotune is on and the device is a GPU.
+  // the GEMM, so the results are written), keeps the fastest and remembers it
+  // (gemm_tuning.hpp). run() does it on its first call when BackendOptions::autotune is on,
+  // the device is a GPU, no tiling is known for this GEMM or a sibling, and the process's
+  // tuning budget is not spent.
   void autotune(const Args& operand_args, const Args& result_args);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
@@ -76,7 +84,12 @@ class Gemm {
 
  private:
   struct Compiled;
+  // The kernels of a tiling: the GEMM, and the split-K sum when k is split.
+  std::vector<KernelSource> kernel_sources(const GemmTiling& tiling) const;
   std::unique_ptr<Compiled> build(const GemmTiling& tiling) const;
+  // A tiling known before tuning (gemm_tuning.hpp), if any, and what that is looked up by.
+  std::optional<GemmTiling> known_tiling() const;
+  GemmIdentity identity() const;
 
   const Context* context_;
   GemmShape shape_;
@@ -84,6 +97,7 @@ class Gemm {
   std::string label_;
   bool shared_ = true;
   bool tune_pending_ = false;  // autotune on the first run (GPUs with timer queries)
+  double tune_budget_seconds_ = 0;
   std::unique_ptr<Compiled> compiled_;
 };
 

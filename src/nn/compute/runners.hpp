@@ -1,18 +1,27 @@
-// Internal: one compute-backend stage bound to its buffers: the kernels it runs forward and
-// backward, made once when a plan is built.
+// Internal: the compute backend's stages bound to their buffers — the kernels each runs
+// forward and backward, made once when a plan is built — and the compute path of the
+// shared element-wise stages (glsl/element_stage.hpp).
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "glsl/element_kernel.hpp"
+#include "glsl/element_stage.hpp"
+#include "glsl/snippets.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/defines.hpp"
-#include "model_state.hpp"
+#include "plan/staged_plan.hpp"
 
 namespace gpgpu::nn::detail {
+
+// A compute kernel with the shared GLSL (activations, hash, augmentation, LOAD) in front.
+inline ComputeKernel make_nn_kernel(const Context& context, const std::string& body,
+                                    const Defines& defines, std::string label) {
+  return ComputeKernel(context, kernel_prelude(compute_access) + body, defines, std::move(label));
+}
 
 // What every stage of a compute plan shares.
 struct ComputeStageContext {
@@ -24,32 +33,28 @@ struct ComputeStageContext {
   Buffer& gradients;  // the trainable ones' gradients, flat
 };
 
-// The buffers of one stage: its input x and output y; in training the gradient dy with
-// respect to its output (before its fused activation) and, unless it is the first stage and
-// no input gradient was asked for, the gradient dx it writes for its input.
-struct StageBuffers {
-  const Buffer* x = nullptr;
-  Buffer* y = nullptr;
-  const Buffer* dy = nullptr;
-  Buffer* dx = nullptr;
-};
+using StageBuffers = GpuStageArrays<Buffer>;
 
-class ComputeRunner {
+// Arrays are Buffers, read and written as storage buffers.
+class ComputePath {
  public:
-  virtual ~ComputeRunner() = default;
-  virtual void forward(std::uint32_t seed) = 0;
-  virtual void backward() = 0;
+  using Array = Buffer;
+  using Kernel = ComputeKernel;
+  explicit ComputePath(const Context& context) : context_(&context) {}
+  Kernel kernel(const glsl::ElementKernel& k, const Defines& d, std::string label) const {
+    return make_nn_kernel(*context_, glsl::compute_source(k), d, std::move(label));
+  }
+  Arg element(const Buffer& b) const { return b; }
+  Arg gathered(const Buffer& b) const { return b; }
+  Buffer array(std::size_t n) const { return Buffer(*context_, ElementType::Float32, n); }
+  void run(Kernel& k, const Args& args, std::size_t n) const { k.run(args, n); }
+  void publish(Buffer&) const {}
+
+ private:
+  const Context* context_;
 };
 
-std::unique_ptr<ComputeRunner> make_compute_runner(const ComputeStageContext& sc,
-                                                   const Stage& stage, StageBuffers buffers);
-
-// A compute kernel with the shared GLSL (activations, hash) in front of `body`.
-ComputeKernel make_nn_kernel(const Context& context, const char* body, Defines defines,
-                             std::string label);
-// A float as a GLSL literal ("0.5", "1e-05").
-std::string glsl_float(double value);
-// An extent as a GLSL int define, or LimitError when it does not fit an int.
-std::string glsl_int(std::size_t value, const char* what);
+std::unique_ptr<StageKernels> make_compute_runner(const ComputeStageContext& sc, const Stage& stage,
+                                                  StageBuffers buffers);
 
 }  // namespace gpgpu::nn::detail

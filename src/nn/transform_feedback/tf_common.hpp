@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "glsl/element_kernel.hpp"
+#include "glsl/element_stage.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
-#include "model_state.hpp"
+#include "plan/staged_plan.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -47,9 +49,31 @@ class TfCopier {
   Buffer int_scratch_;
 };
 
-// A transform-feedback kernel with the shared GLSL (activations, hash, fetch) in front.
-TransformFeedbackKernel make_tf_kernel(const Context& context, const char* body, Defines defines,
-                                       std::string label);
+// A transform-feedback kernel with the shared GLSL (activations, hash, fetch, LOAD) in front.
+TransformFeedbackKernel make_tf_kernel(const Context& context, const std::string& body,
+                                       const Defines& defines, std::string label);
+
+// The transform-feedback path of the shared element-wise stages (glsl/element_stage.hpp):
+// element operands bind the Buffer, gathered ones the Texture; publishing copies a Buffer
+// into its Texture.
+class TfPath {
+ public:
+  using Array = TfArray;
+  using Kernel = TransformFeedbackKernel;
+  TfPath(const Context& context, TfCopier& copier) : context_(&context), copier_(&copier) {}
+  Kernel kernel(const glsl::ElementKernel& k, const Defines& d, std::string label) const {
+    return make_tf_kernel(*context_, glsl::transform_feedback_source(k), d, std::move(label));
+  }
+  Arg element(const TfArray& a) const { return a.buffer; }
+  Arg gathered(const TfArray& a) const { return a.texture; }
+  TfArray array(std::size_t n) const { return TfArray(*context_, n); }
+  void run(Kernel& k, const Args& args, std::size_t) const { k.run(args); }
+  void publish(TfArray& a) const { copier_->to_texture(a); }
+
+ private:
+  const Context* context_;
+  TfCopier* copier_;
+};
 
 struct TfStageContext {
   const Context& context;
@@ -60,23 +84,14 @@ struct TfStageContext {
   const std::map<std::size_t, std::size_t>& parameter_at;  // flat offset -> parameter index
   TfCopier& copier;
   std::size_t parameter_index(std::size_t offset) const;
+  TfPath path() const { return {context, copier}; }
 };
 
-struct TfStageArrays {
-  TfArray* x = nullptr;
-  TfArray* y = nullptr;
-  TfArray* dy = nullptr;
-  TfArray* dx = nullptr;
-};
+using TfStageArrays = GpuStageArrays<TfArray>;
 
-class TfRunner {
- public:
-  virtual ~TfRunner() = default;
-  virtual void forward(std::uint32_t seed) = 0;  // writes y.buffer
-  virtual void backward() = 0;                   // writes dx.buffer and the gradients
-};
-
-std::unique_ptr<TfRunner> make_tf_runner(const TfStageContext& sc, const Stage& stage,
-                                         TfStageArrays arrays);
+// A stage's kernels write y.buffer (forward) and dx.buffer and the gradients (backward);
+// the plan then copies what they wrote into the textures later stages read.
+std::unique_ptr<StageKernels> make_tf_runner(const TfStageContext& sc, const Stage& stage,
+                                             TfStageArrays arrays);
 
 }  // namespace gpgpu::nn::detail

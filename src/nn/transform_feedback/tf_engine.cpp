@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "glsl_common.hpp"
+#include "glsl/snippets.hpp"
 #include "gpgpu/error.hpp"
-#include "stage_timer.hpp"
+#include "model_state.hpp"
+#include "plan/optimizer_step.hpp"
 #include "tf_common.hpp"
 #include "tf_kernels.hpp"
 
@@ -41,27 +42,10 @@ void main() {
 }
 )";
 
-// Copies an array (times the derivative of the output's activation when ACT != 0).
-constexpr const char* scale_source = R"(
-in float src;
-#if ACT != 0
-in float y;
-#endif
-out float dst;
-void main() {
-#if ACT != 0
-  dst = src * act_grad_of_output(y);
-#else
-  dst = src;
-#endif
-}
-)";
-
 class TfFeed final : public DataFeed {
  public:
   TfFeed(const Context& context, const DeviceDataset& data)
-      : count_(data.count()),
-        sample_shape_(data.sample_shape()),
+      : DataFeed(data),
         pixels_(Texture::from_array(context, TexelType::Uint,
                                     std::span<const std::uint32_t>(data.packed_pixels()))),
         order_(Texture::array(context, TexelType::Uint, data.count())) {
@@ -69,52 +53,61 @@ class TfFeed final : public DataFeed {
     labels_ = Texture::from_array(context, TexelType::Uint, std::span<const std::uint32_t>(labels));
   }
   void set_order(std::span<const std::uint32_t> order) override { order_.upload(order); }
-  std::size_t count() const override { return count_; }
-  const Shape& sample_shape() const { return sample_shape_; }
   const Texture& pixels() const { return pixels_; }
   const Texture& labels() const { return labels_; }
   const Texture& order() const { return order_; }
 
  private:
-  std::size_t count_;
-  Shape sample_shape_;
   Texture pixels_, labels_, order_;
+};
+
+// A stage's kernels, then the copy of what they wrote into the textures later stages read.
+class TfStage final : public StageKernels {
+ public:
+  TfStage(std::unique_ptr<StageKernels> kernels, TfCopier& copier, TfArray& y, TfArray* dx)
+      : kernels_(std::move(kernels)), copier_(copier), y_(y), dx_(dx) {}
+  void forward(std::uint32_t seed) override {
+    kernels_->forward(seed);
+    copier_.to_texture(y_);
+  }
+  void backward() override {
+    kernels_->backward();
+    if (dx_ != nullptr) copier_.to_texture(*dx_);
+  }
+
+ private:
+  std::unique_ptr<StageKernels> kernels_;
+  TfCopier& copier_;
+  TfArray& y_;
+  TfArray* dx_;
 };
 
 class TfEngine;
 
-class TfPlan final : public Plan {
+class TfPlan final : public StagedPlan {
  public:
   TfPlan(TfEngine& engine, const PlanKey& key);
-  std::size_t batch() const override { return key_.batch; }
   void load_input(const Buffer& x) override;
   void gather(DataFeed& feed, std::size_t first, std::size_t valid,
               const Augmentation& augmentation, std::uint32_t seed) override;
-  void forward(std::uint32_t seed) override;
-  const Buffer& output() const override { return acts_[output_slot_].buffer; }
-  void loss(std::size_t valid, bool gradient, Buffer* predictions, std::size_t offset) override;
+  std::vector<float> output() override {
+    return acts_[plan().output_slot].buffer.to_vector<float>();
+  }
+  void loss(std::size_t valid, bool gradient, bool predict, std::size_t offset) override;
   void load_output_gradient(const Buffer& dy) override;
-  void backward() override;
-  const Buffer& input_gradient() const override {
-    if (!key_.input_gradient) throw Error("nn: this plan computes no input gradient");
-    return grads_[0].buffer;
+  std::vector<float> input_gradient() override {
+    check_input_gradient();
+    return grads_[0].buffer.to_vector<float>();
   }
 
  private:
-  std::size_t slot_size(std::size_t slot) const;
   TfStageContext stage_context();
+  TfPath path();
 
   TfEngine& engine_;
-  PlanKey key_;
-  std::vector<Stage> stages_;
   std::vector<TfArray> acts_, grads_;
   TfArray labels_, row_loss_, row_correct_;
   Buffer row_predicted_;
-  std::vector<std::unique_ptr<TfRunner>> runners_;
-  std::vector<std::string> names_;
-  StageTimer timer_;
-  std::size_t output_slot_ = 0;
-  Act output_act_ = Act::None;
   std::optional<TransformFeedbackKernel> gather_pixels_, gather_labels_, loss_rows_, loss_gradient_,
       accumulate_, copy_in_, scale_out_;
   Augmentation gather_augmentation_;
@@ -189,6 +182,23 @@ class TfEngine final : public Engine {
     const auto v = acc_.buffer.to_vector<float>();
     return {v[0], v[1]};
   }
+  void begin_predictions(std::size_t count) override {
+    predictions_ = Buffer(context(), ElementType::Int32, std::max<std::size_t>(count, 1));
+  }
+  Buffer& predictions() { return predictions_; }
+  std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
+  std::span<float> host_gradients() override {
+    staging_ = download_gradients();
+    staging_.resize(model_.trainable);
+    return staging_;
+  }
+  void commit_gradients() override {
+    for (std::size_t i = 0; i < model_.params.size(); ++i) {
+      const auto& p = model_.params[i];
+      if (!gradients_[i].valid() || p.offset + p.shape.size() > staging_.size()) continue;
+      gradients_[i].upload(std::span<const float>(staging_).subspan(p.offset, p.shape.size()));
+    }
+  }
 
  private:
   // Per trainable array: two copies of each moment (transform feedback cannot read and write
@@ -202,7 +212,8 @@ class TfEngine final : public Engine {
   TfCopier copier_;
   Texture params_;
   TfArray acc_;
-  Buffer acc_spare_;
+  Buffer acc_spare_, predictions_;
+  std::vector<float> staging_;
   std::vector<Buffer> gradients_;
   std::map<std::size_t, std::size_t> parameter_at_;
   std::vector<Moments> moments_;
@@ -237,23 +248,17 @@ void TfEngine::update(const Optimizer& optimizer, float learning_rate, std::size
   for (auto& m : moments_) {
     const auto& p = model_.params[m.parameter];
     Defines d{{"OFFSET", std::to_string(p.offset)}};
-    Args args{{"params", params_},
-              {"g", gradients_[m.parameter]},
-              {"lr", learning_rate},
-              {"w_next", m.next}};
+    Args args{
+        {"p", params_}, {"g", gradients_[m.parameter]}, {"lr", learning_rate}, {"w_next", m.next}};
     if (adam) {
       const auto& a = std::get<Adam>(optimizer);
-      const double t = static_cast<double>(step);
+      const AdamCorrections c = adam_corrections(a, step);
       args.emplace_back("weight_decay", a.weight_decay);
       args.emplace_back("beta1", a.beta1);
       args.emplace_back("beta2", a.beta2);
       args.emplace_back("epsilon", a.epsilon);
-      args.emplace_back(
-          "correction1",
-          static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(a.beta1), t))));
-      args.emplace_back(
-          "correction2",
-          static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(a.beta2), t))));
+      args.emplace_back("correction1", c.first);
+      args.emplace_back("correction2", c.second);
       args.emplace_back("m", m.first[current_]);
       args.emplace_back("v", m.second[current_]);
       args.emplace_back("m_next", m.first[next]);
@@ -276,81 +281,59 @@ void TfEngine::update(const Optimizer& optimizer, float learning_rate, std::size
 }
 
 TfPlan::TfPlan(TfEngine& engine, const PlanKey& key)
-    : engine_(engine),
-      key_(key),
-      stages_(build_stages(engine.model(), key.mode, key.fuse_loss)),
-      timer_(engine.context(), fmt::format("transform-feedback plan, batch {}, {}", key.batch,
-                                           key.mode == Mode::Train ? "training" : "evaluation")) {
+    : StagedPlan(engine.model(), key, "transform-feedback"), engine_(engine) {
   const Context& ctx = engine.context();
-  if (key.batch == 0) throw ArgumentError("nn: the batch size must be positive");
-  for (const auto& s : stages_) {
-    if (s.kind == Stage::Kind::Alias) continue;
-    output_slot_ = s.slot;
-    output_act_ = s.act;
-  }
-  const bool train = key.mode == Mode::Train;
-  const std::size_t slots = slot_count(stages_);
-  for (std::size_t s = 0; s < slots; ++s) {
-    acts_.emplace_back(ctx, key.batch * slot_size(s));
+  const StagePlan& p = plan();
+  for (std::size_t s = 0; s < p.slot_count(); ++s) {
+    acts_.emplace_back(ctx, p.values(s));
     grads_.emplace_back();
-    if (train && (s > 0 || key.input_gradient || s == output_slot_))
-      grads_[s] = TfArray(ctx, key.batch * slot_size(s));
+    if (p.has_gradient(s)) grads_[s] = TfArray(ctx, p.values(s));
   }
   labels_ = TfArray(ctx, key.batch);
   row_loss_ = TfArray(ctx, key.batch);
   row_correct_ = TfArray(ctx, key.batch);
   row_predicted_ = Buffer(ctx, ElementType::Float32, key.batch);
   const auto sc = stage_context();
-  for (const auto& s : stages_) {
+  std::vector<std::unique_ptr<StageKernels>> kernels;
+  for (const auto& s : p.stages) {
     TfStageArrays a;
     a.x = &acts_[s.input_slot];
     a.y = &acts_[s.slot];
-    if (train) {
+    if (p.train()) {
       a.dy = &grads_[s.slot];
       if (grads_[s.input_slot].valid()) a.dx = &grads_[s.input_slot];
     }
-    runners_.push_back(make_tf_runner(sc, s, a));
-    names_.push_back(fmt::format("layer {:2} {}{}", s.layer, layer_type(s.spec),
-                                 s.act != Act::None ? " + activation" : ""));
+    auto runner = make_tf_runner(sc, s, a);
+    kernels.push_back(
+        runner ? std::make_unique<TfStage>(std::move(runner), engine.copier(), *a.y, a.dx)
+               : nullptr);
   }
+  set_kernels(std::move(kernels));
+}
+
+TfPath TfPlan::path() {
+  return {engine_.context(), engine_.copier()};
 }
 
 TfStageContext TfPlan::stage_context() {
-  return {engine_.context(),      key_.batch,      key_.mode, engine_.params(), engine_.gradients(),
-          engine_.parameter_at(), engine_.copier()};
-}
-
-std::size_t TfPlan::slot_size(std::size_t slot) const {
-  if (slot == 0) return engine_.model().input.size();
-  for (const auto& s : stages_) {
-    if (s.slot == slot) return s.out.size();
-  }
-  return 0;
+  return {engine_.context(),   batch(),
+          plan().key.mode,     engine_.params(),
+          engine_.gradients(), engine_.parameter_at(),
+          engine_.copier()};
 }
 
 void TfPlan::load_input(const Buffer& x) {
-  if (x.size() != acts_[0].buffer.size()) {
-    throw SizeMismatchError(
-        fmt::format("nn: input of {} values for a plan of {}", x.size(), acts_[0].buffer.size()));
-  }
-  if (!copy_in_)
-    copy_in_.emplace(make_tf_kernel(engine_.context(), scale_source, {}, "nn tf load input"));
+  check_input(x.size());
+  if (!copy_in_) copy_in_.emplace(path().kernel(glsl::scale, {}, "nn tf load input"));
   copy_in_->run({{"src", x}, {"dst", acts_[0].buffer}});
   engine_.copier().to_texture(acts_[0]);
 }
 
 void TfPlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
                     const Augmentation& augmentation, std::uint32_t seed) {
+  check_gather(feed, first, valid);
   auto& f = dynamic_cast<TfFeed&>(feed);
-  const Shape& in = engine_.model().input;
-  if (in.rank() != 3 || f.sample_shape() != in) {
-    throw ArgumentError(fmt::format("nn: the data's samples are {} but the model takes {}",
-                                    f.sample_shape().to_string(), in.to_string()));
-  }
-  if (valid == 0 || first + valid > f.count()) {
-    throw ArgumentError(fmt::format("nn: batch [{}, {}) outside the data's {} samples", first,
-                                    first + valid, f.count()));
-  }
+  const Shape& in = plan().input;
   if (!gather_pixels_ || gather_augmentation_.flip != augmentation.flip ||
       gather_augmentation_.shift != augmentation.shift) {
     gather_pixels_.emplace(
@@ -365,8 +348,8 @@ void TfPlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
         make_tf_kernel(engine_.context(), tf::gather_labels, {}, "nn tf gather labels"));
     gather_augmentation_ = augmentation;
   }
-  const auto norm = engine_.model().normalization;
-  timer_.time("gather batch", [&] {
+  const auto norm = model().normalization;
+  timer().time("gather batch", [&] {
     Args args{{"pixels", f.pixels()},
               {"order", f.order()},
               {"first", static_cast<std::uint32_t>(first)},
@@ -386,48 +369,20 @@ void TfPlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
   });
 }
 
-void TfPlan::forward(std::uint32_t seed) {
-  for (std::size_t i = 0; i < runners_.size(); ++i) {
-    if (!runners_[i]) continue;
-    timer_.time(names_[i] + " forward", [&] {
-      runners_[i]->forward(seed);
-      engine_.copier().to_texture(acts_[stages_[i].slot]);
-    });
-  }
-}
-
-void TfPlan::backward() {
-  if (key_.mode != Mode::Train) throw Error("nn: backward() needs a plan made in Train mode");
-  for (std::size_t i = runners_.size(); i-- > 0;) {
-    if (!runners_[i]) continue;
-    timer_.time(names_[i] + " backward", [&] {
-      runners_[i]->backward();
-      auto& dx = grads_[stages_[i].input_slot];
-      if (dx.valid()) engine_.copier().to_texture(dx);
-    });
-  }
-}
-
-void TfPlan::loss(std::size_t valid, bool gradient, Buffer* predictions, std::size_t offset) {
-  const Shape& out = stages_.empty() ? engine_.model().input : stages_.back().out;
-  if (out.rank() != 1) {
-    throw ArgumentError(
-        fmt::format("nn: the loss needs (batch, classes) outputs; the model gives {}",
-                    out.with_batch(key_.batch).to_string()));
-  }
-  if (gradient && key_.mode != Mode::Train) throw Error("nn: loss gradients need a Train plan");
-  const Context& ctx = engine_.context();
+void TfPlan::loss(std::size_t valid, bool gradient, bool predict, std::size_t offset) {
+  check_loss(gradient);
+  const std::size_t slot = plan().output_slot;
   if (!loss_rows_) {
-    Defines d = activation_defines(output_act_, Act::None);
-    d.emplace_back("BATCH", std::to_string(key_.batch));
-    d.emplace_back("CLASSES", std::to_string(out[0]));
-    loss_rows_.emplace(make_tf_kernel(ctx, tf::loss_rows, d, "nn tf loss"));
-    loss_gradient_.emplace(make_tf_kernel(ctx, tf::loss_gradient, d, "nn tf loss gradient"));
-    accumulate_.emplace(make_tf_kernel(ctx, tf::accumulate, d, "nn tf accumulate"));
+    Defines d = activation_defines(plan().output_act, Act::None);
+    d.emplace_back("BATCH", std::to_string(batch()));
+    d.emplace_back("CLASSES", std::to_string(plan().output[0]));
+    loss_rows_.emplace(path().kernel(tf::loss_rows, d, "nn tf loss"));
+    loss_gradient_.emplace(path().kernel(tf::loss_gradient, d, "nn tf loss gradient"));
+    accumulate_.emplace(path().kernel(tf::accumulate, d, "nn tf accumulate"));
   }
   auto& copier = engine_.copier();
-  auto& z = acts_[output_slot_];
-  timer_.time("softmax cross-entropy", [&] {
+  auto& z = acts_[slot];
+  timer().time("softmax cross-entropy", [&] {
     loss_rows_->run({{"z", z.texture},
                      {"labels", labels_.texture},
                      {"loss", row_loss_.buffer},
@@ -445,27 +400,22 @@ void TfPlan::loss(std::size_t valid, bool gradient, Buffer* predictions, std::si
     copier.to_texture(acc);
     if (gradient) {
       loss_gradient_->run(
-          {{"z", z.texture}, {"labels", labels_.texture}, {"dz", grads_[output_slot_].buffer}});
-      copier.to_texture(grads_[output_slot_]);
+          {{"z", z.texture}, {"labels", labels_.texture}, {"dz", grads_[slot].buffer}});
+      copier.to_texture(grads_[slot]);
     }
-    if (predictions) copier.to_int_buffer(row_predicted_, *predictions, offset, valid);
+    if (predict) copier.to_int_buffer(row_predicted_, engine_.predictions(), offset, valid);
   });
 }
 
 void TfPlan::load_output_gradient(const Buffer& dy) {
-  if (key_.mode != Mode::Train) throw Error("nn: output gradients need a Train plan");
-  auto& target = grads_[output_slot_];
-  if (dy.size() != target.buffer.size()) {
-    throw SizeMismatchError(fmt::format("nn: output gradient of {} values for outputs of {}",
-                                        dy.size(), target.buffer.size()));
-  }
+  check_output_gradient(dy.size());
+  auto& target = grads_[plan().output_slot];
   if (!scale_out_) {
-    scale_out_.emplace(make_tf_kernel(engine_.context(), scale_source,
-                                      activation_defines(output_act_, Act::None),
-                                      "nn tf output gradient"));
+    scale_out_.emplace(path().kernel(glsl::scale, activation_defines(plan().output_act, Act::None),
+                                     "nn tf output gradient"));
   }
   Args args{{"src", dy}, {"dst", target.buffer}};
-  if (output_act_ != Act::None) args.emplace_back("y", acts_[output_slot_].buffer);
+  if (plan().output_act != Act::None) args.emplace_back("y", acts_[plan().output_slot].buffer);
   scale_out_->run(args);
   engine_.copier().to_texture(target);
 }

@@ -62,10 +62,29 @@ bool power_of_two(int v) {
   return v > 0 && std::has_single_bit(static_cast<unsigned>(v));
 }
 
+// The device defaults with the stored shapes (store_primitive_tuning) over them.
+PrimitiveTuning defaults_and_stored(const Context& ctx) {
+  PrimitiveTuning d = device_defaults(ctx);
+  const auto& s = stored_tuning(ctx);
+  if (!s) return d;
+  for (auto [field, value] : {std::pair{&d.reduce_local, s->reduce_local},
+                              {&d.reduce_unroll, s->reduce_unroll},
+                              {&d.reduce_max_trips, s->reduce_max_trips},
+                              {&d.scan_local, s->scan_local},
+                              {&d.scan_scalars, s->scan_scalars},
+                              {&d.sort_local, s->sort_local},
+                              {&d.sort_keys, s->sort_keys}}) {
+    *field = pick(value, *field);
+  }
+  if (s->sort_serial >= 0) d.sort_serial = s->sort_serial;
+  if (s->texel_loads >= 0) d.texel_loads = s->texel_loads;
+  return d;
+}
+
 }  // namespace
 
 PrimitiveTuning effective_tuning(const Context& ctx) {
-  const PrimitiveTuning d = device_defaults(ctx);
+  const PrimitiveTuning d = defaults_and_stored(ctx);
   const PrimitiveTuning& u = registry(ctx).tuning;
   PrimitiveTuning t;
   t.reduce_local = pick(u.reduce_local, d.reduce_local);

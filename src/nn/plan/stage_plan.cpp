@@ -1,14 +1,14 @@
 // How a model's layers become stages: Dense, Conv2D and BatchNorm absorb the activation
 // that follows them; Flatten (and Dropout outside training) become aliases of their input.
-//
-// The gradient convention that makes fusion work: the gradient a stage receives is with
-// respect to its output before its fused activation. So whoever writes a stage's output
-// gradient (the next stage's backward, or the loss) multiplies by the derivative of that
-// activation, computed from the activation's output, which is exactly that writer's input.
+#include "plan/stage_plan.hpp"
+
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
 #include "model_state.hpp"
+#include "plan/hash.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -48,8 +48,6 @@ std::vector<std::size_t> offsets_of(const ModelState& model, std::size_t layer) 
   return offsets;
 }
 
-}  // namespace
-
 std::vector<Stage> build_stages(const ModelState& model, Mode mode, bool fuse_loss) {
   std::vector<Stage> stages;
   std::size_t input_stage = Stage::model_input, slot = 0, next_slot = 1;
@@ -86,10 +84,60 @@ std::vector<Stage> build_stages(const ModelState& model, Mode mode, bool fuse_lo
   return stages;
 }
 
-std::size_t slot_count(const std::vector<Stage>& stages) {
-  std::size_t count = 1;
-  for (const auto& s : stages) count = std::max(count, s.slot + 1);
-  return count;
+std::size_t window_stride(std::size_t size, std::size_t stride) {
+  return stride == 0 ? size : stride;
+}
+
+}  // namespace
+
+ConvGeometry Stage::conv() const {
+  const auto& c = std::get<Conv2D>(spec);
+  return {in[0], in[1], in[2], out[0], out[1], out[2], c.kernel, c.stride, c.padding};
+}
+
+PoolGeometry Stage::pool() const {
+  PoolGeometry g{in[0], in[1], in[2], out[1], out[2], 1, 1, kind == Kind::MaxPool};
+  if (const auto* p = std::get_if<MaxPool2D>(&spec)) {
+    g.size = p->size;
+    g.stride = window_stride(p->size, p->stride);
+  } else {
+    const auto& a = std::get<AvgPool2D>(spec);
+    g.size = a.size;
+    g.stride = window_stride(a.size, a.stride);
+  }
+  return g;
+}
+
+float Stage::dropout_rate() const {
+  return std::get<Dropout>(spec).rate;
+}
+
+std::string Stage::name() const {
+  return fmt::format("layer {:2} {}{}", layer, layer_type(spec),
+                     act != Act::None ? " + activation" : "");
+}
+
+std::uint32_t Stage::mask_seed(std::uint32_t seed) const {
+  return pcg_hash(seed) ^ static_cast<std::uint32_t>(layer * 0x9E3779B9u);
+}
+
+StagePlan make_stage_plan(const ModelState& model, const PlanKey& key) {
+  if (key.batch == 0) throw ArgumentError("nn: the batch size must be positive");
+  StagePlan p;
+  p.key = key;
+  p.input = model.input;
+  p.stages = build_stages(model, key.mode, key.fuse_loss);
+  p.output = model.input;
+  p.slot_sizes.push_back(model.input.size());
+  for (const auto& s : p.stages) {
+    p.output = s.out;
+    if (s.kind == Stage::Kind::Alias) continue;
+    p.output_slot = s.slot;
+    p.output_act = s.act;
+    p.slot_sizes.resize(std::max(p.slot_sizes.size(), s.slot + 1), 0);
+    p.slot_sizes[s.slot] = s.out.size();
+  }
+  return p;
 }
 
 }  // namespace gpgpu::nn::detail

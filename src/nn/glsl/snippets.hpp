@@ -1,12 +1,12 @@
-// Internal: GLSL shared by the kernels of both backends (activations, their derivatives,
-// a hash for dropout masks and augmentation), and the same hash in C++.
+// Internal: GLSL shared by the kernels of both GPU backends (activations, their
+// derivatives, a hash for dropout masks and augmentation). The C++ copies of the hash and
+// the augmentation are in plan/hash.hpp.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "gpgpu/defines.hpp"
-#include "model_state.hpp"
+#include "plan/stage_plan.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -92,10 +92,20 @@ bool augmented_pixel(uint epoch_seed, uint s, inout int yy, inout int xx) {
 #endif
 )";
 
-inline std::uint32_t pcg_hash(std::uint32_t v) {
-  const std::uint32_t state = v * 747796405u + 2891336453u;
-  const std::uint32_t word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-  return (word >> 22u) ^ word;
+// How each path's kernels read arrays (glsl/ops.hpp): storage buffers, or textures.
+inline constexpr const char* compute_access = R"(
+#define LOAD(a, j) a[j]
+#define LOADU(a, j) a[j]
+)";
+inline constexpr const char* transform_feedback_access = R"(
+float fetch(highp sampler2D t, int i) { return gpgpu_fetch(t, i).r; }
+#define LOAD(a, j) fetch(a, j)
+#define LOADU(a, j) gpgpu_fetch(a, j).r
+)";
+
+// Everything a kernel of either path starts with.
+inline std::string kernel_prelude(const char* access) {
+  return std::string(activation_glsl) + hash_glsl + augmentation_glsl + access;
 }
 
 inline std::string act_code(Act act) {

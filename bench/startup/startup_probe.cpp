@@ -1,0 +1,127 @@
+// The child side of `gpgpu bench startup`: one case timed inside this process, the first time
+// and then in the steady state (median of five more after it), printed as one JSON line.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/nn.hpp"
+#include "gpgpu/npy.hpp"
+#include "gpgpu/primitives.hpp"
+#include "startup_bench.hpp"
+
+namespace gpgpu::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_of(const std::function<void()>& work) {
+  const auto start = Clock::now();
+  work();
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The first run of `work`, then the median of five more.
+std::pair<double, double> first_and_steady(const std::function<void()>& work) {
+  const double first = seconds_of(work);
+  std::vector<double> again;
+  for (int i = 0; i < 5; ++i) again.push_back(seconds_of(work));
+  std::sort(again.begin(), again.end());
+  return {first, again[again.size() / 2]};
+}
+
+constexpr const char* saxpy = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+uniform float alpha;
+void main() {
+  uint i = gpgpu_index();
+  if (i < gpgpu_count) y[i] = alpha * x[i] + y[i];
+})";
+
+// Context creation (the first and later ones in this process).
+std::pair<double, double> time_context() {
+  std::vector<Context> keep;
+  return first_and_steady([&] { keep.emplace_back(); });
+}
+
+// A Context, then the SAXPY kernel built and run on host arrays of 2^20 floats; the steady
+// state is the run alone. alpha = 2, x = 1, y = 1 + i % 7 are exact in float32, so y grows by
+// exactly 2 per run: checked at the end.
+std::pair<double, double> time_first_kernel() {
+  std::optional<Context> ctx;
+  std::optional<ComputeKernel> kernel;
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<float> x(n, 1.0f), y(n);
+  for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(1 + i % 7);
+  const auto run = [&] {
+    if (!ctx) ctx.emplace();
+    if (!kernel) kernel.emplace(*ctx, saxpy, Defines{}, "startup saxpy");
+    kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
+  };
+  const auto t = first_and_steady(run);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (y[i] != static_cast<float>(1 + i % 7 + 12)) throw Error("startup probe: wrong SAXPY");
+  }
+  return t;
+}
+
+// Sorting the keys of a .npy file (uint32), from and to host memory, as `gpgpu sort` does.
+std::pair<double, double> time_sort(const std::string& file) {
+  const Context ctx;
+  const auto array = npy::load(file);
+  const auto keys = array.view<std::uint32_t>();
+  std::vector<std::uint32_t> work;
+  const auto t = first_and_steady([&] {
+    work.assign(keys.begin(), keys.end());
+    sort(ctx, std::span<std::uint32_t>(work));
+  });
+  if (!std::is_sorted(work.begin(), work.end())) throw Error("startup probe: not sorted");
+  return t;
+}
+
+// Classifying the first test image with a saved model, as `gpgpu predict --limit 1` does.
+std::pair<double, double> time_predict(const std::string& model_dir,
+                                       const std::filesystem::path& data) {
+  const Context ctx;
+  auto model = nn::load_model(ctx, model_dir);
+  const auto test =
+      nn::load_idx_dataset(data.empty() ? nn::default_data_dir() : data, "t10k").first(1);
+  const nn::DeviceDataset device_test(ctx, test);
+  return first_and_steady([&] { nn::evaluate(model, device_test, 1); });
+}
+
+}  // namespace
+
+int run_startup_probe(const std::string& what, const std::string& file,
+                      const std::filesystem::path& data) {
+  std::pair<double, double> t;
+  if (what == "context") {
+    t = time_context();
+  } else if (what == "kernel") {
+    t = time_first_kernel();
+  } else if (what == "sort") {
+    t = time_sort(file);
+  } else if (what == "predict") {
+    t = time_predict(file, data);
+  } else {
+    throw ArgumentError(
+        "startup-probe: expected context, kernel, sort FILE or predict MODEL; got " + what);
+  }
+  std::cout << nlohmann::json{{"probe", what},
+                              {"first_seconds", t.first},
+                              {"steady_seconds", t.second}}
+                   .dump()
+            << "\n";
+  return 0;
+}
+
+}  // namespace gpgpu::bench

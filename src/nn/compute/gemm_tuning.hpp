@@ -1,0 +1,49 @@
+// Internal: the tilings GEMMs were tuned to, kept for later GEMMs and later processes, and
+// the time a process may spend tuning.
+//
+// Autotuning one GEMM compiles and times up to 8 tilings; a network has a dozen or more
+// GEMMs, and a second process (or the evaluation at another batch size) used to tune them
+// all again. A tuned tiling is now kept in this process and in the disk cache (the
+// "nn-gemm-tilings" store of gpgpu/cache.hpp), keyed by the device and driver, the GEMM's
+// code (its load and store snippets, defines and operand layout) and its shape. Before
+// tuning, a GEMM takes:
+//   1. its own tiling, tuned before (in this process or an earlier one);
+//   2. else a sibling's: the same code at a shape that differs in one of m, n, k (the same
+//      layer at another batch size), whose blocks are refitted to its shape;
+//   3. else it is tuned on its first run while the process's budget lasts
+//      (BackendOptions::autotune_seconds); past it, the cost model's first choice runs and
+//      the shape is left for a later process to tune.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gemm.hpp"
+
+namespace gpgpu::nn::detail {
+
+// What identifies one GEMM's tuning.
+struct GemmIdentity {
+  std::string device;  // cache::device_key
+  std::string code;    // snippets, operand layout and kernel kind: the same for every batch
+  std::string defines;
+  GemmShape shape;
+};
+
+// Its tiling, tuned earlier (this process or the disk cache).
+std::optional<GemmTiling> tuned_tiling(const GemmIdentity& id);
+// The tiling tuned earlier for a sibling (the same code, one of m, n, k different).
+std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id);
+// Keeps a tuned tiling for later GEMMs of this process and for later processes.
+void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
+
+// The process's tuning budget: whether less than `budget_seconds` went into tuning so far,
+// and the time a tuning took.
+bool tuning_budget_left(double budget_seconds);
+void spend_tuning_time(double seconds);
+
+// For tests: forgets the tilings this process holds and the time it spent (the disk cache
+// keeps its entries), as a new process would start.
+void forget_tunings_in_process();
+
+}  // namespace gpgpu::nn::detail

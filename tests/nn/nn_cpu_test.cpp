@@ -1,0 +1,257 @@
+// The CPU backend alongside the others: backend names and the Auto choice; the thread count
+// and its caps (option, $GPGPU_THREADS, $OMP_NUM_THREADS) and the threads the pool really
+// starts; models trained on one backend, saved and loaded, predicting the same on another;
+// and the gradient hook between backward and the optimizer step. (Every layer's forward and
+// backward against the float64 reference, and the finite-difference check, run on the CPU
+// backend in nn_layers_cpu_test and nn_training_test.)
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "nn_test_support.hpp"
+
+namespace {
+
+namespace nn = gpgpu::nn;
+namespace fs = std::filesystem;
+
+// Sets (or, given nullopt, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::size_t task_count() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(NnCpuBackend, NamesAndTheAutomaticChoice) {
+  EXPECT_EQ(nn::backend_from_name("cpu"), nn::Backend::Cpu);
+  EXPECT_EQ(nn::backend_from_name("tf"), nn::Backend::TransformFeedback);
+  EXPECT_EQ(nn::backend_from_name("auto"), nn::Backend::Auto);
+  for (auto b : {nn::Backend::Auto, nn::Backend::Cpu, nn::Backend::Compute,
+                 nn::Backend::TransformFeedback}) {
+    EXPECT_EQ(nn::parse_backend(nn::to_string(b)), b);
+  }
+  try {
+    nn::backend_from_name("gpu");
+    ADD_FAILURE() << "an unknown backend name was accepted";
+  } catch (const gpgpu::ArgumentError& e) {
+    const std::string what = e.what();
+    for (const char* part : {"'gpu'", "auto", "cpu", "compute", "transform-feedback"}) {
+      EXPECT_NE(what.find(part), std::string::npos) << what;
+    }
+  }
+  auto& ctx = gpgpu::test::context();
+  nn::Sequential model(ctx, {4});
+  model.add(nn::Dense{2});
+  EXPECT_EQ(model.backend(), nn::Backend::Auto);
+  const auto expected = ctx.info().is_software ? nn::Backend::Cpu : nn::Backend::Compute;
+  EXPECT_EQ(model.active_backend(), expected);
+  EXPECT_EQ(nn::resolve_backend(nn::Backend::Auto, ctx), expected);
+  EXPECT_EQ(nn::resolve_backend(nn::Backend::TransformFeedback, ctx),
+            nn::Backend::TransformFeedback);
+}
+
+TEST(NnCpuBackend, ThreadsAreCappedByTheOptionAndTheEnvironment) {
+  ScopedEnv no_gpgpu("GPGPU_THREADS", std::nullopt), no_omp("OMP_NUM_THREADS", std::nullopt);
+  const std::size_t all = nn::cpu_threads({});
+  EXPECT_GE(all, 1u);
+  EXPECT_EQ(nn::cpu_threads({.threads = 1}), 1u);
+  EXPECT_EQ(nn::cpu_threads({.threads = 5}), 5u) << "an explicit count is used as given";
+  {
+    ScopedEnv omp("OMP_NUM_THREADS", "1");
+    EXPECT_EQ(nn::cpu_threads({}), 1u);
+    ScopedEnv gpgpu_threads("GPGPU_THREADS", std::to_string(all + 7));
+    EXPECT_EQ(nn::cpu_threads({}), all) << "$GPGPU_THREADS caps (and wins over OMP_NUM_THREADS)";
+    EXPECT_EQ(nn::cpu_threads({.threads = 3}), 3u) << "the option wins over the environment";
+  }
+  {
+    ScopedEnv omp("OMP_NUM_THREADS", "1,4");  // OpenMP's list: the outer level counts
+    EXPECT_EQ(nn::cpu_threads({}), 1u);
+  }
+  for (const char* bad : {"0", "two", "-1", "3x"}) {
+    ScopedEnv env("GPGPU_THREADS", bad);
+    try {
+      nn::cpu_threads({});
+      ADD_FAILURE() << "GPGPU_THREADS=" << bad << " was accepted";
+    } catch (const gpgpu::ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("GPGPU_THREADS"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The pool starts threads - 1 workers (the caller is the first thread) once, when the
+// backend's engine is made, and ends them with it.
+TEST(NnCpuBackend, ThePoolStartsTheThreadsItWasGiven) {
+  auto& ctx = gpgpu::test::context();
+  const auto x = nn::Tensor::from(ctx, {3, 5}, gpgpu::test::random_floats(15));
+  for (std::size_t threads : {1u, 3u}) {
+    nn::Sequential model(ctx, {5});
+    model.add(nn::Dense{4});
+    model.set_backend(nn::Backend::Cpu, {.threads = threads});
+    const std::size_t before = task_count();
+    model.forward(x);
+    EXPECT_EQ(task_count(), before + threads - 1) << threads << " threads";
+    model.set_backend(nn::Backend::Cpu, {.threads = 1});  // ends the engine and its pool
+    EXPECT_EQ(task_count(), before);
+  }
+  {
+    ScopedEnv env("GPGPU_THREADS", "2");
+    nn::Sequential model(ctx, {5});
+    model.add(nn::Dense{4});
+    model.set_backend(nn::Backend::Cpu);
+    const std::size_t before = task_count();
+    model.forward(x);
+    EXPECT_EQ(task_count(), before + std::min<std::size_t>(2, nn::cpu_threads({})) - 1);
+  }
+}
+
+// Trains `small` for a few steps on `from`, saves the model, loads it on `to`, and classifies
+// 64 test images on both: the logits agree within twice the float32 bound of the float64
+// reference (both are within it), and so do the predicted classes wherever the two largest
+// reference logits are further apart than their bounds (elsewhere either class is right).
+void check_trained_model_moves(nn::Backend from, nn::Backend to) {
+  SCOPED_TRACE(std::string(nn::to_string(from)) + " -> " + std::string(nn::to_string(to)));
+  auto& ctx = gpgpu::test::context();
+  const auto dir = nn::default_data_dir();
+  ASSERT_TRUE(fs::exists(dir)) << dir << " is missing: install dataset-fashion-mnist";
+  const auto train = nn::load_idx_dataset(dir, "train").first(128);
+  const auto test = nn::load_idx_dataset(dir, "t10k").first(64);
+  auto recipe = nn::builtin_net(ctx, "small", train.sample_shape(), train.classes);
+  recipe.model.set_backend(from);
+  recipe.model.set_normalization(nn::normalization_of(train));
+  recipe.model.initialize(11);
+  nn::DeviceDataset device_train(ctx, train), device_test(ctx, test);
+  nn::Trainer(recipe.model, device_train, recipe.options).run_epoch();
+  const fs::path file =
+      fs::temp_directory_path() / ("nn_cpu_test_" + std::to_string(::getpid()) + ".npz");
+  nn::save_model(recipe.model, file);
+  auto loaded = nn::load_model(ctx, file);
+  fs::remove(file);
+  loaded.set_backend(to);
+  std::vector<std::uint32_t> all(64);
+  for (std::uint32_t i = 0; i < 64; ++i) all[i] = i;
+  const auto x = device_test.gather(all, recipe.model.normalization());
+  const auto before = recipe.model.forward(x).to_vector();
+  const auto after = loaded.forward(x).to_vector();
+  const auto params = loaded.parameter_values();
+  EXPECT_EQ(params, recipe.model.parameter_values());
+  const auto ref =
+      nnref::net_forward(loaded, 64, nnref::Array::exact(x.to_vector()), params, false);
+  auto doubled = nnref::Array::exact(before);
+  doubled.e = ref.inputs.back().e;
+  for (auto& e : doubled.e) e *= 2;
+  nntest::expect_within(after, doubled, "logits on the other backend");
+  const auto& z = ref.inputs.back();
+  std::size_t decided = 0;
+  for (std::size_t n = 0; n < 64; ++n) {
+    std::size_t top = 0, second = 1;
+    for (std::size_t j = 0; j < 10; ++j) {
+      const double v = z.v[n * 10 + j];
+      if (v > z.v[n * 10 + top]) {
+        second = top;
+        top = j;
+      } else if (j != top && (second == top || v > z.v[n * 10 + second])) {
+        second = j;
+      }
+    }
+    if (z.v[n * 10 + top] - z.v[n * 10 + second] <= 2 * (z.e[n * 10 + top] + z.e[n * 10 + second]))
+      continue;
+    ++decided;
+    auto argmax = [&](const std::vector<float>& v) {
+      return std::max_element(v.begin() + static_cast<std::ptrdiff_t>(n * 10),
+                              v.begin() + static_cast<std::ptrdiff_t>(n * 10 + 10)) -
+             (v.begin() + static_cast<std::ptrdiff_t>(n * 10));
+    };
+    EXPECT_EQ(argmax(before), argmax(after)) << "image " << n;
+    EXPECT_EQ(static_cast<std::size_t>(argmax(after)), top) << "image " << n;
+  }
+  EXPECT_GE(decided, 60u) << "near-ties should be rare";
+}
+
+TEST(NnCpuBackend, ModelsTrainedOnTheCpuPredictTheSameOnComputeAndBack) {
+  check_trained_model_moves(nn::Backend::Cpu, nn::Backend::Compute);
+  check_trained_model_moves(nn::Backend::Compute, nn::Backend::Cpu);
+}
+
+// The hook sees the gradients of every trainable parameter, flat, and what it leaves is
+// what the optimizer applies: zeroed gradients leave plain SGD's parameters unchanged, and
+// a hook that leaves them alone changes nothing (same backend, same run: bit for bit; the
+// compute backend without autotuning, whose timings could pick another summation order).
+class NnGradientHook : public ::testing::TestWithParam<nntest::BackendConfig> {};
+
+TEST_P(NnGradientHook, RunsBetweenBackwardAndTheUpdate) {
+  auto& ctx = gpgpu::test::context();
+  const auto dir = nn::default_data_dir();
+  ASSERT_TRUE(fs::exists(dir)) << dir << " is missing: install dataset-fashion-mnist";
+  const auto data = nn::load_idx_dataset(dir, "train").first(64);
+  nn::DeviceDataset device(ctx, data);
+  auto run = [&](const std::function<void(std::span<float>)>& hook, std::size_t* calls) {
+    auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
+    recipe.model.set_backend(GetParam().backend, GetParam().options);
+    recipe.model.initialize(5);
+    recipe.options.optimizer = nn::SGD{.learning_rate = 0.05f};
+    recipe.options.batch = 32;
+    recipe.options.gradient_hook = [&](std::span<float> g) {
+      ++*calls;
+      EXPECT_EQ(g.size(), recipe.model.trainable_parameter_count());
+      if (hook) hook(g);
+    };
+    const auto start = recipe.model.parameter_values();
+    nn::Trainer(recipe.model, device, recipe.options).run_epoch();
+    return std::make_pair(start, recipe.model.parameter_values());
+  };
+  std::size_t calls = 0;
+  const auto [start, frozen] =
+      run([](std::span<float> g) { std::fill(g.begin(), g.end(), 0.0f); }, &calls);
+  EXPECT_EQ(calls, 2u);
+  EXPECT_EQ(frozen, start) << "zeroed gradients must leave SGD's parameters as they were";
+  std::size_t more = 0;
+  const auto observed = run([](std::span<float>) {}, &more).second;
+  // The same training without a hook.
+  auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
+  recipe.model.set_backend(GetParam().backend, GetParam().options);
+  recipe.model.initialize(5);
+  recipe.options.optimizer = nn::SGD{.learning_rate = 0.05f};
+  recipe.options.batch = 32;
+  nn::Trainer(recipe.model, device, recipe.options).run_epoch();
+  EXPECT_EQ(observed, recipe.model.parameter_values());
+  EXPECT_NE(observed, start);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, NnGradientHook,
+    ::testing::Values(nntest::BackendConfig{"cpu", nn::Backend::Cpu, {.threads = 2}},
+                      nntest::BackendConfig{"compute", nn::Backend::Compute, {.autotune = false}},
+                      nntest::BackendConfig{
+                          "transform_feedback", nn::Backend::TransformFeedback, {}}),
+    nntest::config_name);
+
+}  // namespace

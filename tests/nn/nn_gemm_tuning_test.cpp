@@ -1,0 +1,201 @@
+// The tuning cache of gpgpu::nn's GEMMs (src/nn/compute/gemm_tuning.cpp): a tuned tiling is
+// honoured by a later process (here: this one, after forgetting what it held), ignored when
+// the driver string changes, found by a sibling shape (another batch size) but not by an
+// unrelated one, not written with GPGPU_CACHE=off; the tuning budget runs out; and a GEMM
+// whose tiling is known takes it without tuning and computes correctly.
+#include <unistd.h>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cache_support.hpp"
+#include "gemm.hpp"
+#include "gemm_tuning.hpp"
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/cache.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+namespace nn = gpgpu::nn;
+using nn::detail::GemmIdentity;
+using nn::detail::GemmShape;
+using nn::detail::GemmTiling;
+
+namespace {
+
+using gpgpu::test::ScopedEnv;
+
+// The shared Context is made before GPGPU_CACHE_DIR changes: a Context keeps the program
+// cache folder it was made with, which must not be a test's temporary one.
+struct ContextFirst {
+  ContextFirst() { gpgpu::test::context(); }
+};
+
+// A fresh cache directory (GPGPU_CACHE_DIR) and a process that has tuned nothing yet.
+struct FreshTuning : ContextFirst, gpgpu::test::TempDir {
+  FreshTuning() : gpgpu::test::TempDir("gpgpu-nn-tuning", true) {
+    nn::detail::forget_tunings_in_process();
+  }
+  ~FreshTuning() { nn::detail::forget_tunings_in_process(); }
+};
+
+GemmIdentity identity(GemmShape shape) {
+  return {gpgpu::cache::device_key(gpgpu::test::context().info()), "test gemm code", "A=1 B=2",
+          shape};
+}
+
+GemmTiling some_tiling() {
+  GemmTiling t;
+  t.bm = 32;
+  t.bn = 64;
+  t.bk = 8;
+  t.tm = 4;
+  t.tn = 4;
+  t.split = 3;
+  return t;
+}
+
+void expect_same(const std::optional<GemmTiling>& got, const GemmTiling& want) {
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->to_string(), want.to_string());
+}
+
+}  // namespace
+
+TEST(NnGemmTuning, ATunedTilingIsHonouredByALaterProcess) {
+  FreshTuning fresh;
+  const auto id = identity({640, 16, 200});
+  EXPECT_FALSE(nn::detail::tuned_tiling(id).has_value());
+  nn::detail::remember_tiling(id, some_tiling());
+  nn::detail::forget_tunings_in_process();
+  expect_same(nn::detail::tuned_tiling(id), some_tiling());
+}
+
+TEST(NnGemmTuning, ATilingOfAnotherDriverIsIgnored) {
+  FreshTuning fresh;
+  const auto id = identity({640, 16, 200});
+  nn::detail::remember_tiling(id, some_tiling());
+  nn::detail::forget_tunings_in_process();
+  auto updated = id;
+  updated.device += "driver updated\n";
+  EXPECT_FALSE(nn::detail::tuned_tiling(updated).has_value());
+  EXPECT_FALSE(nn::detail::sibling_tiling(updated).has_value());
+  expect_same(nn::detail::tuned_tiling(id), some_tiling());  // the old driver's entry is intact
+}
+
+TEST(NnGemmTuning, ASiblingShapeFindsTheTilingAnUnrelatedOneDoesNot) {
+  FreshTuning fresh;
+  nn::detail::remember_tiling(identity({640, 16, 200}), some_tiling());
+  nn::detail::forget_tunings_in_process();
+  expect_same(nn::detail::sibling_tiling(identity({16000, 16, 200})), some_tiling());  // m
+  expect_same(nn::detail::sibling_tiling(identity({640, 16, 5000})), some_tiling());   // k
+  EXPECT_FALSE(nn::detail::tuned_tiling(identity({16000, 16, 200})).has_value());
+  EXPECT_FALSE(nn::detail::sibling_tiling(identity({16000, 32, 200})).has_value());
+  auto other_code = identity({16000, 16, 200});
+  other_code.code = "another gemm";
+  EXPECT_FALSE(nn::detail::sibling_tiling(other_code).has_value());
+}
+
+TEST(NnGemmTuning, TurnedOffNothingIsWrittenOrReadFromDisk) {
+  FreshTuning fresh;
+  ScopedEnv off("GPGPU_CACHE", "off");
+  const auto id = identity({640, 16, 200});
+  nn::detail::remember_tiling(id, some_tiling());
+  expect_same(nn::detail::tuned_tiling(id), some_tiling());  // this process still knows it
+  nn::detail::forget_tunings_in_process();
+  EXPECT_FALSE(nn::detail::tuned_tiling(id).has_value());
+  EXPECT_FALSE(fs::exists(fresh.path()));
+}
+
+TEST(NnGemmTuning, TheBudgetRunsOut) {
+  FreshTuning fresh;
+  EXPECT_TRUE(nn::detail::tuning_budget_left(1.0));
+  nn::detail::spend_tuning_time(0.6);
+  EXPECT_TRUE(nn::detail::tuning_budget_left(1.0));
+  nn::detail::spend_tuning_time(0.6);
+  EXPECT_FALSE(nn::detail::tuning_budget_left(1.0));
+  EXPECT_TRUE(nn::detail::tuning_budget_left(std::numeric_limits<double>::infinity()));
+}
+
+// C (M x N) = A (M x K) B (K x N), row-major, through the GEMM's snippets.
+class SmallGemm {
+ public:
+  static constexpr int m = 70, n = 24, k = 50;
+  std::vector<float> a = gpgpu::test::random_floats(m * k), b = gpgpu::test::random_floats(k * n);
+
+  // Runs a new Gemm (autotuned on its first run if nothing is known); checks every element
+  // against float64: a sum of k products, each rounded once, summed in any order, errs by
+  // at most (k + 1) eps32 sum |a b|. Returns the tiling it ran with.
+  GemmTiling run(const nn::BackendOptions& options) const {
+    auto& ctx = gpgpu::test::context();
+    nn::detail::GemmSource source;
+    source.operands = R"(
+layout(std430, binding = 0) readonly buffer A { float a[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+float load_a(int i, int j) { return a[i * 50 + j]; }
+float load_b(int j, int l) { return b[j * 24 + l]; }
+)";
+    source.result = R"(
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+void store_c(int i, int l, float v) { c[i * 24 + l] = v; }
+)";
+    source.a_k_fast = true;
+    nn::detail::Gemm gemm(ctx, {m, n, k}, source, options, "tuning test gemm");
+    const auto da = gpgpu::Buffer::from(ctx, a), db = gpgpu::Buffer::from(ctx, b);
+    std::vector<float> c(m * n, gpgpu::test::poison_float());
+    gpgpu::Buffer dc = gpgpu::Buffer::from(ctx, c);
+    gemm.run({{"a", da}, {"b", db}}, {{"c", dc}});
+    dc.download(std::span<float>(c));
+    for (int i = 0; i < m; ++i) {
+      for (int l = 0; l < n; ++l) {
+        double exact = 0, magnitude = 0;
+        for (int j = 0; j < k; ++j) {
+          const double p = static_cast<double>(a[i * k + j]) * b[j * n + l];
+          exact += p;
+          magnitude += std::abs(p);
+        }
+        EXPECT_NEAR(c[i * n + l], exact, (k + 1) * gpgpu::test::eps32 * magnitude) << i << "," << l;
+      }
+    }
+    return gemm.tiling();
+  }
+};
+
+TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
+  SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
+  auto& ctx = gpgpu::test::context();
+  ASSERT_TRUE(ctx.info().has_timer_query()) << "autotuning needs GL_EXT_disjoint_timer_query";
+  FreshTuning fresh;
+  const nn::BackendOptions tuned{.kernels = nn::BackendOptions::Kernels::SharedMemory,
+                                 .autotune = true,
+                                 .autotune_seconds = std::numeric_limits<double>::infinity()};
+  const SmallGemm work;
+  const auto before = ctx.program_counts();
+  const GemmTiling first = work.run(tuned);
+  const auto after_tuning = ctx.program_counts();
+  const auto made = [](const gpgpu::ProgramCounts& c) { return c.compiled + c.restored; };
+  EXPECT_GT(made(after_tuning) - made(before), 2u);  // candidates were built
+  nn::detail::forget_tunings_in_process();
+  ctx.clear_program_cache();
+  const GemmTiling second = work.run(tuned);
+  EXPECT_EQ(second.to_string(), first.to_string());
+  EXPECT_LE(made(ctx.program_counts()) - made(after_tuning), 2u);  // only its own kernels
+  // With the budget spent, a GEMM nothing is known about runs the cost model's choice.
+  nn::detail::forget_tunings_in_process();
+  ScopedEnv off("GPGPU_CACHE", "off");
+  nn::detail::spend_tuning_time(10);
+  nn::BackendOptions budgeted = tuned;
+  budgeted.autotune_seconds = 1;
+  const auto before_untuned = made(ctx.program_counts());
+  const GemmTiling untuned = work.run(budgeted);
+  EXPECT_LE(made(ctx.program_counts()) - before_untuned, 2u);  // no candidates built
+  const auto heuristic =
+      nn::detail::candidate_tilings(ctx, {SmallGemm::m, SmallGemm::n, SmallGemm::k}, true).front();
+  EXPECT_EQ(untuned.to_string(), heuristic.to_string());
+}
