@@ -20,6 +20,8 @@ namespace gpgpu {
 
 namespace detail {
 
+ContextState::ContextState() = default;
+
 ContextState::~ContextState() {
   release();
 }

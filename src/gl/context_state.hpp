@@ -67,7 +67,7 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::vector<unsigned> buffer_views;
   std::vector<bool> buffer_view_attached;
 
-  ContextState() = default;
+  ContextState();  // out of line: ProgramBinaryCache is incomplete here
   ContextState(const ContextState&) = delete;
   ContextState& operator=(const ContextState&) = delete;
   ~ContextState();

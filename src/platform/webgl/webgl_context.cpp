@@ -9,8 +9,7 @@
 
 #include "gl/device_info.hpp"
 #include "gpgpu/error.hpp"
-#include "shader/program_binary_cache.hpp"  // ContextState owns one of each
-#include "transfer/transfer_engine.hpp"
+#include "transfer/transfer_engine.hpp"  // ContextState owns one
 
 // library_gpgpu.js: a fresh canvas (an OffscreenCanvas where the browser has one) registered
 // as an Emscripten event target; writes its target name ("!gpgpu-N") into `name`.
