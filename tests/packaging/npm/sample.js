@@ -24,15 +24,8 @@ function addMulVec(api, n) {
   }
   const C = new Float32Array(n).fill(NaN), D = new Float32Array(n).fill(NaN);  // poisoned
   const gpgpu = api.CreateGPGPU();
-  const param = {id: 'AddMulVec', args: {A, B, C, D}, vertexShader: `
-      in  float A;
-      in  float B;
-      out float C;
-      out float D;
-      void main(void) {
-        C = A + B;
-        D = A * B;
-      }`};
+  const param = {id: 'AddMulVec', args: {A, B, C, D}, vertexShader:
+      'in float A; in float B; out float C; out float D; void main() { C = A + B; D = A * B; }'};
   gpgpu.compute(param);
   for (let i = 0; i < n; ++i) {
     checkOne(`C[${i}]`, C[i], A[i] + B[i]);
