@@ -1,4 +1,4 @@
-// A TypeScript user of the npm package as an ES module (tsc --strict, node16 resolution:
+// A TypeScript user of the npm package as an ES module (.mts; tsc --strict, node16 resolution:
 // "exports" and its "types"). tsc fails when the declarations are missing, loose (with `any`
 // the lines marked to expect an error would compile) or unlike the API the sample uses.
 import {ready, CreateGPGPU, TypeMismatchError, Error as GPGPUError} from 'gpgpu';
