@@ -99,8 +99,8 @@ TEST(Es30Introspection, AgreesWithProgramInterfaceQueries) {
        gpgpu::detail::complete_source(fragment, GL_FRAGMENT_SHADER, state.info, {},
                                       "ivec2 gpgpu_coord() { return ivec2(gl_FragCoord.xy); }\n"),
        fragment}};
-  const gpgpu::detail::Program program({stages[0], stages[1]}, {}, "es30 probe",
-                                       state.weak_from_this());
+  const auto linked = gpgpu::detail::build_program(state, {stages[0], stages[1]}, {}, "es30 probe");
+  const gpgpu::detail::Program& program = *linked;
   const auto es31 = gpgpu::detail::introspect(program.id(), false);
   const auto es30 = gpgpu::detail::introspect_es30(program.id(), {stages[0], stages[1]});
   auto sorted = [](auto list) {

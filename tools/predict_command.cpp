@@ -29,7 +29,7 @@ struct PredictCli {
   std::string out = "out/predict";
   std::size_t batch = 1000, limit = 0;
   bool no_plots = false;
-  bool no_autotune = false;
+  bool autotune = false, no_autotune = false;
 };
 
 // IMAGES.npy as normalised float pixels: float32 in [0, 1] (as torchvision's ToTensor gives),
@@ -106,7 +106,7 @@ int predict(const PredictCli& o) {
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   auto model = nn::load_model(ctx, o.model);
-  model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
+  model.set_backend(backend, {.autotune = o.autotune && !o.no_autotune, .threads = o.backend.threads});
   print_backend_hint(model);
   std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
                            ctx.info().renderer, backend_description(model), o.model,
@@ -149,9 +149,12 @@ Command add_predict_command(CLI::App& app) {
   sub->add_option("--out", o->out, "directory for predictions, confusion matrix and plots")
       ->capture_default_str();
   sub->add_flag("--no-plots", o->no_plots, "do not run gnuplot");
-  sub->add_flag(
-      "--no-autotune", o->no_autotune,
-      "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
+  // Classifying a few images is over before tuning would pay for itself: predict takes the
+  // tilings `gpgpu train` tuned (disk cache) or the cost model's, unless asked to tune.
+  sub->add_flag("--autotune", o->autotune,
+                "time GEMM tilings on GPUs before classifying (pays off for large image sets)");
+  sub->add_flag("--no-autotune", o->no_autotune,
+                "the default: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   return [o]() -> int { return predict(*o); };
 }

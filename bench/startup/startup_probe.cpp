@@ -93,6 +93,7 @@ std::pair<double, double> time_predict(const std::string& model_dir,
                                        const std::filesystem::path& data) {
   const Context ctx;
   auto model = nn::load_model(ctx, model_dir);
+  model.set_backend(model.backend(), {.autotune = false});  // as `gpgpu predict` does
   const auto test =
       nn::load_idx_dataset(data.empty() ? nn::default_data_dir() : data, "t10k").first(1);
   const nn::DeviceDataset device_test(ctx, test);

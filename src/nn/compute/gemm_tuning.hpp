@@ -37,8 +37,8 @@ std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id);
 // Keeps a tuned tiling for later GEMMs of this process and for later processes.
 void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
 
-// The process's tuning budget: whether less than `budget_seconds` went into tuning so far,
-// and the time a tuning took.
+// The process's tuning budget: whether another tuning fits in `budget_seconds`, taking the
+// dearest tuning of this process so far as what it will cost; and the time a tuning took.
 bool tuning_budget_left(double budget_seconds);
 void spend_tuning_time(double seconds);
 
