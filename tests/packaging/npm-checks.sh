@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The npm package's checks, sourced by test-packages.sh after deb-checks.sh (fail, ok).
 # Each installs or inspects a gpgpu-<version>.tgz as a web developer would use it and prints
 # "FAIL: ..." on the first problem.
