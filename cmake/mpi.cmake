@@ -14,6 +14,7 @@ if(GPGPU_MPI AND MPI_CXX_FOUND)
   message(STATUS "gpgpu::mpi: MPI ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE})")
   add_subdirectory(src/mpi)
   add_subdirectory(src/earth/mpi)
+  add_subdirectory(src/nn/mpi)  # data-parallel training across ranks
 else()
   message(STATUS "gpgpu::mpi: no MPI found (Debian: apt-get install openmpi-bin libopenmpi-dev); "
                  "gpgpu-mpi and the MPI tests are left out")

@@ -44,6 +44,9 @@ std::vector<std::pair<std::string, DataPathOptions>> configurations() {
   DataPathOptions caller = threads;
   caller.delivery_thread = -1;
   list.emplace_back("persistent, delivered by the caller", caller);
+  DataPathOptions lanes = threads;
+  lanes.copy_context = 1;
+  list.emplace_back("persistent, copy lanes, 8 KiB chunks x 3", lanes);
   return list;
 }
 
@@ -437,6 +440,10 @@ TEST(DataPath, BadOptionsAreRefusedAndChangeNothing) {
   EXPECT_EQ(after.chunk_bytes, before.chunk_bytes);
   EXPECT_GT(after.chunk_bytes, 0u);
   EXPECT_GT(after.host_threads, 0u);
+  DataPathOptions lanes;
+  lanes.copy_context = 2;
+  EXPECT_THROW(ctx.set_data_path(lanes), gpgpu::ArgumentError);
+  EXPECT_EQ(ctx.data_path().copy_context, before.copy_context);
 }
 
 TEST(DataPath, ProfilerRecordsEveryKindOfKernel) {

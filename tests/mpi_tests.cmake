@@ -48,6 +48,7 @@ endfunction()
 gpgpu_add_mpi_test(mpi_collectives_test collectives_test.cpp)
 gpgpu_add_mpi_test(mpi_halo_test halo_test.cpp)
 gpgpu_add_mpi_test(earth_ranks_test earth_ranks_test.cpp LIBS gpgpu::earth_mpi)
+gpgpu_add_mpi_test(train_ranks_test train_ranks_test.cpp LIBS gpgpu::nn_mpi)
 
 # A rank that fails alone ends the job with its message, and nothing hangs (the timeout).
 add_executable(mpi_abort_probe ${CMAKE_CURRENT_LIST_DIR}/mpi/abort_probe.cpp ${_keep_mpi})
@@ -66,6 +67,25 @@ if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)
   target_compile_definitions(earth_mpi_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>"
                                                         GPGPU_MPIEXEC="${MPIEXEC_EXECUTABLE}")
   set_tests_properties(earth_mpi_cli_test PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
+endif()
+# `mpirun -np 2 gpgpu train` as typed by a user: data-parallel, rank 0 prints and writes; and
+# a bad input on one rank only (its --data missing) ends the job with that rank's message.
+if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)
+  set(_train_args train --net small --backend cpu --threads 1 --train-limit 512 --test-limit 200
+                  --epochs 1 --batch 64 --no-plots -q)
+  add_test(NAME train_mpi_cli_np2
+           COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe -np 2 $<TARGET_FILE:gpgpu_cli> ${_train_args}
+                   --out ${CMAKE_CURRENT_BINARY_DIR}/train-mpi-out)
+  set_tests_properties(train_mpi_cli_np2 PROPERTIES TIMEOUT 120 ENVIRONMENT "${_mpi_env}"
+    PASS_REGULAR_EXPRESSION "ranks: 2, each a shard of every global batch of 64 \\(rank 0: 32\\).*test accuracy [0-9.]+% \\([0-9]+ of 200\\)")
+  string(JOIN " " _train_words ${_train_args})
+  add_test(NAME train_mpi_bad_input_on_one_rank
+           COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe -np 2 sh -c
+                   "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then set -- --data /nonexistent-data; fi; exec $<TARGET_FILE:gpgpu_cli> ${_train_words} --out ${CMAKE_CURRENT_BINARY_DIR}/train-mpi-bad \"$@\"")
+  set_tests_properties(train_mpi_bad_input_on_one_rank PROPERTIES TIMEOUT 60 ENVIRONMENT "${_mpi_env}"
+    PASS_REGULAR_EXPRESSION "gpgpu-mpi: rank 1 of 2: error: data directory /nonexistent-data does not exist")
+  unset(_train_args)
+  unset(_train_words)
 endif()
 unset(_mpi_env)
 unset(_keep_mpi)

@@ -22,8 +22,9 @@ int from_environment(const char* first, const char* second, int otherwise) {
   return otherwise;
 }
 
-// `earth` itself runs across ranks; its other forms run in one process.
+// `train` and `earth` itself run across ranks; earth's other forms run in one process.
 bool runs_across_ranks(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "train") == 0) return true;
   if (argc < 2 || std::strcmp(argv[1], "earth") != 0) return false;
   for (const char* one : {"grid", "bench", "compare", "partition"}) {
     if (argc >= 3 && std::strcmp(argv[2], one) == 0) return false;
@@ -46,8 +47,8 @@ void hand_over_to_mpi(int argc, char** argv) {
   if (ranks <= 1) return;
   if (!runs_across_ranks(argc, argv)) {
     if (launched_rank() == 0) {
-      std::cerr << "gpgpu: note: only `gpgpu earth` splits its work across MPI ranks; each of "
-                   "the "
+      std::cerr << "gpgpu: note: only `gpgpu earth` and `gpgpu train` split their work "
+                   "across MPI ranks; each of the "
                 << ranks << " processes runs `gpgpu " << (argc > 1 ? argv[1] : "") << "` whole\n";
     }
     return;

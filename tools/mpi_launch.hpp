@@ -1,6 +1,6 @@
 // Telling whether `gpgpu` was started by an MPI launcher (mpirun), and handing such a run of
-// `gpgpu earth` over to gpgpu-mpi, the build's MPI twin of this program. The gpgpu binary
-// itself links no MPI: it starts without loading MPI's libraries and runs where no MPI is
+// `gpgpu earth` or `gpgpu train` over to gpgpu-mpi, the build's MPI twin of this program. The gpgpu
+// binary itself links no MPI: it starts without loading MPI's libraries and runs where no MPI is
 // installed.
 #pragma once
 
@@ -12,9 +12,9 @@ int launched_ranks();
 // The rank the launcher announced (OMPI_COMM_WORLD_RANK or PMI_RANK); 0 when none did.
 int launched_rank();
 
-// Started by mpirun as one of several ranks, `gpgpu earth` replaces this process with
-// gpgpu-mpi (same arguments) when it was built, and stops with an error when it was not;
-// other commands run whole in every process. Returns when not under MPI.
+// Started by mpirun as one of several ranks, `gpgpu earth` or `gpgpu train` replaces this process
+// with gpgpu-mpi (same arguments) when it was built, and stops with an error when it was not; other
+// commands run whole in every process. Returns when not under MPI.
 void hand_over_to_mpi(int argc, char** argv);
 
 }  // namespace gpgpu::cli

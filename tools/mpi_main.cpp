@@ -1,10 +1,11 @@
-// gpgpu-mpi — `gpgpu earth` across MPI ranks, one GPU each:
+// gpgpu-mpi — `gpgpu earth` and `gpgpu train` across MPI ranks, one GPU each:
 //   mpirun -np 4 gpgpu-mpi earth --case 5 --level 8
 //   mpirun -np 4 gpgpu earth --case 5 --level 8       (gpgpu hands over to this program)
-// Every rank runs the same command; the grid is split along its space-filling curve, rank 0
-// prints and writes the files. A failure every rank sees (a bad option, a state that blew
-// up) ends every rank with one message and exit code 1; a failure of one rank alone ends the
-// job through MPI_Abort with that rank's message (gpgpu/mpi/communicator.hpp).
+//   mpirun -np 2 gpgpu train --net cnn --batch 512    (data-parallel: a shard of each batch)
+// Every rank runs the same command; the grid is split along its space-filling curve (each
+// global batch into shards), rank 0 prints and writes the files. A failure every rank sees (a bad
+// option, a state that blew up) ends every rank with one message and exit code 1; a failure of one
+// rank alone ends the job through MPI_Abort with that rank's message (gpgpu/mpi/communicator.hpp).
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -15,7 +16,9 @@
 #include "earth_command.hpp"
 #include "gpgpu/earth/mpi.hpp"
 #include "gpgpu/mpi/communicator.hpp"
+#include "gpgpu/nn/mpi.hpp"
 #include "mpi_launch.hpp"
+#include "train_command.hpp"
 
 namespace {
 
@@ -41,10 +44,14 @@ std::string launch_error(const gpgpu::mpi::Communicator& world) {
 int main(int argc, char** argv) {
   gpgpu::mpi::Session session(argc, argv);
   gpgpu::mpi::Communicator world;
-  CLI::App app{"gpgpu-mpi: `gpgpu earth` across MPI ranks (mpirun -np N gpgpu-mpi earth ...)"};
+  CLI::App app{
+      "gpgpu-mpi: `gpgpu earth` and `gpgpu train` across MPI ranks (mpirun -np N gpgpu-mpi "
+      "earth|train ...)"};
   app.require_subcommand(1);
-  auto command = gpgpu::cli::add_earth_command(
+  auto earth_command = gpgpu::cli::add_earth_command(
       app, [&world] { return std::make_unique<gpgpu::earth::MpiTeam>(world); });
+  auto train_command = gpgpu::cli::add_train_command(
+      app, [&world] { return std::make_unique<gpgpu::nn::MpiTeam>(world); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +63,7 @@ int main(int argc, char** argv) {
       [&] {
         const std::string error = launch_error(world);
         if (!error.empty()) throw gpgpu::Error(error);
+        if (app.got_subcommand("train")) return train_command();
         const auto* earth = app.get_subcommand("earth");
         for (const char* one : {"grid", "bench", "compare", "partition"}) {
           if (earth->got_subcommand(one) && world.size() > 1) {
@@ -63,7 +71,7 @@ int main(int argc, char** argv) {
                 "`earth {}` runs in one process: use gpgpu earth {} without mpirun", one, one));
           }
         }
-        return command();
+        return earth_command();
       },
       "gpgpu-mpi", collective);
 }

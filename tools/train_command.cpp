@@ -1,20 +1,23 @@
 // `gpgpu train`: trains a network on an IDX data set (Fashion-MNIST by default) on the GPU
 // (or llvmpipe), with a progress bar, a line per epoch, and in --out the model, history.json,
-// the confusion matrix, predictions and PNG plots.
+// the confusion matrix, predictions and PNG plots. Under gpgpu-mpi the ranks train one model
+// together (gpgpu/nn/team.hpp): each its shard of every global batch, each its part of the
+// test set; rank 0 prints and writes the files.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
-#include "commands.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
+#include "train_command.hpp"
 
 namespace gpgpu::cli {
 
@@ -87,17 +90,29 @@ void print_progress(const nn::Progress& p, std::size_t epochs) {
   std::fflush(stderr);
 }
 
-int train(const TrainCli& o) {
+std::vector<int> labels_of(const nn::Dataset& data) {
+  return {data.labels.begin(), data.labels.end()};
+}
+
+int train(const TrainCli& o, nn::Team& team) {
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
-  Context ctx({.device = o.device});
+  Context ctx({.device = team.device(o.device)});
+  const bool lead = team.rank() == 0;  // prints and writes
+  std::ostringstream muted;
+  std::ostream& out = lead ? std::cout : muted;
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
   const auto train_set = full_train.first(o.train_limit);
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
+  const auto test_part = nn::shard_of(test_set.count, team.rank(), team.size());
+  if (test_part.count == 0) {
+    throw ArgumentError(
+        fmt::format("{} test images cannot be split over {} ranks", test_set.count, team.size()));
+  }
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
   model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
-  print_backend_hint(model);
+  if (lead) print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
   model.set_class_names(names);
@@ -105,22 +120,30 @@ int train(const TrainCli& o) {
   auto& t = recipe.options;
   const std::size_t steps = train_set.count / std::max<std::size_t>(t.batch, 1);
   t.report_every = o.report_every ? o.report_every : std::max<std::size_t>(1, steps / 50);
+  team.join(model, t);
+  const double share =
+      static_cast<double>(t.shard.count ? t.shard.count : t.batch) / static_cast<double>(t.batch);
 
-  std::cout << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
-  std::cout << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
-                           test_set.count, train_set.sample_shape().to_string(), data_dir.string());
-  std::cout << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
-                           backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
-                           nn::to_string(t.schedule),
-                           t.augmentation.enabled()
-                               ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
-                               : "");
-  std::cout << model.summary() << std::flush;
+  out << fmt::format("device: {} ({})\n", ctx.info().renderer, ctx.info().version);
+  if (team.size() > 1) {
+    out << fmt::format("ranks: {}, each a shard of every global batch of {} (rank 0: {})\n",
+                       team.size(), t.batch, t.shard.count);
+  }
+  out << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
+                     test_set.count, train_set.sample_shape().to_string(), data_dir.string());
+  out << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
+                     backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
+                     nn::to_string(t.schedule),
+                     t.augmentation.enabled()
+                         ? fmt::format(", augmentation flip + shift {}", t.augmentation.shift)
+                         : "");
+  out << model.summary() << std::flush;
 
   const auto upload_start = std::chrono::steady_clock::now();
-  nn::DeviceDataset device_train(ctx, train_set), device_test(ctx, test_set);
+  nn::DeviceDataset device_train(ctx, train_set);
+  nn::DeviceDataset device_test(ctx, nn::part_of(test_set, test_part.first, test_part.count));
   nn::Trainer trainer(model, device_train, t);
-  std::cout << fmt::format(
+  out << fmt::format(
       "data uploaded and kernels built in {:.2f} s\n",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count());
 
@@ -136,17 +159,18 @@ int train(const TrainCli& o) {
                        model.parameter_count(),
                        {},
                        {}};
-  const bool bar = !o.quiet && ::isatty(STDERR_FILENO);
+  const bool bar = lead && !o.quiet && ::isatty(STDERR_FILENO);
   nn::Evaluation eval;
   for (std::size_t e = 0; e < t.epochs; ++e) {
-    const auto result = trainer.run_epoch([&](const nn::Progress& p) {
+    const auto result = nn::combine(team, trainer.run_epoch([&](const nn::Progress& local) {
+      const nn::Progress p = nn::combine(team, local, share);
       history.interval_losses.emplace_back(
           static_cast<double>(e) + static_cast<double>(p.step) / static_cast<double>(p.steps),
           p.loss);
       if (bar) print_progress(p, t.epochs);
-    });
+    }));
     if (bar) std::fprintf(stderr, "\r%*s\r", 100, "");
-    eval = nn::evaluate(model, device_test, o.eval_batch);
+    eval = nn::evaluate(team, model, device_test, o.eval_batch);
     EpochRecord r{e,
                   result.stats.mean_loss(),
                   result.stats.accuracy(),
@@ -157,34 +181,39 @@ int train(const TrainCli& o) {
                   result.learning_rate,
                   eval.seconds};
     history.epochs.push_back(r);
-    std::cout << fmt::format(
-                     "epoch {:>3}/{}  train loss {:.4f}  train acc {:6.2f}%  test loss {:.4f}  "
-                     "test acc {:6.2f}%  "
-                     "lr {:.3g}  {:.2f} s ({:.0f} img/s)  eval {:.3f} s\n",
-                     e + 1, t.epochs, r.train_loss, 100 * r.train_accuracy, r.test_loss,
-                     100 * r.test_accuracy, r.learning_rate, r.seconds, r.images_per_second,
-                     r.eval_seconds)
-              << std::flush;
+    out << fmt::format(
+               "epoch {:>3}/{}  train loss {:.4f}  train acc {:6.2f}%  test loss {:.4f}  "
+               "test acc {:6.2f}%  "
+               "lr {:.3g}  {:.2f} s ({:.0f} img/s)  eval {:.3f} s\n",
+               e + 1, t.epochs, r.train_loss, 100 * r.train_accuracy, r.test_loss,
+               100 * r.test_accuracy, r.learning_rate, r.seconds, r.images_per_second,
+               r.eval_seconds)
+        << std::flush;
   }
+  if (t.epochs == 0) eval = nn::evaluate(team, model, device_test, o.eval_batch);
+  if (!lead) return 0;
   fs::create_directories(o.out);
-  if (t.epochs == 0) eval = nn::evaluate(model, device_test, o.eval_batch);
   nn::save_model(model, fs::path(o.out) / "model");
   write_history(o.out, history);
-  write_evaluation(o.out, eval, device_test.labels(), names);
-  std::cout << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
-                           static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
-  std::cout << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
+  write_evaluation(o.out, eval, labels_of(test_set), names);
+  out << fmt::format("test accuracy {:.2f}% ({} of {})\n", 100 * eval.accuracy(),
+                     static_cast<std::size_t>(eval.stats.correct), eval.stats.count);
+  out << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
   const auto programs = ctx.program_counts();
-  std::cout << fmt::format(
+  out << fmt::format(
       "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
       programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
-  if (!o.no_plots) std::cout << draw_plots(o.out, &history, eval, test_set, names) << "\n";
+  if (!o.no_plots) out << draw_plots(o.out, &history, eval, test_set, names) << "\n";
   return 0;
 }
 
 }  // namespace
 
 Command add_train_command(CLI::App& app) {
+  return add_train_command(app, [] { return nn::one_process(); });
+}
+
+Command add_train_command(CLI::App& app, TrainTeamMaker make_team) {
   auto* sub = app.add_subcommand(
       "train", "Train a convolutional network on GPU shaders (Fashion-MNIST by default)");
   auto o = std::make_shared<TrainCli>();
@@ -222,9 +251,10 @@ Command add_train_command(CLI::App& app) {
       "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
-  return [o]() -> int {
+  return [o, make_team]() -> int {
     o->command_line = "gpgpu train";
-    return train(*o);
+    const auto team = make_team();
+    return train(*o, *team);
   };
 }
 

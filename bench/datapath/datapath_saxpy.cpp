@@ -1,5 +1,7 @@
 // saxpy: the host-array round trip a user writes first, against its parts and CUDA.
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -44,9 +46,33 @@ struct Inputs {
   }
 };
 
+// What the driver offers for the GPU to read ordinary (user) memory without a staging copy,
+// for the table's note (docs/data-path.md, "Ordinary memory"): the bench reports, the engine
+// uses none of these today.
+std::string host_import_routes(const DeviceInfo& info) {
+  std::string text;
+  auto add = [&](const char* name, bool present, const char* what) {
+    text +=
+        fmt::format("{}{} {} ({})", text.empty() ? "" : "; ", name, present ? "yes" : "no", what);
+  };
+  auto egl = [&](const char* name) {
+    return std::find(info.egl_extensions.begin(), info.egl_extensions.end(), name) !=
+           info.egl_extensions.end();
+  };
+  add("GL_EXT_external_buffer", info.has_extension("GL_EXT_external_buffer"),
+      "buffer storage over an EGL client buffer");
+  add("GL_AMD_pinned_memory", info.has_extension("GL_AMD_pinned_memory"),
+      "a buffer over a host pointer");
+  add("GL_EXT_memory_object_fd", info.has_extension("GL_EXT_memory_object_fd"),
+      "imports memory another API exported as an fd, not a host pointer");
+  add("EGL_EXT_image_dma_buf_import", egl("EGL_EXT_image_dma_buf_import"),
+      "images over dma-bufs, not buffers");
+  return "host memory import: " + text;
+}
+
 struct Row {
-  double run = -1, async = -1, up = -1, resident = -1, down = -1, cuda_pageable = -1,
-         cuda_pinned = -1, zero_copy = -1;
+  double run = -1, run_in_order = -1, async = -1, up = -1, resident = -1, down = -1,
+         cuda_pageable = -1, cuda_pinned = -1, zero_copy = -1;
 };
 
 Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
@@ -61,6 +87,19 @@ Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
   in.check(in.y, "run_async");
 
   r.run = env.median_ms([&] { saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}); }, repeats);
+  // With copy lanes on (GPUs), the same round trip with every copy in the Context's context.
+  if (ctx.data_path_stats().copy_context) {
+    const DataPathOptions original = ctx.data_path();
+    DataPathOptions in_order = original;
+    in_order.copy_context = -1;
+    ctx.set_data_path(in_order);
+    r.run_in_order = env.median_ms(
+        [&] {
+          saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}});
+        },
+        repeats);
+    ctx.set_data_path(original);
+  }
   r.async = env.median_ms(
       [&] {
         saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
@@ -109,12 +148,13 @@ Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
 
 void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
   ComputeKernel saxpy(env.context, saxpy_source, {}, "bench saxpy");
-  ResultTable table("saxpy",
-                    "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
-                    "(wall ms, median)",
-                    {"n", "gpgpu run", "run_async+wait", "parts: up + run + down", "run / parts",
-                     "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned", "GB/s",
-                     "HostBuffer zero-copy", "zero-copy vs CUDA pinned"});
+  ResultTable table(
+      "saxpy",
+      "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
+      "(wall ms, median)",
+      {"n", "gpgpu run", "run, copy lanes off", "run_async+wait", "parts: up + run + down",
+       "run / parts", "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned", "GB/s",
+       "HostBuffer zero-copy", "zero-copy vs CUDA pinned"});
   for (const int e : log2_sizes) {
     const std::size_t n = std::size_t{1} << e;
     env.log << fmt::format("saxpy: n = 2^{} ...\n", e) << std::flush;
@@ -124,7 +164,8 @@ void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
     const double parts = r.up + r.resident + r.down;
     const double bytes = 3.0 * static_cast<double>(n) * 4;
     table.add(
-        {fmt::format("2^{}", e), Cell(r.run, 3), Cell(r.async, 3),
+        {fmt::format("2^{}", e), Cell(r.run, 3),
+         r.run_in_order > 0 ? Cell(r.run_in_order, 3) : Cell::missing(), Cell(r.async, 3),
          fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, r.up, r.resident, r.down),
          ratio(r.run, parts), r.cuda_pageable > 0 ? Cell(r.cuda_pageable, 3) : Cell::missing(),
          r.cuda_pinned > 0 ? Cell(r.cuda_pinned, 3) : Cell::missing(),
@@ -134,14 +175,16 @@ void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
   const auto stats = env.context.data_path_stats();
   table.note(
       fmt::format("data path: {} staging, {} host threads, {} KiB chunks x {}, uploads up "
-                  "to {} KiB direct, delivery thread {}",
+                  "to {} KiB direct, delivery thread {}, copy lanes {}",
                   stats.staging, stats.host_threads, stats.chunk_bytes >> 10, stats.staging_chunks,
-                  stats.direct_upload_bytes >> 10, stats.delivery_thread ? "on" : "off"));
+                  stats.direct_upload_bytes >> 10, stats.delivery_thread ? "on" : "off",
+                  stats.copy_context ? "on" : "off"));
   table.note(
       "vs CUDA: CUDA's time / gpgpu's (above 1: gpgpu is faster); run / parts: the host-array "
       "run against Buffer uploads + a resident run + a download, each waited; HostBuffer "
       "zero-copy: x and y in HostBuffers bound to the kernel, which reads and writes them over "
       "the bus (the round trip's copies are the kernel's own loads and stores)");
+  table.note(host_import_routes(env.context.info()));
   table.note(env.cuda_status());
   env.finish(table);
 }

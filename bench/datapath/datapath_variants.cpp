@@ -126,6 +126,11 @@ void engine_options(Env& env, bool quick) {
     o.delivery_thread = -1;
     row("delivery_thread", "off", o);
   }
+  for (const int lanes : {-1, 1}) {  // the copy lanes (docs/data-path.md, "Overlap")
+    auto o = defaults;
+    o.copy_context = lanes;
+    row("copy_context", lanes > 0 ? "on" : "off", o);
+  }
   ctx.set_data_path(defaults);
   table.note("each row changes one option of the defaults (first row)");
   env.finish(table);

@@ -12,7 +12,10 @@
 //   downloads      the GPU copies results into mapped read-back staging, and a delivery
 //                  thread copies each chunk into your array as soon as its fence signals, so
 //                  the calling thread can already upload the next batch (the async API:
-//                  ComputeKernel::run_async and friends, Buffer::download_async).
+//                  ComputeKernel::run_async and friends, Buffer::download_async);
+//   overlap        on GPUs the GPU copies of run arguments are issued from copy lanes, second
+//                  contexts on threads of their own, so the upload of run i+1, the kernel of
+//                  run i and the read-back of run i-1 may run at once (copy_context below).
 // Devices without GL_EXT_buffer_storage use staging buffers mapped per chunk; CPU devices
 // (llvmpipe), where "device memory" is host memory, copy directly (one memcpy each way).
 //
@@ -46,7 +49,8 @@ struct DataPathOptions {
   // Staging chunks per direction: how much may be in flight at once.
   std::size_t staging_chunks = 0;
   // Uploads up to this many bytes go to the driver directly (glBufferSubData), skipping
-  // staging: for small arrays the driver's own copy is the shortest path.
+  // staging: for small arrays the driver's own copy is the shortest path. Transfers of
+  // run temporaries up to this size (either way) do not use the copy lanes either.
   std::size_t direct_upload_bytes = 0;
   // Idle device memory the pool keeps for later runs; beyond it, returned buffers are freed.
   std::size_t pool_bytes = 0;
@@ -54,6 +58,13 @@ struct DataPathOptions {
   // thread that waits: lets an upload and a download run on the host at the same time.
   // 0 = auto (on where the staging is mapped), 1 = on, -1 = off.
   int delivery_thread = 0;
+  // Issue the copies of run temporaries (kernel arguments from host arrays) from copy lanes:
+  // threads with GL contexts of their own in the Context's share group, one per direction,
+  // so that the upload of run i+1, the kernel of run i and the read-back of run i-1 may run
+  // at once (one context executes its commands in order). Needs persistently mapped staging
+  // and the delivery thread. 0 = auto (on where those are; $GPGPU_COPY_CONTEXT=0|1 sets the
+  // default), 1 = on, -1 = off. A device that cannot make a shared context runs without.
+  int copy_context = 0;
 };
 
 // What the engine of one Context has done so far.
@@ -65,6 +76,9 @@ struct DataPathStats {
   std::size_t direct_upload_bytes = 0;
   std::size_t pool_limit_bytes = 0;
   bool delivery_thread = false;
+  bool copy_context = false;           // copy lanes in use (see DataPathOptions::copy_context)
+  std::size_t lane_batches = 0;        // copy batches the lanes issued
+  std::string copy_context_failure;    // why lanes asked for could not start (empty if none)
   std::size_t device_allocations = 0;  // device buffers created for run temporaries, ever
   std::size_t pool_reuses = 0;         // temporaries served from the pool
   std::size_t pooled_buffers = 0;      // idle buffers in the pool now

@@ -26,4 +26,5 @@
 #include "gpgpu/mpi/collectives.hpp"
 #include "gpgpu/mpi/communicator.hpp"
 #include "gpgpu/mpi/device.hpp"
+#include "gpgpu/mpi/gradient_buckets.hpp"
 #include "gpgpu/mpi/halo_exchange.hpp"

@@ -38,5 +38,6 @@
 #include "gpgpu/nn/nets.hpp"
 #include "gpgpu/nn/optimizers.hpp"
 #include "gpgpu/nn/serialization.hpp"
+#include "gpgpu/nn/team.hpp"
 #include "gpgpu/nn/tensor.hpp"
 #include "gpgpu/nn/train.hpp"

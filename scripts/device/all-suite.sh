@@ -18,6 +18,8 @@
 #   grid        scripts/device/grid-bench.sh on this build (the earth grid: GPU vs CPU builds,
 #               warm reads, levels 10-11, a second process reading the grid)
 #   python      scripts/device/python-bench.sh (its own small build of the module)
+#   transfers   scripts/device/transfers-bench.sh on this build (SAXPY round trips 2^24..2^26
+#               vs CUDA pinned, the overlap pipeline with copy lanes off/on, matmul e2e)
 # Environment: BUILD (default /tmp/gpgpu-all), DEADLINE (seconds for the whole call, default
 # 570): a stage gets what is left, so the call returns before the device's limit.
 # The GL libraries and build dependencies the image lacks come from .gl/ and .deps/
@@ -100,6 +102,11 @@ for stage in "$@"; do
       GRID_BUILD=0 GRID_DEADLINE=$(($(budget 540) - 20)) timeout "$(budget 540)" \
         bash scripts/device/grid-bench.sh "$out/grid" "$build" > "$out/grid-bench.log" 2>&1
       stamp "grid: rc $?"
+      ;;
+    transfers)
+      DEADLINE=$(budget 160) bash scripts/device/transfers-bench.sh "$out/transfers" "$build" \
+        > "$out/transfers-bench.log" 2>&1
+      stamp "transfers: rc $?"
       ;;
     python)
       timeout "$(budget 300)" bash scripts/device/python-bench.sh "$out/python" \

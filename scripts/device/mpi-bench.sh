@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The earth model on 1 and 2 GPUs of one host (device kind nvidia-h100-x2 or nvidia-h200-x2):
+# The earth model and CNN training on 1 and 2 GPUs of one host (device kind nvidia-h100-x2 or nvidia-h200-x2):
 # builds gpgpu and gpgpu-mpi against the image's Open MPI (4.1.6 there; never carry Debian's,
 # its PMIx clashes with the image's: shared/notes/gpu-facts.md), then for earth case 5 at
 # each level runs
@@ -11,7 +11,14 @@
 # and records steps per second of the stepping (the JSON's steps_per_wall_s), the ratio
 # np2 / one, and whether the final fields are bit for bit the same (FNV-1a of the fields and
 # the saved height files). Also the halo sizes of the 2-rank partition (gpgpu earth partition).
-# OUT_DIR keeps mpi-bench.log, table.md and results.tar.gz (every run's output and JSON).
+# Stage cnn: data-parallel training of the `cnn` net, global batch 512, the same epochs on
+#   cnn-np1  mpirun -np 1 gpgpu train (one rank: gpgpu hands over to gpgpu-mpi from 2 ranks
+#            up, so this is the one-process path, the baseline)
+#   cnn-np2  mpirun -np 2 gpgpu train (one GPU each: GPGPU_DEVICE=$OMPI_COMM_WORLD_LOCAL_RANK)
+# images per second of the epochs after the first (history.json), the ratio np2 / np1
+# (target >= 1.7x) and the final test accuracy of both (target: within 0.3 points), in
+# cnn.md. Bounded to MPI_BENCH_CNN_SECONDS (default 200) for both runs together.
+# OUT_DIR keeps mpi-bench.log, table.md, cnn.md and results.tar.gz (every run's output and JSON).
 #
 #   bash scripts/device/mpi-bench.sh OUT_DIR [BUILD_DIR]
 #
@@ -23,6 +30,12 @@
 #                      core each by default, and with it the GL driver's and the data path's
 #                      threads)
 #   DEADLINE           seconds for the whole script (default 560); runs left are skipped
+#   MPI_BENCH_STAGES   stages to run: "earth" (default), "cnn" (training only), "earth cnn"
+#   MPI_BENCH_EPOCHS   epochs of each cnn run (default 3)
+#   MPI_BENCH_CNN_ARGS more `gpgpu train` options for both cnn runs (e.g. "--train-limit 4096
+#                      --backend cpu" for a trial on llvmpipe)
+#   GPGPU_NN_DATA      Fashion-MNIST (default /usr/share/datasets/fashion-mnist, else
+#                      ./data/fashion-mnist)
 # The GL libraries and build dependencies the image lacks come from .gl/ and .deps/
 # (shared/device/prepare-gl.sh and scripts/device/fetch-deps.sh, run beforehand); MPI does
 # not: the image has it.
@@ -36,6 +49,8 @@ out=$(cd "$out" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 unset GPGPU_DEVICE  # each rank picks its GPU by its node-local rank
 levels=${MPI_BENCH_LEVELS:-"8 9"}
+stages=" ${MPI_BENCH_STAGES:-earth} "
+has_stage() { [[ $stages == *" $1 "* ]]; }
 read -r -a mpirun_options <<< "${MPI_BENCH_MPIRUN:---bind-to none}"
 days=${MPI_BENCH_DAYS:-2}
 t0=$(date +%s)
@@ -73,6 +88,7 @@ run() {
   return $rc
 }
 
+has_stage earth || levels=""
 for level in $levels; do
   timeout 120 "$gpgpu" earth partition --level "$level" --ranks 2 --json "$out/partition-L$level.json" \
     > "$out/partition-L$level.txt" 2>&1
@@ -90,7 +106,7 @@ for level in $levels; do
 done
 
 # The table: steps per second per run and the ratio to one process.
-python3 - "$out" $levels <<'PY' | tee "$out/table.md"
+has_stage earth && python3 - "$out" $levels <<'PY' | tee "$out/table.md"
 import json, sys, os
 out, levels = sys.argv[1], sys.argv[2:]
 print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (halo once a step) | 2 ranks / one | 2 ranks, halo every stage | / one | grid s (one, np2) |")
@@ -107,8 +123,61 @@ for level in levels:
     grid = ", ".join(f'{rows[n]["grid_s"]:.1f}' if rows[n] else "-" for n in ("one", "np2"))
     print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x | {grid} |")
 PY
-# What comes back: the log, the table, and the rest packed (a device call returns at most 8
+# Stage cnn: `gpgpu train --net cnn --batch 512` on 1 rank and on 2 ranks (a GPU each).
+train_run() {
+  local name=$1 ranks=$2 budget dir="$out/$1"
+  budget=$(( ${MPI_BENCH_CNN_SECONDS:-200} / 2 ))
+  [ "$budget" -gt "$(($(left) - 10))" ] && budget=$(($(left) - 10))
+  if [ "$budget" -lt 30 ]; then stamp "skipped $name (deadline)"; return 1; fi
+  mkdir -p "$dir"
+  # One GPU per rank by node-local rank; set inside the rank (mpirun -x cannot expand it).
+  timeout "$budget" mpirun "${mpirun_options[@]}" -np "$ranks" sh -c \
+    'GPGPU_DEVICE=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' "$gpgpu" train --net cnn \
+    --batch 512 --epochs "${MPI_BENCH_EPOCHS:-3}" --no-plots -q --out "$dir" "${cnn_args[@]}" \
+    > "$dir/output.txt" 2>&1
+  stamp "$name: rc $?, $(grep -E '^test accuracy' "$dir/output.txt")"
+}
+if has_stage cnn; then
+  data=""
+  for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
+    [ -n "$candidate" ] && [ -d "$candidate" ] && { data=$candidate; break; }
+  done
+  if [ -z "$data" ]; then
+    stamp "cnn: no Fashion-MNIST directory (set GPGPU_NN_DATA)"
+  else
+    export GPGPU_NN_DATA=$data
+    read -r -a cnn_args <<< "${MPI_BENCH_CNN_ARGS:-}"
+    train_run cnn-np1 1
+    train_run cnn-np2 2
+    python3 - "$out" <<'PY' | tee "$out/cnn.md"
+import json, os, sys
+out = sys.argv[1]
+rows = {}
+for name in ("cnn-np1", "cnn-np2"):
+    try:
+        rows[name] = json.load(open(os.path.join(out, name, "history.json")))
+    except Exception:
+        rows[name] = None
+def rate(n):  # images per second of the epochs after the first (kernels built, caches warm)
+    e = rows[n]["epochs"][1:] if rows[n] else []
+    return sum(x["images_per_second"] for x in e) / len(e) if e else float("nan")
+def acc(n):
+    return 100 * rows[n]["epochs"][-1]["test_accuracy"] if rows[n] and rows[n]["epochs"] else float("nan")
+epochs = len(rows["cnn-np1"]["epochs"]) if rows["cnn-np1"] else 0
+print(f"`gpgpu train --net cnn --batch 512 --epochs {epochs}`, global batch 512; 2 ranks: one GPU each, 256 images a step each")
+print()
+print("| ranks | images/s (epochs 2+) | final test accuracy |")
+print("|---:|---:|---:|")
+for n, r in (("cnn-np1", 1), ("cnn-np2", 2)):
+    print(f"| {r} | {rate(n):.0f} | {acc(n):.2f}% |")
+print()
+print(f"2 ranks / 1 rank: {rate('cnn-np2') / rate('cnn-np1'):.2f}x (target >= 1.7x); "
+      f"accuracy difference {abs(acc('cnn-np2') - acc('cnn-np1')):.2f} points (target <= 0.3)")
+PY
+  fi
+fi
+# What comes back: the log, the tables, and the rest packed (a device call returns at most 8
 # files of 16 MiB).
-(cd "$out" && tar czf results.tar.gz --remove-files ./*-L* ./partition-L* configure.log build.log \
-  nvidia-smi.txt 2> /dev/null)
+(cd "$out" && tar czf results.tar.gz --remove-files ./*-L* ./partition-L* ./cnn-np* configure.log \
+  build.log nvidia-smi.txt 2> /dev/null)
 stamp "done: $out/table.md, $out/results.tar.gz"

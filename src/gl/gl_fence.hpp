@@ -27,6 +27,14 @@ class GlFence {
   }
   GlFence(const GlFence&) = delete;
   GlFence& operator=(const GlFence&) = delete;
+  // Takes ownership of a sync object made elsewhere (another context of the share group).
+  static GlFence adopt(GLsync sync) noexcept {
+    GlFence f;
+    f.sync_ = sync;
+    return f;
+  }
+  // The sync object (for glWaitSync), still owned by this fence; null when empty.
+  GLsync get() const noexcept { return sync_; }
 
   // Marks the point in the command stream after everything submitted so far.
   void insert();

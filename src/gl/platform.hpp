@@ -10,7 +10,9 @@
 //                           glGetBufferSubData in WebGL2, where buffers cannot be mapped;
 //   how waits happen        GlFence (gl_fence.hpp) and the thread fences below: fence syncs
 //                           natively; in WebGL2 a fence never signals while the program keeps
-//                           control, so waiting there is glFinish.
+//                           control, so waiting there is glFinish;
+//   second contexts         make_shared_context below (the transfer engine's copy lanes):
+//                           EGL makes one in the Context's share group; WebGL2 refuses.
 // The core reads PlatformTraits to choose its path at run time (no #ifdef), and refuses with
 // UnsupportedError what a platform cannot do (refuse_without below).
 #pragma once
@@ -45,6 +47,9 @@ struct PlatformTraits {
   bool program_binaries = true;
   // Threads may be started (std::thread). A WebGL2 build runs on the page's one thread.
   bool threads = true;
+  // A second context sharing the Context's objects can be made for another thread
+  // (make_shared_context). WebGL2 has one context per canvas and no threads.
+  bool shared_contexts = false;
 };
 
 // Throws UnsupportedError naming `what` and the platform's limit `because` unless `supported`.
@@ -66,5 +71,21 @@ ThreadFence insert_thread_fence(const ContextState& state);
 // Blocks until the fence signals; false when the wait failed (the device was lost).
 bool wait_thread_fence(const ContextState& state, ThreadFence fence) noexcept;
 void delete_thread_fence(const ContextState& state, ThreadFence fence) noexcept;
+
+// A second context in `state`'s share group (buffers and sync objects shared), for a thread of
+// its own: the transfer engine's copy lanes (transfer/copy_lane.hpp). Made with the Context's
+// config, version and reset strategy. Only where PlatformTraits::shared_contexts; elsewhere
+// UnsupportedError; ContextError where the platform refuses one. `state` stays current.
+struct SharedContext;  // the platform's handles
+struct SharedContextDeleter {
+  void operator()(SharedContext* shared) const noexcept;
+};
+using SharedContextHandle = std::unique_ptr<SharedContext, SharedContextDeleter>;
+SharedContextHandle make_shared_context(const ContextState& state);
+// Makes `shared` current on the calling thread (one thread only, for its whole life); false
+// when the platform refuses.
+bool make_shared_current(SharedContext& shared) noexcept;
+// Unbinds `shared` from the calling thread, releasing the thread's platform state.
+void release_shared_current(SharedContext& shared) noexcept;
 
 }  // namespace gpgpu::detail

@@ -2,7 +2,11 @@
 // accumulators only every report_every steps.
 #include "gpgpu/nn/train.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -35,6 +39,66 @@ void check_data_fits(const Sequential& model, const DeviceDataset& data, const c
   }
 }
 
+std::size_t shard_size(const TrainOptions& o) {
+  return o.shard.count > 0 ? o.shard.count : o.batch;
+}
+
+// The trainable range [lo, hi) of each layer's parameters (empty for layers without).
+std::vector<std::pair<std::size_t, std::size_t>> trainable_ranges(const Sequential& model) {
+  std::vector<std::pair<std::size_t, std::size_t>> r(model.layers().size(),
+                                                     {SIZE_MAX, std::size_t{0}});
+  for (const auto& p : model.parameters()) {
+    if (!p.trainable) continue;
+    auto& [lo, hi] = r.at(p.layer);
+    lo = std::min(lo, p.offset);
+    hi = std::max(hi, p.offset + p.shape.size());
+  }
+  return r;
+}
+
+// Turns "layer L finished backward" into "positions [ready_from, end) are final": the
+// lowest start among a suffix of the layout whose layers are all done.
+class ReadyTracker {
+ public:
+  explicit ReadyTracker(const Sequential& model) : ranges_(trainable_ranges(model)) {
+    for (std::size_t l = 0; l < ranges_.size(); ++l) {
+      if (ranges_[l].first < ranges_[l].second) by_offset_.push_back(l);
+    }
+    std::sort(by_offset_.begin(), by_offset_.end(),
+              [&](std::size_t a, std::size_t b) { return ranges_[a].first > ranges_[b].first; });
+  }
+  void begin() {
+    done_.assign(ranges_.size(), false);
+    next_ = 0;
+  }
+  // The new ready_from, or nullopt when it did not fall.
+  std::optional<std::size_t> layer_done(std::size_t layer) {
+    done_.at(layer) = true;
+    const std::size_t before = next_;
+    while (next_ < by_offset_.size() && done_[by_offset_[next_]]) ++next_;
+    if (next_ == before) return std::nullopt;
+    return ranges_[by_offset_[next_ - 1]].first;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
+  std::vector<std::size_t> by_offset_;  // layers with parameters, highest offset first
+  std::vector<bool> done_;
+  std::size_t next_ = 0;
+};
+
+class EngineStaging final : public GradientStaging {
+ public:
+  explicit EngineStaging(detail::Engine*& engine) : engine_(engine) {}
+  std::span<float> from(std::size_t first) override { return engine_->stage_gradients(first); }
+  void request(std::size_t first) override { engine_->request_gradients(first); }
+  bool landed() override { return engine_->gradients_landed(); }
+  std::span<float> array() override { return engine_->gradient_array(); }
+
+ private:
+  detail::Engine*& engine_;
+};
+
 }  // namespace
 
 namespace detail {
@@ -48,6 +112,8 @@ struct TrainerState {
   std::unique_ptr<DataFeed> feed;
   std::size_t epochs = 0, steps = 0;
   std::uint64_t engine_number = 0;
+  std::optional<ReadyTracker> ready;
+  EngineStaging staging{engine};
 
   // (Re)binds to the model's current engine: a backend switch makes a new one (possibly at
   // the old one's address, so the count of engines made tells).
@@ -56,7 +122,7 @@ struct TrainerState {
     if (model->state().engines_made == engine_number) return;
     engine_number = model->state().engines_made;
     engine = &current;
-    plan = &current.plan({options.batch, Mode::Train, true, false});
+    plan = &current.plan({shard_size(options), Mode::Train, true, false});
     feed = current.make_feed(*data);
     current.reset_optimizer(options.optimizer);
   }
@@ -73,7 +139,13 @@ Trainer::Trainer(Sequential& model, const DeviceDataset& data, TrainOptions opti
                     "size); got {}",
                     data.count(), options.batch));
   }
+  if (options.shard.count > 0 && options.shard.first + options.shard.count > options.batch) {
+    throw ArgumentError(
+        fmt::format("nn::Trainer: the shard [{}, {}) lies outside the global batch of {}",
+                    options.shard.first, options.shard.first + options.shard.count, options.batch));
+  }
   if (options.report_every == 0) options.report_every = 1;
+  if (options.gradients_ready) state_->ready.emplace(model);
   state_->model = &model;
   state_->data = &data;
   state_->options = options;
@@ -84,6 +156,35 @@ Trainer::~Trainer() = default;
 Trainer::Trainer(Trainer&&) noexcept = default;
 Trainer& Trainer::operator=(Trainer&&) noexcept = default;
 
+namespace {
+
+// The backward pass, with the hooks (TrainOptions) between it and the update.
+void backward_with_hooks(detail::TrainerState& s) {
+  const auto& o = s.options;
+  if (!o.gradient_hook && !o.gradients_ready) return s.plan->backward();
+  s.engine->begin_gradient_staging();
+  if (o.gradients_ready) {
+    s.ready->begin();
+    s.plan->backward([&](std::size_t layer) {
+      if (const auto from = s.ready->layer_done(layer)) o.gradients_ready(*from, s.staging);
+    });
+    // The rest of the copies queued, the hook polls while they travel, then sees them land.
+    s.engine->request_gradients(0);
+    while (!s.engine->gradients_landed()) {
+      o.gradients_ready(0, s.staging);
+      std::this_thread::yield();
+    }
+    o.gradients_ready(0, s.staging);
+  } else {
+    s.plan->backward();
+  }
+  const auto all = s.engine->stage_gradients(0);
+  if (o.gradient_hook) o.gradient_hook(all);
+  s.engine->commit_gradients();
+}
+
+}  // namespace
+
 EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_progress) {
   auto& s = *state_;
   s.bind();
@@ -93,6 +194,7 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   result.learning_rate = scheduled_learning_rate(learning_rate(o.optimizer), o.schedule, s.epochs,
                                                  o.epochs, o.step_epochs);
   const auto lr = static_cast<float>(result.learning_rate);
+  const std::size_t shard = shard_size(o);
   std::size_t steps = s.data->count() / o.batch;
   if (o.limit_steps > 0) steps = std::min(steps, o.limit_steps);
   const auto order = shuffled_indices(s.data->count(), o.seed, s.epochs);
@@ -103,33 +205,29 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   s.engine->reset_accumulators();
   double reported_loss = 0, reported_at = 0;
   for (std::size_t step = 0; step < steps; ++step) {
-    s.plan->gather(*s.feed, step * o.batch, o.batch, o.augmentation, epoch_seed);
+    s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
     s.plan->forward(detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step)));
-    s.plan->loss(o.batch, true, false, 0);
-    s.plan->backward();
-    if (o.gradient_hook) {
-      o.gradient_hook(s.engine->host_gradients());
-      s.engine->commit_gradients();
-    }
+    s.plan->loss(shard, true, false, 0);
+    backward_with_hooks(s);
     s.engine->update(o.optimizer, lr, ++s.steps);
     const bool last = step + 1 == steps;
     if ((step + 1) % o.report_every == 0 || last) {
       const auto [loss_sum, correct] = s.engine->read_accumulators();
-      const double samples = static_cast<double>((step + 1) * o.batch) - reported_at;
+      const double samples = static_cast<double>((step + 1) * shard) - reported_at;
       Progress p;
       p.epoch = s.epochs;
       p.step = step + 1;
       p.steps = steps;
       p.loss = (loss_sum - reported_loss) / samples;
       p.seconds = seconds_since(start);
-      p.images_per_second = static_cast<double>((step + 1) * o.batch) / p.seconds;
+      p.images_per_second = static_cast<double>((step + 1) * shard) / p.seconds;
       result.loss_curve.push_back(p.loss);
       reported_loss = loss_sum;
-      reported_at = static_cast<double>((step + 1) * o.batch);
+      reported_at = static_cast<double>((step + 1) * shard);
       if (last) {
         result.stats.loss_sum = loss_sum;
         result.stats.correct = correct;
-        result.stats.count = steps * o.batch;
+        result.stats.count = steps * shard;
       }
       if (on_progress) on_progress(p);
     }

@@ -9,6 +9,19 @@
 
 namespace gpgpu::detail {
 
+namespace {
+
+// A lane's fence (shared by the temporaries of one run) has signalled; never throws.
+bool lane_done(GlFence& fence) noexcept {
+  try {
+    return fence.signalled();
+  } catch (...) {
+    return true;  // unusable fence: as for the pool's own, the buffer is not
+  }
+}
+
+}  // namespace
+
 std::size_t DevicePool::size_class(std::size_t bytes) noexcept {
   if (bytes <= 256) return 256;
   const std::size_t step = std::max<std::size_t>(std::bit_floor(bytes) / 8, 256);
@@ -54,6 +67,7 @@ PooledBuffer DevicePool::acquire(std::size_t bytes) {
       if (status == GL_TIMEOUT_EXPIRED) continue;
       glGetError();  // GL_WAIT_FAILED: the fence is unusable; the buffer is not
     }
+    if (idle.after && !lane_done(*idle.after)) continue;
     release(idle, false);
     const PooledBuffer buffer{idle.id, it->first};
     idle_bytes_ -= it->first;
@@ -74,7 +88,8 @@ PooledBuffer DevicePool::acquire(std::size_t bytes) {
   return {id, capacity};
 }
 
-void DevicePool::recycle(PooledBuffer buffer, bool completed) noexcept {
+void DevicePool::recycle(PooledBuffer buffer, bool completed,
+                         std::shared_ptr<GlFence> after) noexcept {
   if (buffer.id == 0) return;
   if (in_use_ > 0) --in_use_;
   if (idle_bytes_ + buffer.capacity > idle_limit_) {
@@ -83,14 +98,16 @@ void DevicePool::recycle(PooledBuffer buffer, bool completed) noexcept {
     return;
   }
   GLsync fence = completed ? nullptr : glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  if (!completed && fence == nullptr) glGetError();  // then reused without waiting, as GL's order allows
-  idle_.emplace(buffer.capacity, Idle{buffer.id, fence});
+  if (!completed && fence == nullptr)
+    glGetError();  // then reused without waiting, as GL's order allows
+  idle_.emplace(buffer.capacity, Idle{buffer.id, fence, completed ? nullptr : std::move(after)});
   idle_bytes_ += buffer.capacity;
 }
 
 void DevicePool::release(Idle& idle, bool with_buffer) noexcept {
   if (idle.fence != nullptr) glDeleteSync(idle.fence);
   idle.fence = nullptr;
+  idle.after.reset();
   if (with_buffer) glDeleteBuffers(1, &idle.id);
   glGetError();
 }
@@ -103,6 +120,9 @@ void DevicePool::trim() noexcept {
 }
 
 void DevicePool::abandon() noexcept {
+  for (auto& [capacity, idle] : idle_) {
+    if (idle.after) idle.after->abandon();
+  }
   idle_.clear();
   idle_bytes_ = 0;
   in_use_ = 0;

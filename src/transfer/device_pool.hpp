@@ -6,15 +6,17 @@
 // back to the pool as soon as the commands that use it are issued, with a fence behind
 // them, and is handed out again only once that fence has signalled: GL's command order
 // alone did not keep a later run's upload out of a temporary that an earlier dispatch was
-// still reading on NVIDIA's driver (matmul's packing runs got the next operand's values). Idle memory is bounded
-// (DataPathOptions::pool_bytes); trim() frees it all, and acquire() trims and retries once
-// when the driver reports GL_OUT_OF_MEMORY.
+// still reading on NVIDIA's driver (matmul's packing runs got the next operand's values). Idle
+// memory is bounded (DataPathOptions::pool_bytes); trim() frees it all, and acquire() trims and
+// retries once when the driver reports GL_OUT_OF_MEMORY.
 #pragma once
 
 #include <cstddef>
 #include <map>
+#include <memory>
 
 #include "gl/gl.hpp"
+#include "gl/gl_fence.hpp"
 
 namespace gpgpu::detail {
 
@@ -34,8 +36,10 @@ class DevicePool {
   PooledBuffer acquire(std::size_t bytes);
   // Returns a buffer for reuse (or frees it beyond the idle limit). Never throws. Unless
   // `completed` (the caller waited for the commands that used it), it is fenced, and reused
-  // once the fence has signalled.
-  void recycle(PooledBuffer buffer, bool completed = false) noexcept;
+  // once the fence has signalled — and `after` too, when given (a copy lane's fence after the
+  // last copy out of the buffer, which the Context's own fence does not cover).
+  void recycle(PooledBuffer buffer, bool completed = false,
+               std::shared_ptr<GlFence> after = nullptr) noexcept;
   // Frees every idle buffer (the context must be current).
   void trim() noexcept;
   // Forgets every buffer without deleting: the context is gone, and took them with it.
@@ -59,7 +63,8 @@ class DevicePool {
 
   struct Idle {
     GLuint id = 0;
-    GLsync fence = nullptr;  // after the last commands that used it; null: free now
+    GLsync fence = nullptr;          // after the last commands that used it; null: free now
+    std::shared_ptr<GlFence> after;  // a copy lane's last copy out of it, if any
   };
   // Deletes the fence (and the buffer when `with_buffer`); the context must be current.
   static void release(Idle& idle, bool with_buffer) noexcept;

@@ -10,7 +10,7 @@ RunTransfers::RunTransfers(ContextState& state)
 
 RunTransfers::~RunTransfers() {
   if (ticket_ != 0) engine_.forget(ticket_);
-  for (const auto& buffer : temporaries_) engine_.recycle(buffer, completed_);
+  for (const auto& buffer : temporaries_) engine_.recycle(buffer, completed_, lane_done_);
 }
 
 GLuint RunTransfers::temporary(std::size_t bytes) {
@@ -19,8 +19,19 @@ GLuint RunTransfers::temporary(std::size_t bytes) {
   return temporaries_.back().id;
 }
 
+bool RunTransfers::is_temporary(GLuint buffer) const noexcept {
+  for (const auto& t : temporaries_) {
+    if (t.id == buffer) return true;
+  }
+  return false;
+}
+
 void RunTransfers::upload(GLuint buffer, const void* data, std::size_t bytes) {
-  engine_.upload(buffer, 0, data, bytes);
+  if (is_temporary(buffer)) {
+    engine_.upload_temporary(buffer, data, bytes);
+  } else {
+    engine_.upload(buffer, 0, data, bytes);
+  }
 }
 
 Ticket RunTransfers::ticket() {
@@ -29,13 +40,17 @@ Ticket RunTransfers::ticket() {
 }
 
 void RunTransfers::download(GLuint buffer, std::size_t offset, void* out, std::size_t bytes) {
-  engine_.download(ticket(), buffer, offset, out, bytes);
+  if (offset == 0 && is_temporary(buffer)) {
+    if (auto done = engine_.download_temporary(ticket(), buffer, out, bytes)) lane_done_ = done;
+  } else {
+    engine_.download(ticket(), buffer, offset, out, bytes);
+  }
 }
 
 void RunTransfers::download_then(GLuint buffer, std::size_t offset, std::size_t bytes,
                                  std::function<void(const unsigned char*)> commit) {
   auto staging = std::make_shared<std::vector<unsigned char>>(bytes);
-  engine_.download(ticket(), buffer, offset, staging->data(), bytes);
+  download(buffer, offset, staging->data(), bytes);
   engine_.then(ticket(), [staging, commit = std::move(commit)] { commit(staging->data()); });
 }
 

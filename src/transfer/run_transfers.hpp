@@ -28,9 +28,11 @@ class RunTransfers {
 
   // Device memory for this run, from the pool (back to it when the run is issued).
   GLuint temporary(std::size_t bytes);
-  // Host bytes into `buffer` from offset 0; returns once `data` may be reused.
+  // Host bytes into `buffer` from offset 0; returns once `data` may be reused. A temporary
+  // of this run is filled through the engine's copy lanes where they are on.
   void upload(GLuint buffer, const void* data, std::size_t bytes);
-  // Queues `bytes` of `buffer` for `out`, written by the time the run completes.
+  // Queues `bytes` of `buffer` for `out`, written by the time the run completes (from a
+  // temporary of this run, at offset 0, through the copy lanes where they are on).
   void download(GLuint buffer, std::size_t offset, void* out, std::size_t bytes);
   // Queues `bytes` of `buffer` into host staging, then `commit(staging)` on completion (to
   // unpack a padded layout, split interleaved records, drop unused texel components).
@@ -46,10 +48,14 @@ class RunTransfers {
 
  private:
   Ticket ticket();
+  bool is_temporary(GLuint buffer) const noexcept;
 
   std::shared_ptr<ContextState> state_;
   TransferEngine& engine_;
   std::vector<PooledBuffer> temporaries_;
+  // The read-back lane's fence after this run's last copy (its copies execute in order):
+  // temporaries go back to the pool behind it too.
+  std::shared_ptr<GlFence> lane_done_;
   Ticket ticket_ = 0;
   // finish() waited for the run's read-backs: its temporaries are free without a fence.
   bool completed_ = false;

@@ -1,5 +1,7 @@
 #include "transfer/transfer_engine.hpp"
 
+#include "transfer/copy_lane.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -64,6 +66,7 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   // map a buffer per chunk, a GL call that only the context's thread may make.
   const bool can_deliver = o.staging == StagingMode::PersistentMapped && platform.thread_fences;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
+  o.copy_context = resolve_copy_context(o, info, platform);
   return o;
 }
 
@@ -80,6 +83,7 @@ TransferEngine::~TransferEngine() {
 void TransferEngine::configure(const DataPathOptions& options) {
   const DataPathOptions resolved = resolve_data_path(options, context_.info, context_.platform);
   finish();
+  stop_lanes();
   stop_delivery_thread();
   free_ring(up_, true);
   free_ring(down_, true);
@@ -99,6 +103,10 @@ DataPathStats TransferEngine::stats() const {
   s.direct_upload_bytes = options_.direct_upload_bytes;
   s.pool_limit_bytes = options_.pool_bytes;
   s.delivery_thread = options_.delivery_thread > 0;
+  s.copy_context = options_.copy_context > 0;
+  s.lane_batches = lane_batches_ + (up_lane_ ? up_lane_->batches() : 0) +
+                   (down_lane_ ? down_lane_->batches() : 0);
+  s.copy_context_failure = lane_failure_;
   s.device_allocations = pool_.allocations();
   s.pool_reuses = pool_.reuses();
   s.pooled_buffers = pool_.idle_buffers();
@@ -525,6 +533,7 @@ void TransferEngine::release() noexcept {
       // Best effort: the context goes away next, and its GPU work with it.
     }
   }
+  stop_lanes();
   stop_delivery_thread();
   free_ring(up_, current);
   free_ring(down_, current);

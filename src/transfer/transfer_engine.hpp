@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,11 +44,17 @@ namespace gpgpu::detail {
 struct ContextState;
 
 using Ticket = std::uint64_t;
+class CopyLane;  // transfer/copy_lane.hpp
 
 // The options with every "auto" resolved for one device.
 // A platform that cannot map buffers (WebGL2) copies directly, on the caller's thread.
 DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceInfo& info,
                                   const PlatformTraits& platform);
+// DataPathOptions::copy_context for options whose staging and delivery thread are resolved
+// (transfer_engine_lanes.cpp): 1 or -1. Throws UnsupportedError where lanes are asked for
+// (1) on a platform without shared contexts (WebGL2).
+int resolve_copy_context(const DataPathOptions& resolved, const DeviceInfo& info,
+                         const PlatformTraits& platform);
 
 class TransferEngine {
  public:
@@ -69,8 +76,10 @@ class TransferEngine {
   // ---- device memory for temporaries
   PooledBuffer acquire(std::size_t bytes) { return pool_.acquire(bytes); }
   // `completed`: every command that used the buffer is known to have finished.
-  void recycle(PooledBuffer buffer, bool completed = false) noexcept {
-    pool_.recycle(buffer, completed);
+  // `after`: a copy lane's fence that must signal too (download_temporary's result).
+  void recycle(PooledBuffer buffer, bool completed = false,
+               std::shared_ptr<GlFence> after = nullptr) noexcept {
+    pool_.recycle(buffer, completed, std::move(after));
   }
   void trim() noexcept { pool_.trim(); }
 
@@ -83,6 +92,17 @@ class TransferEngine {
   // Queues `bytes` of `source` from `offset` for `out`, delivered by wait(ticket). Commands
   // issued before it (kernel writes included) are seen.
   void download(Ticket ticket, GLuint source, std::size_t offset, void* out, std::size_t bytes);
+
+  // ---- run temporaries through the copy lanes (transfer_engine_lanes.cpp)
+  // Like upload, into a pooled temporary that no command still uses (the pool's fences say
+  // so); with lanes on, the copies come from the upload lane and the context waits for them on
+  // the GPU (glWaitSync) before its next command.
+  void upload_temporary(GLuint destination, const void* data, std::size_t bytes);
+  // Like download, from a pooled temporary; with lanes on, the read-back lane copies it once
+  // the GPU has passed what was issued so far. Returns the lane's fence after the copies (the
+  // temporary may be reused once it and the pool's own fence have signalled), or null.
+  std::shared_ptr<GlFence> download_temporary(Ticket ticket, GLuint source, void* out,
+                                              std::size_t bytes);
   // Runs `step` in wait(ticket) after the downloads, in the order added (the thread that
   // waits runs it, with the context current).
   void then(Ticket ticket, std::function<void()> step);
@@ -137,6 +157,9 @@ class TransferEngine {
   void deliver(const Slot& slot, unsigned char* destination);
   void upload_chunk(GLuint destination, std::size_t offset, const unsigned char* data,
                     std::size_t bytes);
+  // The lanes, started on first use; false (and off from then on) where they cannot be.
+  bool lanes();
+  void stop_lanes() noexcept;
   void start_delivery_thread();
   void stop_delivery_thread() noexcept;
   void delivery_loop();
@@ -147,9 +170,12 @@ class TransferEngine {
   DevicePool pool_;
   std::unique_ptr<ThreadPool> threads_;
   Ring up_, down_;
+  std::unique_ptr<CopyLane> up_lane_, down_lane_;
   std::map<Ticket, Record> records_;
   Ticket next_ticket_ = 1;
   std::size_t bytes_up_ = 0, bytes_down_ = 0;
+  std::size_t lane_batches_ = 0;
+  std::string lane_failure_;  // why the lanes could not start, if they could not
   bool released_ = false;
 
   // Shared with the delivery thread (under mutex_): slot states and chunk counts.

@@ -9,13 +9,12 @@
 //   }); gpgpu::earth::Model model(ctx, grid, gpgpu::earth::make_case(5), {}, team); model.run(15 *
 //   86400.0); gpgpu::earth::Fields f = model.fields();                    // every cell, on rank 0
 //
-// The grid. Rank 0 builds it (or, later, loads it from the disk cache) and broadcasts it
-// (broadcast_grid): every rank then holds the same bits, which the bit-for-bit equality of
+// The grid. Rank 0 builds it (or loads it from the disk cache) and broadcasts it as its
+// encoded bytes (broadcast_grid: encode_grid, 48 bytes a cell: 126 MB at level 9), from which
+// every other rank rebuilds neighbours and control volumes as reading a cached grid does
+// (~1% of a build): every rank then holds the same bits, which the bit-for-bit equality of
 // an N-rank run with one process rests on, and the build — tens of seconds at level 8-9 on
-// a CPU, slower still when N processes build at once on one node — runs once. The broadcast
-// is ~440 bytes a cell (1.2 GB at level 9: about a second through host memory). Loading
-// from a shared cache on every rank would save the broadcast but needs the cache on a
-// file system every node sees, and a rank-0 build first.
+// a CPU, slower still when N processes build at once on one node — runs once.
 #pragma once
 
 #include <functional>
@@ -49,7 +48,8 @@ class MpiTeam final : public Team {
   const mpi::Communicator* comm_;
 };
 
-// Rank `root`'s grid into `grid` on every rank (each member broadcast in turn). Collective.
+// Rank `root`'s grid into `grid` on every rank (its encode_grid bytes broadcast, decoded on
+// the others). Collective.
 void broadcast_grid(const mpi::Communicator& comm, Grid& grid, int root = 0);
 
 }  // namespace gpgpu::earth

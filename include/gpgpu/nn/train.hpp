@@ -17,6 +17,9 @@
 // `report_every` steps and at the end of the epoch, never per step; on the Cpu backend
 // everything stays in host memory. Epochs drop the last incomplete batch (as
 // PyTorch's drop_last), so every step has the same batch size and the same kernels.
+// With a BatchShard, a process runs its part of every global batch (same order, same
+// augmentation of each sample): losses, accuracies and images per second then count its
+// part only, and summing them over the processes is the caller's.
 #pragma once
 
 #include <cstddef>
@@ -33,8 +36,35 @@
 
 namespace gpgpu::nn {
 
+// The step's gradients in host memory, for TrainOptions::gradients_ready.
+class GradientStaging {
+ public:
+  virtual ~GradientStaging() = default;
+  // All trainable_parameter_count() gradients as one flat host array, of which positions
+  // [first, end) are current: `first` must be at or above the latest ready_from reported.
+  // On the GPU backends this downloads what no earlier call of the step staged (nothing
+  // staged is read again, so earlier positions may be changed meanwhile); the update uses the
+  // whole array as the hooks leave it. The Cpu backend returns its own array.
+  virtual std::span<float> from(std::size_t first) = 0;
+  // The same without waiting: queues the copy of [first, end) and returns at once;
+  // landed() tells when every queued copy is in the array, array() gives it as it is. (The
+  // Cpu and transform-feedback backends copy at once.)
+  virtual void request(std::size_t first) = 0;
+  virtual bool landed() = 0;
+  virtual std::span<float> array() = 0;
+};
+
+// Data-parallel training: this process trains on samples [first, first + count) of every
+// global batch of TrainOptions::batch samples (count 0: all of it). The loss gradient is
+// then the mean over the shard; whoever combines the processes' gradients weights them by
+// count / batch (gpgpu::nn_mpi does).
+struct BatchShard {
+  std::size_t first = 0, count = 0;
+};
+
 struct TrainOptions {
-  std::size_t batch = 64;
+  std::size_t batch = 64;  // the global batch (see shard)
+  BatchShard shard;
   Optimizer optimizer = Adam{};
   Schedule schedule = Schedule::Constant;
   std::size_t epochs = 10;       // the length of the schedule
@@ -51,6 +81,14 @@ struct TrainOptions {
   // and the update uses what it leaves. On the Cpu backend the array is the backend's own
   // (no copy); on the GPU backends a hook costs one download and one upload per step.
   std::function<void(std::span<float> gradients)> gradient_hook;
+  // Called during each step's backward pass whenever the gradients of trainable positions
+  // [ready_from, trainable_parameter_count()) became final (layers finish last to first, so
+  // ready_from falls, to 0 at the end), before gradient_hook. Data-parallel training starts
+  // the reduction of a bucket of gradients here while earlier layers still run backward.
+  // After the last layer it is called again with ready_from 0, repeatedly, while the GPU
+  // backends' copies of the gradients are on their way to host memory (so the caller can
+  // move its own work on meanwhile), and once more when they have landed.
+  std::function<void(std::size_t ready_from, GradientStaging& staging)> gradients_ready;
 };
 
 // Where an epoch stands, reported every report_every steps.

@@ -2,6 +2,7 @@
 // plan per batch size with its activation and gradient buffers and its stage kernels, all
 // made once (the stages, checks and loops are plan/staged_plan.hpp's); gathering, loss and
 // update kernels.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -114,11 +115,29 @@ class ComputeEngine final : public Engine {
   }
   Buffer& predictions() { return predictions_; }
   std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
-  std::span<float> host_gradients() override {
-    staging_ = grads_.to_vector<float>();
+  void begin_gradient_staging() override {
     staging_.resize(model_.trainable);
+    staged_from_ = model_.trainable;
+  }
+  // Downloads only what was not staged yet: [first, staged_from_), through the data path's
+  // asynchronous downloads (request_gradients returns once it is queued).
+  std::span<float> stage_gradients(std::size_t first) override {
+    request_gradients(first);
+    for (auto& p : downloads_) p.wait();
+    downloads_.clear();
     return staging_;
   }
+  void request_gradients(std::size_t first) override {
+    if (first >= staged_from_) return;
+    downloads_.push_back(grads_.download_async(
+        std::span<float>(staging_).subspan(first, staged_from_ - first), first));
+    staged_from_ = first;
+  }
+  bool gradients_landed() override {
+    return std::all_of(downloads_.begin(), downloads_.end(),
+                       [](const PendingRun& p) { return p.ready(); });
+  }
+  std::span<float> gradient_array() override { return staging_; }
   void commit_gradients() override {
     if (!staging_.empty()) grads_.upload(std::span<const float>(staging_));
   }
@@ -129,6 +148,8 @@ class ComputeEngine final : public Engine {
   const ModelState& model_;
   Buffer params_, grads_, acc_, first_moment_, second_moment_, predictions_;
   std::vector<float> staging_;
+  std::size_t staged_from_ = 0;
+  std::vector<PendingRun> downloads_;
   std::optional<ComputeKernel> update_;
 };
 

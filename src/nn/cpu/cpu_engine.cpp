@@ -53,9 +53,10 @@ class CpuPlan final : public StagedPlan {
     cpu::scale_by_derivative(target.data(), acts_[plan().output_slot].data(), target.size(),
                              plan().output_act);
   }
-  void backward() override {
+  using Plan::backward;
+  void backward(const std::function<void(std::size_t layer)>& layer_done) override {
     blas::SingleThreaded one_thread_each;
-    StagedPlan::backward();
+    StagedPlan::backward(layer_done);
   }
   std::vector<float> input_gradient() override {
     check_input_gradient();
@@ -115,7 +116,11 @@ class CpuEngine final : public Engine {
   std::pair<double, double> read_accumulators() override { return {loss_, correct_}; }
   void begin_predictions(std::size_t count) override { predictions_.assign(count, 0); }
   std::vector<int> read_predictions() override { return predictions_; }
-  std::span<float> host_gradients() override { return {grads_.data(), model_.trainable}; }
+  void begin_gradient_staging() override {}
+  std::span<float> stage_gradients(std::size_t) override {
+    return {grads_.data(), model_.trainable};
+  }
+  std::span<float> gradient_array() override { return {grads_.data(), model_.trainable}; }
   void commit_gradients() override {}
 
  private:

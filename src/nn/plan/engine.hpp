@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -54,7 +55,10 @@ class Plan {
   virtual void loss(std::size_t valid, bool gradient, bool predict, std::size_t offset) = 0;
   // Sets dL/d(output) from a Buffer (instead of loss()).
   virtual void load_output_gradient(const Buffer& dy) = 0;
-  virtual void backward() = 0;
+  void backward() { backward({}); }
+  // The backward pass, calling `layer_done(layer)` after each stage whose kernels ran (the
+  // stages run last to first): that layer's parameter gradients are final from then on.
+  virtual void backward(const std::function<void(std::size_t layer)>& layer_done) = 0;
   // dL/d(input) of the last backward pass, (batch, input...).
   virtual std::vector<float> input_gradient() = 0;
 };
@@ -76,11 +80,22 @@ class Engine {
   // Room for `count` predictions that Plan::loss(..., predict) fills; read once at the end.
   virtual void begin_predictions(std::size_t count) = 0;
   virtual std::vector<int> read_predictions() = 0;
-  // The trainable parameters' gradients of the last backward pass as one flat host array
-  // (ParameterInfo::offset order), for a caller to read or change before update(); after a
-  // change, commit_gradients() hands them back. The CPU backend returns its own array (no
-  // copy); the GPU backends download into a host copy and upload it again.
-  virtual std::span<float> host_gradients() = 0;
+  // The trainable parameters' gradients of a step as one flat host array (ParameterInfo::
+  // offset order), for a caller to read or change before update(); after a change,
+  // commit_gradients() hands them back. begin_gradient_staging() starts a step;
+  // stage_gradients(first) makes positions [first, trainable) current in the array (their
+  // layers' backward must have run) and returns all of it; positions staged before in this
+  // step are not read again, so a caller may change them (or an MPI reduction may be
+  // writing them) meanwhile. The CPU backend returns its own array (no copy); the GPU
+  // backends download into a host copy and upload all of it again.
+  virtual void begin_gradient_staging() = 0;
+  virtual std::span<float> stage_gradients(std::size_t first) = 0;
+  // The same without waiting: queues the copy of [first, trainable) and returns;
+  // gradients_landed() tells when every queued copy is in the array. The default copies at
+  // once (a backend without asynchronous downloads).
+  virtual void request_gradients(std::size_t first) { stage_gradients(first); }
+  virtual bool gradients_landed() { return true; }
+  virtual std::span<float> gradient_array() = 0;  // the array as it is, without waiting
   virtual void commit_gradients() = 0;
 
   Plan& plan(const PlanKey& key) {

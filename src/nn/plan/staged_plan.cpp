@@ -26,11 +26,12 @@ void StagedPlan::forward(std::uint32_t seed) {
   }
 }
 
-void StagedPlan::backward() {
+void StagedPlan::backward(const std::function<void(std::size_t layer)>& layer_done) {
   if (!plan_.train()) throw Error("nn: backward() needs a plan made in Train mode");
   for (std::size_t i = kernels_.size(); i-- > 0;) {
     if (kernels_[i]) {
       timer_.time(plan_.stages[i].name() + " backward", [&] { kernels_[i]->backward(); });
+      if (layer_done) layer_done(plan_.stages[i].layer);
     }
   }
 }

@@ -34,7 +34,8 @@ class StagedPlan : public Plan {
  public:
   std::size_t batch() const override { return plan_.key.batch; }
   void forward(std::uint32_t seed) override;
-  void backward() override;
+  using Plan::backward;
+  void backward(const std::function<void(std::size_t layer)>& layer_done) override;
 
  protected:
   StagedPlan(const ModelState& model, const PlanKey& key, const char* backend);

@@ -187,11 +187,26 @@ class TfEngine final : public Engine {
   }
   Buffer& predictions() { return predictions_; }
   std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
-  std::span<float> host_gradients() override {
-    staging_ = download_gradients();
+  void begin_gradient_staging() override {
     staging_.resize(model_.trainable);
+    staged_from_ = model_.trainable;
+  }
+  // Downloads the parameter arrays that hold [first, staged_from_), keeping what is staged.
+  std::span<float> stage_gradients(std::size_t first) override {
+    for (std::size_t i = 0; i < model_.params.size() && first < staged_from_; ++i) {
+      const auto& p = model_.params[i];
+      const std::size_t lo = std::max(p.offset, first);
+      const std::size_t hi = std::min(p.offset + p.shape.size(), staged_from_);
+      if (!gradients_[i].valid() || lo >= hi) continue;
+      const auto g = gradients_[i].to_vector<float>();
+      std::copy(g.begin() + static_cast<std::ptrdiff_t>(lo - p.offset),
+                g.begin() + static_cast<std::ptrdiff_t>(hi - p.offset),
+                staging_.begin() + static_cast<std::ptrdiff_t>(lo));
+    }
+    staged_from_ = std::min(staged_from_, first);
     return staging_;
   }
+  std::span<float> gradient_array() override { return staging_; }
   void commit_gradients() override {
     for (std::size_t i = 0; i < model_.params.size(); ++i) {
       const auto& p = model_.params[i];
@@ -214,6 +229,7 @@ class TfEngine final : public Engine {
   TfArray acc_;
   Buffer acc_spare_, predictions_;
   std::vector<float> staging_;
+  std::size_t staged_from_ = 0;
   std::vector<Buffer> gradients_;
   std::map<std::size_t, std::size_t> parameter_at_;
   std::vector<Moments> moments_;
@@ -442,8 +458,8 @@ void TfCopier::to_texture(const Buffer& source, Texture& texture, std::size_t of
 void TfCopier::to_int_buffer(const Buffer& source, Buffer& target, std::size_t offset,
                              std::size_t count) {
   if (to_int_) {
-    to_int_->run(
-        {{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}}, count);
+    to_int_->run({{"src", source}, {"dst", target}, {"offset", static_cast<std::uint32_t>(offset)}},
+                 count);
     return;
   }
   if (int_scratch_.size() != source.size()) {

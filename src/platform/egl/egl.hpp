@@ -12,7 +12,8 @@ namespace gpgpu::detail {
 struct NativeContext {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
-  EGLSurface surface = EGL_NO_SURFACE;  // a 1x1 pbuffer where surfaceless contexts are missing
+  EGLSurface surface = EGL_NO_SURFACE;   // a 1x1 pbuffer where surfaceless contexts are missing
+  EGLConfig config = EGL_NO_CONFIG_KHR;  // what the context was made with (shared ones too)
   // EGL 1.5 fence syncs (eglCreateSync): waitable from a thread with no current context.
   bool has_egl_fences = false;
 };

@@ -15,7 +15,8 @@
 #include "gpgpu/error.hpp"
 #include "platform/egl/egl.hpp"
 #include "platform/egl/egl_devices.hpp"
-#include "transfer/transfer_engine.hpp"  // ContextState owns one
+#include "shader/program_binary_cache.hpp"  // ContextState owns one
+#include "transfer/transfer_engine.hpp"     // ContextState owns one
 
 namespace gpgpu {
 
@@ -281,6 +282,7 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
       return nullptr;
     }
   }
+  handles.config = config;
   handles.context = create_egl_context(display, config, options, display_exts, state->info);
   if (handles.context == EGL_NO_CONTEXT) {
     why = "the device cannot make an OpenGL ES 3.1 context (compute shaders need 3.1 or newer)";
@@ -312,6 +314,7 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
   }
   handles.has_egl_fences = egl_version_at_least(state->info.egl_version, 1, 5);
   state->platform.thread_fences = handles.has_egl_fences;
+  state->platform.shared_contexts = true;
   return state;
 }
 
