@@ -45,6 +45,15 @@ set(gpgpu_dev_depends libegl-dev libopengl-dev libgles-dev libfmt-dev zlib1g-dev
 if(TARGET gpgpu_mpi)
   list(APPEND gpgpu_dev_depends mpi-default-dev)
 endif()
+# gpgpu::nn links OpenBLAS by the full path of the flavour found at build time (cmake/
+# openblas.cmake), so its users need that flavour's -dev package: Debian installs each
+# under /usr/lib/<multiarch>/openblas-<flavour>/.
+get_property(gpgpu_openblas GLOBAL PROPERTY GPGPU_OPENBLAS_LIBRARIES)
+if(gpgpu_openblas MATCHES "/openblas-(pthread|openmp|serial)/")
+  list(APPEND gpgpu_dev_depends libopenblas-${CMAKE_MATCH_1}-dev)
+elseif(gpgpu_openblas)
+  list(APPEND gpgpu_dev_depends libopenblas-dev)
+endif()
 list(JOIN gpgpu_dev_depends ", " CPACK_DEBIAN_DEV_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "${gpgpu_driver_depends}, ${gpgpu_runtime_recommends}")
 set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "cmake, gpgpu-tools")

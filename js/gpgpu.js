@@ -2,7 +2,8 @@
 // original gpgpu.js (CreateGPGPU, compute, makeTextureInfo, clear), plus GPGPUtility-style
 // fragment kernels, Buffers and Textures for chaining, matmul and gpgpu::nn inference.
 //
-//   <script src="gpgpu.js"></script>          (gpgpu-module.js/.wasm beside it)
+//   <script src="gpgpu.js"></script>          (gpgpu-module.js/.wasm beside it; or
+//                                             import {...} from "./gpgpu.mjs" in a module)
 //   GPGPU.ready.then(() => {
 //     var gpgpu = CreateGPGPU();
 //     var C = new Float32Array(6);
@@ -19,9 +20,13 @@
 (function (root) {
   'use strict';
 
+  // Where gpgpu-module.js/.wasm are loaded from: GPGPU_BASE_URL when it was set before this
+  // file ran (by the page, to serve them from elsewhere, or by the ES-module entry gpgpu.mjs,
+  // since a module import has no currentScript), else the folder of this <script>.
   const scriptUrl =
       typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : '';
-  const baseUrl = scriptUrl ? scriptUrl.slice(0, scriptUrl.lastIndexOf('/') + 1) : '';
+  const baseUrl = root.GPGPU_BASE_URL ? String(root.GPGPU_BASE_URL).replace(/\/?$/, '/')
+                  : scriptUrl ? scriptUrl.slice(0, scriptUrl.lastIndexOf('/') + 1) : '';
   let M = null;  // the Emscripten module, once loaded
 
   // ---- errors: the classes of gpgpu/error.hpp ---------------------------------------------

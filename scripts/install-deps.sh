@@ -20,6 +20,7 @@ packages=(
   openmpi-bin libopenmpi-dev mpi-default-dev                             # gpgpu::mpi, gpgpu-mpi
   glslang-tools                                                          # checks the subgroup GLSL
   emscripten node-acorn chromium-headless-shell                          # the browser build, tests
+  node-typescript                                                        # checks the npm package's types
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)

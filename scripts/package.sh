@@ -4,10 +4,13 @@
 #   gpgpu-tools_<version>_<arch>.deb     the gpgpu command and its man page
 #   python3-gpgpu_<version>_<arch>.deb   the Python module for Debian's python3
 #   gpgpu-<version>-<python tag>.whl     the same module as a wheel, for pip
-#   (the npm package of the browser build joins them once web/ exists: package_npm below)
+#   gpgpu-<version>.tgz                  the browser build as an npm package (npm pack)
 # The library is compiled once, in one Release build (GPGPU_PACKAGE_BUILD_DIR, default
 # build/package): CPack packs that build, and the wheel's build step (setup.py) takes the same
 # build through GPGPU_CMAKE_BUILD_DIR and only copies its module. ccache is used when present.
+# The npm package is packed from a browser build (GPGPU_WEB_BUILD_DIR, default build/web), made
+# only where none is there yet and otherwise brought up to date, never a second one: scripts/
+# test.sh points it at the browser suite's.
 # tests/packaging/test-packages.sh installs and checks what this makes.
 # Usage (from anywhere): bash scripts/package.sh [OUT_DIR]
 set -euo pipefail
@@ -16,11 +19,12 @@ out=$(realpath -m "${1:-out/packages}")
 build=$(realpath -m "${GPGPU_PACKAGE_BUILD_DIR:-build/package}")
 python=${GPGPU_PACKAGE_PYTHON:-/usr/bin/python3}  # Debian's python3: the python3-gpgpu deb's
 
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
 configure() {
-  local launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  fi
   # /usr: GNUInstallDirs then picks Debian's multiarch libdir (lib/x86_64-linux-gnu).
   # The Python module installs where Debian's python3 imports packages from. No -Werror: the
   # -Werror build is scripts/test.sh's, and these flags are setup.py's too (ccache hits).
@@ -42,10 +46,19 @@ package_wheel() {
     >"$build/wheel.log" 2>&1 || { cat "$build/wheel.log"; return 1; }
 }
 
-# The browser build's npm package (issue 20, item 3): `npm pack` of the web build's package
-# folder into "$out", once the web/ build exists.
+# The browser build's npm package: `npm pack` of its dist/ folder (package.json and README
+# from js/npm/, the module, the API, the types; docs/browser.md) into "$out".
 package_npm() {
-  echo "npm package: not made yet (the browser build, web/, has not landed)"
+  local web
+  web=$(realpath -m "${GPGPU_WEB_BUILD_DIR:-build/web}")
+  export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}  # emcc's optimiser needs Debian's acorn
+  if [ ! -f "$web/CMakeCache.txt" ]; then
+    emcmake cmake -S . -B "$web" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+  fi
+  grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$web/CMakeCache.txt" ||
+    { echo "$web is not a Release build: no npm package from it"; return 1; }
+  cmake --build "$web" -j"$(nproc)" --target gpgpu_web gpgpu_web_api >/dev/null
+  npm pack "$web/dist" --pack-destination "$out" --loglevel=error >/dev/null
 }
 
 command -v help2man >/dev/null || { echo "help2man is missing (bash scripts/install-deps.sh)"; exit 1; }

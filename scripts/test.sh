@@ -32,8 +32,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"
 
-echo "== packages: the .debs and the wheel from one Release build, each installed clean and used"
-bash tests/packaging/test-packages.sh
+echo "== packages: the .debs, the wheel and the npm package, each installed clean and used"
+# The npm package is packed from the browser suite's WebAssembly build (no second web build).
+GPGPU_WEB_BUILD_DIR=build/asan/tests/browser/web bash tests/packaging/test-packages.sh
 stage_done "the packages (docs/packaging.md)"
 
 if command -v clang++ >/dev/null; then

@@ -56,11 +56,32 @@ def owners(paths):
     if missing:
         twins = query([twin(p) for p in missing])
         for path in missing:
-            if twin(path) not in twins:
-                fail(f"no Debian package owns {path}")
-            found[path] = twins[twin(path)]
+            if twin(path) in twins:
+                found[path] = twins[twin(path)]
+            else:
+                found[path] = alternative_owner(path, query)
     for path in sorted(paths):
         print(found[path], path)
+
+
+def alternative_owner(path, query):
+    """The package a program linking PATH depends on, where PATH is a link that
+    update-alternatives manages (libopenblas.so.0 -> /etc/alternatives -> one flavour): as
+    dpkg-shlibdeps decides, the shlibs entry for PATH's soname of the package that owns the
+    file the link ends at (OpenBLAS's flavours all name libopenblas0), else that package."""
+    target = os.path.realpath(path)
+    owner = query([target]).get(target)
+    if owner is None:
+        fail(f"no Debian package owns {path} (nor {target}, where it leads)")
+    match = re.fullmatch(r"(.+)\.so\.(\S+)", os.path.basename(path))
+    info = Path("/var/lib/dpkg/info")
+    files = [*info.glob(f"{owner}.shlibs"), *info.glob(f"{owner}:*.shlibs")] if match else []
+    for shlibs in files:
+        for line in shlibs.read_text().splitlines():
+            fields = line.split(None, 2)
+            if len(fields) == 3 and fields[:2] == [match[1], match[2]]:
+                return fields[2].split("|")[0].split("(")[0].strip()
+    return owner
 
 
 def needed_libraries(elf):

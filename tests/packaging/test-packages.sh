@@ -12,14 +12,20 @@
 #   the wheel      installed into a fresh venv (--system-site-packages for NumPy); its
 #                  METADATA (Version, Requires-Dist) and files checked; the README's example.
 #                  Then `pip install --no-build-isolation .`, which builds it afresh (ccache).
+#   the npm package  its files listed; `npm install ./gpgpu-<version>.tgz` into an empty folder,
+#                  offline; Node's resolution ("exports", "types") and the version checked; tsc
+#                  --strict compiles TypeScript users of it; its sample pages, loading it from
+#                  node_modules by <script src> and by import, run in headless Chromium
+#                  (npm-checks.sh, tests/packaging/npm/).
 # Versions are checked against CMakeLists.txt's project(gpgpu VERSION ...). Last, broken
-# copies of the packages (a file, a dependency, the version, numpy removed) must be refused
+# copies of the packages (a file, a dependency, the version, numpy, the types removed) must be refused
 # by the same checks, which proves they can fail.
 # Usage: bash tests/packaging/test-packages.sh [PACKAGES_DIR]
 #   (without PACKAGES_DIR it runs scripts/package.sh first, into out/packages)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/packaging/deb-checks.sh
+source tests/packaging/npm-checks.sh
 
 packages=${1:-}
 if [ -z "$packages" ]; then
@@ -81,6 +87,12 @@ CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
   fail "pip install --no-build-isolation . failed"
 (cd "$work" && check_python_module "$work/venv2/bin/python" "$work/venv2/lib" "$version")
 
+npm_tgz=$packages/gpgpu-$version.tgz
+[ -f "$npm_tgz" ] || fail "no npm package gpgpu-$version.tgz in $packages"
+check_npm_files "$npm_tgz"
+check_npm_install "$npm_tgz" "$version" "$work/npm"
+check_npm_pages "$work/npm" "$work/npm-runner"
+
 echo "== broken packages must be refused by the same checks"
 refuse "a libgpgpu-dev without libgpgpu_nn.a" libgpgpu_nn.a \
   check_dev_files "$(broken_deb "$dev" "$work/b1" remove "usr/lib/$multiarch/libgpgpu_nn.a")" "$multiarch"
@@ -92,4 +104,12 @@ refuse "a gpgpu-tools of another version" "Version 0.0.1" \
   check_deb_fields "$(broken_deb "$tools" "$work/b4" version 0.0.1)" "$version" "$arch"
 refuse "a wheel without Requires-Dist: numpy" numpy \
   check_wheel "$(broken_wheel "$wheel" "$work/b5")" "$version"
+refuse "an npm package without its .wasm" "lacks package/gpgpu-module.wasm" \
+  check_npm_files "$(broken_npm "$npm_tgz" "$work/b6" remove gpgpu-module.wasm)"
+refuse "an npm package without its types" "lacks package/gpgpu.d.ts" \
+  check_npm_files "$(broken_npm "$npm_tgz" "$work/b7" remove gpgpu.d.ts)"
+refuse 'an npm package whose package.json lost "types"' 'no "types"' \
+  check_npm_install "$(broken_npm "$npm_tgz" "$work/b8" field types)" "$version" "$work/b8/install"
+refuse "an npm package of another version" "version 0.0.1" \
+  check_npm_install "$(broken_npm "$npm_tgz" "$work/b9" version 0.0.1)" "$version" "$work/b9/install"
 echo "== all packages install and work"

@@ -2,8 +2,6 @@
 // (cpu_threads, declared in gpgpu/nn/model.hpp).
 #include "cpu/thread_pool.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -18,17 +16,6 @@
 namespace gpgpu::nn {
 
 namespace {
-
-// The cores this process may run on (taskset, cgroup cpusets), else what the library says.
-std::size_t available_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int count = CPU_COUNT(&set);
-    if (count > 0) return static_cast<std::size_t>(count);
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // A thread-count variable: unset or empty -> nullopt; "N" (or OpenMP's "N,M,..." list,
 // whose first entry is the outer level) -> N >= 1; anything else is an error.
@@ -51,7 +38,7 @@ std::optional<std::size_t> thread_variable(const char* name) {
 
 std::size_t cpu_threads(const BackendOptions& options) {
   if (options.threads > 0) return options.threads;
-  std::size_t threads = available_cores();
+  std::size_t threads = detail::available_cores();
   auto cap = thread_variable("GPGPU_THREADS");
   if (!cap) cap = thread_variable("OMP_NUM_THREADS");
   if (cap) threads = std::min(threads, *cap);

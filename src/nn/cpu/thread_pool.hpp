@@ -15,6 +15,10 @@
 
 namespace gpgpu::nn::detail {
 
+// The cores this process may run on (cpu/cores.cpp natively, cpu/cores_portable.cpp in the
+// browser build).
+std::size_t available_cores();
+
 class ThreadPool {
  public:
   // work(begin, end, thread) for thread's range of [0, n).
