@@ -66,7 +66,7 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   // map a buffer per chunk, a GL call that only the context's thread may make.
   const bool can_deliver = o.staging == StagingMode::PersistentMapped && platform.thread_fences;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
-  o.copy_context = resolve_copy_context(o, info, platform);
+  o.copy_context = resolve_copy_context(o, platform);
   return o;
 }
 

@@ -53,8 +53,7 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
 // DataPathOptions::copy_context for options whose staging and delivery thread are resolved
 // (transfer_engine_lanes.cpp): 1 or -1. Throws UnsupportedError where lanes are asked for
 // (1) on a platform without shared contexts (WebGL2).
-int resolve_copy_context(const DataPathOptions& resolved, const DeviceInfo& info,
-                         const PlatformTraits& platform);
+int resolve_copy_context(const DataPathOptions& resolved, const PlatformTraits& platform);
 
 class TransferEngine {
  public:

@@ -32,8 +32,7 @@ int environment_default() {
 
 }  // namespace
 
-int resolve_copy_context(const DataPathOptions& o, const DeviceInfo& info,
-                         const PlatformTraits& platform) {
+int resolve_copy_context(const DataPathOptions& o, const PlatformTraits& platform) {
   if (o.copy_context < -1 || o.copy_context > 1) {
     throw ArgumentError(
         fmt::format("DataPathOptions: copy_context = {}; expected -1, 0 or 1", o.copy_context));
