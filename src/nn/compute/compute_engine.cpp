@@ -13,6 +13,7 @@
 #include "gpgpu/error.hpp"
 #include "kernels.hpp"
 #include "model_state.hpp"
+#include "plan/gpu_engine.hpp"
 #include "plan/optimizer_step.hpp"
 #include "runners.hpp"
 
@@ -62,10 +63,10 @@ class ComputePlan final : public StagedPlan {
   Augmentation gather_augmentation_;
 };
 
-class ComputeEngine final : public Engine {
+class ComputeEngine final : public GpuEngine {
  public:
   explicit ComputeEngine(const ModelState& model)
-      : model_(model),
+      : GpuEngine(model),
         params_(*model.context, ElementType::Float32, std::max<std::size_t>(model.total, 1)),
         grads_(*model.context, ElementType::Float32, std::max<std::size_t>(model.trainable, 1)),
         acc_(*model.context, ElementType::Float32, 2) {
@@ -73,8 +74,6 @@ class ComputeEngine final : public Engine {
     reset_accumulators();
   }
 
-  const ModelState& model() const { return model_; }
-  const Context& context() const { return *model_.context; }
   Buffer& params() { return params_; }
   Buffer& grads() { return grads_; }
   Buffer& accumulators() { return acc_; }
@@ -110,15 +109,6 @@ class ComputeEngine final : public Engine {
     acc_.download(std::span<float>(values, 2));
     return {values[0], values[1]};
   }
-  void begin_predictions(std::size_t count) override {
-    predictions_ = Buffer(context(), ElementType::Int32, std::max<std::size_t>(count, 1));
-  }
-  Buffer& predictions() { return predictions_; }
-  std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
-  void begin_gradient_staging() override {
-    staging_.resize(model_.trainable);
-    staged_from_ = model_.trainable;
-  }
   // Downloads only what was not staged yet: [first, staged_from_), through the data path's
   // asynchronous downloads (request_gradients returns once it is queued).
   std::span<float> stage_gradients(std::size_t first) override {
@@ -137,7 +127,6 @@ class ComputeEngine final : public Engine {
     return std::all_of(downloads_.begin(), downloads_.end(),
                        [](const PendingRun& p) { return p.ready(); });
   }
-  std::span<float> gradient_array() override { return staging_; }
   void commit_gradients() override {
     if (!staging_.empty()) grads_.upload(std::span<const float>(staging_));
   }
@@ -145,10 +134,7 @@ class ComputeEngine final : public Engine {
  private:
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
-  const ModelState& model_;
-  Buffer params_, grads_, acc_, first_moment_, second_moment_, predictions_;
-  std::vector<float> staging_;
-  std::size_t staged_from_ = 0;
+  Buffer params_, grads_, acc_, first_moment_, second_moment_;
   std::vector<PendingRun> downloads_;
   std::optional<ComputeKernel> update_;
 };

@@ -8,6 +8,7 @@
 #include "glsl/snippets.hpp"
 #include "gpgpu/error.hpp"
 #include "model_state.hpp"
+#include "plan/gpu_engine.hpp"
 #include "plan/optimizer_step.hpp"
 #include "tf_common.hpp"
 #include "tf_kernels.hpp"
@@ -113,10 +114,10 @@ class TfPlan final : public StagedPlan {
   Augmentation gather_augmentation_;
 };
 
-class TfEngine final : public Engine {
+class TfEngine final : public GpuEngine {
  public:
   explicit TfEngine(const ModelState& model)
-      : model_(model),
+      : GpuEngine(model),
         copier_(*model.context),
         params_(Texture::array(*model.context, TexelType::Float,
                                std::max<std::size_t>(model.total, 1))),
@@ -134,8 +135,6 @@ class TfEngine final : public Engine {
     reset_accumulators();
   }
 
-  const ModelState& model() const { return model_; }
-  const Context& context() const { return *model_.context; }
   TfCopier& copier() { return copier_; }
   Texture& params() { return params_; }
   std::vector<Buffer>& gradients() { return gradients_; }
@@ -182,15 +181,6 @@ class TfEngine final : public Engine {
     const auto v = acc_.buffer.to_vector<float>();
     return {v[0], v[1]};
   }
-  void begin_predictions(std::size_t count) override {
-    predictions_ = Buffer(context(), ElementType::Int32, std::max<std::size_t>(count, 1));
-  }
-  Buffer& predictions() { return predictions_; }
-  std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
-  void begin_gradient_staging() override {
-    staging_.resize(model_.trainable);
-    staged_from_ = model_.trainable;
-  }
   // Downloads the parameter arrays that hold [first, staged_from_), keeping what is staged.
   std::span<float> stage_gradients(std::size_t first) override {
     for (std::size_t i = 0; i < model_.params.size() && first < staged_from_; ++i) {
@@ -206,7 +196,6 @@ class TfEngine final : public Engine {
     staged_from_ = std::min(staged_from_, first);
     return staging_;
   }
-  std::span<float> gradient_array() override { return staging_; }
   void commit_gradients() override {
     for (std::size_t i = 0; i < model_.params.size(); ++i) {
       const auto& p = model_.params[i];
@@ -223,13 +212,10 @@ class TfEngine final : public Engine {
     Buffer first[2], second[2], next;
   };
 
-  const ModelState& model_;
   TfCopier copier_;
   Texture params_;
   TfArray acc_;
-  Buffer acc_spare_, predictions_;
-  std::vector<float> staging_;
-  std::size_t staged_from_ = 0;
+  Buffer acc_spare_;
   std::vector<Buffer> gradients_;
   std::map<std::size_t, std::size_t> parameter_at_;
   std::vector<Moments> moments_;
