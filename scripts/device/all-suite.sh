@@ -28,19 +28,9 @@
 set -uo pipefail
 out=${1:?usage: all-suite.sh OUT_DIR STAGE...}
 shift
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
+source scripts/device/stages.sh
 build=${BUILD:-/tmp/gpgpu-all}
 gpgpu=$build/tools/gpgpu
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/stages.log"; }
-# Seconds a stage may take: its own cap, or what is left of the call.
-budget() {
-  local left=$((${DEADLINE:-570} - ($(date +%s) - t0) - 10))
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
 [ -d data/fashion-mnist ] && export GPGPU_NN_DATA=${GPGPU_NN_DATA:-$PWD/data/fashion-mnist}
 
 for stage in "$@"; do

@@ -15,13 +15,8 @@
 set -uo pipefail
 out=${1:?usage: measure-all.sh OUT STAGE...}
 shift
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-source .gl/prelude.sh > /dev/null
-source .deps/prelude.sh > /dev/null
+source scripts/device/stages.sh
 source scripts/device/prebuilt.sh > "$out/prebuilt.log" 2>&1
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/stages.log"; }
 seconds() { local v="STAGE_SECONDS_$1"; echo "${!v:-$2}"; }
 stamp "binaries from $BUILD"
 for stage in "$@"; do

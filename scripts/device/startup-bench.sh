@@ -19,16 +19,7 @@
 # Usage: bash scripts/device/startup-bench.sh OUT_DIR
 set -uo pipefail
 out=${1:-out/startup-bench}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/stages.log"; }
-budget() {
-  local left=$((${DEADLINE:-570} - ($(date +%s) - t0) - 10))
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
+source scripts/device/stages.sh
 data=""
 for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
   if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi

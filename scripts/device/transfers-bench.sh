@@ -21,16 +21,8 @@
 # The GL libraries and build dependencies come from .gl/ and .deps/ (as all-suite.sh).
 set -uo pipefail
 out=${1:-out/transfers-bench}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/stages.log"; }
-budget() {
-  local left=$((${DEADLINE:-150} - ($(date +%s) - t0) - 5))
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
+deadline_default=150 deadline_margin=5
+source scripts/device/stages.sh
 
 build=${2:-${BUILD:-/tmp/gpgpu-transfers-build}}
 if [ ! -x "$build/tools/gpgpu" ]; then
