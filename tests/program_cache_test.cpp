@@ -333,6 +333,73 @@ TEST(ProgramCache, PrecompiledKernelsAreReadyAndFailuresStillThrowWhenMade) {
   EXPECT_TRUE(gpgpu::test::same_float_bits(work.run(again), precompiled));
 }
 
+// A batch of compiles on the compiler threads (shader/compiler_threads.hpp) and one by one
+// (GPGPU_COMPILE_THREADS=0) give programs that compute the same bits, more programs than
+// threads included.
+TEST(ProgramCache, CompilerThreadsAndOneByOneGiveTheSamePrograms) {
+  SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
+  TempCache cache;
+  const gpgpu::test::ScopedEnv no_disk("GPGPU_CACHE", "off");  // every Context compiles
+  const Saxpy2 work;
+  std::vector<gpgpu::KernelSource> batch;
+  for (int v = 0; v < 11; ++v) {
+    batch.push_back({kernel_source() + "\n// variant " + std::to_string(v), {}, "variant"});
+  }
+  batch.push_back({kernel_source(), {}, "the test's kernel"});
+  const auto outputs = [&](const char* threads) {
+    const gpgpu::test::ScopedEnv env("GPGPU_COMPILE_THREADS", threads);
+    Context ctx;
+    EXPECT_EQ(gpgpu::precompile(ctx, batch), batch.size());
+    EXPECT_EQ(ctx.program_counts().compiled, batch.size());
+    EXPECT_EQ(ctx.program_counts().compile_threads, std::atoi(threads));
+    return work.run(ctx);
+  };
+  const auto threaded = outputs("3");
+  EXPECT_TRUE(gpgpu::test::same_float_bits(threaded, outputs("0")));
+}
+
+// Kernels constructed inside a CompileBatch compile together when it ends (the outermost of
+// nested batches); they compute what kernels compiled alone compute, and a kernel that does
+// not compile throws the CompileError it throws alone, at its first run.
+TEST(ProgramCache, ACompileBatchCompilesItsKernelsWhenItEnds) {
+  SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
+  TempCache cache;
+  const Saxpy2 work;
+  const std::string broken = kernel_source() + "\nvoid f() { undefined_name = 1.0; }\n";
+  Context alone({.cache_programs = false});
+  const auto expected = work.run(alone);
+  const std::string expected_error = gpgpu::test::error_message_of(
+      [&] { gpgpu::ComputeKernel k(alone, broken, {}, "broken"); });
+
+  Context ctx({.cache_programs = false});
+  std::vector<gpgpu::ComputeKernel> kernels;
+  {
+    gpgpu::CompileBatch outer(ctx);
+    {
+      gpgpu::CompileBatch inner(ctx);
+      for (int v = 0; v < 3; ++v) {
+        kernels.emplace_back(ctx, kernel_source() + "\n// variant " + std::to_string(v),
+                             gpgpu::Defines{}, "variant");
+      }
+      kernels.emplace_back(ctx, broken, gpgpu::Defines{}, "broken");
+    }
+    EXPECT_EQ(ctx.program_counts().compiled, 0u);  // the inner batch leaves it to the outer
+    kernels.emplace_back(ctx, kernel_source(), gpgpu::Defines{}, "cached kernel");
+  }
+  EXPECT_EQ(ctx.program_counts().compiled, 4u);  // all but the broken one
+  for (int v = 0; v < 3; ++v) {
+    std::vector<float> y(work.x.size(), gpgpu::test::poison_float());
+    kernels[v].run({{"x", work.x}, {"y", gpgpu::out(y)}, {"alpha", work.alpha}});
+    EXPECT_TRUE(gpgpu::test::same_float_bits(y, expected)) << "variant " << v;
+  }
+  EXPECT_EQ(work.run(ctx), expected);  // the test's kernel, taken from the batch
+  EXPECT_EQ(ctx.program_counts().compiled, 4u);
+  std::vector<float> y(work.x.size());
+  const std::string error = gpgpu::test::error_message_of(
+      [&] { kernels[3].run({{"x", work.x}, {"y", gpgpu::out(y)}, {"alpha", work.alpha}}); });
+  EXPECT_EQ(error, expected_error);
+}
+
 // Two `gpgpu sort` processes fill one cache at once; every file is then whole and valid, and
 // a third process restores from it without a warning and sorts correctly.
 TEST(ProgramCache, TwoProcessesFillingTheCacheAtOnceLeaveItValid) {

@@ -101,6 +101,7 @@ int train(const TrainCli& o, nn::Team& team) {
   std::ostringstream muted;
   std::ostream& out = lead ? std::cout : muted;
   const fs::path data_dir = o.data.empty() ? nn::default_data_dir() : fs::path(o.data);
+  const auto read_start = std::chrono::steady_clock::now();
   const auto full_train = nn::load_idx_dataset(data_dir, "train");
   const auto train_set = full_train.first(o.train_limit);
   const auto test_set = nn::load_idx_dataset(data_dir, "t10k").first(o.test_limit);
@@ -109,6 +110,8 @@ int train(const TrainCli& o, nn::Team& team) {
     throw ArgumentError(
         fmt::format("{} test images cannot be split over {} ranks", test_set.count, team.size()));
   }
+  const double read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
   model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
@@ -129,8 +132,9 @@ int train(const TrainCli& o, nn::Team& team) {
     out << fmt::format("ranks: {}, each a shard of every global batch of {} (rank 0: {})\n",
                        team.size(), t.batch, t.shard.count);
   }
-  out << fmt::format("data: {} train, {} test images of {} from {}\n", train_set.count,
-                     test_set.count, train_set.sample_shape().to_string(), data_dir.string());
+  out << fmt::format("data: {} train, {} test images of {} from {} (read in {:.2f} s)\n",
+                     train_set.count, test_set.count, train_set.sample_shape().to_string(),
+                     data_dir.string(), read_seconds);
   out << fmt::format("net: {}, backend {}, {}, batch {}, {} epochs, schedule {}{}\n", o.net,
                      backend_description(model), nn::describe(t.optimizer), t.batch, t.epochs,
                      nn::to_string(t.schedule),
@@ -201,8 +205,11 @@ int train(const TrainCli& o, nn::Team& team) {
   out << fmt::format("saved {}/model, history.json, confusion.csv, predictions.csv\n", o.out);
   const auto programs = ctx.program_counts();
   out << fmt::format(
-      "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
-      programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
+      "programs: {} compiled ({:.2f} s{}), {} restored from the disk cache ({:.2f} s)\n",
+      programs.compiled, programs.compile_seconds,
+      programs.compile_threads > 0 ? fmt::format(", batches on {} threads", programs.compile_threads)
+                                   : "",
+      programs.restored, programs.restore_seconds);
   if (!o.no_plots) out << draw_plots(o.out, &history, eval, test_set, names) << "\n";
   return 0;
 }

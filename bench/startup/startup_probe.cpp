@@ -74,6 +74,32 @@ std::pair<double, double> time_first_kernel() {
   return t;
 }
 
+// The first kernel's time split into its steps (a Context; the kernel built, from the disk
+// cache when warm; its first run with 2^20-float host arrays; a second run), for finding
+// where a warm process's time goes. Printed beside first/steady as "phases".
+nlohmann::json kernel_phases() {
+  nlohmann::json phases;
+  auto start = Clock::now();
+  const auto lap = [&](const char* name) {
+    const auto now = Clock::now();
+    phases[name] = std::chrono::duration<double>(now - start).count();
+    start = now;
+  };
+  const Context ctx;
+  lap("context");
+  ComputeKernel kernel(ctx, saxpy, Defines{}, "startup saxpy");
+  lap("kernel built");
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<float> x(n, 1.0f), y(n, 1.0f);
+  lap("host arrays");
+  kernel.run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
+  lap("first run");
+  kernel.run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
+  lap("second run");
+  if (y[n - 1] != 5.0f) throw Error("startup probe: wrong SAXPY");
+  return phases;
+}
+
 // Sorting the keys of a .npy file (uint32), from and to host memory, as `gpgpu sort` does.
 std::pair<double, double> time_sort(const std::string& file) {
   const Context ctx;
@@ -105,6 +131,10 @@ std::pair<double, double> time_predict(const std::string& model_dir,
 int run_startup_probe(const std::string& what, const std::string& file,
                       const std::filesystem::path& data) {
   std::pair<double, double> t;
+  if (what == "kernel-phases") {
+    std::cout << nlohmann::json{{"probe", what}, {"phases", kernel_phases()}}.dump() << "\n";
+    return 0;
+  }
   if (what == "context") {
     t = time_context();
   } else if (what == "kernel") {

@@ -39,6 +39,7 @@ namespace gpgpu {
 
 namespace detail {
 class Program;
+struct ProgramRequest;
 }
 
 // A 1-, 2- or 3-dimensional size.
@@ -50,7 +51,8 @@ struct Size3 {
 class ComputeKernel {
  public:
   // Compiles (or takes from the context's cache) the kernel. Throws CompileError with the
-  // driver log and the numbered source.
+  // driver log and the numbered source. Inside a CompileBatch (below), only notes the kernel
+  // for the batch: a CompileError then comes at its first use.
   ComputeKernel(const Context& context, std::string_view source, const Defines& defines = {},
                 std::string label = "compute kernel");
   ~ComputeKernel();
@@ -116,7 +118,10 @@ class ComputeKernel {
   const detail::Program& program() const;
 
   std::shared_ptr<detail::ContextState> state_;
-  std::shared_ptr<detail::Program> program_;
+  // Set on first use when the kernel was made inside a CompileBatch (then `deferred_` says
+  // what to take from the context's cache, or compile alone if the batch could not).
+  mutable std::shared_ptr<detail::Program> program_;
+  mutable std::shared_ptr<const detail::ProgramRequest> deferred_;
   std::string label_;
   bool timing_ = false;
   double last_gpu_ns_ = -1;
@@ -141,5 +146,28 @@ struct KernelSource {
 //   std::vector<gpgpu::KernelSource> variants = ...;  // e.g. an autotuner's candidates
 //   gpgpu::precompile(ctx, variants);
 std::size_t precompile(const Context& context, std::span<const KernelSource> kernels);
+
+// Code that constructs many kernels before running any (a network's plan, a solver's
+// stages) can have them compiled together, like precompile, without listing them first: the
+// ComputeKernels constructed on `context` while a CompileBatch lives only note their source,
+// and the batch compiles them all when it ends (or at compile()). A kernel that does not
+// compile throws its CompileError at its first use (run, local_size, variables) instead of
+// in its constructor. Batches nest: the outermost one compiles.
+//   {
+//     gpgpu::CompileBatch batch(ctx);
+//     for (auto& s : stages) kernels.emplace_back(ctx, s.source, s.defines);
+//   }  // compiled here, on several threads where the platform allows
+class CompileBatch {
+ public:
+  explicit CompileBatch(const Context& context);
+  ~CompileBatch();  // compiles what is noted (outermost batch); never throws
+  CompileBatch(const CompileBatch&) = delete;
+  CompileBatch& operator=(const CompileBatch&) = delete;
+  // Compiles the kernels noted so far (any batch level); returns how many are ready.
+  std::size_t compile();
+
+ private:
+  std::shared_ptr<detail::ContextState> state_;
+};
 
 }  // namespace gpgpu

@@ -5,7 +5,7 @@
 #
 #   bash scripts/device/measure-all.sh OUT STAGE...
 #
-# Stages: info, startup (scripts/device/startup-bench.sh), mpi (mpi-bench.sh, earth levels
+# Stages: info, startup (scripts/device/startup-bench.sh), phases (startup-phases.sh), mpi (mpi-bench.sh, earth levels
 # 8 and 9 on 1 and 2 GPUs), mpi-cnn (mpi-bench.sh's CNN stage), nn (nn-bench.sh gpu stage:
 # epochs and 10k inference vs PyTorch), nn-cpu (nn-bench.sh cpu stage), grid
 # (grid-bench.sh), datapath (gpgpu bench datapath vs CUDA), transfers
@@ -26,6 +26,8 @@ for stage in "$@"; do
           nvidia-smi --query-gpu=name,driver_version --format=csv >> "$out/gpgpu-info.txt" 2>&1 ;;
     startup) BUILD=$BUILD REPEATS=${REPEATS:-2} DEADLINE=$s timeout "$s" \
                bash scripts/device/startup-bench.sh "$out/startup" > "$out/startup.log" 2>&1 ;;
+    phases) BUILD=$BUILD timeout "$s" bash scripts/device/startup-phases.sh "$out/phases" \
+              > "$out/phases.log" 2>&1 ;;
     mpi) MPI_BENCH_BUILD=0 MPI_BENCH_DAYS=${MPI_BENCH_DAYS:-1} DEADLINE=$((s - 5)) timeout "$s" \
            bash scripts/device/mpi-bench.sh "$out/mpi" "$BUILD" > "$out/mpi.log" 2>&1 ;;
     mpi-cnn) MPI_BENCH_BUILD=0 MPI_BENCH_STAGES=cnn DEADLINE=$((s - 5)) timeout "$s" \

@@ -269,8 +269,42 @@ ComputeKernel::ComputeKernel(const Context& context, std::string_view source,
     : state_(context.state()), label_(std::move(label)) {
   state_->ensure_current();
   refuse_compute(*state_);
-  const auto request = compute_request(*state_, source, defines, label_);
+  auto request = compute_request(*state_, source, defines, label_);
+  if (state_->compile_batches > 0 && !state_->programs.find(request.key)) {
+    state_->batched_programs.push_back(request);
+    deferred_ = std::make_shared<const detail::ProgramRequest>(std::move(request));
+    return;
+  }
   program_ = detail::cached_program(*state_, request.key, request.stages, request.options, label_);
+}
+
+CompileBatch::CompileBatch(const Context& context) : state_(context.state()) {
+  ++state_->compile_batches;
+}
+
+CompileBatch::~CompileBatch() {
+  if (--state_->compile_batches > 0) return;
+  try {
+    compile();
+  } catch (const Error&) {
+    // each kernel compiles alone at its first use and reports its own error there
+  }
+  state_->batched_programs.clear();
+}
+
+std::size_t CompileBatch::compile() {
+  std::vector<detail::ProgramRequest> requests;
+  requests.swap(state_->batched_programs);
+  if (requests.empty()) return 0;
+  state_->ensure_current();
+  // Kernels made twice from one source are compiled once.
+  std::vector<detail::ProgramRequest> unique;
+  for (auto& r : requests) {
+    const bool seen = std::any_of(unique.begin(), unique.end(),
+                                  [&](const detail::ProgramRequest& u) { return u.key == r.key; });
+    if (!seen) unique.push_back(std::move(r));
+  }
+  return detail::compile_together(*state_, unique);
 }
 
 std::size_t precompile(const Context& context, std::span<const KernelSource> kernels) {
@@ -289,6 +323,12 @@ ComputeKernel::ComputeKernel(ComputeKernel&&) noexcept = default;
 ComputeKernel& ComputeKernel::operator=(ComputeKernel&&) noexcept = default;
 
 const detail::Program& ComputeKernel::program() const {
+  if (state_ && !program_ && deferred_) {
+    state_->ensure_current();
+    const detail::ProgramRequest& r = *deferred_;
+    program_ = detail::cached_program(*state_, r.key, r.stages, r.options, label_);
+    deferred_.reset();
+  }
   if (!state_ || !program_) {
     throw Error(
         "this ComputeKernel was moved from and has no program; use the kernel it was "
@@ -487,7 +527,7 @@ PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, boo
   upload_blocks(plan, io);
 
   // launch
-  GL(glUseProgram(program_->id()));
+  GL(glUseProgram(program().id()));
   for (const auto& bb : plan.blocks) {
     GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), bb.id, 0,
                          static_cast<GLsizeiptr>(bb.bytes)));

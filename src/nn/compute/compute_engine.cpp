@@ -199,6 +199,8 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
   labels_ = Buffer(ctx, ElementType::Uint32, key.batch);
   ComputeStageContext sc{ctx,      engine.model().options, key.batch,
                          key.mode, engine.params(),        engine.grads()};
+  // The stages' kernels (a few dozen for a CNN) compile together when the batch ends.
+  CompileBatch batch(ctx);
   std::vector<std::unique_ptr<StageKernels>> kernels;
   for (const auto& s : p.stages) {
     StageBuffers b;

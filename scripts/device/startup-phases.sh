@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Where a process's start-up time goes (issue 17), on prebuilt binaries (BUILD, as
+# measure-all.sh sets it): the first kernel split into its steps, empty cache then warm; and
+# the CNN's one-epoch run, first and second process in a fresh cache folder, with the compiler
+# threads (default) and without (GPGPU_COMPILE_THREADS=0: the driver's own parallel compile).
+# Usage: BUILD=DIR bash scripts/device/startup-phases.sh OUT_DIR
+set -uo pipefail
+out=${1:?usage: startup-phases.sh OUT_DIR}
+mkdir -p "$out"
+gpgpu=${BUILD:?set BUILD}/tools/gpgpu
+data=""
+for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
+  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
+done
+
+wall() {  # wall seconds of a command, its output to $1
+  local log=$1
+  shift
+  local start=$(date +%s.%N)
+  "$@" > "$log" 2>&1
+  local rc=$?
+  local end=$(date +%s.%N)
+  printf '%.3f s (rc %s)' "$(awk "BEGIN { print $end - $start }")" "$rc"
+}
+
+folder="$out/cache-phases"
+rm -rf "$folder" && mkdir -p "$folder"
+for run in empty warm warm warm; do
+  t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+      wall "$out/phases.tmp" "$gpgpu" bench startup-probe kernel-phases)
+  echo "kernel-phases $run: process $t; $(cat "$out/phases.tmp")" | tee -a "$out/phases.txt"
+done
+rm -rf "$folder"
+
+[ -n "$data" ] || { echo "no Fashion-MNIST"; exit 0; }
+for threads in default 0; do
+  folder="$out/cache-$threads"
+  rm -rf "$folder" && mkdir -p "$folder"
+  for run in first second third; do
+    env_threads=()
+    [ "$threads" != default ] && env_threads=(GPGPU_COMPILE_THREADS=$threads)
+    t=$(env "${env_threads[@]}" XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" \
+        GPGPU_CACHE_DIR= wall "$out/cnn-$threads-$run.log" "$gpgpu" train --net cnn --epochs 1 \
+        --data "$data" --no-plots -q --out "$out/cnn-out")
+    echo "cnn threads=$threads $run: $t" | tee -a "$out/phases.txt"
+    grep -E "^data|kernels built|^epoch|^programs" "$out/cnn-$threads-$run.log" | sed 's/^/    /' |
+      tee -a "$out/phases.txt"
+  done
+  rm -rf "$folder" "$out/cnn-out"
+done
