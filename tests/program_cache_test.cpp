@@ -333,31 +333,6 @@ TEST(ProgramCache, PrecompiledKernelsAreReadyAndFailuresStillThrowWhenMade) {
   EXPECT_TRUE(gpgpu::test::same_float_bits(work.run(again), precompiled));
 }
 
-// A batch of compiles on the compiler threads (shader/compiler_threads.hpp) and one by one
-// (GPGPU_COMPILE_THREADS=0) give programs that compute the same bits, more programs than
-// threads included.
-TEST(ProgramCache, CompilerThreadsAndOneByOneGiveTheSamePrograms) {
-  SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
-  TempCache cache;
-  const gpgpu::test::ScopedEnv no_disk("GPGPU_CACHE", "off");  // every Context compiles
-  const Saxpy2 work;
-  std::vector<gpgpu::KernelSource> batch;
-  for (int v = 0; v < 11; ++v) {
-    batch.push_back({kernel_source() + "\n// variant " + std::to_string(v), {}, "variant"});
-  }
-  batch.push_back({kernel_source(), {}, "the test's kernel"});
-  const auto outputs = [&](const char* threads) {
-    const gpgpu::test::ScopedEnv env("GPGPU_COMPILE_THREADS", threads);
-    Context ctx;
-    EXPECT_EQ(gpgpu::precompile(ctx, batch), batch.size());
-    EXPECT_EQ(ctx.program_counts().compiled, batch.size());
-    EXPECT_EQ(ctx.program_counts().compile_threads, std::atoi(threads));
-    return work.run(ctx);
-  };
-  const auto threaded = outputs("3");
-  EXPECT_TRUE(gpgpu::test::same_float_bits(threaded, outputs("0")));
-}
-
 // Kernels constructed inside a CompileBatch compile together when it ends (the outermost of
 // nested batches); they compute what kernels compiled alone compute, and a kernel that does
 // not compile throws the CompileError it throws alone, at its first run.

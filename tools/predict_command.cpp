@@ -11,6 +11,7 @@
 #include "gpgpu/npy.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
+#include "timeline.hpp"
 
 namespace gpgpu::cli {
 
@@ -103,10 +104,14 @@ int predict_files(const PredictCli& o, const Context& ctx, nn::Sequential& model
 }
 
 int predict(const PredictCli& o) {
+  Timeline timeline;
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
+  timeline.lap("context");
   auto model = nn::load_model(ctx, o.model);
-  model.set_backend(backend, {.autotune = o.autotune && !o.no_autotune, .threads = o.backend.threads});
+  timeline.lap("model");
+  model.set_backend(backend,
+                    {.autotune = o.autotune && !o.no_autotune, .threads = o.backend.threads});
   print_backend_hint(model);
   std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
                            ctx.info().renderer, backend_description(model), o.model,
@@ -116,7 +121,9 @@ int predict(const PredictCli& o) {
   if (!o.images.empty()) return predict_files(o, ctx, model);
   const auto test = nn::load_idx_dataset(o.data, o.split).first(o.limit);
   nn::DeviceDataset device_test(ctx, test);
+  timeline.lap("data");
   const auto e = nn::evaluate(model, device_test, o.batch);
+  timeline.lap("classifying");
   fs::create_directories(o.out);
   const auto names =
       model.class_names().empty() ? class_names_for(o.data, e.classes) : model.class_names();
@@ -126,7 +133,10 @@ int predict(const PredictCli& o) {
       test.count, o.data, 100 * e.accuracy(), static_cast<std::size_t>(e.stats.correct),
       e.stats.count, e.stats.mean_loss(), e.seconds);
   std::cout << fmt::format("predictions.csv and confusion.csv in {}\n", o.out);
+  timeline.lap("saving");
   if (!o.no_plots) std::cout << draw_plots(o.out, nullptr, e, test, names) << "\n";
+  if (!o.no_plots) timeline.lap("plots");
+  std::cout << timeline.to_string();
   return 0;
 }
 

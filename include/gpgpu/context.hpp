@@ -165,9 +165,6 @@ struct ContextOptions {
 struct ProgramCounts {
   std::size_t compiled = 0, restored = 0;
   double compile_seconds = 0, restore_seconds = 0;
-  // Threads of gpgpu's own that compile batches (precompile, CompileBatch) in contexts
-  // sharing this one's objects ($GPGPU_COMPILE_THREADS); 0 until a batch started them.
-  int compile_threads = 0;
 };
 
 class Context {

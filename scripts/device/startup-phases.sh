@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where a process's start-up time goes (issue 17), on prebuilt binaries (BUILD, as
 # measure-all.sh sets it): the first kernel split into its steps, empty cache then warm; and
-# the CNN's one-epoch run, first and second process in a fresh cache folder, with the compiler
-# threads (default) and without (GPGPU_COMPILE_THREADS=0: the driver's own parallel compile).
+# the CNN's one-epoch run, first, second and third process in one fresh cache folder, with the
+# lines of each log that say where its time went.
 # Usage: BUILD=DIR bash scripts/device/startup-phases.sh OUT_DIR
 set -uo pipefail
 out=${1:?usage: startup-phases.sh OUT_DIR}
@@ -33,18 +33,25 @@ done
 rm -rf "$folder"
 
 [ -n "$data" ] || { echo "no Fashion-MNIST"; exit 0; }
-for threads in default 0; do
+for threads in default; do
   folder="$out/cache-$threads"
   rm -rf "$folder" && mkdir -p "$folder"
   for run in first second third; do
-    env_threads=()
-    [ "$threads" != default ] && env_threads=(GPGPU_COMPILE_THREADS=$threads)
-    t=$(env "${env_threads[@]}" XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" \
-        GPGPU_CACHE_DIR= wall "$out/cnn-$threads-$run.log" "$gpgpu" train --net cnn --epochs 1 \
-        --data "$data" --no-plots -q --out "$out/cnn-out")
-    echo "cnn threads=$threads $run: $t" | tee -a "$out/phases.txt"
-    grep -E "^data|kernels built|^epoch|^programs" "$out/cnn-$threads-$run.log" | sed 's/^/    /' |
-      tee -a "$out/phases.txt"
+    t=$(
+      XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+        wall "$out/cnn-$threads-$run.log" "$gpgpu" train --net cnn --epochs 1 \
+        --data "$data" --no-plots -q --out "$out/cnn-out"
+    )
+    echo "cnn $run: $t" | tee -a "$out/phases.txt"
+    grep -E "^data|kernels built|^epoch|^programs|^time" "$out/cnn-$threads-$run.log" |
+      sed 's/^/    /' | tee -a "$out/phases.txt"
   done
-  rm -rf "$folder" "$out/cnn-out"
+  # `gpgpu predict` of one image with that model, in the same (warm) cache folder.
+  for run in first second third; do
+    t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+        wall "$out/predict-$run.log" "$gpgpu" predict "$out/cnn-out/model" --data "$data" \
+        --limit 1 --no-plots --out "$out/predict-out")
+    echo "predict 1 image $run: $t; $(grep '^time' "$out/predict-$run.log")" | tee -a "$out/phases.txt"
+  done
+  rm -rf "$folder" "$out/cnn-out" "$out/predict-out"
 done

@@ -8,7 +8,6 @@
 #include "gl/gl_fence.hpp"
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
-#include "shader/compiler_threads.hpp"
 #include "shader/program_batch.hpp"
 #include "shader/program.hpp"
 #include "shader/program_binary_cache.hpp"
@@ -79,7 +78,6 @@ void ContextState::release() noexcept {
     engine_->release();
     engine_.reset();
   }
-  compiler_threads.reset();  // joins the threads; their contexts go before the Context's
   // A lost context's objects are gone with it (and its GPU may still be busy): try_make_current
   // refuses it, so they are not touched.
   const bool current = try_make_current();

@@ -18,7 +18,6 @@ namespace gpgpu::detail {
 
 class TransferEngine;
 class ProgramBinaryCache;
-class CompilerThreads;
 struct ProgramRequest;
 
 // GL entry points that are extensions and so come from the platform (eglGetProcAddress), not
@@ -61,10 +60,6 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   ProgramCounts program_counts;
   // glMaxShaderCompilerThreadsKHR was raised for batches of compiles (shader/program_batch).
   bool compiler_threads_raised = false;
-  // Threads with shared contexts that compile batches (shader/compiler_threads.hpp), started
-  // by the first batch that can use them; `compiler_threads_tried` once that was attempted.
-  std::unique_ptr<CompilerThreads> compiler_threads;
-  bool compiler_threads_tried = false;
   // Open CompileBatches (gpgpu/compute_kernel.hpp) and the programs their kernels noted.
   int compile_batches = 0;
   std::vector<ProgramRequest> batched_programs;

@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "gpgpu/error.hpp"
-#include "shader/compiler_threads.hpp"
 #include "shader/program_binary_cache.hpp"
 
 namespace gpgpu::detail {
@@ -53,28 +52,6 @@ void link_in_parallel(ContextState& state, const std::vector<const ProgramReques
   }
 }
 
-// The compiler threads for a batch of `programs`, started on first use; null where the
-// platform has none (or GPGPU_COMPILE_THREADS=0).
-CompilerThreads* compiler_threads(ContextState& state, std::size_t programs) {
-  if (!state.compiler_threads && !state.compiler_threads_tried) {
-    const int count = compiler_thread_count(state, programs);
-    if (count == 0) return nullptr;  // a later, larger batch may still start them
-    state.compiler_threads_tried = true;
-    state.compiler_threads = CompilerThreads::start(state, count);
-    if (state.compiler_threads) state.program_counts.compile_threads = state.compiler_threads->size();
-  }
-  return programs > 1 ? state.compiler_threads.get() : nullptr;
-}
-
-// Compiles on the threads, then reads statuses and introspects on the Context's thread.
-void link_on_threads(ContextState& state, CompilerThreads& threads,
-                     const std::vector<const ProgramRequest*>& todo) {
-  std::vector<PendingLink> links = threads.link(todo, state.binaries->active());
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    if (links[i].valid()) collect(state, *todo[i], links[i]);
-  }
-}
-
 }  // namespace
 
 std::size_t compile_together(ContextState& state, const std::vector<ProgramRequest>& requests) {
@@ -89,9 +66,7 @@ std::size_t compile_together(ContextState& state, const std::vector<ProgramReque
     todo.push_back(&r);
   }
   const auto start = std::chrono::steady_clock::now();
-  if (CompilerThreads* threads = compiler_threads(state, todo.size())) {
-    link_on_threads(state, *threads, todo);
-  } else if (state.ext.max_shader_compiler_threads != nullptr && todo.size() > 1) {
+  if (state.ext.max_shader_compiler_threads != nullptr && todo.size() > 1) {
     link_in_parallel(state, todo);
   } else {
     for (const ProgramRequest* r : todo) {

@@ -89,11 +89,6 @@ bool link_finished(const PendingLink& pending) {
   return done == GL_TRUE;
 }
 
-void wait_for_link(const PendingLink& pending) {
-  GLint status = GL_FALSE;
-  GL(glGetProgramiv(pending.program_, GL_LINK_STATUS, &status));
-}
-
 GLuint finish_link(PendingLink& pending, const std::vector<ShaderStage>& stages,
                    const std::string& label) {
   for (std::size_t i = 0; i < stages.size(); ++i) {

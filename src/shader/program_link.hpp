@@ -37,12 +37,10 @@ class PendingLink {
   PendingLink& operator=(PendingLink&& other) noexcept;
   PendingLink(const PendingLink&) = delete;
   PendingLink& operator=(const PendingLink&) = delete;
-  bool valid() const { return program_ != 0; }  // false: empty, or handed over
 
  private:
   friend PendingLink start_link(const std::vector<ShaderStage>&, const LinkOptions&, bool);
   friend bool link_finished(const PendingLink&);
-  friend void wait_for_link(const PendingLink&);
   friend GLuint finish_link(PendingLink&, const std::vector<ShaderStage>&, const std::string&);
   void release() noexcept;
 
@@ -57,9 +55,6 @@ PendingLink start_link(const std::vector<ShaderStage>& stages, const LinkOptions
 // True once the driver has finished (GL_COMPLETION_STATUS_KHR). Only for contexts with
 // GL_KHR_parallel_shader_compile (elsewhere compiling happens inside start_link).
 bool link_finished(const PendingLink& pending);
-// Blocks until the driver has finished compiling and linking (reads the link status), so
-// that a link started on a compiler thread's context is complete before the thread lets go.
-void wait_for_link(const PendingLink& pending);
 // The linked program, now the caller's to delete. Throws CompileError naming `label` with the
 // annotated log of the first stage that failed to compile, or of the link.
 GLuint finish_link(PendingLink& pending, const std::vector<ShaderStage>& stages,

@@ -1,7 +1,8 @@
 // The tuning cache of gpgpu::nn's GEMMs (src/nn/compute/gemm_tuning.cpp): a tuned tiling is
 // honoured by a later process (here: this one, after forgetting what it held), ignored when
 // the driver string changes, found by a sibling shape (another batch size) but not by an
-// unrelated one, not written with GPGPU_CACHE=off; the tuning budget runs out; and a GEMM
+// unrelated one, not written with GPGPU_CACHE=off; the tuning budget bounds the candidates by
+// the compile time measured on the device (kept on disk); and a GEMM
 // whose tiling is known takes it without tuning and computes correctly.
 #include <unistd.h>
 #include <cmath>
@@ -113,17 +114,33 @@ TEST(NnGemmTuning, TurnedOffNothingIsWrittenOrReadFromDisk) {
   EXPECT_FALSE(fs::exists(fresh.path()));
 }
 
-TEST(NnGemmTuning, TheBudgetRunsOut) {
+// How many candidates a tuning tries follows from the compile time measured on the device
+// (kept for later processes, per device), the programs each candidate compiles and what is
+// left of the budget; fewer than two that fit is no tuning.
+TEST(NnGemmTuning, TheBudgetBoundsTheCandidatesByTheMeasuredCompileTime) {
   FreshTuning fresh;
-  EXPECT_TRUE(nn::detail::tuning_budget_left(1.0));
-  nn::detail::spend_tuning_time(0.3);
-  EXPECT_TRUE(nn::detail::tuning_budget_left(1.0));  // 0.3 spent + 0.3 expected
-  nn::detail::spend_tuning_time(0.2);
-  EXPECT_TRUE(nn::detail::tuning_budget_left(1.0));  // 0.5 + 0.3 (the dearest so far)
-  nn::detail::spend_tuning_time(0.3);
-  EXPECT_FALSE(nn::detail::tuning_budget_left(1.0));  // 0.8 + 0.3 would overrun
-  EXPECT_TRUE(nn::detail::tuning_budget_left(1.2));
-  EXPECT_TRUE(nn::detail::tuning_budget_left(std::numeric_limits<double>::infinity()));
+  const std::string device = identity({1, 1, 1}).device;
+  const std::vector<std::size_t> programs{1, 2, 1, 1, 2, 1, 1, 2};
+  const auto fit = [&](double budget, const std::string& on = "") {
+    return nn::detail::candidates_within_budget(on.empty() ? device : on, budget, programs);
+  };
+  // Nothing measured yet: 0.1 s a program assumed, plus 0.01 s of timing a candidate;
+  // cumulative 0.11 0.32 0.43 0.54 0.75 0.86 0.97 1.18 s.
+  EXPECT_EQ(fit(1.0), 7u);
+  EXPECT_EQ(fit(0.3), 0u);  // only one candidate fits
+  EXPECT_EQ(fit(0.33), 2u);
+  // A tuning of 0.5 s compiled 10 programs in 0.4 s: 0.04 s each, 0.05 s a one-program
+  // candidate; 0.5 s left: cumulative 0.05 0.14 0.19 0.24 0.33 0.38 0.43 0.52.
+  nn::detail::spend_tuning_time(device, 0.5, 10, 0.4);
+  EXPECT_EQ(fit(1.0), 7u);
+  EXPECT_EQ(fit(std::numeric_limits<double>::infinity()), 8u);
+  EXPECT_EQ(fit(1.0, "another device"), 3u);  // its own assumed 0.1 s: 0.11 0.32 0.43 > 0.5
+  // A later process starts with the whole budget and the measured compile time.
+  nn::detail::forget_tunings_in_process();
+  EXPECT_EQ(fit(0.53), 8u);
+  nn::detail::spend_tuning_time(device, 0.45);  // nothing compiled: the estimate stays
+  EXPECT_EQ(fit(0.53), 0u);                     // 0.08 s left: one candidate
+  EXPECT_EQ(fit(0.60), 2u);
 }
 
 // C (M x N) = A (M x K) B (K x N), row-major, through the GEMM's snippets.
@@ -192,7 +209,7 @@ TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
   // With the budget spent, a GEMM nothing is known about runs the cost model's choice.
   nn::detail::forget_tunings_in_process();
   ScopedEnv off("GPGPU_CACHE", "off");
-  nn::detail::spend_tuning_time(10);
+  nn::detail::spend_tuning_time(gpgpu::cache::device_key(ctx.info()), 10);
   nn::BackendOptions budgeted = tuned;
   budgeted.autotune_seconds = 1;
   const auto before_untuned = made(ctx.program_counts());

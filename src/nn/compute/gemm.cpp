@@ -479,8 +479,12 @@ std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
 void Gemm::run(const Args& operand_args, const Args& result_args) {
   if (tune_pending_) {
     tune_pending_ = false;
-    if (tuning_budget_left(tune_budget_seconds_)) {
-      autotune(operand_args, result_args);  // runs every candidate, so the results are written
+    std::vector<std::size_t> programs;
+    for (const auto& t : tuning_candidates()) programs.push_back(t.split > 1 ? 2 : 1);
+    const std::size_t fit = candidates_within_budget(cache::device_key(context_->info()),
+                                                     tune_budget_seconds_, programs);
+    if (fit > 0) {
+      autotune(operand_args, result_args, fit);  // runs the candidates: the results are written
       return;
     }
   }
@@ -512,16 +516,25 @@ double Gemm::last_gpu_ns() const {
   return main < 0 || reduce < 0 ? -1 : main + reduce;
 }
 
-void Gemm::autotune(const Args& operand_args, const Args& result_args) {
-  if (!context_->info().has_timer_query()) return;
-  const auto started = std::chrono::steady_clock::now();
+std::vector<GemmTiling> Gemm::tuning_candidates() const {
   auto candidates = candidate_tilings(*context_, shape_, shared_);
   if (candidates.size() > 8) candidates.resize(8);
+  return candidates;
+}
+
+void Gemm::autotune(const Args& operand_args, const Args& result_args,
+                    std::size_t max_candidates) {
+  if (!context_->info().has_timer_query()) return;
+  const auto started = std::chrono::steady_clock::now();
+  auto candidates = tuning_candidates();
+  if (candidates.size() > max_candidates) candidates.resize(std::max<std::size_t>(max_candidates, 1));
   std::vector<KernelSource> all_kernels;  // compiled together: in parallel where the driver can
   for (const auto& t : candidates) {
     for (auto& k : kernel_sources(t)) all_kernels.push_back(std::move(k));
   }
+  const ProgramCounts before = context_->program_counts();
   precompile(*context_, all_kernels);
+  const ProgramCounts after = context_->program_counts();
   double best_ns = std::numeric_limits<double>::infinity();
   std::unique_ptr<Compiled> best;
   std::string tried;
@@ -551,7 +564,9 @@ void Gemm::autotune(const Args& operand_args, const Args& result_args) {
     compiled_ = build(candidates.front());
   }
   spend_tuning_time(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      cache::device_key(context_->info()),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+      after.compiled - before.compiled, after.compile_seconds - before.compile_seconds);
   // GPGPU_NN_VERBOSE=1: what autotuning tried and kept, for tuning the candidate list.
   if (const char* env = std::getenv("GPGPU_NN_VERBOSE");
       env != nullptr && *env != '\0' && *env != '0') {

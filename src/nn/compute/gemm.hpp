@@ -75,9 +75,10 @@ class Gemm {
   // On devices with timer queries: times each candidate tiling on these arguments (it runs
   // the GEMM, so the results are written), keeps the fastest and remembers it
   // (gemm_tuning.hpp). run() does it on its first call when BackendOptions::autotune is on,
-  // the device is a GPU, no tiling is known for this GEMM or a sibling, and the process's
-  // tuning budget is not spent.
-  void autotune(const Args& operand_args, const Args& result_args);
+  // the device is a GPU, no tiling is known for this GEMM or a sibling, and at least two
+  // candidates fit in what is left of the process's tuning budget (the first that fit).
+  void autotune(const Args& operand_args, const Args& result_args,
+                std::size_t max_candidates = 8);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
   void set_timing(bool on);
@@ -86,6 +87,8 @@ class Gemm {
   struct Compiled;
   // The kernels of a tiling: the GEMM, and the split-K sum when k is split.
   std::vector<KernelSource> kernel_sources(const GemmTiling& tiling) const;
+  // The candidates a tuning tries: the cost model's order, at most eight.
+  std::vector<GemmTiling> tuning_candidates() const;
   std::unique_ptr<Compiled> build(const GemmTiling& tiling) const;
   // A tiling known before tuning (gemm_tuning.hpp), if any, and what that is looked up by.
   std::optional<GemmTiling> known_tiling() const;

@@ -22,7 +22,7 @@ struct Memory {
   std::mutex mutex;
   std::map<std::string, GemmTiling> tilings;  // by exact and sibling keys
   double spent_seconds = 0;
-  double longest_tuning = 0;  // the dearest single tuning so far: what the next may cost
+  std::map<std::string, double> compile_seconds;  // per device: one program's compile
 };
 
 Memory& memory() {
@@ -110,20 +110,67 @@ void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling) {
   }
 }
 
-bool tuning_budget_left(double budget_seconds) {
-  auto& m = memory();
-  std::lock_guard lock(m.mutex);
-  // A tuning that starts must also end inside the budget: one costs up to a few hundred
-  // milliseconds of compiles and timed runs on a GPU, so checking only what was spent let a
-  // process overrun its second by a whole tuning or more (measured on the H200).
-  return m.spent_seconds + m.longest_tuning <= budget_seconds;
+namespace {
+
+std::string compile_cost_key(const std::string& device) {
+  return "seconds per compiled program\n" + device;
 }
 
-void spend_tuning_time(double seconds) {
+// One program's compile on `device`: this process's measurement, else an earlier one's.
+double compile_seconds_of(const std::string& device) {
+  auto& m = memory();
+  {
+    std::lock_guard lock(m.mutex);
+    if (const auto it = m.compile_seconds.find(device); it != m.compile_seconds.end()) {
+      return it->second;
+    }
+  }
+  double seconds = assumed_compile_seconds;
+  if (const auto bytes = disk().load(compile_cost_key(device))) {
+    const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    double stored = 0;
+    if (std::sscanf(text.c_str(), "%lf", &stored) == 1 && stored >= 0 && stored < 60) {
+      seconds = stored;
+    }
+  }
+  std::lock_guard lock(m.mutex);
+  m.compile_seconds[device] = seconds;
+  return seconds;
+}
+
+}  // namespace
+
+std::size_t candidates_within_budget(const std::string& device, double budget_seconds,
+                                     const std::vector<std::size_t>& programs) {
+  const double per_program = compile_seconds_of(device);
+  double left = 0;
+  {
+    auto& m = memory();
+    std::lock_guard lock(m.mutex);
+    left = budget_seconds - m.spent_seconds;
+  }
+  // Each candidate also runs four times to be timed: milliseconds on a GPU.
+  constexpr double timing_seconds = 0.01;
+  std::size_t fit = 0;
+  double cost = 0;
+  for (const std::size_t p : programs) {
+    cost += static_cast<double>(p) * per_program + timing_seconds;
+    if (cost > left) break;
+    ++fit;
+  }
+  return fit >= 2 ? fit : 0;
+}
+
+void spend_tuning_time(const std::string& device, double seconds, std::size_t compiled,
+                       double compile_seconds) {
   auto& m = memory();
   std::lock_guard lock(m.mutex);
   m.spent_seconds += seconds;
-  m.longest_tuning = std::max(m.longest_tuning, seconds);
+  if (compiled == 0) return;
+  const double per_program = compile_seconds / static_cast<double>(compiled);
+  m.compile_seconds[device] = per_program;
+  const std::string text = fmt::format("{:.6f}", per_program);
+  disk().store(compile_cost_key(device), std::as_bytes(std::span(text.data(), text.size())));
 }
 
 void forget_tunings_in_process() {
@@ -131,7 +178,7 @@ void forget_tunings_in_process() {
   std::lock_guard lock(m.mutex);
   m.tilings.clear();
   m.spent_seconds = 0;
-  m.longest_tuning = 0;
+  m.compile_seconds.clear();
 }
 
 }  // namespace gpgpu::nn::detail

@@ -37,10 +37,20 @@ std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id);
 // Keeps a tuned tiling for later GEMMs of this process and for later processes.
 void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
 
-// The process's tuning budget: whether another tuning fits in `budget_seconds`, taking the
-// dearest tuning of this process so far as what it will cost; and the time a tuning took.
-bool tuning_budget_left(double budget_seconds);
-void spend_tuning_time(double seconds);
+// The process's tuning budget. Most of a tuning's cost on a GPU is compiling its candidates
+// (0.09-0.125 s a program on the H100's driver, which compiles one at a time), so what fits
+// follows from the seconds a compile took on this device: measured by earlier tunings and
+// kept on disk per device and driver; `assumed_compile_seconds` before the first.
+// Returns how many of the first candidates to try, given the programs each compiles, so
+// that the tuning ends inside what is left of `budget_seconds`; 0 when fewer than two fit
+// (the cost model's choice then runs, and a later process tunes the GEMM).
+inline constexpr double assumed_compile_seconds = 0.1;
+std::size_t candidates_within_budget(const std::string& device, double budget_seconds,
+                                     const std::vector<std::size_t>& programs);
+// What a tuning took: its wall seconds (spent from the budget) and the programs it compiled
+// in `compile_seconds` (the estimate for later tunings, here and in later processes).
+void spend_tuning_time(const std::string& device, double seconds, std::size_t compiled = 0,
+                       double compile_seconds = 0);
 
 // For tests: forgets the tilings this process holds and the time it spent (the disk cache
 // keeps its entries), as a new process would start.
