@@ -1,8 +1,11 @@
 // gpgpu — the command-line tool: device information, running compute kernels over NumPy
 // files, and the benchmarks.
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
@@ -10,6 +13,7 @@
 #include "mpi_launch.hpp"
 
 int main(int argc, char** argv) {
+  const auto main_start = std::chrono::steady_clock::now();
   gpgpu::cli::hand_over_to_mpi(argc, argv);
   CLI::App app{
       "gpgpu: GPU computing with GLSL on any OpenGL ES 3.1+ device (or the CPU through Mesa "
@@ -42,7 +46,18 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, command] : commands) {
-      if (sub->parsed()) return command();
+      if (!sub->parsed()) continue;
+      const int status = command();
+      // GPGPU_CLI_TIMING=1: when main got control and when the command had cleaned up (its
+      // objects, the Context included, destroyed), for finding a process's start-up and
+      // shutdown cost beside the command's own "time:" line.
+      if (const char* timing = std::getenv("GPGPU_CLI_TIMING");
+          timing && *timing && *timing != '0') {
+        std::cerr << fmt::format(
+            "gpgpu: main {:.3f} s (command and its clean-up)\n",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - main_start).count());
+      }
+      return status;
     }
   } catch (const gpgpu::Error& e) {
     std::cerr << "gpgpu: error: " << e.what() << "\n";

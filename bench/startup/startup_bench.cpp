@@ -70,6 +70,11 @@ std::vector<std::string> environment(const fs::path& folder, Mode mode, const st
     env.push_back(entry);
   }
   env.push_back("XDG_CACHE_HOME=" + folder.string());
+  // NVIDIA's driver uses this folder only when it exists: pointed at a missing one it caches
+  // nothing, and a program restored from gpgpu's cache then pays its back-end compile at its
+  // first dispatch (measured on the H100: 2.9 s for 12 unrolled kernels instead of 0.014 s).
+  std::error_code made;
+  fs::create_directories(folder / "nvidia", made);
   env.push_back("__GL_SHADER_DISK_CACHE_PATH=" + (folder / "nvidia").string());
   if (mode == Mode::DriverOnly) env.push_back("GPGPU_CACHE=off");
   if (!device.empty()) env.push_back("GPGPU_DEVICE=" + device);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
@@ -105,6 +106,59 @@ nlohmann::json kernel_phases() {
   return phases;
 }
 
+// Twelve heavy kernels (a shared-memory tiled product, fully unrolled, as nn's GEMMs are),
+// each made distinct by a constant: their build (compiled, or restored from the disk cache)
+// and their first and second runs, all twelve together. Compared across an empty and a warm
+// cache, it shows whether a restored program's first run pays a compile the build skipped.
+nlohmann::json heavy_kernels() {
+  constexpr const char* tiled = R"(
+#pragma optionNV(unroll all)
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 0) readonly buffer A { vec4 a[]; };
+layout(std430, binding = 1) writeonly buffer C { vec4 c[]; };
+shared vec4 tile[16][17];
+void main() {
+  ivec2 g = ivec2(gl_GlobalInvocationID.xy), l = ivec2(gl_LocalInvocationID.xy);
+  vec4 acc[8];
+  for (int i = 0; i < 8; ++i) acc[i] = vec4(float(VARIANT));
+  for (int k0 = 0; k0 < 64; k0 += 16) {
+    tile[l.y][l.x] = a[(g.y * 64 + k0 + l.x) % a.length()];
+    barrier();
+    for (int k = 0; k < 16; ++k) {
+      for (int i = 0; i < 8; ++i) acc[i] = fma(tile[k][(l.x + i) % 16], tile[l.y][k], acc[i]);
+    }
+    barrier();
+  }
+  vec4 sum = vec4(0.0);
+  for (int i = 0; i < 8; ++i) sum += acc[i];
+  c[g.y * 64 + g.x] = sum;
+})";
+  nlohmann::json phases;
+  auto start = Clock::now();
+  const auto lap = [&](const char* name) {
+    const auto now = Clock::now();
+    phases[name] = std::chrono::duration<double>(now - start).count();
+    start = now;
+  };
+  const Context ctx;
+  lap("context");
+  std::vector<ComputeKernel> kernels;
+  for (int v = 0; v < 12; ++v) {
+    kernels.emplace_back(ctx, tiled, Defines{{"VARIANT", std::to_string(v)}}, "heavy kernel");
+  }
+  lap("12 kernels built");
+  const Buffer a(ctx, ElementType::Float32, 4 * 64 * 64), c(ctx, ElementType::Float32, 4 * 64 * 64);
+  for (int round = 0; round < 2; ++round) {
+    for (auto& k : kernels) k.run({{"a", a}, {"c", c}}, Size3{64, 64, 1});
+    ctx.finish();
+    lap(round == 0 ? "first runs" : "second runs");
+  }
+  const auto counts = ctx.program_counts();
+  phases["compiled"] = counts.compiled;
+  phases["restored"] = counts.restored;
+  return phases;
+}
+
 // Sorting the keys of a .npy file (uint32), from and to host memory, as `gpgpu sort` does.
 std::pair<double, double> time_sort(const std::string& file) {
   const Context ctx;
@@ -136,8 +190,9 @@ std::pair<double, double> time_predict(const std::string& model_dir,
 int run_startup_probe(const std::string& what, const std::string& file,
                       const std::filesystem::path& data) {
   std::pair<double, double> t;
-  if (what == "kernel-phases") {
-    std::cout << nlohmann::json{{"probe", what}, {"phases", kernel_phases()}}.dump() << "\n";
+  if (what == "kernel-phases" || what == "heavy-kernels") {
+    const auto phases = what == "kernel-phases" ? kernel_phases() : heavy_kernels();
+    std::cout << nlohmann::json{{"probe", what}, {"phases", phases}}.dump() << "\n";
     return 0;
   }
   if (what == "context") {

@@ -24,18 +24,31 @@ wall() {  # wall seconds of a command, its output to $1
 }
 
 folder="$out/cache-phases"
-rm -rf "$folder" && mkdir -p "$folder"
+rm -rf "$folder" && mkdir -p "$folder/nvidia"  # NVIDIA's driver ignores a missing folder
 for run in empty warm warm warm; do
   t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
       wall "$out/phases.tmp" "$gpgpu" bench startup-probe kernel-phases)
   echo "kernel-phases $run: process $t; $(cat "$out/phases.tmp")" | tee -a "$out/phases.txt"
 done
+for run in empty warm driver-only; do
+  off=""
+  [ "$run" = driver-only ] && off=off
+  t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+      GPGPU_CACHE=$off wall "$out/phases.tmp" "$gpgpu" bench startup-probe heavy-kernels)
+  echo "heavy-kernels $run: process $t; $(cat "$out/phases.tmp")" | tee -a "$out/phases.txt"
+done
 rm -rf "$folder"
+for run in 1 2 3; do
+  echo "gpgpu --version: $(wall "$out/phases.tmp" "$gpgpu" --version)" | tee -a "$out/phases.txt"
+done
+LD_DEBUG=statistics "$gpgpu" --version 2>&1 | grep -E "total startup time|relocation" | head -3 |
+  tee -a "$out/phases.txt"
+export GPGPU_CLI_TIMING=1
 
 [ -n "$data" ] || { echo "no Fashion-MNIST"; exit 0; }
 for threads in default; do
   folder="$out/cache-$threads"
-  rm -rf "$folder" && mkdir -p "$folder"
+  rm -rf "$folder" && mkdir -p "$folder/nvidia"
   for run in first second third; do
     t=$(
       XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
@@ -43,7 +56,7 @@ for threads in default; do
         --data "$data" --no-plots -q --out "$out/cnn-out"
     )
     echo "cnn $run: $t" | tee -a "$out/phases.txt"
-    grep -E "^data|kernels built|^epoch|^programs|^time" "$out/cnn-$threads-$run.log" |
+    grep -E "^data|kernels built|^epoch|^programs|^time|^gpgpu: main" "$out/cnn-$threads-$run.log" |
       sed 's/^/    /' | tee -a "$out/phases.txt"
   done
   # `gpgpu predict` of one image with that model, in the same (warm) cache folder.
@@ -51,7 +64,8 @@ for threads in default; do
     t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
         wall "$out/predict-$run.log" "$gpgpu" predict "$out/cnn-out/model" --data "$data" \
         --limit 1 --no-plots --out "$out/predict-out")
-    echo "predict 1 image $run: $t; $(grep '^time' "$out/predict-$run.log")" | tee -a "$out/phases.txt"
+    echo "predict 1 image $run: $t; $(grep -E '^time|^gpgpu: main' "$out/predict-$run.log" | tr '\n' ' ')" |
+      tee -a "$out/phases.txt"
   done
   rm -rf "$folder" "$out/cnn-out" "$out/predict-out"
 done
