@@ -33,7 +33,7 @@ namespace {
 constexpr double day_s = 86400.0;
 
 struct RunOptions {
-  int case_number = 2, level = 5, frames = 0, map_width = 1024;
+  int case_number = 2, level = 5, frames = 0, map_width = 1024, halo_steps = 1;
   std::optional<double> days, compare_day;  // unset: the case's length / its default day
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
@@ -409,6 +409,7 @@ int run_case(RunOptions o, ge::Team& team) {
   const auto setup = ge::make_case(o.case_number, o.alpha);
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
   mo.halo_per_step = o.halo == "step";
+  mo.halo_steps = o.halo_steps;
   ge::Model model(ctx, grid, setup, mo, team);
   r.rank_lines = describe_ranks(team, ctx, model);
   const auto f0 = model.fields();
@@ -482,6 +483,10 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   sub->add_option("--halo", o->halo,
                   "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
                   "stage (stage, 2 rings)");
+  sub->add_option("--halo-steps", o->halo_steps,
+                  "Across MPI ranks, with --halo step: swap once every N steps (1..8), a halo N "
+                  "times as deep computed redundantly (fewer, larger exchanges; the same bits)")
+      ->capture_default_str();
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);

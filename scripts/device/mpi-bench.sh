@@ -96,7 +96,12 @@ for level in $levels; do
   run np1 "$level" "" mpirun "${mpirun_options[@]}" -np 1 "$build/tools/gpgpu-mpi"
   run np2 "$level" "" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
   run np2s "$level" "--halo stage" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
-  for name in np1 np2 np2s; do
+  names="np1 np2 np2s"
+  for k in ${MPI_BENCH_HALO_STEPS:-2 4}; do
+    run "np2h$k" "$level" "--halo-steps $k" mpirun "${mpirun_options[@]}" -np 2 "$build/tools/gpgpu-mpi"
+    names="$names np2h$k"
+  done
+  for name in $names; do
     a="$out/one-L$level" b="$out/$name-L$level"
     same_hash=$([ "$(grep -o 'FNV-1a [0-9a-f]*' "$a/output.txt")" = "$(grep -o 'FNV-1a [0-9a-f]*' "$b/output.txt")" ] && echo yes || echo NO)
     same_file=$(cmp -s "$a"/height_*.bin "$b"/height_*.bin && echo yes || echo NO)
@@ -106,14 +111,15 @@ for level in $levels; do
 done
 
 # The table: steps per second per run and the ratio to one process.
-has_stage earth && python3 - "$out" $levels <<'PY' | tee "$out/table.md"
+has_stage earth && MPI_BENCH_HALO_STEPS="${MPI_BENCH_HALO_STEPS:-2 4}" python3 - "$out" $levels <<'PY' | tee "$out/table.md"
 import json, sys, os
 out, levels = sys.argv[1], sys.argv[2:]
-print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (halo once a step) | 2 ranks / one | 2 ranks, halo every stage | / one | grid s (one, np2) |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+ks = os.environ["MPI_BENCH_HALO_STEPS"].split()
+print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (halo once a step) | 2 ranks / one | 2 ranks, halo every stage | / one | " + " | ".join(f"2 ranks, halo every {k} steps | / one" for k in ks) + " | grid s (one, np2) |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(ks) + "---|")
 for level in levels:
     rows = {}
-    for name in ("one", "np1", "np2", "np2s"):
+    for name in ["one", "np1", "np2", "np2s"] + [f"np2h{k}" for k in ks]:
         try:
             rows[name] = json.load(open(os.path.join(out, f"{name}-L{level}", "run.json")))
         except Exception:
@@ -121,7 +127,8 @@ for level in levels:
     def rate(n): return rows[n]["steps_per_wall_s"] if rows[n] else float("nan")
     cells = next((r["cells"] for r in rows.values() if r), 0)
     grid = ", ".join(f'{rows[n]["grid_s"]:.1f}' if rows[n] else "-" for n in ("one", "np2"))
-    print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x | {grid} |")
+    deep = "".join(f" {rate(f'np2h{k}'):.1f} | {rate(f'np2h{k}') / rate('one'):.2f}x |" for k in ks)
+    print(f"| {level} | {cells} | {rate('one'):.1f} | {rate('np1'):.1f} | {rate('np2'):.1f} | {rate('np2') / rate('one'):.2f}x | {rate('np2s'):.1f} | {rate('np2s') / rate('one'):.2f}x |{deep} {grid} |")
 PY
 # Stage cnn: `gpgpu train --net cnn --batch 512` on 1 rank and on 2 ranks (a GPU each).
 train_run() {

@@ -81,7 +81,7 @@ std::uint32_t u32(std::size_t v) {
 // the Laplacian, or 2 swapped again before every stage.
 int halo_depth(const CaseSetup& s, const ModelOptions& o) {
   const bool diffusion = o.diffusion_time > 0 && !s.advection_only;
-  return o.halo_per_step ? (diffusion ? 10 : 8) : 2;
+  return o.halo_per_step ? (diffusion ? 10 : 8) * o.halo_steps : 2;
 }
 
 }  // namespace
@@ -155,7 +155,7 @@ void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, int
 
 // Forward-Euler hyperdiffusion: the Laplacian valid - 1 rings deep (from the state's halo,
 // swapped first if too few rings are valid), then the update valid - 2 rings deep.
-void Model::Impl::diffuse(int valid) {
+void Model::Impl::diffuse(int& valid) {
   const double a = setup.planet.radius;
   if (valid < 2) refresh_halo(state), valid = domain.depth;
   laplacian.run({{"state", state},
@@ -172,16 +172,19 @@ void Model::Impl::diffuse(int valid) {
                  {"stride", u32(stride())},
                  {"factor", static_cast<float>(dt * nu / (a * a * a * a))}},
                 domain.within(valid - 2));
+  valid -= 2;
 }
 
 void Model::Impl::one_step() {
-  // A step's first stage reads the state, whose halo the last step left stale.
-  int valid = 0;
+  // A step's first stage reads the state, whose halo holds the rings the last step left
+  // current (none after a swap once a step; more when the halo covers several steps).
+  int valid = state_valid;
   stage(0, state, state, x, valid);
   stage(1, x, state, y, valid);
   stage(2, y, state, x, valid);
   stage(3, x, y, state, valid);  // base unused in the last stage: any buffer it does not write
   if (nu > 0) diffuse(valid);
+  state_valid = valid;
   time += dt;
   ++steps;
 }
@@ -286,22 +289,25 @@ StepTraffic Model::traffic() const {
   //             base 16 / acc / next 16: stage 0 +48, stages 1-2 +64, stage 3 +32
   //   diffusion laplacian 16 + 48 + 16 = 80; diffusion 16 + 48 + 32 + 16 = 112
   // Each stage covers the rings its halo still holds (partition.hpp), as one_step runs it.
+  // A step's average over the steps one halo swap covers (ModelOptions::halo_steps).
   const Subdomain& d = impl_->domain;
   constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
   auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
+  const int steps = impl_->options.halo_per_step ? impl_->options.halo_steps : 1;
   double bytes = 0;
   int valid = 0;
-  for (int s = 0; s < 4; ++s, valid -= 2) {
-    if (valid < 2) valid = d.depth;
-    bytes += 148 * cells(valid - 1) + update_bytes[s] * cells(valid - 2);
+  for (int step = 0; step < steps; ++step) {
+    for (int s = 0; s < 4; ++s, valid -= 2) {
+      if (valid < 2) valid = d.depth;
+      bytes += 148 * cells(valid - 1) + update_bytes[s] * cells(valid - 2);
+    }
+    if (impl_->nu > 0) {
+      if (valid < 2) valid = d.depth;
+      bytes += 80 * cells(valid - 1) + 112 * cells(valid - 2);
+      valid -= 2;
+    }
   }
-  int dispatches = 8;
-  if (impl_->nu > 0) {
-    if (valid < 2) valid = d.depth;
-    bytes += 80 * cells(valid - 1) + 112 * cells(valid - 2);
-    dispatches += 2;
-  }
-  return {bytes, dispatches};
+  return {bytes / steps, impl_->nu > 0 ? 10 : 8};
 }
 
 void Model::set_kernel_timing(bool on) {

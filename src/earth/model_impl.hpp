@@ -53,6 +53,7 @@ struct Model::Impl {
   double mean_depth = 0, max_dt = 0, dt = 0, time = 0, nu = 0, owned_area = 0;
   double lowest_depth = 0, highest_depth = 0;  // the physical range the check enforces
   long long steps = 0;
+  int state_valid = 0;  // halo rings of `state` holding current values (see one_step)
   std::vector<double> surface;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
@@ -70,7 +71,7 @@ struct Model::Impl {
   Args tendency_args(const Buffer& in, std::size_t first) const;
   void tendencies(Buffer& in, int& valid);
   void stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid);
-  void diffuse(int valid);
+  void diffuse(int& valid);
   void one_step();
   void refresh_halo(Buffer& values);
 

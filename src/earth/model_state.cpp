@@ -112,6 +112,7 @@ void Model::set_fields(const Fields& fields) {
                     fields.height.size(), fields.velocity.size()));
   }
   impl_->state.upload(detail::pack_state(fields, impl_->mean_depth, impl_->domain.cells));
+  impl_->state_valid = 0;  // swapped again before the next step reads it
 }
 
 std::vector<double> Model::vorticity() const {

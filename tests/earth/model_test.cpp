@@ -315,6 +315,15 @@ TEST(Model, RejectsBadInput) {
   bad = {};
   bad.work_group_size = 100;
   EXPECT_THROW(ge::Model(ctx, g, ge::make_case(2), bad), gpgpu::ArgumentError);
+  for (const int steps : {0, 9}) {
+    bad = {};
+    bad.halo_steps = steps;
+    EXPECT_THROW(ge::Model(ctx, g, ge::make_case(2), bad), gpgpu::ArgumentError) << steps;
+  }
+  bad = {};
+  bad.halo_per_step = false;
+  bad.halo_steps = 2;  // several steps a swap need the swap once a step
+  EXPECT_THROW(ge::Model(ctx, g, ge::make_case(2), bad), gpgpu::ArgumentError);
   ge::Model model(ctx, g, ge::make_case(2));
   ge::Fields f = model.fields();
   const auto before = f.height;
