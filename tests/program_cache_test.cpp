@@ -343,8 +343,8 @@ TEST(ProgramCache, ACompileBatchCompilesItsKernelsWhenItEnds) {
   const std::string broken = kernel_source() + "\nvoid f() { undefined_name = 1.0; }\n";
   Context alone({.cache_programs = false});
   const auto expected = work.run(alone);
-  const std::string expected_error = gpgpu::test::error_message_of(
-      [&] { gpgpu::ComputeKernel k(alone, broken, {}, "broken"); });
+  const std::string expected_error =
+      gpgpu::test::error_message_of([&] { gpgpu::ComputeKernel k(alone, broken, {}, "broken"); });
 
   Context ctx({.cache_programs = false});
   std::vector<gpgpu::ComputeKernel> kernels;
@@ -370,8 +370,9 @@ TEST(ProgramCache, ACompileBatchCompilesItsKernelsWhenItEnds) {
   EXPECT_EQ(work.run(ctx), expected);  // the test's kernel, taken from the batch
   EXPECT_EQ(ctx.program_counts().compiled, 4u);
   std::vector<float> y(work.x.size());
-  const std::string error = gpgpu::test::error_message_of(
-      [&] { kernels[3].run({{"x", work.x}, {"y", gpgpu::out(y)}, {"alpha", work.alpha}}); });
+  const std::string error = gpgpu::test::error_message_of([&] {
+    kernels[3].run({{"x", work.x}, {"y", gpgpu::out(y)}, {"alpha", work.alpha}});
+  });
   EXPECT_EQ(error, expected_error);
 }
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>

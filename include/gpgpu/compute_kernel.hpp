@@ -40,7 +40,7 @@ namespace gpgpu {
 namespace detail {
 class Program;
 struct ProgramRequest;
-}
+}  // namespace detail
 
 // A 1-, 2- or 3-dimensional size.
 struct Size3 {

@@ -8,8 +8,8 @@
 #include "gl/gl_fence.hpp"
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
-#include "shader/program_batch.hpp"
 #include "shader/program.hpp"
+#include "shader/program_batch.hpp"
 #include "shader/program_binary_cache.hpp"
 #include "transfer/transfer_engine.hpp"
 

@@ -522,12 +522,12 @@ std::vector<GemmTiling> Gemm::tuning_candidates() const {
   return candidates;
 }
 
-void Gemm::autotune(const Args& operand_args, const Args& result_args,
-                    std::size_t max_candidates) {
+void Gemm::autotune(const Args& operand_args, const Args& result_args, std::size_t max_candidates) {
   if (!context_->info().has_timer_query()) return;
   const auto started = std::chrono::steady_clock::now();
   auto candidates = tuning_candidates();
-  if (candidates.size() > max_candidates) candidates.resize(std::max<std::size_t>(max_candidates, 1));
+  if (candidates.size() > max_candidates)
+    candidates.resize(std::max<std::size_t>(max_candidates, 1));
   std::vector<KernelSource> all_kernels;  // compiled together: in parallel where the driver can
   for (const auto& t : candidates) {
     for (auto& k : kernel_sources(t)) all_kernels.push_back(std::move(k));

@@ -77,8 +77,7 @@ class Gemm {
   // (gemm_tuning.hpp). run() does it on its first call when BackendOptions::autotune is on,
   // the device is a GPU, no tiling is known for this GEMM or a sibling, and at least two
   // candidates fit in what is left of the process's tuning budget (the first that fit).
-  void autotune(const Args& operand_args, const Args& result_args,
-                std::size_t max_candidates = 8);
+  void autotune(const Args& operand_args, const Args& result_args, std::size_t max_candidates = 8);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
   void set_timing(bool on);
