@@ -59,6 +59,27 @@ for threads in default; do
     grep -E "^data|kernels built|^epoch|^programs|^time|^gpgpu: main" "$out/cnn-$threads-$run.log" |
       sed 's/^/    /' | tee -a "$out/phases.txt"
   done
+  # Later processes until the network's GEMMs are all tuned (a run compiles nothing), then
+  # one more timed: a warm run at steady state. And a warm run with --no-autotune.
+  for run in $(seq 4 ${CONVERGE_RUNS:-16}); do
+    XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+      "$gpgpu" train --net cnn --epochs 1 --data "$data" --no-plots -q --out "$out/cnn-out" \
+      > "$out/cnn-run.log" 2>&1
+    compiled=$(grep -o '^programs: [0-9]*' "$out/cnn-run.log" | grep -o '[0-9]*$')
+    echo "cnn run $run: $compiled programs compiled" | tee -a "$out/phases.txt"
+    [ "$compiled" = 0 ] && break
+  done
+  for variant in converged no-autotune two-epochs; do
+    extra=(--epochs 1)
+    [ $variant = no-autotune ] && extra=(--epochs 1 --no-autotune)
+    [ $variant = two-epochs ] && extra=(--epochs 2)  # epoch 2 and its evaluation: the steady state
+    t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
+        wall "$out/cnn-$variant.log" "$gpgpu" train --net cnn "${extra[@]}" \
+        --data "$data" --no-plots -q --out "$out/cnn-out")
+    echo "cnn $variant: $t" | tee -a "$out/phases.txt"
+    grep -E "^epoch|^programs|^time|^gpgpu: main" "$out/cnn-$variant.log" | sed 's/^/    /' |
+      tee -a "$out/phases.txt"
+  done
   # `gpgpu predict` of one image with that model, in the same (warm) cache folder.
   for run in first second third; do
     t=$(XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
