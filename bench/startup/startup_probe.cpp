@@ -76,17 +76,27 @@ std::pair<double, double> time_first_kernel() {
   return t;
 }
 
+// Seconds between named points of a probe, as JSON.
+class Laps {
+ public:
+  void lap(const char* name) {
+    const auto now = Clock::now();
+    phases_[name] = std::chrono::duration<double>(now - start_).count();
+    start_ = now;
+  }
+  nlohmann::json& json() { return phases_; }
+
+ private:
+  nlohmann::json phases_;
+  Clock::time_point start_ = Clock::now();
+};
+
 // The first kernel's time split into its steps (a Context; the kernel built, from the disk
 // cache when warm; its first run with 2^20-float host arrays; a second run), for finding
 // where a warm process's time goes. Printed beside first/steady as "phases".
 nlohmann::json kernel_phases() {
-  nlohmann::json phases;
-  auto start = Clock::now();
-  const auto lap = [&](const char* name) {
-    const auto now = Clock::now();
-    phases[name] = std::chrono::duration<double>(now - start).count();
-    start = now;
-  };
+  Laps laps;
+  const auto lap = [&](const char* name) { laps.lap(name); };
   Context ctx;
   lap("context");
   std::optional<ComputeKernel> kernel;
@@ -103,7 +113,7 @@ nlohmann::json kernel_phases() {
   kernel.reset();
   ctx.release();
   lap("context released");
-  return phases;
+  return laps.json();
 }
 
 // Twelve heavy kernels (a shared-memory tiled product, fully unrolled, as nn's GEMMs are),
@@ -133,13 +143,8 @@ void main() {
   for (int i = 0; i < 8; ++i) sum += acc[i];
   c[g.y * 64 + g.x] = sum;
 })";
-  nlohmann::json phases;
-  auto start = Clock::now();
-  const auto lap = [&](const char* name) {
-    const auto now = Clock::now();
-    phases[name] = std::chrono::duration<double>(now - start).count();
-    start = now;
-  };
+  Laps laps;
+  const auto lap = [&](const char* name) { laps.lap(name); };
   const Context ctx;
   lap("context");
   std::vector<ComputeKernel> kernels;
@@ -154,9 +159,9 @@ void main() {
     lap(round == 0 ? "first runs" : "second runs");
   }
   const auto counts = ctx.program_counts();
-  phases["compiled"] = counts.compiled;
-  phases["restored"] = counts.restored;
-  return phases;
+  laps.json()["compiled"] = counts.compiled;
+  laps.json()["restored"] = counts.restored;
+  return laps.json();
 }
 
 // Sorting the keys of a .npy file (uint32), from and to host memory, as `gpgpu sort` does.
