@@ -484,7 +484,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
                   "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
                   "stage (stage, 2 rings)");
   sub->add_option("--halo-steps", o->halo_steps,
-                  "Across MPI ranks, with --halo step: swap once every N steps (1..8), a halo N "
+                  "Across MPI ranks, with --halo step: swap once every N steps (1..16), a halo N "
                   "times as deep computed redundantly (fewer, larger exchanges; the same bits)")
       ->capture_default_str();
   auto chosen = std::make_shared<std::function<int()>>();

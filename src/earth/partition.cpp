@@ -99,8 +99,8 @@ Subdomain make_subdomain(const Grid& g, int ranks, int rank, int depth) {
   if (rank < 0 || rank >= ranks) {
     throw ArgumentError(fmt::format("earth partition: rank {} is outside 0..{}", rank, ranks - 1));
   }
-  if (depth < 1 || depth > 64) {
-    throw ArgumentError(fmt::format("earth partition: halo depth must be in 1..64; got {}", depth));
+  if (depth < 1 || depth > 160) {
+    throw ArgumentError(fmt::format("earth partition: halo depth must be in 1..160; got {}", depth));
   }
   Subdomain d;
   d.rank = rank;

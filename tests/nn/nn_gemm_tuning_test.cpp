@@ -124,17 +124,18 @@ TEST(NnGemmTuning, TheBudgetBoundsTheCandidatesByTheMeasuredCompileTime) {
   const auto fit = [&](double budget, const std::string& on = "") {
     return nn::detail::candidates_within_budget(on.empty() ? device : on, budget, programs);
   };
-  // Nothing measured yet: 0.1 s a program assumed, plus 0.01 s of timing a candidate;
-  // cumulative 0.11 0.32 0.43 0.54 0.75 0.86 0.97 1.18 s.
-  EXPECT_EQ(fit(1.0), 7u);
-  EXPECT_EQ(fit(0.3), 0u);  // only one candidate fits
-  EXPECT_EQ(fit(0.33), 2u);
+  // Nothing measured yet: 0.25 s a program assumed, plus 0.01 s of timing a candidate;
+  // cumulative 0.26 0.77 1.03 1.29 1.80 s...
+  EXPECT_EQ(fit(1.0), 2u);
+  EXPECT_EQ(fit(0.5), 0u);  // only one candidate fits
+  EXPECT_EQ(fit(1.1), 3u);
   // A tuning of 0.5 s compiled 10 programs in 0.4 s: 0.04 s each, 0.05 s a one-program
   // candidate; 0.5 s left: cumulative 0.05 0.14 0.19 0.24 0.33 0.38 0.43 0.52.
   nn::detail::spend_tuning_time(device, 0.5, 10, 0.4);
   EXPECT_EQ(fit(1.0), 7u);
   EXPECT_EQ(fit(std::numeric_limits<double>::infinity()), 8u);
-  EXPECT_EQ(fit(1.0, "another device"), 3u);  // its own assumed 0.1 s: 0.11 0.32 0.43 > 0.5
+  EXPECT_EQ(fit(1.0, "another device"), 0u);  // its own assumed 0.25 s: 0.26, 0.77 > 0.5
+  EXPECT_EQ(fit(1.3, "another device"), 2u);  // 0.8 s left
   // A later process starts with the whole budget and the measured compile time.
   nn::detail::forget_tunings_in_process();
   EXPECT_EQ(fit(0.53), 8u);

@@ -48,7 +48,7 @@ struct ModelOptions {
   // swaps 2 rings before every stage (4 exchanges a step, 5 with hyperdiffusion). The same
   // bits either way; one process has no halo.
   bool halo_per_step = true;
-  // With halo_per_step: swap once every `halo_steps` steps (1..8), a halo that many times as
+  // With halo_per_step: swap once every `halo_steps` steps (1..16), a halo that many times as
   // deep, computed redundantly: fewer, larger exchanges, for grids whose exchange costs more
   // than the rings' extra work (a rank's part of level 8 on two GPUs). Still the same bits.
   int halo_steps = 1;

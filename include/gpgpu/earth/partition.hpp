@@ -68,7 +68,7 @@ std::vector<std::size_t> partition_bounds(std::size_t cells, int ranks);
 
 // Rank `rank`'s part of `grid` split `ranks` ways, with `depth` halo rings. One rank gets
 // every cell, in grid order, with empty rings. Throws ArgumentError for a rank outside
-// 0..ranks-1, too many ranks, or a depth outside 1..64.
+// 0..ranks-1, too many ranks, or a depth outside 1..160.
 Subdomain make_subdomain(const Grid& grid, int ranks, int rank, int depth = 2);
 
 }  // namespace gpgpu::earth

@@ -44,7 +44,8 @@ void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
 // Returns how many of the first candidates to try, given the programs each compiles, so
 // that the tuning ends inside what is left of `budget_seconds`; 0 when fewer than two fit
 // (the cost model's choice then runs, and a later process tunes the GEMM).
-inline constexpr double assumed_compile_seconds = 0.1;
+// (0.25 s: the H100's driver took 0.09-0.35 s a program, the unrolled GEMMs the most.)
+inline constexpr double assumed_compile_seconds = 0.25;
 std::size_t candidates_within_budget(const std::string& device, double budget_seconds,
                                      const std::vector<std::size_t>& programs);
 // What a tuning took: its wall seconds (spent from the budget) and the programs it compiled
