@@ -1,5 +1,10 @@
 // HaloExchange: pack on the device, host-staged persistent point-to-point messages, one
 // upload or a scatter (see gpgpu/mpi/halo_exchange.hpp).
+//
+// The host copies are HostBuffers (persistently mapped where the device has
+// GL_EXT_buffer_storage): the packed halo lands there by one GPU copy, MPI sends from and
+// receives into them directly, and the received halo goes back by one GPU copy, so no
+// memcpy through staging memory is on the exchange's path (two of them, each way, before).
 #include "gpgpu/mpi/halo_exchange.hpp"
 
 #include <algorithm>
@@ -10,8 +15,9 @@
 #include <fmt/format.h>
 
 #include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/host_buffer.hpp"
+#include "gpgpu/transfer_queue.hpp"
 #include "mpi/agreement.hpp"
-#include "mpi/words.hpp"
 
 namespace gpgpu::mpi {
 
@@ -90,17 +96,20 @@ struct HaloExchange::Impl {
   std::vector<HaloLink> links;
   ComputeKernel pack, scatter;
   Buffer send_index, receive_index, send_buffer, receive_buffer;
-  std::vector<std::uint32_t> send_host, receive_host;  // 4-byte elements of any type
+  TransferQueue queue;
+  HostBuffer send_host, receive_host;  // what MPI sends and receives
   std::vector<MPI_Request> sends, receives;
   std::vector<MPI_Datatype> types;  // where each link's items land (contiguous receives)
-  PendingRun download;
+  PendingTransfer download;         // the packed halo into send_host
+  PendingTransfer upload;           // receive_host onto the device: read before MPI writes again
   bool started = false;
 
   Impl(const Context& ctx, ElementType t)
       : context(&ctx),
         type(t),
         pack(ctx, move_kernel_source(t, false), {}, "halo pack"),
-        scatter(ctx, move_kernel_source(t, true), {}, "halo scatter") {}
+        scatter(ctx, move_kernel_source(t, true), {}, "halo scatter"),
+        queue(ctx) {}
 
   ~Impl() {
     for (auto* list : {&sends, &receives}) {
@@ -131,8 +140,12 @@ struct HaloExchange::Impl {
       receive_index = Buffer::from(*context, receive);
       receive_buffer = Buffer(*context, type, receive_items * width);
     }
-    send_host.resize(send_items * width);
-    receive_host.resize(receive_items * width);
+    if (send_items > 0) {
+      send_host = HostBuffer(*context, type, send_items * width, HostAccess::Read);
+    }
+    if (receive_items > 0) {
+      receive_host = HostBuffer(*context, type, receive_items * width, HostAccess::Write);
+    }
   }
 
   // Where a link's items land in the contiguous host copy: one block per run of consecutive
@@ -160,18 +173,20 @@ struct HaloExchange::Impl {
 
   // Persistent requests, one send and one receive per link, on the host copies.
   void make_requests() {
+    auto* const send_words = static_cast<std::uint32_t*>(send_host.data());
+    auto* const receive_words = static_cast<std::uint32_t*>(receive_host.data());
     std::size_t s = 0, r = 0;
     for (const HaloLink& l : links) {
       const std::size_t sn = l.send.size() * width, rn = l.receive.size() * width;
       if (sn * 4 > INT_MAX || rn * 4 > INT_MAX) throw LimitError("halo exchange: a link of 2 GB");
       sends.emplace_back();
-      MPI_Send_init(send_host.data() + s, static_cast<int>(4 * sn), MPI_BYTE, l.rank, 0, comm,
+      MPI_Send_init(send_words + s, static_cast<int>(4 * sn), MPI_BYTE, l.rank, 0, comm,
                     &sends.back());
       receives.emplace_back();
       if (contiguous) {
-        MPI_Recv_init(receive_host.data(), 1, placement(l), l.rank, 0, comm, &receives.back());
+        MPI_Recv_init(receive_words, 1, placement(l), l.rank, 0, comm, &receives.back());
       } else {
-        MPI_Recv_init(receive_host.data() + r, static_cast<int>(4 * rn), MPI_BYTE, l.rank, 0, comm,
+        MPI_Recv_init(receive_words + r, static_cast<int>(4 * rn), MPI_BYTE, l.rank, 0, comm,
                       &receives.back());
       }
       s += sn;
@@ -230,8 +245,10 @@ void HaloExchange::start(const Buffer& values) {
                 {"dst", m.send_buffer},
                 {"width", static_cast<std::uint32_t>(m.width)}},
                m.send_items * m.width);
-    m.download = detail::download_words(m.send_buffer, m.send_host, 0);
+    m.download = m.queue.copy(m.send_buffer, m.send_host);
   }
+  // The last exchange's received halo must have left receive_host before MPI refills it.
+  if (!m.upload.empty() && !m.upload.waited()) m.upload.wait();
   if (!m.receives.empty()) MPI_Startall(static_cast<int>(m.receives.size()), m.receives.data());
   m.started = true;
 }
@@ -246,10 +263,16 @@ void HaloExchange::finish(Buffer& values) {
   MPI_Waitall(static_cast<int>(m.receives.size()), m.receives.data(), MPI_STATUSES_IGNORE);
   MPI_Waitall(static_cast<int>(m.sends.size()), m.sends.data(), MPI_STATUSES_IGNORE);
   if (m.receive_items == 0) return;
+  // A mapped HostBuffer's copy is one GPU command that later commands on `values` follow;
+  // only the host side waits, in the next start(). Unmapped, the queue stages the bytes in
+  // chunks that may still be on their way: then it is waited for here.
   if (m.contiguous) {
-    detail::upload_words(values, m.receive_host, m.receive_first * m.width);
+    m.upload = m.queue.copy(m.receive_host, values, 0, m.receive_first * m.width);
   } else {
-    detail::upload_words(m.receive_buffer, m.receive_host, 0);
+    m.upload = m.queue.copy(m.receive_host, m.receive_buffer);
+  }
+  if (!m.receive_host.is_mapped()) m.upload.wait();
+  if (!m.contiguous) {
     m.scatter.run({{"src", m.receive_buffer},
                    {"index", m.receive_index},
                    {"dst", values},

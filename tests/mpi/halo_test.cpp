@@ -110,14 +110,33 @@ TEST(HaloExchange, RandomPartitionMatchesTheSerialTruth) {
       EXPECT_EQ(halo.contiguous_receive(), layout != Layout::Interleaved || ranks == 1);
       halo.exchange(values);
       halo.exchange(values);  // persistent requests: a second round gives the same
-      const auto got = values.to_vector<float>();
-      std::size_t wrong = 0;
-      for (std::size_t s = 0; s < local.size(); ++s) {
-        for (std::size_t c = 0; c < width; ++c)
-          wrong += std::bit_cast<std::uint32_t>(got[s * width + c]) !=
-                   std::bit_cast<std::uint32_t>(truth[local[s] * width + c]);
+      const auto wrong_against = [&](const std::vector<float>& expected) {
+        const auto got = values.to_vector<float>();
+        std::size_t wrong = 0;
+        for (std::size_t s = 0; s < local.size(); ++s) {
+          for (std::size_t c = 0; c < width; ++c)
+            wrong += std::bit_cast<std::uint32_t>(got[s * width + c]) !=
+                     std::bit_cast<std::uint32_t>(expected[local[s] * width + c]);
+        }
+        return wrong;
+      };
+      EXPECT_EQ(wrong_against(truth), 0u)
+          << "width " << width << ", layout " << static_cast<int>(layout);
+      // New values in the owned slots: the next rounds carry them, not the last round's
+      // (the host copies are reused).
+      for (int round = 0; round < 2; ++round) {
+        const auto next = gpgpu::test::floats_of(seed, 2000 + 10 * round + static_cast<int>(width),
+                                                 items * width);
+        auto mine = values.to_vector<float>();
+        for (std::size_t s = 0; s < local.size(); ++s) {
+          if (p.owner[local[s]] != me) continue;
+          for (std::size_t c = 0; c < width; ++c) mine[s * width + c] = next[local[s] * width + c];
+        }
+        values.upload(std::span<const float>(mine));
+        halo.exchange(values);
+        EXPECT_EQ(wrong_against(next), 0u)
+            << "round " << round << ", width " << width << ", layout " << static_cast<int>(layout);
       }
-      EXPECT_EQ(wrong, 0u) << "width " << width << ", layout " << static_cast<int>(layout);
     }
   }
 }
