@@ -1,5 +1,5 @@
 # docs/mpi/halo-steps.png: earth case 5 on 2 H200s against one process, by how the halo is
-# swapped (results/h200-x2/2026-11-26-halo-steps and -halo-steps-2).  gnuplot halo-steps.gp
+# swapped (results/h200-x2/2026-11-26-halo-steps, -halo-steps-2 and -mapped-halo).  gnuplot halo-steps.gp
 set terminal pngcairo size 860,480 font "DejaVu Sans,11"
 set output "halo-steps.png"
 set title "Earth, 2 GPUs vs 1 (2 x H200): fewer, deeper halo swaps; every run equal bit for bit"
@@ -27,7 +27,14 @@ $second << EOD
 8 1.07 1.33
 16 1.07 1.34
 EOD
+$third << EOD
+0.25 0.62 1.20
+1 0.74 1.44
+8 1.14 1.60
+EOD
 plot $first using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "level 8 (655,362 cells), call 1", \
      $first using 1:3 with linespoints lw 2 pt 7 lc rgb "#d62728" title "level 9 (2,621,442 cells), call 1", \
      $second using 1:2 with points pt 6 ps 1.5 lc rgb "#1f77b4" title "level 8, call 2 (another machine)", \
-     $second using 1:3 with points pt 6 ps 1.5 lc rgb "#d62728" title "level 9, call 2"
+     $second using 1:3 with points pt 6 ps 1.5 lc rgb "#d62728" title "level 9, call 2", \
+     $third using 1:2 with points pt 5 ps 1.3 lc rgb "#1f77b4" title "level 8, call 3, mapped host copies", \
+     $third using 1:3 with points pt 5 ps 1.3 lc rgb "#d62728" title "level 9, call 3, mapped host copies"
