@@ -33,7 +33,7 @@ namespace {
 constexpr double day_s = 86400.0;
 
 struct RunOptions {
-  int case_number = 2, level = 5, frames = 0, map_width = 1024, halo_steps = 1;
+  int case_number = 2, level = 5, frames = 0, map_width = 1024, halo_steps = 0;
   std::optional<double> days, compare_day;  // unset: the case's length / its default day
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
@@ -485,7 +485,9 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
                   "stage (stage, 2 rings)");
   sub->add_option("--halo-steps", o->halo_steps,
                   "Across MPI ranks, with --halo step: swap once every N steps (1..16), a halo N "
-                  "times as deep computed redundantly (fewer, larger exchanges; the same bits)")
+                  "times as deep computed redundantly (fewer, larger exchanges; the same bits); "
+                  "0: chosen (8, 4 or 2 on GPUs where the halo stays within half a rank's cells, "
+                  "else 1)")
       ->capture_default_str();
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);

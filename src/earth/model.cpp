@@ -84,6 +84,29 @@ int halo_depth(const CaseSetup& s, const ModelOptions& o) {
   return o.halo_per_step ? (diffusion ? 10 : 8) * o.halo_steps : 2;
 }
 
+// This rank's part of the grid, choosing options.halo_steps where it is 0 (options.hpp): the
+// deepest of 8, 4, 2 steps whose halo is at most half of every rank's own cells, on GPUs,
+// where an exchange costs more than the rings' redundant work; 1 otherwise. Every rank takes
+// the same choice (the sum of the ranks' refusals), as their exchanges must pair up.
+Subdomain partition(const Context& ctx, const Grid& g, const CaseSetup& s, Team& team,
+                    ModelOptions& o) {
+  if (o.halo_per_step && o.halo_steps == 0 && team.size() > 1 && !ctx.info().is_software) {
+    for (const int steps : {8, 4, 2}) {
+      ModelOptions deeper = o;
+      deeper.halo_steps = steps;
+      Subdomain d = make_subdomain(g, team.size(), team.rank(), halo_depth(s, deeper));
+      double refusals[1] = {2 * d.halo() > d.owned ? 1.0 : 0.0};
+      team.sum(refusals);
+      if (refusals[0] == 0) {
+        o.halo_steps = steps;
+        return d;
+      }
+    }
+  }
+  if (o.halo_steps == 0) o.halo_steps = 1;
+  return make_subdomain(g, team.size(), team.rank(), halo_depth(s, o));
+}
+
 }  // namespace
 
 Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o,
@@ -94,7 +117,7 @@ Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const M
       options(o),
       own_team(t == nullptr ? one_process() : nullptr),
       team(t == nullptr ? own_team.get() : t),
-      domain(make_subdomain(g, team->size(), team->rank(), halo_depth(s, o))),
+      domain(partition(ctx, g, s, *team, options)),  // options.halo_steps chosen there
       tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
                "earth tendency"),
       diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},

@@ -33,8 +33,9 @@ void validate(const ModelOptions& o) {
     throw ArgumentError(fmt::format(
         "earth: work_group_size must be a multiple of 32 in 32..1024; got {}", o.work_group_size));
   }
-  if (o.halo_steps < 1 || o.halo_steps > 16) {
-    throw ArgumentError(fmt::format("earth: halo_steps must be in 1..16; got {}", o.halo_steps));
+  if (o.halo_steps < 0 || o.halo_steps > 16) {
+    throw ArgumentError(
+        fmt::format("earth: halo_steps must be in 1..16 (0: chosen); got {}", o.halo_steps));
   }
   if (o.halo_steps > 1 && !o.halo_per_step) {
     throw ArgumentError(

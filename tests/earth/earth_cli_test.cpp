@@ -41,7 +41,7 @@ TEST(EarthCli, RefusesValuesOutsideTheDocumentedRanges) {
       {"--correction 1", "--correction must be in [0, 1); got 1"},
       {"--diffusion-hours -3", "--diffusion-hours must be >= 0 (0: off); got -3"},
       {"--compare-day 3", "--compare-day needs --save or --reference"},
-      {"--halo-steps 0", "halo_steps must be in 1..16; got 0"},
+      {"--halo-steps 17", "halo_steps must be in 1..16 (0: chosen); got 17"},
       {"--halo stage --halo-steps 2", "halo_steps 2 needs the halo swapped per step"},
       {"--save --days 2 --compare-day 5", "--compare-day must be in (0, 2], the run's days; got 5"},
   };

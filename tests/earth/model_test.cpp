@@ -315,7 +315,7 @@ TEST(Model, RejectsBadInput) {
   bad = {};
   bad.work_group_size = 100;
   EXPECT_THROW(ge::Model(ctx, g, ge::make_case(2), bad), gpgpu::ArgumentError);
-  for (const int steps : {0, 17}) {
+  for (const int steps : {-1, 17}) {
     bad = {};
     bad.halo_steps = steps;
     EXPECT_THROW(ge::Model(ctx, g, ge::make_case(2), bad), gpgpu::ArgumentError) << steps;
