@@ -34,13 +34,7 @@ readme=(--epochs 2 --train-limit 6000 --test-limit 2000)
 [ -n "${STARTUP_SMOKE:-}" ] && readme=(--epochs 1 --train-limit 600 --test-limit 200)
 
 build=${BUILD:-/tmp/gpgpu-startup-build}
-if [ ! -x "$build/tools/gpgpu" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=OFF \
-    -DGPGPU_BUILD_TESTS=OFF -DGPGPU_BUILD_EXAMPLES=OFF > "$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
-  timeout "$(budget 300)" cmake --build "$build" -j"$(nproc)" --target gpgpu_cli \
-    > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
-fi
+ensure_cli "$build" || exit 1
 gpgpu=$build/tools/gpgpu
 $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"

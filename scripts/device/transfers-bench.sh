@@ -25,13 +25,7 @@ deadline_default=150 deadline_margin=5
 source scripts/device/stages.sh
 
 build=${2:-${BUILD:-/tmp/gpgpu-transfers-build}}
-if [ ! -x "$build/tools/gpgpu" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=OFF \
-    -DGPGPU_BUILD_TESTS=OFF -DGPGPU_BUILD_EXAMPLES=OFF > "$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
-  timeout "$(budget 300)" cmake --build "$build" -j"$(nproc)" --target gpgpu_cli \
-    > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
-fi
+ensure_cli "$build" || exit 1
 gpgpu=$build/tools/gpgpu
 $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 command -v nvidia-smi > /dev/null &&
