@@ -92,7 +92,7 @@ class EngineStaging final : public GradientStaging {
   explicit EngineStaging(detail::Engine*& engine) : engine_(engine) {}
   std::span<float> from(std::size_t first) override { return engine_->stage_gradients(first); }
   void request(std::size_t first) override { engine_->request_gradients(first); }
-  bool landed() override { return engine_->gradients_landed(); }
+  bool landed(std::size_t first) override { return engine_->gradients_landed(first); }
   std::span<float> array() override { return engine_->gradient_array(); }
 
  private:
@@ -170,7 +170,7 @@ void backward_with_hooks(detail::TrainerState& s) {
     });
     // The rest of the copies queued, the hook polls while they travel, then sees them land.
     s.engine->request_gradients(0);
-    while (!s.engine->gradients_landed()) {
+    while (!s.engine->gradients_landed(0)) {
       o.gradients_ready(0, s.staging);
       std::this_thread::yield();
     }

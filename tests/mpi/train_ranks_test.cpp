@@ -189,6 +189,50 @@ TEST(TrainAcrossRanks, ComputeBackendEqualsOneProcessWithinTheBound) {
   EXPECT_GE(team.buckets()->started_early(), 2u) << "no bucket overlapped the backward pass";
 }
 
+// A staging whose copies land from the top down, as a GPU's do: positions [landed_from,
+// end) are in the array, the rest still travelling.
+class StagingLandingFromTheTop final : public nn::GradientStaging {
+ public:
+  explicit StagingLandingFromTheTop(std::size_t count) : array_(count, 1.0f) {}
+  std::span<float> from(std::size_t) override { return array_; }
+  void request(std::size_t first) override { requested_ = std::min(requested_, first); }
+  bool landed(std::size_t first) override { return first >= requested_ && first >= landed_from; }
+  std::span<float> array() override { return array_; }
+  std::size_t landed_from = SIZE_MAX;
+
+ private:
+  std::vector<float> array_;
+  std::size_t requested_ = SIZE_MAX;
+};
+
+// The last layers' bucket starts once its own copy has landed, while the earlier layers'
+// copies (queued after it) still travel: otherwise no reduction overlaps backward on a GPU.
+TEST(TrainAcrossRanks, ABucketStartsWhenItsOwnCopyHasLanded) {
+  const auto data = first_images(64);
+  auto recipe = recipe_for(data, nn::Backend::Cpu, 5);
+  nn::MpiTeam team(world(), 8 << 10);
+  team.join(recipe.model, recipe.options);
+  const auto& buckets = *team.buckets();
+  ASSERT_GE(buckets.buckets(), 2u);
+  const std::size_t top = buckets.bucket(0).first;
+  StagingLandingFromTheTop staging(recipe.model.trainable_parameter_count());
+  recipe.options.gradients_ready(top, staging);  // its copy asked for, not landed
+  EXPECT_EQ(buckets.started_early(), 0u);
+  staging.request(0);  // the rest asked for too; only the top has landed
+  staging.landed_from = top;
+  recipe.options.gradients_ready(0, staging);
+  EXPECT_EQ(buckets.started_early(), 1u) << "the top bucket waited for every copy";
+  staging.landed_from = 0;
+  recipe.options.gradients_ready(0, staging);
+  recipe.options.gradient_hook(staging.array());
+  EXPECT_EQ(buckets.started_early(), buckets.buckets());
+  // Every rank's ones, weighted by its shard of the batch, sum to one.
+  for (std::size_t b = 0; b < buckets.buckets(); ++b) {
+    const auto [lo, hi] = buckets.bucket(b);
+    for (std::size_t i = lo; i < hi; ++i) ASSERT_NEAR(staging.array()[i], 1.0f, 1e-6f) << i;
+  }
+}
+
 TEST(TrainAcrossRanks, ShardsCoverTheGlobalBatchOnce) {
   for (const std::size_t batch : {64u, 65u, 3u, 7u}) {
     std::size_t next = 0;

@@ -9,8 +9,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nn_test_support.hpp"
 
@@ -244,6 +246,59 @@ TEST_P(NnGradientHook, RunsBetweenBackwardAndTheUpdate) {
   nn::Trainer(recipe.model, device, recipe.options).run_epoch();
   EXPECT_EQ(observed, recipe.model.parameter_values());
   EXPECT_NE(observed, start);
+}
+
+// gradients_ready hands over each layer's finished gradients as the backward pass goes:
+// what GradientStaging::landed() reports as landed must be in the array then (the MPI
+// reduction starts reading it at once), equal to what the update gets; a range never
+// requested has not landed.
+TEST_P(NnGradientHook, WhatHasLandedIsInTheArray) {
+  auto& ctx = gpgpu::test::context();
+  // As on a GPU: downloads through mapped staging, written into the array by the waiting
+  // thread (llvmpipe's default copies at once, which would hide a copy not yet written).
+  const auto data_path = ctx.data_path();
+  ctx.set_data_path({.staging = gpgpu::StagingMode::PersistentMapped, .delivery_thread = -1});
+  struct Restore {
+    gpgpu::Context& ctx;
+    gpgpu::DataPathOptions options;
+    ~Restore() { ctx.set_data_path(options); }
+  } restore{ctx, data_path};
+  const auto data = nn::load_idx_dataset(nn::default_data_dir(), "train").first(64);
+  nn::DeviceDataset device(ctx, data);
+  auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
+  recipe.model.set_backend(GetParam().backend, GetParam().options);
+  recipe.model.initialize(6);
+  recipe.options.batch = 32;
+  std::map<std::size_t, std::vector<float>> seen;  // from -> [from, end) when it landed
+  std::size_t checked = 0;
+  recipe.options.gradients_ready = [&](std::size_t from, nn::GradientStaging& staging) {
+    if (!seen.contains(from)) {
+      if (GetParam().backend == nn::Backend::Compute) {
+        EXPECT_FALSE(staging.landed(from));
+      }
+      staging.request(from);
+      seen[from] = {};
+    }
+    for (auto& [first, copy] : seen) {
+      if (copy.empty() && staging.landed(first)) {
+        const auto a = staging.array().subspan(first);
+        copy.assign(a.begin(), a.end());
+      }
+    }
+  };
+  recipe.options.gradient_hook = [&](std::span<float> g) {
+    for (auto& [first, copy] : seen) {
+      ASSERT_EQ(copy.size(), g.size() - first) << "positions from " << first << " never landed";
+      for (std::size_t i = 0; i < copy.size(); ++i) {
+        ASSERT_EQ(copy[i], g[first + i]) << "position " << first + i << " landed as " << copy[i]
+                                         << " before its copy was written";
+      }
+      ++checked;
+    }
+    seen.clear();
+  };
+  nn::Trainer(recipe.model, device, recipe.options).run_epoch();
+  EXPECT_GE(checked, 4u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -51,6 +51,9 @@ class MpiTeam final : public Team {
   void sum(std::span<double> values) override;
   void max(std::span<double> values) override;
   std::vector<int> gather(std::span<const int> part) override;
+  // Per training step, on this rank: from the first gradients' hand-over to the last
+  // copy landing (the backward pass's GPU time, mostly), waiting for the sums, and the rest.
+  std::string timing() const override;
   // The buckets of the last join() (null before): their ranges, how many started early.
   const mpi::GradientBuckets* buckets() const { return buckets_.get(); }
 
@@ -58,6 +61,8 @@ class MpiTeam final : public Team {
   const mpi::Communicator* comm_;
   std::size_t bucket_bytes_;
   std::shared_ptr<mpi::GradientBuckets> buckets_;
+  struct StepClock;
+  std::shared_ptr<StepClock> clock_;
 };
 
 }  // namespace gpgpu::nn

@@ -41,6 +41,9 @@ class Team {
   virtual void max(std::span<double> values) = 0;
   // Every rank's `part`, concatenated in rank order, on rank 0; empty on the others.
   virtual std::vector<int> gather(std::span<const int> part) = 0;
+  // What summing the gradients across the ranks cost this rank so far, as one line (empty
+  // for a single process): where a step's time goes, for the user tuning a run.
+  virtual std::string timing() const { return ""; }
 };
 
 // The team of this process alone: rank 0 of 1; join() leaves the options as they are.

@@ -47,10 +47,12 @@ class GradientStaging {
   // whole array as the hooks leave it. The Cpu backend returns its own array.
   virtual std::span<float> from(std::size_t first) = 0;
   // The same without waiting: queues the copy of [first, end) and returns at once;
-  // landed() tells when every queued copy is in the array, array() gives it as it is. (The
-  // Cpu and transform-feedback backends copy at once.)
+  // landed(first) tells when positions [first, end) are in the array (false while part of
+  // it was never requested): the later layers' copy lands before the earlier layers'
+  // kernels have run. array() gives the array as it is. (The Cpu and transform-feedback
+  // backends copy at once.)
   virtual void request(std::size_t first) = 0;
-  virtual bool landed() = 0;
+  virtual bool landed(std::size_t first) = 0;
   virtual std::span<float> array() = 0;
 };
 

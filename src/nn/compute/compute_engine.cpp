@@ -113,19 +113,29 @@ class ComputeEngine final : public GpuEngine {
   // asynchronous downloads (request_gradients returns once it is queued).
   std::span<float> stage_gradients(std::size_t first) override {
     request_gradients(first);
-    for (auto& p : downloads_) p.wait();
+    for (auto& d : downloads_) {
+      if (!d.copy.waited()) d.copy.wait();
+    }
     downloads_.clear();
     return staging_;
   }
   void request_gradients(std::size_t first) override {
     if (first >= staged_from_) return;
-    downloads_.push_back(grads_.download_async(
-        std::span<float>(staging_).subspan(first, staged_from_ - first), first));
+    downloads_.push_back({first, grads_.download_async(std::span<float>(staging_).subspan(
+                                                           first, staged_from_ - first),
+                                                       first)});
     staged_from_ = first;
   }
-  bool gradients_landed() override {
-    return std::all_of(downloads_.begin(), downloads_.end(),
-                       [](const PendingRun& p) { return p.ready(); });
+  // A copy the GPU has finished is written into the array here (PendingRun::wait, which no
+  // longer blocks): until then the array holds what was there before.
+  bool gradients_landed(std::size_t first) override {
+    if (first < staged_from_) return false;  // not all of it asked for
+    for (auto& d : downloads_) {
+      if (d.first < first || d.copy.waited()) continue;
+      if (!d.copy.ready()) return false;
+      d.copy.wait();
+    }
+    return true;
   }
   void commit_gradients() override {
     if (!staging_.empty()) grads_.upload(std::span<const float>(staging_));
@@ -135,7 +145,11 @@ class ComputeEngine final : public GpuEngine {
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
   Buffer params_, grads_, acc_, first_moment_, second_moment_;
-  std::vector<PendingRun> downloads_;
+  struct Download {
+    std::size_t first;  // the copy of [first, the previous download's first)
+    PendingRun copy;
+  };
+  std::vector<Download> downloads_;
   std::optional<ComputeKernel> update_;
 };
 

@@ -1,6 +1,10 @@
 // MpiTeam: data-parallel training on gpgpu::mpi (gpgpu/nn/mpi.hpp).
 #include "gpgpu/nn/mpi.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "gpgpu/mpi/collectives.hpp"
@@ -19,7 +23,42 @@ std::vector<std::size_t> layer_starts(const Sequential& model) {
   return starts;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
 }  // namespace
+
+// Where a step's time goes on this rank: from the first gradients handed over to the hook
+// before the update (backward's GPU time and the copies), inside that hook (the sums still
+// travelling), and from its end to the next step's first hand-over (the upload, the update,
+// the next forward pass queued). Medians: the gaps between epochs hold evaluations.
+struct MpiTeam::StepClock {
+  Clock::time_point first{}, hook_end{};
+  bool in_step = false;
+  std::vector<double> backward, waiting, rest;
+
+  void handed_over() {
+    if (in_step) return;
+    const auto now = Clock::now();
+    if (!backward.empty()) rest.push_back(seconds(hook_end, now));
+    first = now;
+    in_step = true;
+  }
+  void hook(Clock::time_point entered) {
+    hook_end = Clock::now();
+    backward.push_back(seconds(first, entered));
+    waiting.push_back(seconds(entered, hook_end));
+    in_step = false;
+  }
+  static double median_ms(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return 1e3 * v[v.size() / 2];
+  }
+};
 
 MpiTeam::MpiTeam(const mpi::Communicator& comm, std::size_t bucket_bytes)
     : comm_(&comm), bucket_bytes_(bucket_bytes) {}
@@ -68,22 +107,40 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
   };
   auto buckets = buckets_;
   auto step = std::make_shared<Step>();
-  options.gradients_ready = [buckets, step](std::size_t from, GradientStaging& staging) {
+  clock_ = std::make_shared<StepClock>();
+  auto clock = clock_;
+  options.gradients_ready = [buckets, step, clock](std::size_t from, GradientStaging& staging) {
+    clock->handed_over();
     if (step->requested == SIZE_MAX && buckets->would_start(from)) {
       staging.request(from);
       step->requested = from;
     }
-    if (step->requested != SIZE_MAX && staging.landed()) {
+    if (step->requested != SIZE_MAX && staging.landed(step->requested)) {
       buckets->ready(step->requested, staging.array());
       step->requested = SIZE_MAX;
     } else {
       buckets->progress();
     }
   };
-  options.gradient_hook = [buckets, step](std::span<float> gradients) {
+  options.gradient_hook = [buckets, step, clock](std::span<float> gradients) {
+    const auto entered = Clock::now();
+    clock->handed_over();  // a net whose layers report nothing
     buckets->finish(gradients);
     step->requested = SIZE_MAX;
+    clock->hook(entered);
   };
+}
+
+std::string MpiTeam::timing() const {
+  if (!clock_ || clock_->backward.empty()) return "";
+  const auto& c = *clock_;
+  return fmt::format(
+      "rank {}: a step's gradient sum, median of {} steps: {:.3f} ms from the first gradients "
+      "to the last copy landed, {:.3f} ms waiting for the sums, {:.3f} ms to the next step's "
+      "first gradients ({} buckets, {} started during backward)",
+      comm_->rank(), c.backward.size(), StepClock::median_ms(c.backward),
+      StepClock::median_ms(c.waiting), StepClock::median_ms(c.rest), buckets_->buckets(),
+      buckets_->started_early());
 }
 
 void MpiTeam::sum(std::span<double> values) {

@@ -91,10 +91,11 @@ class Engine {
   virtual void begin_gradient_staging() = 0;
   virtual std::span<float> stage_gradients(std::size_t first) = 0;
   // The same without waiting: queues the copy of [first, trainable) and returns;
-  // gradients_landed() tells when every queued copy is in the array. The default copies at
-  // once (a backend without asynchronous downloads).
+  // gradients_landed(first) tells when positions [first, trainable) are in the array (a
+  // copy of later layers lands before those of earlier ones, queued after it, have). The
+  // default copies at once (a backend without asynchronous downloads).
   virtual void request_gradients(std::size_t first) { stage_gradients(first); }
-  virtual bool gradients_landed() { return true; }
+  virtual bool gradients_landed(std::size_t /*first*/) { return true; }
   virtual std::span<float> gradient_array() = 0;  // the array as it is, without waiting
   virtual void commit_gradients() = 0;
 
