@@ -190,6 +190,10 @@ class Context {
   void make_not_current() const;
   // Waits until the GPU has finished all submitted work.
   void finish() const;
+  // Hands the work queued so far to the GPU without waiting (glFlush): for a caller about to
+  // wait on the host for something else (an MPI message), so the GPU is not left idle with
+  // commands the driver still holds.
+  void flush() const;
   // Drops every cached program (they are recompiled on next use; kernels keep theirs).
   void clear_program_cache();
   std::size_t cached_program_count() const;

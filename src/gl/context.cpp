@@ -203,6 +203,11 @@ void Context::finish() const {
   GL(glFinish());
 }
 
+void Context::flush() const {
+  make_current();
+  GL(glFlush());
+}
+
 void Context::clear_program_cache() {
   make_current();
   state_->programs.clear();

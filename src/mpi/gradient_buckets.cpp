@@ -62,6 +62,7 @@ GradientBuckets::GradientBuckets(const Communicator& comm, std::size_t count,
   comm.agree(error.empty() ? "" : "gradient buckets: " + error);
   MPI_Comm_dup(comm.get(), &comm_);
   requests_.assign(ranges_.size(), MPI_REQUEST_NULL);
+  reported_.assign(ranges_.size(), 0);
 }
 
 GradientBuckets::~GradientBuckets() {
@@ -77,9 +78,19 @@ bool GradientBuckets::would_start(std::size_t ready_from) const noexcept {
   return next_ < ranges_.size() && ranges_[next_].first >= ready_from;
 }
 
+void GradientBuckets::summed(std::size_t b) {
+  reported_[b] = 1;
+  if (summed_) summed_(ranges_[b].first, ranges_[b].second);
+}
+
 void GradientBuckets::progress() {
-  int flag = 0;  // Open MPI moves non-blocking collectives on inside MPI calls only
-  MPI_Testall(static_cast<int>(next_), requests_.data(), &flag, MPI_STATUSES_IGNORE);
+  // Open MPI moves non-blocking collectives on inside MPI calls only.
+  for (std::size_t b = 0; b < next_; ++b) {
+    if (reported_[b]) continue;
+    int done = 0;
+    MPI_Test(&requests_[b], &done, MPI_STATUS_IGNORE);
+    if (done) summed(b);
+  }
 }
 
 void GradientBuckets::start(std::size_t b, std::span<float> gradients) {
@@ -106,7 +117,12 @@ void GradientBuckets::finish(std::span<float> gradients) {
                                         gradients.size(), count_));
   }
   while (next_ < ranges_.size()) start(next_++, gradients);
-  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t b = 0; b < ranges_.size(); ++b) {
+    if (reported_[b]) continue;
+    MPI_Wait(&requests_[b], MPI_STATUS_IGNORE);
+    summed(b);
+  }
+  std::fill(reported_.begin(), reported_.end(), 0);
   next_ = 0;
 }
 

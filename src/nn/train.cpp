@@ -94,6 +94,9 @@ class EngineStaging final : public GradientStaging {
   void request(std::size_t first) override { engine_->request_gradients(first); }
   bool landed(std::size_t first) override { return engine_->gradients_landed(first); }
   std::span<float> array() override { return engine_->gradient_array(); }
+  void commit(std::size_t first, std::size_t end) override {
+    engine_->commit_gradients(first, end);
+  }
 
  private:
   detail::Engine*& engine_;
@@ -164,6 +167,7 @@ void backward_with_hooks(detail::TrainerState& s) {
   if (!o.gradient_hook && !o.gradients_ready) return s.plan->backward();
   s.engine->begin_gradient_staging();
   if (o.gradients_ready) {
+    s.engine->submit();  // the GPU starts the forward pass while backward is queued
     s.ready->begin();
     s.plan->backward([&](std::size_t layer) {
       if (const auto from = s.ready->layer_done(layer)) o.gradients_ready(*from, s.staging);
@@ -210,6 +214,9 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
     s.plan->loss(shard, true, false, 0);
     backward_with_hooks(s);
     s.engine->update(o.optimizer, lr, ++s.steps);
+    // With the gradients through the host the queue drained: the update and the next
+    // forward pass start now rather than at the next step's first wait.
+    if (o.gradients_ready) s.engine->submit();
     const bool last = step + 1 == steps;
     if ((step + 1) % o.report_every == 0 || last) {
       const auto [loss_sum, correct] = s.engine->read_accumulators();

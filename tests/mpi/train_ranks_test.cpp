@@ -198,6 +198,18 @@ class StagingLandingFromTheTop final : public nn::GradientStaging {
   void request(std::size_t first) override { requested_ = std::min(requested_, first); }
   bool landed(std::size_t first) override { return first >= requested_ && first >= landed_from; }
   std::span<float> array() override { return array_; }
+  // Records each commit, with whether the range held its sum (every rank's ones, weighted
+  // by its shard of the batch, sum to one) when it came.
+  void commit(std::size_t first, std::size_t end) override {
+    bool summed = true;
+    for (std::size_t i = first; i < end; ++i) summed = summed && std::fabs(array_[i] - 1.0f) < 1e-6f;
+    commits.push_back({first, end, summed});
+  }
+  struct Commit {
+    std::size_t first, end;
+    bool summed;
+  };
+  std::vector<Commit> commits;
   std::size_t landed_from = SIZE_MAX;
 
  private:
@@ -226,10 +238,20 @@ TEST(TrainAcrossRanks, ABucketStartsWhenItsOwnCopyHasLanded) {
   recipe.options.gradients_ready(0, staging);
   recipe.options.gradient_hook(staging.array());
   EXPECT_EQ(buckets.started_early(), buckets.buckets());
-  // Every rank's ones, weighted by its shard of the batch, sum to one.
   for (std::size_t b = 0; b < buckets.buckets(); ++b) {
     const auto [lo, hi] = buckets.bucket(b);
     for (std::size_t i = lo; i < hi; ++i) ASSERT_NEAR(staging.array()[i], 1.0f, 1e-6f) << i;
+  }
+  // Each bucket went back once, summed, by the end of the step.
+  ASSERT_EQ(staging.commits.size(), buckets.buckets());
+  std::vector<std::pair<std::size_t, std::size_t>> committed;
+  for (const auto& c : staging.commits) {
+    EXPECT_TRUE(c.summed) << "[" << c.first << ", " << c.end << ") went back before its sum";
+    committed.emplace_back(c.first, c.end);
+  }
+  std::sort(committed.begin(), committed.end());
+  for (std::size_t b = 0; b < buckets.buckets(); ++b) {
+    EXPECT_EQ(committed[buckets.buckets() - 1 - b], buckets.bucket(b));
   }
 }
 

@@ -301,6 +301,42 @@ TEST_P(NnGradientHook, WhatHasLandedIsInTheArray) {
   EXPECT_GE(checked, 4u);
 }
 
+// A range committed early (GradientStaging::commit) and the rest at the end both reach the
+// update: zeroed gradients, a middle range handed back early, leave SGD's weights as they
+// were (a range uploaded neither early nor at the end would keep backward's gradients).
+TEST_P(NnGradientHook, EarlyCommitsAndTheRestReachTheUpdate) {
+  auto& ctx = gpgpu::test::context();
+  const auto data = nn::load_idx_dataset(nn::default_data_dir(), "train").first(64);
+  nn::DeviceDataset device(ctx, data);
+  auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
+  recipe.model.set_backend(GetParam().backend, GetParam().options);
+  recipe.model.initialize(7);
+  recipe.options.optimizer = nn::SGD{.learning_rate = 0.05f};
+  recipe.options.batch = 32;
+  const std::size_t n = recipe.model.trainable_parameter_count();
+  const std::size_t lo = n / 3, hi = 2 * n / 3;
+  bool committed = false;
+  recipe.options.gradients_ready = [&](std::size_t, nn::GradientStaging& staging) {
+    staging.request(0);
+    if (committed || !staging.landed(0)) return;
+    auto a = staging.array();
+    std::fill(a.begin() + static_cast<std::ptrdiff_t>(lo), a.begin() + static_cast<std::ptrdiff_t>(hi), 0.0f);
+    staging.commit(lo, hi);
+    committed = true;
+  };
+  std::size_t steps = 0;
+  recipe.options.gradient_hook = [&](std::span<float> g) {
+    EXPECT_TRUE(committed);
+    std::fill(g.begin(), g.end(), 0.0f);
+    committed = false;
+    ++steps;
+  };
+  const auto start = recipe.model.parameter_values();
+  nn::Trainer(recipe.model, device, recipe.options).run_epoch();
+  EXPECT_EQ(steps, 2u);
+  EXPECT_EQ(recipe.model.parameter_values(), start);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Backends, NnGradientHook,
     ::testing::Values(nntest::BackendConfig{"cpu", nn::Backend::Cpu, {.threads = 2}},

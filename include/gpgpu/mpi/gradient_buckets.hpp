@@ -13,8 +13,10 @@
 // until it holds at least `bucket_bytes`. ready() scales a bucket by this rank's `weight`
 // (its share of the global batch: the sum over ranks is then the gradient of the whole
 // batch) and starts its MPI_Iallreduce (in place, host memory, on a duplicate of the
-// communicator); it also moves the earlier buckets on (MPI_Testall), so the reductions run
+// communicator); it also moves the earlier buckets on (MPI_Test), so the reductions run
 // while the caller computes the earlier layers. finish() starts what is left and waits.
+// on_summed() names a function called once per bucket and step as soon as its sum is
+// known (from ready(), progress() or finish()): the caller can send it on at once.
 //
 // Every rank must make the same calls in the same order (non-blocking collectives match by
 // order): the constructor checks that all ranks have the same count and layer starts (one
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -53,6 +56,9 @@ class GradientBuckets {
   void progress();
   // Starts what is left, waits for all: `gradients` hold the weighted sums. Ends the step.
   void finish(std::span<float> gradients);
+  // Called with [first, end) of each bucket once its sum is in the array.
+  using Summed = std::function<void(std::size_t first, std::size_t end)>;
+  void on_summed(Summed summed) { summed_ = std::move(summed); }
 
   std::size_t buckets() const noexcept { return ranges_.size(); }
   // [first, end) of bucket b; bucket 0 holds the last layers.
@@ -62,12 +68,15 @@ class GradientBuckets {
 
  private:
   void start(std::size_t b, std::span<float> gradients);
+  void summed(std::size_t b);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t count_ = 0;
   float weight_ = 1.0f;
   std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // highest first
   std::vector<MPI_Request> requests_;
+  std::vector<char> reported_;  // per bucket: summed_ called this step
+  Summed summed_;
   std::size_t next_ = 0, started_early_ = 0;
 };
 

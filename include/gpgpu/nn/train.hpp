@@ -54,6 +54,11 @@ class GradientStaging {
   virtual void request(std::size_t first) = 0;
   virtual bool landed(std::size_t first) = 0;
   virtual std::span<float> array() = 0;
+  // Positions [first, end) of the array hold their final values (no hook changes them
+  // again this step): a GPU backend hands them back now, ahead of the rest, so that the
+  // upload of a bucket summed early overlaps what is still travelling. Optional: the update
+  // gets whatever was not committed at the end of the step anyway.
+  virtual void commit(std::size_t /*first*/, std::size_t /*end*/) {}
 };
 
 // Data-parallel training: this process trains on samples [first, first + count) of every

@@ -137,11 +137,26 @@ class ComputeEngine final : public GpuEngine {
     }
     return true;
   }
-  void commit_gradients() override {
-    if (!staging_.empty()) grads_.upload(std::span<const float>(staging_));
+  void commit_gradients(std::size_t first, std::size_t end) override {
+    if (first >= end || end > staging_.size()) return;
+    upload_staged(first, end);
+    committed_.emplace_back(first, end);
+  }
+  void commit_gradients() override {  // the ranges no early commit covered
+    std::sort(committed_.begin(), committed_.end());
+    std::size_t from = 0;
+    for (const auto& [lo, hi] : committed_) {
+      if (lo > from) upload_staged(from, lo);
+      from = std::max(from, hi);
+    }
+    if (from < staging_.size()) upload_staged(from, staging_.size());
+    committed_.clear();
   }
 
  private:
+  void upload_staged(std::size_t first, std::size_t end) {
+    grads_.upload(std::span<const float>(staging_).subspan(first, end - first), first);
+  }
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
   Buffer params_, grads_, acc_, first_moment_, second_moment_;

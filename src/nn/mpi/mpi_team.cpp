@@ -104,13 +104,19 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
   // kernels are queued and the started reductions move on).
   struct Step {
     std::size_t requested = SIZE_MAX;  // the ready_from whose copy is on its way
+    GradientStaging* staging = nullptr;  // the Trainer's, for the step under way
   };
   auto buckets = buckets_;
   auto step = std::make_shared<Step>();
+  // A bucket summed goes back to the GPU at once, while later ones still travel.
+  buckets_->on_summed([step](std::size_t first, std::size_t end) {
+    if (step->staging != nullptr) step->staging->commit(first, end);
+  });
   clock_ = std::make_shared<StepClock>();
   auto clock = clock_;
   options.gradients_ready = [buckets, step, clock](std::size_t from, GradientStaging& staging) {
     clock->handed_over();
+    step->staging = &staging;
     if (step->requested == SIZE_MAX && buckets->would_start(from)) {
       staging.request(from);
       step->requested = from;
@@ -127,6 +133,7 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
     clock->handed_over();  // a net whose layers report nothing
     buckets->finish(gradients);
     step->requested = SIZE_MAX;
+    step->staging = nullptr;
     clock->hook(entered);
   };
 }

@@ -97,7 +97,13 @@ class Engine {
   virtual void request_gradients(std::size_t first) { stage_gradients(first); }
   virtual bool gradients_landed(std::size_t /*first*/) { return true; }
   virtual std::span<float> gradient_array() = 0;  // the array as it is, without waiting
+  // Hands positions [first, end) back now (GradientStaging::commit); commit_gradients()
+  // hands back the rest. The default leaves all of it to commit_gradients().
+  virtual void commit_gradients(std::size_t /*first*/, std::size_t /*end*/) {}
   virtual void commit_gradients() = 0;
+  // Submits the commands queued so far (a step whose gradients travel through the host
+  // drains the GPU's queue: what comes next should start at once, not at the next wait).
+  virtual void submit() {}
 
   Plan& plan(const PlanKey& key) {
     auto& slot = plans_[key];

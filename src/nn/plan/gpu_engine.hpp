@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "gpgpu/buffer.hpp"
@@ -30,7 +31,9 @@ class GpuEngine : public Engine {
   void begin_gradient_staging() override {
     staging_.resize(model_.trainable);
     staged_from_ = model_.trainable;
+    committed_.clear();
   }
+  void submit() override { context().flush(); }
   std::span<float> gradient_array() override { return staging_; }
 
  protected:
@@ -38,6 +41,7 @@ class GpuEngine : public Engine {
   Buffer predictions_;
   std::vector<float> staging_;   // the trainable parameters' gradients, flat
   std::size_t staged_from_ = 0;  // [staged_from_, trainable) is current in staging_
+  std::vector<std::pair<std::size_t, std::size_t>> committed_;  // ranges handed back early
 };
 
 }  // namespace gpgpu::nn::detail
