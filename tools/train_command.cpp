@@ -206,7 +206,7 @@ int train(const TrainCli& o, nn::Team& team) {
   }
   if (t.epochs == 0) eval = nn::evaluate(team, model, device_test, o.eval_batch);
   timeline.lap("epochs and evaluations");
-  if (const auto line = team.timing(); !line.empty()) std::cerr << line << "\n";
+  if (const auto line = team.timing(); !line.empty()) std::cerr << line + "\n" << std::flush;
   if (!lead) return 0;
   fs::create_directories(o.out);
   nn::save_model(model, fs::path(o.out) / "model");

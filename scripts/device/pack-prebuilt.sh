@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Here (Debian 12, nvcc present): puts the Release binaries of BUILD (default build/dev:
-# tools/gpgpu and tools/gpgpu-mpi) and the few libraries the GPU image may lack (TBB,
+# tools/gpgpu, tools/gpgpu-mpi and tools/gpgpu-mpi-rates) and the few libraries the GPU image may lack (TBB,
 # gfortran, quadmath, gomp) into build/device/, and Fashion-MNIST into data/, so that a device
 # call can carry them (`carry: [".gl", ".deps", "build/device", "data"]`, ~45 MB) and spend
 # no device time compiling. There, `source scripts/device/prebuilt.sh` checks that they load
@@ -10,7 +10,7 @@ cd "$(git rev-parse --show-toplevel)"
 build=${1:-build/dev}
 rm -rf build/device
 mkdir -p build/device/tools build/device/lib
-for tool in gpgpu gpgpu-mpi; do
+for tool in gpgpu gpgpu-mpi gpgpu-mpi-rates; do
   [ -x "$build/tools/$tool" ] && cp "$build/tools/$tool" build/device/tools/
 done
 # GoogleTest binaries named in PREBUILT_TESTS (e.g. "overlap_test datapath_test"): the

@@ -21,7 +21,7 @@ else
   export BUILD=/tmp/gpgpu-device
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=OFF \
     -DGPGPU_BUILD_TESTS=OFF -DGPGPU_BUILD_EXAMPLES=OFF > /tmp/prebuilt-configure.log 2>&1 &&
-    cmake --build "$BUILD" -j"$(nproc)" --target gpgpu_cli gpgpu_mpi_cli > /tmp/prebuilt-build.log 2>&1 ||
+    cmake --build "$BUILD" -j"$(nproc)" --target gpgpu_cli gpgpu_mpi_cli gpgpu_mpi_rates > /tmp/prebuilt-build.log 2>&1 ||
     { tail -30 /tmp/prebuilt-configure.log /tmp/prebuilt-build.log; }
 fi
 echo "BUILD=$BUILD"

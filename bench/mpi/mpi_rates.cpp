@@ -1,0 +1,140 @@
+// gpgpu-mpi-rates — what moving data between two ranks costs, piece by piece, for the
+// scaling model (scripts/scale-model.py --rates): measured apart from the applications, so
+// that the model's predictions of the 2-GPU runs are checks, not fits.
+//
+//   mpirun -np 2 gpgpu-mpi-rates --json rates.json        (one GPU per rank, as gpgpu-mpi)
+//
+// For each size, the median over repetitions (after a warm-up), ranks in step (a barrier
+// before each repetition):
+//   sendrecv   MPI_Sendrecv of host memory both ways at once (a halo's MPI part)
+//   allreduce  MPI_Allreduce of host floats (a gradient bucket's MPI part)
+//   halo       gpgpu::mpi::HaloExchange::exchange of `bytes` each way between two Buffers,
+//              then Context::finish: pack kernel, download, MPI, upload, all of it
+//   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include "gpgpu/mpi/collectives.hpp"
+#include "gpgpu/mpi/communicator.hpp"
+#include "gpgpu/mpi/device.hpp"
+#include "gpgpu/mpi/halo_exchange.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int warmup = 3, repeats = 25;
+
+// The median seconds of `body` over the repetitions, the same on every rank (the slowest
+// rank's value of each repetition).
+template <class Body>
+double median_seconds(const gpgpu::mpi::Communicator& comm, Body&& body) {
+  std::vector<double> t;
+  for (int i = 0; i < warmup + repeats; ++i) {
+    MPI_Barrier(comm.get());
+    const auto start = Clock::now();
+    body();
+    double s = std::chrono::duration<double>(Clock::now() - start).count();
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm.get());
+    if (i >= warmup) t.push_back(s);
+  }
+  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+  return t[t.size() / 2];
+}
+
+struct Row {
+  std::string what;
+  std::size_t bytes;
+  double seconds;
+};
+
+std::vector<Row> host_rows(const gpgpu::mpi::Communicator& comm, std::size_t bytes) {
+  const int peer = 1 - comm.rank();
+  const int n = static_cast<int>(bytes / sizeof(float));
+  std::vector<float> a(static_cast<std::size_t>(n), 1.0f), b(a.size());
+  const double sendrecv = median_seconds(comm, [&] {
+    MPI_Sendrecv(a.data(), n, MPI_FLOAT, peer, 7, b.data(), n, MPI_FLOAT, peer, 7, comm.get(),
+                 MPI_STATUS_IGNORE);
+  });
+  const double allreduce = median_seconds(
+      comm, [&] { MPI_Allreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm.get()); });
+  return {{"sendrecv", bytes, sendrecv}, {"allreduce", bytes, allreduce}};
+}
+
+std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::Context& ctx,
+                             std::size_t bytes) {
+  // Items of 4 floats (an earth cell's state): the first `count` are sent, the next `count`
+  // receive the peer's.
+  const std::size_t count = bytes / 16;
+  std::vector<std::uint32_t> send(count), receive(count);
+  std::iota(send.begin(), send.end(), 0u);
+  std::iota(receive.begin(), receive.end(), static_cast<std::uint32_t>(count));
+  gpgpu::mpi::HaloExchange halo(comm, ctx, gpgpu::ElementType::Float32, 4, 2 * count,
+                                {{.rank = 1 - comm.rank(), .send = send, .receive = receive}});
+  gpgpu::Buffer state(ctx, gpgpu::ElementType::Float32, 8 * count);
+  state.upload(std::vector<float>(8 * count, 1.0f));
+  const double exchange = median_seconds(comm, [&] {
+    halo.exchange(state);
+    ctx.finish();
+  });
+  gpgpu::Buffer grads(ctx, gpgpu::ElementType::Float32, bytes / sizeof(float));
+  grads.upload(std::vector<float>(grads.size(), 1.0f));
+  const double reduce = median_seconds(comm, [&] {
+    gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum);
+    ctx.finish();
+  });
+  return {{"halo", bytes, exchange}, {"buffer_allreduce", bytes, reduce}};
+}
+
+void write(const std::vector<Row>& rows, const std::string& json) {
+  std::string text = "[\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    text += fmt::format("  {{\"what\": \"{}\", \"bytes\": {}, \"seconds\": {:.9f}}}{}\n",
+                        rows[i].what, rows[i].bytes, rows[i].seconds,
+                        i + 1 < rows.size() ? "," : "");
+  }
+  text += "]\n";
+  if (!json.empty()) {
+    const std::string tmp = json + ".tmp";
+    std::ofstream(tmp) << text;
+    std::rename(tmp.c_str(), json.c_str());
+  }
+  std::printf("| what | bytes | ms | GB/s |\n|---|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %zu | %.4f | %.2f |\n", r.what.c_str(), r.bytes, 1e3 * r.seconds,
+                static_cast<double>(r.bytes) / r.seconds / 1e9);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpgpu::mpi::Session session(argc, argv);
+  gpgpu::mpi::Communicator world;
+  std::string json;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--json") json = argv[i + 1];
+  }
+  return gpgpu::mpi::run_or_abort(
+      world,
+      [&] {
+        if (world.size() != 2) throw gpgpu::Error("gpgpu-mpi-rates runs on exactly 2 ranks");
+        const gpgpu::Context ctx = gpgpu::mpi::make_context(world);
+        std::vector<Row> rows;
+        for (std::size_t kib = 4; kib <= 16384; kib *= 4) {
+          for (auto& r : host_rows(world, kib * 1024)) rows.push_back(r);
+          for (auto& r : device_rows(world, ctx, kib * 1024)) rows.push_back(r);
+        }
+        if (world.rank() == 0) write(rows, json);
+        return 0;
+      },
+      "gpgpu-mpi-rates");
+}
