@@ -1,53 +1,40 @@
 #!/usr/bin/env python3
 """The communication model of docs/scale.md: predicted time per step of the earth model and of
-the CNN's data-parallel training on 1 to 512 GPUs, from measured single-GPU figures, measured
-halo sizes (`gpgpu earth partition --json`) and stated interconnect parameters.
+the CNN's data-parallel training on 1 to 512 GPUs, from what one GPU measures, what moving data
+between two ranks measures (gpgpu-mpi-rates) and the halo sizes of the partition; then the
+2-GPU runs measured on the same machine, beside their predictions.
 
-    python3 scripts/scale-model.py [--partition DIR] [--measured FILE.json]
+    python3 scripts/scale-model.py [--bench DIR] [--partition DIR]
 
---partition: where partition-L<level>.json files are (default
-docs/results/llvmpipe/2026-11-25-mpi); levels without a file are extrapolated from the finest
-one (halo ~ sqrt(cells per rank)).
---measured: a JSON list of {"what": "earth", "level": L, "gpus": N, "steps_per_s": X[,
-"depth": 2 or 8]} or
-{"what": "cnn", "global_batch": B, "gpus": N, "images_per_s": X} measured points; each is
-printed beside its prediction with the relative error.
-Prints Markdown tables (the ones in docs/scale.md).
+--bench: a folder of `measure-all.sh OUT info mpi-rates mpi mpi-cnn` results (default
+docs/results/h200-x2/2026-11-26-bucket-fix): mpi-rates/rates.json (the transfer costs),
+mpi/one*-L<level>/run.json and mpi-cnn/cnn-half, cnn-np1* (one GPU: the calibration) and
+mpi/np2*-L<level>/run.json, mpi-cnn/cnn-np2* (two GPUs: the check, never an input).
+--partition: where partition-L<level>*.json files (`gpgpu earth partition --json`) are
+(default docs/results/llvmpipe/2026-11-26-partition).
+Prints Markdown (the tables of docs/scale.md).
 """
 import argparse
+import glob
 import json
 import math
 import os
+import statistics
 
-US = 1e-6
-
-# ---- parameters (docs/scale.md says where each comes from) --------------------------------
-# GPU: the H100's earth step, docs/earth.md "Step timing" (level 8, default kernels): one
-# tendency dispatch 0.0511 ms and one update 0.0301 ms over 655,362 cells, 0.3246 ms of
-# kernels in a step of 0.3864 ms wall (the rest: gaps between dispatches).
-TENDENCY_S_PER_CELL = 0.0511e-3 / 655362
-UPDATE_S_PER_CELL = 0.0301e-3 / 655362
-GAPS = 0.3864 / 0.3246
-EARTH_MIN_STEP = 0.083e-3  # a step's floor: eight dispatches' launch cost (level 6, wg256)
-# Host staging on the H100: docs/data-path.md (SAXPY round trip table, 2^10 and 2^16 floats).
-DOWNLOAD_FIXED, DOWNLOAD_BW = 30 * US, 13e9  # fence round trip; bytes/s
-UPLOAD_FIXED, UPLOAD_BW = 17 * US, 11e9
-# MPI on host memory: latency per message and bandwidth per rank. Inside a node the image's
-# Open MPI (shared memory without single-copy): 4 KB allreduce 5-7 us, 1.7 MB 0.62-0.77 ms
-# (shared/notes/gpu-facts.md). Between nodes: InfiniBand HDR/NDR (25-50 GB/s a node), shared
-# by the node's 8 GPUs' ranks: ~3 GB/s each, no better than shared memory, so one figure.
-MPI_LATENCY = 5 * US
-MPI_BW = 2.6e9
+# ---- stated parameters (docs/scale.md, Parameters, says where each comes from) -----------
+# A stage's tendency and update dispatches, in shares of their time per cell (the H100's
+# level-8 step timing, docs/earth.md: 0.0511 and 0.0301 ms over 655,362 cells): the weights of
+# ring cells, which get a tendency one ring deeper than an update.
+TENDENCY_SHARE = 0.0511 / (0.0511 + 0.0301)
+# Between nodes (more than GPUS_PER_NODE ranks): InfiniBand NDR, 50 GB/s a node shared by its
+# 8 GPUs' ranks, 2 us a message; a halo's and a reduction's host MPI part then runs at that rate.
 GPUS_PER_NODE = 8
-# The CNN (`cnn` net, docs/nn.md): 454,922 float32 parameters; H100 epochs of 60k images at
-# batch 64 and 256 (0.631 s, 0.431 s) give a step of t0 + b * per_image.
-CNN_PARAMETERS = 454922
-CNN_STEP_64, CNN_STEP_256 = 0.631 / (60000 // 64), 0.431 / (60000 // 256)
-CNN_PER_IMAGE = (CNN_STEP_256 - CNN_STEP_64) / (256 - 64)
-CNN_STEP_FIXED = CNN_STEP_64 - 64 * CNN_PER_IMAGE
-# The dense 3136x128 layer holds 88% of the gradients and finishes second in the backward
-# pass; both convolutions' backward passes (49% of a step, docs/nn.md profile) run after it:
-# the share of a step an allreduce started then can hide behind.
+IB_BYTES_PER_S = 50e9 / GPUS_PER_NODE
+IB_LATENCY = 2e-6
+# The `cnn` net's gradient buckets (MpiTeam's 1 MB buckets, cut at layer starts from the last
+# layer down): its two dense layers (402,826 floats), then the rest (52,096); the convolutions'
+# backward passes, 49% of a step (docs/nn.md profile), run after the first bucket is final.
+CNN_BUCKETS = (402826 * 4, 52096 * 4)
 CNN_HIDEABLE = 0.49
 
 LEVELS = [8, 9, 10, 11]
@@ -58,171 +45,252 @@ def cells_at(level):
     return 10 * 4 ** level + 2
 
 
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+# ---- what the bench folder measured -------------------------------------------------------
+class Rates:
+    """Seconds of each transfer by bytes (gpgpu-mpi-rates, 2 ranks), piecewise linear between
+    the measured sizes and along the last segment beyond them."""
+
+    def __init__(self, path):
+        self.points = {}
+        for r in json.load(open(path)):
+            self.points.setdefault(r["what"], []).append((r["bytes"], r["seconds"]))
+        for v in self.points.values():
+            v.sort()
+
+    def __call__(self, what, size):
+        p = self.points[what]
+        if size <= p[0][0]:
+            return p[0][1]
+        for (b0, t0), (b1, t1) in zip(p, p[1:]):
+            if size <= b1 or (b1, t1) == p[-1]:
+                return t0 + (t1 - t0) * (size - b0) / (b1 - b0)
+        return p[-1][1]
+
+
+def earth_rates(bench, name):
+    """{level: [steps/s, ...]} of the runs mpi/<name>[-rN]-L<level>."""
+    out = {}
+    for path in glob.glob(os.path.join(bench, "mpi", f"{name}*-L*", "run.json")):
+        run = os.path.basename(os.path.dirname(path))
+        stem, level = run.rsplit("-L", 1)
+        if stem != name and not (stem.startswith(name + "-r") and stem[len(name) + 2:].isdigit()):
+            continue
+        out.setdefault(int(level), []).append(json.load(open(path))["steps_per_wall_s"])
+    return out
+
+
+def cnn_rate(bench, name):
+    """Images/s (epochs after the first) of each run mpi-cnn/<name>[-rN]."""
+    rates = []
+    for path in glob.glob(os.path.join(bench, "mpi-cnn", f"{name}*", "history.json")):
+        run = os.path.basename(os.path.dirname(path))
+        if run != name and not (run.startswith(name + "-r") and run[len(name) + 2:].isdigit()):
+            continue
+        epochs = json.load(open(path))["epochs"][1:]
+        if epochs:
+            rates.append(sum(e["images_per_second"] for e in epochs) / len(epochs))
+    return rates
+
+
+# ---- the partition ------------------------------------------------------------------------
 def load_partitions(folder):
-    """{depth: {level: {ranks: row}}} from the partition-L<level>.json files."""
+    """{(level, ranks): {depth: row}} from every partition-L*.json in `folder`."""
     table = {}
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        if name.startswith("partition-L") and name.endswith(".json"):
-            j = json.load(open(os.path.join(folder, name)))
-            for t in j["tables"]:
-                table.setdefault(t["depth"], {})[j["level"]] = {r["ranks"]: r for r in t["rows"]}
+    for path in sorted(glob.glob(os.path.join(folder, "partition-L*.json"))):
+        j = json.load(open(path))
+        for t in j["tables"]:
+            for r in t["rows"]:
+                table.setdefault((j["level"], r["ranks"]), {})[t["depth"]] = r
     return table
 
 
-def halo_of(partitions, level, ranks, depth):
-    """(max halo cells, max links, min interior share) of the worst rank; extrapolated from
-    the finest measured level with the same rank count: the boundary of a patch grows with
-    the square root of its cells."""
+def halo_cells(partitions, level, ranks, depth):
+    """The largest rank's halo of `depth` rings and its links; levels without a measured
+    partition scale the finest measured one's by the square root of the cells (a patch's
+    boundary grows as the square root of its area; levels 7-9 follow it within 1%). None when
+    that depth was not measured for that rank count."""
     if ranks == 1:
-        return 0, 0, 1.0
-    levels = partitions[depth]
-    if level in levels and ranks in levels[level]:
-        r = levels[level][ranks]
-        return r["max_halo"], r["max_links"], r["min_interior"]
-    base = max(lv for lv in levels if ranks in levels[lv])
-    r = levels[base][ranks]
-    grow = math.sqrt(cells_at(level) / cells_at(base))
-    return r["max_halo"] * grow, r["max_links"], 1 - (1 - r["min_interior"]) / grow
+        return 0.0, 0
+    measured = [lv for (lv, n) in partitions if n == ranks and depth in partitions[(lv, n)]]
+    if not measured:
+        return None
+    base = level if level in measured else max(measured)
+    row = partitions[(base, ranks)][depth]
+    return row["max_halo"] * math.sqrt(cells_at(level) / cells_at(base)), row["max_links"]
 
 
-def earth_seconds(own, halo, links, interior, depth):
-    """Seconds per step of a rank with `own` cells and `halo` cells in `depth` rings swapped
-    with `links` neighbours, `interior` the share of its cells that need no halo; and the
-    share of the step its exposed exchanges take. Stage s computes tendencies valid - 1 rings
-    deep and updates valid - 2 (model.cpp); rings are taken as equally large."""
-    ring = halo / depth
-    tend = upd = 0.0
-    valid, exchanges = 0, 0
-    for _ in range(4):
+# ---- the earth model ----------------------------------------------------------------------
+def earth_work(own, ring, depth, steps):
+    """Cells a step computes, on average over the `steps` steps one swap of `depth` rings
+    serves, in own-cell units: stage by stage a tendency `valid - 1` rings deep and an update
+    `valid - 2` deep (model.cpp), `ring` cells a ring."""
+    total, valid = 0.0, 0
+    for _ in range(4 * steps):
         if valid < 2:
-            valid, exchanges = depth, exchanges + 1
-        tend += own + (valid - 1) * ring
-        upd += own + (valid - 2) * ring
+            valid = depth
+        total += own + ring * (TENDENCY_SHARE * (valid - 1) + (1 - TENDENCY_SHARE) * (valid - 2))
         valid -= 2
-    compute = max(EARTH_MIN_STEP, GAPS * (TENDENCY_S_PER_CELL * tend + UPDATE_S_PER_CELL * upd))
-    if halo == 0:
-        return compute, 0.0
-    size = 16 * halo  # a vec4 of float32 a cell, each way
-    exchange = (DOWNLOAD_FIXED + size / DOWNLOAD_BW + links * MPI_LATENCY + size / MPI_BW +
-                UPLOAD_FIXED + size / UPLOAD_BW)
-    # The interior's first tendencies run on the GPU while the halo travels.
-    hidden = GAPS * TENDENCY_S_PER_CELL * own * interior
-    exposed = exchanges * max(0.0, exchange - hidden)
-    return compute + exposed, exposed / (compute + exposed)
+    return total / (4 * steps)
 
 
-def earth_step(partitions, level, ranks, depth=8):
-    """Seconds per step of the slowest rank, and its exposed exchange share."""
-    halo, links, interior = halo_of(partitions, level, ranks, depth)
-    return earth_seconds(math.ceil(cells_at(level) / ranks), halo, links, interior, depth)
+def halo_steps_for(partitions, level, ranks):
+    """The model's default (ModelOptions::halo_steps = 0 on a GPU): the deepest of 8, 4 and 2
+    steps a swap whose halo stays within half of a rank's own cells, else 1."""
+    own = cells_at(level) / ranks
+    for steps in (8, 4, 2):
+        h = halo_cells(partitions, level, ranks, 8 * steps)
+        if h is not None and h[0] <= own / 2:
+            return steps
+    return 1
 
 
-def allreduce_seconds(ranks, size):
-    """Host-staged allreduce of `size` bytes: download, MPI (recursive halving/doubling:
-    2 log2 N latencies, 2 (N-1)/N of the data each way), upload."""
-    if ranks == 1:
-        return 0.0
-    net = 2 * math.ceil(math.log2(ranks)) * MPI_LATENCY + 2 * (ranks - 1) / ranks * size / MPI_BW
-    return DOWNLOAD_FIXED + size / DOWNLOAD_BW + net + UPLOAD_FIXED + size / UPLOAD_BW
+class Earth:
+    def __init__(self, one_gpu, rates, partitions):
+        """one_gpu: {level: steps/s} of one process at two levels: a step costs fixed + per_cell
+        x cells."""
+        (l0, r0), (l1, r1) = sorted(one_gpu.items())[:2]
+        self.per_cell = (1 / r1 - 1 / r0) / (cells_at(l1) - cells_at(l0))
+        self.fixed = 1 / r0 - self.per_cell * cells_at(l0)
+        self.rates, self.partitions = rates, partitions
+
+    def exchange(self, size, links, ranks):
+        """One swap of `size` bytes each way with `links` neighbours: the measured 2-rank halo
+        exchange (pack, download, MPI, upload), a message latency per further link, and between
+        nodes the host MPI part at InfiniBand's rate instead."""
+        t = self.rates("halo", size) + (links - 1) * self.rates("sendrecv", 4096)
+        if ranks > GPUS_PER_NODE:
+            t += IB_LATENCY * links + size / IB_BYTES_PER_S - self.rates("sendrecv", size)
+        return t
+
+    def step(self, level, ranks, steps=None):
+        """(seconds per step of the slowest rank, exchange share, steps a swap)."""
+        own = math.ceil(cells_at(level) / ranks)
+        if ranks == 1:
+            return self.fixed + self.per_cell * own, 0.0, 0
+        steps = steps or halo_steps_for(self.partitions, level, ranks)
+        halo, links = halo_cells(self.partitions, level, ranks, 8 * steps)
+        compute = self.fixed + self.per_cell * earth_work(own, halo / (8 * steps), 8 * steps, steps)
+        swap = self.exchange(16 * halo, links, ranks) / steps
+        return compute + swap, swap / (compute + swap), steps
 
 
-def cnn_step(ranks, per_gpu_batch):
-    compute = CNN_STEP_FIXED + per_gpu_batch * CNN_PER_IMAGE
-    reduce = allreduce_seconds(ranks, 4 * CNN_PARAMETERS)
-    return compute + max(0.0, reduce - CNN_HIDEABLE * compute), reduce
+# ---- the CNN model ------------------------------------------------------------------------
+class Cnn:
+    def __init__(self, step_256, step_512, rates):
+        self.per_image = (step_512 - step_256) / 256
+        self.fixed = step_256 - 256 * self.per_image
+        self.rates = rates
+
+    def allreduce(self, size, ranks):
+        """Host MPI_Allreduce of `size` bytes: measured for 2 ranks; for more, recursive halving
+        and doubling (what Open MPI picks at these sizes): log2 N rounds of the 2-rank cost of
+        a share of the data each, and between nodes at InfiniBand's rate."""
+        if ranks == 1:
+            return 0.0
+        rounds = math.ceil(math.log2(ranks))
+        share = 2 * (ranks - 1) / ranks / 2  # of the data each way, relative to 2 ranks
+        t = rounds * self.rates("allreduce", 4096) + self.rates("allreduce", size * share)
+        if ranks > GPUS_PER_NODE:
+            t += rounds * IB_LATENCY + 2 * (ranks - 1) / ranks * size / IB_BYTES_PER_S
+        return t
+
+    def step(self, ranks, batch):
+        """(seconds per step, compute, communication exposed) at `batch` images per GPU. One GL
+        queue runs the copies between the kernels (each bucket down, its sum up); the last
+        bucket's reduction waits at the end; the first hides behind the convolutions'
+        backward pass as far as it can."""
+        compute = self.fixed + batch * self.per_image
+        if ranks == 1:
+            return compute, compute, 0.0
+        top, last = CNN_BUCKETS
+        copies = sum(self.rates("download", b) + self.rates("upload", b) for b in CNN_BUCKETS)
+        tail = self.allreduce(last, ranks)
+        early = max(0.0, self.allreduce(top, ranks) - CNN_HIDEABLE * compute)
+        return compute + copies + tail + early, compute, copies + tail + early
 
 
-def earth_tables(partitions):
-    for depth, how in ((8, "the halo swapped once a step (8 rings, the default)"),
-                       (2, "2 rings swapped before every stage")):
-        print(f"**Earth, strong scaling, {how}** (case 5; steps per second, speed-up over 1 "
-              "GPU, exposed exchange share of the step)\n")
-        print("| level | cells | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in GPUS) +
-              " |")
-        print("|---:|---:|" + "---:|" * len(GPUS))
-        for level in LEVELS:
-            one, _ = earth_step(partitions, level, 1, depth)
-            row = []
-            for n in GPUS:
-                t, share = earth_step(partitions, level, n, depth)
-                row.append(f"{1 / t:,.0f}" if n == 1 else
-                           f"{1 / t:,.0f} ({one / t:.2f}x, {100 * share:.0f}%)")
-            print(f"| {level} | {cells_at(level):,} | " + " | ".join(row) + " |")
-        print()
-    print("**Earth, weak scaling** (the cells per GPU of one level held fixed, halo once a "
-          "step: efficiency T(1 GPU) / T(N GPUs))\n")
-    print("| cells per GPU | " + " | ".join(f"{n} GPUs" for n in GPUS[1:]) + " |")
-    print("|---|" + "---:|" * (len(GPUS) - 1))
-    for per_gpu_level in (7, 8, 9):
-        one, _ = earth_step(partitions, per_gpu_level, 1)
-        row = [f"{100 * one / weak_step(partitions, per_gpu_level, n):.0f}%" for n in GPUS[1:]]
-        print(f"| level {per_gpu_level} ({cells_at(per_gpu_level):,}) | " + " | ".join(row) + " |")
+# ---- tables -------------------------------------------------------------------------------
+def earth_tables(earth):
+    print("**Earth, strong scaling** (case 5, the halo swapped every N steps as the model "
+          "chooses by default; steps per second, speed-up over 1 GPU, share of the step the "
+          "swaps take, N)\n")
+    print("| level | cells | " + " | ".join(f"{n} GPU{'s' if n > 1 else ''}" for n in GPUS) + " |")
+    print("|---:|---:|" + "---:|" * len(GPUS))
+    for level in LEVELS:
+        one = earth.step(level, 1)[0]
+        row = []
+        for n in GPUS:
+            t, share, steps = earth.step(level, n)
+            row.append(f"{1 / t:,.0f}" if n == 1 else
+                       f"{1 / t:,.0f} ({one / t:.2f}x, {100 * share:.0f}%, N={steps})")
+        print(f"| {level} | {cells_at(level):,} | " + " | ".join(row) + " |")
     print()
 
 
-def weak_step(partitions, per_gpu_level, ranks, depth=8):
-    """A step when each of `ranks` GPUs holds level `per_gpu_level`'s cells: the halo of
-    `ranks` ranks at the finest measured level, scaled to that many cells per rank."""
-    levels = partitions[depth]
-    base = max(lv for lv in levels if ranks in levels[lv])
-    r = levels[base][ranks]
-    grow = math.sqrt(cells_at(per_gpu_level) * ranks / cells_at(base))
-    interior = 1 - (1 - r["min_interior"]) / grow
-    return earth_seconds(cells_at(per_gpu_level), r["max_halo"] * grow, r["max_links"],
-                         interior, depth)[0]
-
-
-def cnn_tables():
-    print("**CNN (`cnn`), strong scaling at a global batch of 512** (images per second, "
-          "speed-up over 1 GPU)\n")
-    print("| GPUs | batch per GPU | step compute ms | allreduce ms | step ms | images/s | speed-up |")
+def cnn_tables(cnn):
+    print("**CNN (`cnn`), strong scaling at a global batch of 512**\n")
+    print("| GPUs | batch per GPU | compute ms | gradients ms (exposed) | step ms | images/s | "
+          "speed-up |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    one = None
+    one = cnn.step(1, 512)[0]
     for n in GPUS:
-        b = 512 / n
-        t, reduce = cnn_step(n, b)
-        one = one or t
-        compute = CNN_STEP_FIXED + b * CNN_PER_IMAGE
-        print(f"| {n} | {b:g} | {1e3 * compute:.3f} | {1e3 * reduce:.3f} | {1e3 * t:.3f} | "
+        t, compute, comm = cnn.step(n, 512 / n)
+        print(f"| {n} | {512 / n:g} | {1e3 * compute:.3f} | {1e3 * comm:.3f} | {1e3 * t:.3f} | "
               f"{512 / t:,.0f} | {one / t:.2f}x |")
     print()
     print("**CNN, weak scaling** (batch per GPU fixed; efficiency T(1 GPU) / T(N GPUs))\n")
     print("| batch per GPU | " + " | ".join(f"{n} GPUs" for n in GPUS[1:]) + " |")
     print("|---:|" + "---:|" * (len(GPUS) - 1))
     for b in (64, 256, 1024):
-        one, _ = cnn_step(1, b)
-        print(f"| {b} | " + " | ".join(f"{100 * one / cnn_step(n, b)[0]:.0f}%"
+        one = cnn.step(1, b)[0]
+        print(f"| {b} | " + " | ".join(f"{100 * one / cnn.step(n, b)[0]:.0f}%"
                                        for n in GPUS[1:]) + " |")
     print()
 
 
-def check(partitions, measured):
-    print("**Measured against predicted**\n")
-    print("| what | GPUs | measured | predicted | predicted / measured |")
-    print("|---|---:|---:|---:|---:|")
-    for m in measured:
-        if m["what"] == "earth":
-            t, _ = earth_step(partitions, m["level"], m["gpus"], m.get("depth", 8))
-            got, want = m["steps_per_s"], 1 / t
-            what = f"earth level {m['level']} steps/s"
-        else:
-            t, _ = cnn_step(m["gpus"], m["global_batch"] / m["gpus"])
-            got, want = m["images_per_s"], m["global_batch"] / t
-            what = f"cnn batch {m['global_batch']} images/s"
-        print(f"| {what} | {m['gpus']} | {got:,.1f} | {want:,.1f} | {want / got:.2f} |")
+def check(earth, cnn, bench):
+    print("**Predicted against measured on two GPUs** (medians of the runs in the bench "
+          "folder; the model never saw them)\n")
+    print("| what | measured (runs) | predicted | predicted / measured |")
+    print("|---|---:|---:|---:|")
+    for level, rates in sorted(earth_rates(bench, "np2").items()):
+        got = median(rates)
+        want = 1 / earth.step(level, 2)[0]
+        runs = ", ".join(f"{r:,.0f}" for r in sorted(rates))
+        print(f"| earth level {level}, steps/s | {got:,.0f} ({runs}) | {want:,.0f} | "
+              f"{want / got:.2f} |")
+    rates = cnn_rate(bench, "cnn-np2")
+    if rates:
+        got = median(rates)
+        want = 512 / cnn.step(2, 256)[0]
+        runs = ", ".join(f"{r:,.0f}" for r in sorted(rates))
+        print(f"| CNN, global batch 512, images/s | {got:,.0f} ({runs}) | {want:,.0f} | "
+              f"{want / got:.2f} |")
     print()
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-25-mpi")
-    p.add_argument("--measured")
+    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-bucket-fix")
+    p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
     a = p.parse_args()
-    partitions = load_partitions(a.partition)
-    earth_tables(partitions)
-    cnn_tables()
-    if a.measured:
-        check(partitions, json.load(open(a.measured)))
+    rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))
+    one_gpu = {lv: median(r) for lv, r in earth_rates(a.bench, "one").items()}
+    earth = Earth(one_gpu, rates, load_partitions(a.partition))
+    cnn = Cnn(256 / median(cnn_rate(a.bench, "cnn-half")),
+              512 / median(cnn_rate(a.bench, "cnn-np1")), rates)
+    print(f"Calibration (one GPU, {a.bench}): earth step {1e3 * earth.fixed:.4f} ms + "
+          f"{1e9 * earth.per_cell:.4f} ns a cell (levels {sorted(one_gpu)}: "
+          + ", ".join(f"{r:,.0f}" for _, r in sorted(one_gpu.items())) +
+          f" steps/s); CNN step {1e3 * cnn.fixed:.3f} ms + {1e6 * cnn.per_image:.3f} us an "
+          "image\n")
+    earth_tables(earth)
+    cnn_tables(cnn)
+    check(earth, cnn, a.bench)
 
 
 if __name__ == "__main__":

@@ -422,7 +422,7 @@ PartitionRow partition_row(const ge::Grid& grid, int ranks, int depth) {
   return row;
 }
 
-nlohmann::json print_partition_row(const PartitionRow& r, int exchanges) {
+nlohmann::json print_partition_row(const PartitionRow& r, double exchanges) {
   // A halo cell is a vec4 of float32, sent `exchanges` times a step.
   std::cout << fmt::format(
       "{:>6} {:>10} {:>10} {:>10.0f} {:>9} {:>9} {:>6.1f} {:>5} {:>9.3f} {:>10.1f}\n", r.ranks,
@@ -451,8 +451,8 @@ void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   sub->add_option("--depth", o->depths,
-                  "Halo rings, comma-separated: 8 (the model's default: one exchange a step) or "
-                  "2 (one a stage)")
+                  "Halo rings, comma-separated: 8 N for one exchange every N steps (--halo-steps "
+                  "N; 64 = every 8 steps, the default on GPUs), 2 for one a stage")
       ->delimiter(',')
       ->check(CLI::Range(1, 64));
   sub->add_option("--grid", o->grid, "spring (default) or bisection (same cells, faster build)");
@@ -462,11 +462,16 @@ void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       const ge::Grid grid = ge::cached_grid(grid_options(o->level, o->grid, true)).grid;
       nlohmann::json tables = nlohmann::json::array();
       for (int depth : o->depths) {
-        // Stages use up 2 rings each: a step of 4 stages swaps its halo ceil(8 / depth) times.
-        const int exchanges = (8 + depth - 1) / depth;
-        std::cout << fmt::format(
-            "grid: level {}, {} cells ({}); halo of {} rings, {} exchange{} a step\n", o->level,
-            grid.cell_count(), o->grid, depth, exchanges, exchanges > 1 ? "s" : "");
+        // Stages use up 2 rings each: a step of 4 stages swaps a halo of up to 8 rings
+        // ceil(8 / depth) times; 8 N rings last N steps.
+        const double exchanges =
+            depth <= 8 ? static_cast<double>((8 + depth - 1) / depth) : 1.0 / (depth / 8);
+        std::cout << fmt::format("grid: level {}, {} cells ({}); halo of {} rings, {}\n",
+                                 o->level, grid.cell_count(), o->grid, depth,
+                                 depth <= 8 ? fmt::format("{} exchange{} a step", exchanges,
+                                                          exchanges > 1 ? "s" : "")
+                                            : fmt::format("one exchange every {} steps",
+                                                          depth / 8));
         std::cout << fmt::format(
             "{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n", "ranks",
             "min cells", "max cells", "mean halo", "max halo", "max sent", "links", "max",

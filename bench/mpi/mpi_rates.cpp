@@ -11,11 +11,14 @@
 //   halo       gpgpu::mpi::HaloExchange::exchange of `bytes` each way between two Buffers,
 //              then Context::finish: pack kernel, download, MPI, upload, all of it
 //   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
+//   download, upload  Buffer::download / Buffer::upload + finish of `bytes` (the data path;
+//              both ranks at once, each on its GPU)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -91,7 +94,16 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
     gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum);
     ctx.finish();
   });
-  return {{"halo", bytes, exchange}, {"buffer_allreduce", bytes, reduce}};
+  std::vector<float> host(grads.size());
+  const double download = median_seconds(comm, [&] { grads.download(std::span<float>(host)); });
+  const double upload = median_seconds(comm, [&] {
+    grads.upload(std::span<const float>(host));
+    ctx.finish();
+  });
+  return {{"halo", bytes, exchange},
+          {"buffer_allreduce", bytes, reduce},
+          {"download", bytes, download},
+          {"upload", bytes, upload}};
 }
 
 void write(const std::vector<Row>& rows, const std::string& json) {
