@@ -7,7 +7,7 @@ between two ranks measures (gpgpu-mpi-rates) and the halo sizes of the partition
     python3 scripts/scale-model.py [--bench DIR] [--partition DIR]
 
 --bench: a folder of `measure-all.sh OUT info mpi-rates mpi mpi-cnn` results (default
-docs/results/h200-x2/2026-11-26-bucket-fix): mpi-rates/rates.json (the transfer costs),
+docs/results/h200-x2/2026-11-26-model-check): mpi-rates/rates.json (the transfer costs),
 mpi/one*-L<level>/run.json and mpi-cnn/cnn-half, cnn-np1* (one GPU: the calibration) and
 mpi/np2*-L<level>/run.json, mpi-cnn/cnn-np2* (two GPUs: the check, never an input).
 --partition: where partition-L<level>*.json files (`gpgpu earth partition --json`) are
@@ -192,8 +192,10 @@ class Cnn:
         if ranks == 1:
             return 0.0
         rounds = math.ceil(math.log2(ranks))
-        share = 2 * (ranks - 1) / ranks / 2  # of the data each way, relative to 2 ranks
-        t = rounds * self.rates("allreduce", 4096) + self.rates("allreduce", size * share)
+        # Each rank moves 2 (N - 1) / N of the data in all: relative to 2 ranks (one round, all of it) that is 2 (N - 1) / N times the bytes and
+        # log2 N - 1 more latencies.
+        share = 2 * (ranks - 1) / ranks
+        t = (rounds - 1) * self.rates("allreduce", 4096) + self.rates("allreduce", size * share)
         if ranks > GPUS_PER_NODE:
             t += rounds * IB_LATENCY + 2 * (ranks - 1) / ranks * size / IB_BYTES_PER_S
         return t
@@ -275,7 +277,7 @@ def check(earth, cnn, bench):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-bucket-fix")
+    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-model-check")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
     a = p.parse_args()
     rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))

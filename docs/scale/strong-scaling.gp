@@ -1,0 +1,34 @@
+# docs/scale/strong-scaling.png: the speed-ups scripts/scale-model.py predicts (2026-11-26,
+# calibrated on results/h200-x2/2026-11-26-model-check), and the 2-GPU medians measured there.
+#   cd docs/scale && gnuplot strong-scaling.gp
+set terminal pngcairo size 860,520 font "DejaVu Sans,11"
+set output "strong-scaling.png"
+set title "Strong scaling predicted from one GPU and measured transfer costs (H200 nodes)"
+set xlabel "GPUs (8 a node; more: InfiniBand NDR)"
+set ylabel "speed-up over one GPU"
+set logscale xy 2
+set xrange [0.8:700]
+set yrange [0.7:64]
+set grid
+set key left top
+$model << EOD
+# GPUs earth8 earth9 earth10 earth11 cnn
+1 1.000 1.000 1.000 1.000 1.000
+2 1.322 1.636 1.801 1.886 1.443
+8 1.929 4.031 5.276 6.271 2.264
+64 1.225 3.711 12.845 28.077 1.763
+512 0.993 3.587 12.361 38.746 1.733
+EOD
+$measured << EOD
+# GPUs earth8 earth9 cnn (medians of three one-process / 2-rank pairs)
+2 1.07 1.73 1.44
+EOD
+plot $model using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "earth level 8 (model)", \
+     $model using 1:3 with linespoints lw 2 pt 7 lc rgb "#d62728" title "earth level 9 (model)", \
+     $model using 1:4 with linespoints lw 2 pt 7 lc rgb "#2ca02c" title "earth level 10 (model)", \
+     $model using 1:5 with linespoints lw 2 pt 7 lc rgb "#9467bd" title "earth level 11 (model)", \
+     $model using 1:6 with linespoints lw 2 dt 2 pt 5 lc rgb "#ff7f0e" title "CNN, global batch 512 (model)", \
+     $measured using 1:2 with points pt 9 ps 2 lc rgb "#1f77b4" title "measured, 2 x H200", \
+     $measured using 1:3 with points pt 9 ps 2 lc rgb "#d62728" notitle, \
+     $measured using 1:4 with points pt 9 ps 2 lc rgb "#ff7f0e" notitle, \
+     x with lines dt 3 lc rgb "#888888" title "ideal"
