@@ -466,12 +466,11 @@ void add_partition_subcommand(CLI::App& earth, std::function<int()>& chosen) {
         // ceil(8 / depth) times; 8 N rings last N steps.
         const double exchanges =
             depth <= 8 ? static_cast<double>((8 + depth - 1) / depth) : 1.0 / (depth / 8);
-        std::cout << fmt::format("grid: level {}, {} cells ({}); halo of {} rings, {}\n",
-                                 o->level, grid.cell_count(), o->grid, depth,
-                                 depth <= 8 ? fmt::format("{} exchange{} a step", exchanges,
-                                                          exchanges > 1 ? "s" : "")
-                                            : fmt::format("one exchange every {} steps",
-                                                          depth / 8));
+        std::cout << fmt::format(
+            "grid: level {}, {} cells ({}); halo of {} rings, {}\n", o->level, grid.cell_count(),
+            o->grid, depth,
+            depth <= 8 ? fmt::format("{} exchange{} a step", exchanges, exchanges > 1 ? "s" : "")
+                       : fmt::format("one exchange every {} steps", depth / 8));
         std::cout << fmt::format(
             "{:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>6} {:>5} {:>9} {:>10}\n", "ranks",
             "min cells", "max cells", "mean halo", "max halo", "max sent", "links", "max",

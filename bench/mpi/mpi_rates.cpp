@@ -109,9 +109,9 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
 void write(const std::vector<Row>& rows, const std::string& json) {
   std::string text = "[\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    text += fmt::format("  {{\"what\": \"{}\", \"bytes\": {}, \"seconds\": {:.9f}}}{}\n",
-                        rows[i].what, rows[i].bytes, rows[i].seconds,
-                        i + 1 < rows.size() ? "," : "");
+    text +=
+        fmt::format("  {{\"what\": \"{}\", \"bytes\": {}, \"seconds\": {:.9f}}}{}\n", rows[i].what,
+                    rows[i].bytes, rows[i].seconds, i + 1 < rows.size() ? "," : "");
   }
   text += "]\n";
   if (!json.empty()) {

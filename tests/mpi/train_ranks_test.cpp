@@ -202,7 +202,8 @@ class StagingLandingFromTheTop final : public nn::GradientStaging {
   // by its shard of the batch, sum to one) when it came.
   void commit(std::size_t first, std::size_t end) override {
     bool summed = true;
-    for (std::size_t i = first; i < end; ++i) summed = summed && std::fabs(array_[i] - 1.0f) < 1e-6f;
+    for (std::size_t i = first; i < end; ++i)
+      summed = summed && std::fabs(array_[i] - 1.0f) < 1e-6f;
     commits.push_back({first, end, summed});
   }
   struct Commit {

@@ -320,7 +320,8 @@ TEST_P(NnGradientHook, EarlyCommitsAndTheRestReachTheUpdate) {
     staging.request(0);
     if (committed || !staging.landed(0)) return;
     auto a = staging.array();
-    std::fill(a.begin() + static_cast<std::ptrdiff_t>(lo), a.begin() + static_cast<std::ptrdiff_t>(hi), 0.0f);
+    std::fill(a.begin() + static_cast<std::ptrdiff_t>(lo),
+              a.begin() + static_cast<std::ptrdiff_t>(hi), 0.0f);
     staging.commit(lo, hi);
     committed = true;
   };

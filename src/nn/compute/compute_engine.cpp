@@ -121,9 +121,9 @@ class ComputeEngine final : public GpuEngine {
   }
   void request_gradients(std::size_t first) override {
     if (first >= staged_from_) return;
-    downloads_.push_back({first, grads_.download_async(std::span<float>(staging_).subspan(
-                                                           first, staged_from_ - first),
-                                                       first)});
+    downloads_.push_back(
+        {first, grads_.download_async(
+                    std::span<float>(staging_).subspan(first, staged_from_ - first), first)});
     staged_from_ = first;
   }
   // A copy the GPU has finished is written into the array here (PendingRun::wait, which no

@@ -103,7 +103,7 @@ void MpiTeam::join(Sequential& model, TrainOptions& options) {
   // landed (on a GPU the copy waits for the layer's kernels; meanwhile the earlier layers'
   // kernels are queued and the started reductions move on).
   struct Step {
-    std::size_t requested = SIZE_MAX;  // the ready_from whose copy is on its way
+    std::size_t requested = SIZE_MAX;    // the ready_from whose copy is on its way
     GradientStaging* staging = nullptr;  // the Trainer's, for the step under way
   };
   auto buckets = buckets_;
