@@ -4,7 +4,7 @@ the CNN's data-parallel training on 1 to 512 GPUs, from what one GPU measures, w
 between two ranks measures (gpgpu-mpi-rates) and the halo sizes of the partition; then the
 2-GPU runs measured on the same machine, beside their predictions.
 
-    python3 scripts/scale-model.py [--bench DIR] [--partition DIR]
+    python3 scripts/scale-model.py [--bench DIR] [--partition DIR] [--depth-runs DIR]
 
 --bench: a folder of `measure-all.sh OUT info mpi-rates mpi mpi-cnn` results (default
 docs/results/h200-x2/2026-11-26-model-check): mpi-rates/rates.json (the transfer costs),
@@ -275,10 +275,49 @@ def check(earth, cnn, bench):
     print()
 
 
+def depth_check(rates, partitions, folder):
+    """The earth runs of one call at several steps a swap (mpi-bench.sh with
+    MPI_BENCH_HALO_STEPS): each beside the model (calibrated on that call's one-process runs),
+    and a least-squares fit of what the model leaves over, `a + b / N`: b is what a swap costs
+    inside the run, a what every step costs besides the model's kernels."""
+    one = {lv: median(r) for lv, r in earth_rates(folder, "one").items()}
+    if len(one) < 2:
+        return
+    earth = Earth(one, rates, partitions)
+    print(f"**The earth runs of one call by steps a swap** ({folder}; the model calibrated on "
+          "that call's one-process runs)\n")
+    print("| level | steps a swap N | measured ms a step | model: kernels + swap / N | measured / model |")
+    print("|---:|---:|---:|---:|---:|")
+    for level in sorted(one):
+        xs, ys = [], []
+        for steps, name in ((1, "np2h1"), (2, "np2h2"), (4, "np2h4"), (8, "np2"), (16, "np2h16")):
+            runs = earth_rates(folder, name).get(level)
+            halo = halo_cells(partitions, level, 2, 8 * steps)
+            if not runs or halo is None:
+                continue
+            own = math.ceil(cells_at(level) / 2)
+            kernels = earth.fixed + earth.per_cell * earth_work(own, halo[0] / (8 * steps),
+                                                                8 * steps, steps)
+            swap = earth.exchange(16 * halo[0], halo[1], 2)
+            t = 1 / median(runs)
+            xs.append(1 / steps)
+            ys.append(t - kernels)
+            print(f"| {level} | {steps} | {1e3 * t:.4f} | {1e3 * kernels:.4f} + {1e3 * swap / steps:.4f} | "
+                  f"{t / (kernels + swap / steps):.2f} |")
+        if len(xs) >= 2:
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+            print(f"| {level} | fit | measured - kernels = {1e3 * (my - b * mx):.4f} ms a step + "
+                  f"{1e3 * b:.4f} ms / N | | |")
+    print()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-model-check")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
+    p.add_argument("--depth-runs", default="docs/results/h200-x2/2026-11-26-halo-depths",
+                   help="a call's earth runs at several steps a swap (see depth_check)")
     a = p.parse_args()
     rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))
     one_gpu = {lv: median(r) for lv, r in earth_rates(a.bench, "one").items()}
@@ -293,6 +332,8 @@ def main():
     earth_tables(earth)
     cnn_tables(cnn)
     check(earth, cnn, a.bench)
+    if a.depth_runs and os.path.isdir(a.depth_runs):
+        depth_check(rates, load_partitions(a.partition), a.depth_runs)
 
 
 if __name__ == "__main__":
