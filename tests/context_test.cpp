@@ -179,6 +179,7 @@ TEST(Context, UseAfterReleaseThrows) {
   EXPECT_THROW(buffer.upload(x), gpgpu::Error);
   EXPECT_THROW((void)buffer.to_vector<float>(), gpgpu::Error);
   EXPECT_THROW(ctx.finish(), gpgpu::Error);
+  EXPECT_THROW(ctx.flush(), gpgpu::Error);
   EXPECT_THROW(gpgpu::ComputeKernel(ctx, kScaleAddSource), gpgpu::Error);
   EXPECT_THROW(gpgpu::Buffer(ctx, gpgpu::ElementType::Float32, 4), gpgpu::Error);
   ctx.release();  // idempotent
