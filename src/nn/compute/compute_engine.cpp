@@ -126,8 +126,8 @@ class ComputeEngine final : public GpuEngine {
                     std::span<float>(staging_).subspan(first, staged_from_ - first), first)});
     staged_from_ = first;
   }
-  // A copy the GPU has finished is written into the array here (PendingRun::wait, which no
-  // longer blocks): until then the array holds what was there before.
+  // A copy the GPU has finished is written into the array here (PendingRun::wait, which
+  // then does not block): until then the array holds what was there before.
   bool gradients_landed(std::size_t first) override {
     if (first < staged_from_) return false;  // not all of it asked for
     for (auto& d : downloads_) {

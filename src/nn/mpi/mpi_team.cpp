@@ -52,7 +52,11 @@ struct MpiTeam::StepClock {
     backward.push_back(seconds(first, entered));
     waiting.push_back(seconds(entered, hook_end));
     in_step = false;
+    if (backward.size() > kept) {  // the latest steps are what a long run is now
+      for (auto* v : {&backward, &waiting, &rest}) v->erase(v->begin(), v->begin() + kept / 2);
+    }
   }
+  static constexpr std::size_t kept = 8192;
   static double median_ms(std::vector<double> v) {
     if (v.empty()) return 0;
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
