@@ -7,7 +7,9 @@
 // For each size, the median over repetitions (after a warm-up), ranks in step (a barrier
 // before each repetition):
 //   sendrecv   MPI_Sendrecv of host memory both ways at once (a halo's MPI part)
-//   allreduce  MPI_Allreduce of host floats (a gradient bucket's MPI part)
+//   allreduce  MPI_Allreduce of host floats
+//   iallreduce MPI_Iallreduce + MPI_Wait of the same (what a gradient bucket and an allreduce
+//              on a Buffer use)
 //   halo       gpgpu::mpi::HaloExchange::exchange of `bytes` each way between two Buffers,
 //              then Context::finish: pack kernel, download, MPI, upload, all of it
 //   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
@@ -69,7 +71,14 @@ std::vector<Row> host_rows(const gpgpu::mpi::Communicator& comm, std::size_t byt
   });
   const double allreduce = median_seconds(
       comm, [&] { MPI_Allreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm.get()); });
-  return {{"sendrecv", bytes, sendrecv}, {"allreduce", bytes, allreduce}};
+  const double iallreduce = median_seconds(comm, [&] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Iallreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm.get(), &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  });
+  return {{"sendrecv", bytes, sendrecv},
+          {"allreduce", bytes, allreduce},
+          {"iallreduce", bytes, iallreduce}};
 }
 
 std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::Context& ctx,
