@@ -7,7 +7,8 @@ between two ranks measures (gpgpu-mpi-rates) and the halo sizes of the partition
     python3 scripts/scale-model.py [--bench DIR] [--partition DIR] [--depth-runs DIR]
 
 --bench: a folder of `measure-all.sh OUT info mpi-rates mpi mpi-cnn` results (default
-docs/results/h200-x2/2026-11-26-model-check): mpi-rates/rates.json (the transfer costs),
+docs/results/h200-x2/2026-11-26-model-check); --cnn-bench: the CNN's own (default
+docs/results/h200-x2/2026-11-26-mapped-gradients, the training as it is now): mpi-rates/rates.json (the transfer costs),
 mpi/one*-L<level>/run.json and mpi-cnn/cnn-half, cnn-np1* (one GPU: the calibration) and
 mpi/np2*-L<level>/run.json, mpi-cnn/cnn-np2* (two GPUs: the check, never an input).
 --partition: where partition-L<level>*.json files (`gpgpu earth partition --json`) are
@@ -209,7 +210,10 @@ class Cnn:
         if ranks == 1:
             return compute, compute, 0.0
         top, last = CNN_BUCKETS
-        copies = sum(self.rates("download", b) + self.rates("upload", b) for b in CNN_BUCKETS)
+        # Through a mapped HostBuffer since 2026-11-26 (older rates files: the data path's).
+        down, up = (("mapped_download", "mapped_upload") if "mapped_download" in self.rates.points
+                    else ("download", "upload"))
+        copies = sum(self.rates(down, b) + self.rates(up, b) for b in CNN_BUCKETS)
         tail = self.allreduce(last, ranks)
         early = max(0.0, self.allreduce(top, ranks) - CNN_HIDEABLE * compute)
         return compute + copies + tail + early, compute, copies + tail + early
@@ -254,7 +258,7 @@ def cnn_tables(cnn):
     print()
 
 
-def check(earth, cnn, bench):
+def check(earth, cnn, bench, cnn_bench):
     print("**Predicted against measured on two GPUs** (medians of the runs in the bench "
           "folder; the model never saw them)\n")
     print("| what | measured (runs) | predicted | predicted / measured |")
@@ -265,7 +269,7 @@ def check(earth, cnn, bench):
         runs = ", ".join(f"{r:,.0f}" for r in sorted(rates))
         print(f"| earth level {level}, steps/s | {got:,.0f} ({runs}) | {want:,.0f} | "
               f"{want / got:.2f} |")
-    rates = cnn_rate(bench, "cnn-np2")
+    rates = cnn_rate(cnn_bench, "cnn-np2")
     if rates:
         got = median(rates)
         want = 512 / cnn.step(2, 256)[0]
@@ -315,6 +319,8 @@ def depth_check(rates, partitions, folder):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-model-check")
+    p.add_argument("--cnn-bench", default="docs/results/h200-x2/2026-11-26-mapped-gradients",
+                   help="the CNN's bench folder (mpi-rates, mpi-cnn), when not --bench")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
     p.add_argument("--depth-runs", default="docs/results/h200-x2/2026-11-26-halo-depths",
                    help="a call's earth runs at several steps a swap (see depth_check)")
@@ -322,16 +328,18 @@ def main():
     rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))
     one_gpu = {lv: median(r) for lv, r in earth_rates(a.bench, "one").items()}
     earth = Earth(one_gpu, rates, load_partitions(a.partition))
-    cnn = Cnn(256 / median(cnn_rate(a.bench, "cnn-half")),
-              512 / median(cnn_rate(a.bench, "cnn-np1")), rates)
-    print(f"Calibration (one GPU, {a.bench}): earth step {1e3 * earth.fixed:.4f} ms + "
+    cnn_bench = a.cnn_bench or a.bench
+    cnn = Cnn(256 / median(cnn_rate(cnn_bench, "cnn-half")),
+              512 / median(cnn_rate(cnn_bench, "cnn-np1")),
+              Rates(os.path.join(cnn_bench, "mpi-rates", "rates.json")))
+    print(f"Calibration (one GPU; earth {a.bench}, CNN {cnn_bench}): earth step {1e3 * earth.fixed:.4f} ms + "
           f"{1e9 * earth.per_cell:.4f} ns a cell (levels {sorted(one_gpu)}: "
           + ", ".join(f"{r:,.0f}" for _, r in sorted(one_gpu.items())) +
           f" steps/s); CNN step {1e3 * cnn.fixed:.3f} ms + {1e6 * cnn.per_image:.3f} us an "
           "image\n")
     earth_tables(earth)
     cnn_tables(cnn)
-    check(earth, cnn, a.bench)
+    check(earth, cnn, a.bench, cnn_bench)
     if a.depth_runs and os.path.isdir(a.depth_runs):
         depth_check(rates, load_partitions(a.partition), a.depth_runs)
 

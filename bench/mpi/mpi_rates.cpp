@@ -15,6 +15,8 @@
 //   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
 //   download, upload  Buffer::download / Buffer::upload + finish of `bytes` (the data path;
 //              both ranks at once, each on its GPU)
+//   mapped_download, mapped_upload  the same between a Buffer and a mapped HostBuffer through a
+//              TransferQueue (one GPU copy each way)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,10 +29,12 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include "gpgpu/host_buffer.hpp"
 #include "gpgpu/mpi/collectives.hpp"
 #include "gpgpu/mpi/communicator.hpp"
 #include "gpgpu/mpi/device.hpp"
 #include "gpgpu/mpi/halo_exchange.hpp"
+#include "gpgpu/transfer_queue.hpp"
 
 namespace {
 
@@ -109,10 +113,22 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
     grads.upload(std::span<const float>(host));
     ctx.finish();
   });
+  // The same through a mapped HostBuffer and a TransferQueue: one GPU copy each way (what
+  // the training's gradient buckets use).
+  gpgpu::HostBuffer mapped(ctx, gpgpu::ElementType::Float32, grads.size(),
+                           gpgpu::HostAccess::ReadWrite);
+  gpgpu::TransferQueue queue(ctx);
+  const double mapped_download = median_seconds(comm, [&] { queue.copy(grads, mapped).wait(); });
+  const double mapped_upload = median_seconds(comm, [&] {
+    queue.copy(mapped, grads).wait();
+    ctx.finish();
+  });
   return {{"halo", bytes, exchange},
           {"buffer_allreduce", bytes, reduce},
           {"download", bytes, download},
-          {"upload", bytes, upload}};
+          {"upload", bytes, upload},
+          {"mapped_download", bytes, mapped_download},
+          {"mapped_upload", bytes, mapped_upload}};
 }
 
 void write(const std::vector<Row>& rows, const std::string& json) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compute/mapped_gradients.hpp"
 #include "glsl/snippets.hpp"
 #include "gpgpu/error.hpp"
 #include "kernels.hpp"
@@ -109,62 +110,28 @@ class ComputeEngine final : public GpuEngine {
     acc_.download(std::span<float>(values, 2));
     return {values[0], values[1]};
   }
-  // Downloads only what was not staged yet: [first, staged_from_), through the data path's
-  // asynchronous downloads (request_gradients returns once it is queued).
+  // The step's host copy of the gradients, in mapped memory (mapped_gradients.hpp).
+  void begin_gradient_staging() override { host_gradients().begin(); }
+  std::span<float> gradient_array() override { return host_gradients().array(); }
   std::span<float> stage_gradients(std::size_t first) override {
-    request_gradients(first);
-    for (auto& d : downloads_) {
-      if (!d.copy.waited()) d.copy.wait();
-    }
-    downloads_.clear();
-    return staging_;
+    return host_gradients().stage(first);
   }
-  void request_gradients(std::size_t first) override {
-    if (first >= staged_from_) return;
-    downloads_.push_back(
-        {first, grads_.download_async(
-                    std::span<float>(staging_).subspan(first, staged_from_ - first), first)});
-    staged_from_ = first;
-  }
-  // A copy the GPU has finished is written into the array here (PendingRun::wait, which
-  // then does not block): until then the array holds what was there before.
-  bool gradients_landed(std::size_t first) override {
-    if (first < staged_from_) return false;  // not all of it asked for
-    for (auto& d : downloads_) {
-      if (d.first < first || d.copy.waited()) continue;
-      if (!d.copy.ready()) return false;
-      d.copy.wait();
-    }
-    return true;
-  }
+  void request_gradients(std::size_t first) override { host_gradients().request(first); }
+  bool gradients_landed(std::size_t first) override { return host_gradients().landed(first); }
   void commit_gradients(std::size_t first, std::size_t end) override {
-    if (first >= end || end > staging_.size()) return;
-    upload_staged(first, end);
-    committed_.emplace_back(first, end);
+    host_gradients().commit(first, end);
   }
-  void commit_gradients() override {  // the ranges no early commit covered
-    std::sort(committed_.begin(), committed_.end());
-    std::size_t from = 0;
-    for (const auto& [lo, hi] : committed_) {
-      if (lo > from) upload_staged(from, lo);
-      from = std::max(from, hi);
-    }
-    if (from < staging_.size()) upload_staged(from, staging_.size());
-    committed_.clear();
-  }
+  void commit_gradients() override { host_gradients().commit_rest(); }
 
  private:
-  void upload_staged(std::size_t first, std::size_t end) {
-    grads_.upload(std::span<const float>(staging_).subspan(first, end - first), first);
+  MappedGradients& host_gradients() {
+    if (!host_grads_) host_grads_.emplace(context(), grads_, model_.trainable);
+    return *host_grads_;
   }
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
   Buffer params_, grads_, acc_, first_moment_, second_moment_;
-  struct Download {
-    std::size_t first;  // the copy of [first, the previous download's first)
-    PendingRun copy;
-  };
-  std::vector<Download> downloads_;
+  std::optional<MappedGradients> host_grads_;
   std::optional<ComputeKernel> update_;
 };
 
