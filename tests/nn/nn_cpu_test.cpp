@@ -248,6 +248,21 @@ TEST_P(NnGradientHook, RunsBetweenBackwardAndTheUpdate) {
   EXPECT_NE(observed, start);
 }
 
+nn::Dataset first_train_images(std::size_t n) {
+  return nn::load_idx_dataset(nn::default_data_dir(), "train").first(n);
+}
+
+// The "small" net on the configured backend, initialised from `seed`, with a batch of 32: two
+// steps an epoch over 64 images.
+nn::NetRecipe two_step_net(const nn::Dataset& data, const nntest::BackendConfig& config,
+                           std::uint32_t seed) {
+  auto recipe = nn::builtin_net(gpgpu::test::context(), "small", data.sample_shape(), data.classes);
+  recipe.model.set_backend(config.backend, config.options);
+  recipe.model.initialize(seed);
+  recipe.options.batch = 32;
+  return recipe;
+}
+
 // gradients_ready hands over each layer's finished gradients as the backward pass goes:
 // what GradientStaging::landed() reports as landed must be in the array then (the MPI
 // reduction starts reading it at once), equal to what the update gets; a range never
@@ -256,13 +271,9 @@ TEST_P(NnGradientHook, RunsBetweenBackwardAndTheUpdate) {
 // writes them. Through the data path's staging, as before, a landed() that trusted the fence
 // alone failed this test.)
 TEST_P(NnGradientHook, WhatHasLandedIsInTheArray) {
-  auto& ctx = gpgpu::test::context();
-  const auto data = nn::load_idx_dataset(nn::default_data_dir(), "train").first(64);
-  nn::DeviceDataset device(ctx, data);
-  auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
-  recipe.model.set_backend(GetParam().backend, GetParam().options);
-  recipe.model.initialize(6);
-  recipe.options.batch = 32;
+  const auto data = first_train_images(64);
+  nn::DeviceDataset device(gpgpu::test::context(), data);
+  auto recipe = two_step_net(data, GetParam(), 6);
   std::map<std::size_t, std::vector<float>> seen;  // from -> [from, end) when it landed
   std::size_t checked = 0;
   recipe.options.gradients_ready = [&](std::size_t from, nn::GradientStaging& staging) {
@@ -299,14 +310,10 @@ TEST_P(NnGradientHook, WhatHasLandedIsInTheArray) {
 // update: zeroed gradients, a middle range handed back early, leave SGD's weights as they
 // were (a range uploaded neither early nor at the end would keep backward's gradients).
 TEST_P(NnGradientHook, EarlyCommitsAndTheRestReachTheUpdate) {
-  auto& ctx = gpgpu::test::context();
-  const auto data = nn::load_idx_dataset(nn::default_data_dir(), "train").first(64);
-  nn::DeviceDataset device(ctx, data);
-  auto recipe = nn::builtin_net(ctx, "small", data.sample_shape(), data.classes);
-  recipe.model.set_backend(GetParam().backend, GetParam().options);
-  recipe.model.initialize(7);
+  const auto data = first_train_images(64);
+  nn::DeviceDataset device(gpgpu::test::context(), data);
+  auto recipe = two_step_net(data, GetParam(), 7);
   recipe.options.optimizer = nn::SGD{.learning_rate = 0.05f};
-  recipe.options.batch = 32;
   const std::size_t n = recipe.model.trainable_parameter_count();
   const std::size_t lo = n / 3, hi = 2 * n / 3;
   bool committed = false;
