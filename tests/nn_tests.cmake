@@ -28,6 +28,13 @@ if(TARGET gpgpu_nn)
   # The CPU backend with the others: threads, backend names, models moving between backends,
   # the gradient hook.
   gpgpu_add_test(nn_cpu_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cpu_test.cpp LIBS gpgpu_nn_test_support)
+  # The gradient hooks again where the device lacks GL_EXT_buffer_storage (Mesa told to hide
+  # it; other drivers ignore the variable): the compute engine's host copy of the gradients
+  # is then ordinary memory filled through staging, which landed() must complete first.
+  add_test(NAME nn_gradient_staging_unmapped
+           COMMAND nn_cpu_test --gtest_color=no --gtest_filter=Backends/NnGradientHook.*)
+  set_tests_properties(nn_gradient_staging_unmapped PROPERTIES TIMEOUT 300 ENVIRONMENT
+                       "MESA_EXTENSION_OVERRIDE=-GL_EXT_buffer_storage")
 endif()
 if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
   # gpgpu train / predict with --backend and --threads, run as a user would.
