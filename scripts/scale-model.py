@@ -72,13 +72,18 @@ class Rates:
         return p[-1][1]
 
 
+def is_run(folder, name):
+    """Whether a run's folder is `name` or one of its repeats, `name`-r2, -r3, ..."""
+    return folder == name or (folder.startswith(name + "-r") and folder[len(name) + 2:].isdigit())
+
+
 def earth_rates(bench, name):
     """{level: [steps/s, ...]} of the runs mpi/<name>[-rN]-L<level>."""
     out = {}
     for path in glob.glob(os.path.join(bench, "mpi", f"{name}*-L*", "run.json")):
         run = os.path.basename(os.path.dirname(path))
         stem, level = run.rsplit("-L", 1)
-        if stem != name and not (stem.startswith(name + "-r") and stem[len(name) + 2:].isdigit()):
+        if not is_run(stem, name):
             continue
         out.setdefault(int(level), []).append(json.load(open(path))["steps_per_wall_s"])
     return out
@@ -88,8 +93,7 @@ def cnn_rate(bench, name):
     """Images/s (epochs after the first) of each run mpi-cnn/<name>[-rN]."""
     rates = []
     for path in glob.glob(os.path.join(bench, "mpi-cnn", f"{name}*", "history.json")):
-        run = os.path.basename(os.path.dirname(path))
-        if run != name and not (run.startswith(name + "-r") and run[len(name) + 2:].isdigit()):
+        if not is_run(os.path.basename(os.path.dirname(path)), name):
             continue
         epochs = json.load(open(path))["epochs"][1:]
         if epochs:

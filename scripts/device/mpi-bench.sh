@@ -140,7 +140,7 @@ done
 
 # The table: steps per second per run and the ratio to one process.
 has_stage earth && MPI_BENCH_HALO_STEPS="${MPI_BENCH_HALO_STEPS-2 4}" MPI_BENCH_REPEAT="${MPI_BENCH_REPEAT:-1}" python3 - "$out" $levels <<'PY' | tee "$out/table.md"
-import json, sys, os
+import json, sys, os, statistics
 out, levels = sys.argv[1], sys.argv[2:]
 ks = os.environ["MPI_BENCH_HALO_STEPS"].split()
 print("| level | cells | one process steps/s | 1 rank steps/s | 2 ranks steps/s (default halo) | 2 ranks / one | 2 ranks, halo every stage | / one | " + " | ".join(f"2 ranks, halo every {k} steps | / one" for k in ks) + " | grid s (one, np2) |")
@@ -176,8 +176,7 @@ if repeat > 1:
                 continue
             ratios.append(b / a)
             cols.append(f"{a:.0f} / {b:.0f} = {b / a:.2f}x")
-        ratios.sort()
-        med = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:len(ratios) // 2 + 1]) / 2 if ratios else float("nan")
+        med = statistics.median(ratios) if ratios else float("nan")
         print(f"| {level} | " + " | ".join(cols) + f" | {med:.2f}x |")
 PY
 # Stage cnn: `gpgpu train --net cnn` on 1 rank and on 2 ranks (a GPU each).
@@ -212,7 +211,7 @@ if has_stage cnn; then
       train_run "cnn-np2$sfx" 2 512
     done
     MPI_BENCH_REPEAT="${MPI_BENCH_REPEAT:-1}" python3 - "$out" <<'PY' | tee "$out/cnn.md"
-import json, os, sys
+import json, os, statistics, sys
 out = sys.argv[1]
 repeat = int(os.environ["MPI_BENCH_REPEAT"])
 def load(name):
@@ -239,8 +238,7 @@ ratios = []
 for i, (a, b) in enumerate(pairs, 1):
     ratios.append(rate(b) / rate(a))
     print(f"| {i} | {rate(a):.0f} | {rate(b):.0f} | {ratios[-1]:.2f}x | {acc(a):.2f}% / {acc(b):.2f}% |")
-ratios.sort()
-median = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:len(ratios) // 2 + 1]) / 2
+median = statistics.median(ratios)
 print()
 print(f"2 ranks / 1 rank: median {median:.2f}x (target >= 1.7x); accuracy difference "
       f"{abs(acc(pairs[0][1]) - acc(pairs[0][0])):.2f} points (target <= 0.3)")

@@ -91,16 +91,23 @@ int halo_depth(const CaseSetup& s, const ModelOptions& o) {
 Subdomain partition(const Context& ctx, const Grid& g, const CaseSetup& s, Team& team,
                     ModelOptions& o) {
   if (o.halo_per_step && o.halo_steps == 0 && team.size() > 1 && !ctx.info().is_software) {
-    for (const int steps : {8, 4, 2}) {
-      ModelOptions deeper = o;
-      deeper.halo_steps = steps;
-      Subdomain d = make_subdomain(g, team.size(), team.rank(), halo_depth(s, deeper));
-      double refusals[1] = {2 * d.halo() > d.owned ? 1.0 : 0.0};
-      team.sum(refusals);
-      if (refusals[0] == 0) {
-        o.halo_steps = steps;
-        return d;
-      }
+    // The deepest candidate's rings hold the shallower ones' (Subdomain::within): one
+    // partition and one sum decide all three.
+    constexpr int candidates[3] = {8, 4, 2};
+    ModelOptions deepest = o;
+    deepest.halo_steps = candidates[0];
+    Subdomain d = make_subdomain(g, team.size(), team.rank(), halo_depth(s, deepest));
+    double refusals[3];
+    for (int i = 0; i < 3; ++i) {
+      deepest.halo_steps = candidates[i];
+      const std::size_t halo = d.within(halo_depth(s, deepest)) - d.owned;
+      refusals[i] = 2 * halo > d.owned ? 1.0 : 0.0;
+    }
+    team.sum(refusals);
+    for (int i = 0; i < 3; ++i) {
+      if (refusals[i] != 0) continue;
+      o.halo_steps = candidates[i];
+      return i == 0 ? d : make_subdomain(g, team.size(), team.rank(), halo_depth(s, o));
     }
   }
   if (o.halo_steps == 0) o.halo_steps = 1;

@@ -76,6 +76,27 @@ TEST(Partition, BoundsAreContiguousAndBalanced) {
   EXPECT_THROW(ge::make_subdomain(grid_at(2), 3, 0, 0), gpgpu::ArgumentError);
 }
 
+// A deep halo's first k rings are the halo of a subdomain k rings deep, cell for cell (the
+// model's choice of halo depth reads the shallower halos off the deepest one).
+TEST(Partition, ADeepHaloHoldsTheShallowerOnes) {
+  const auto& g = grid_at(4);
+  for (int ranks : {2, 3}) {
+    for (int r = 0; r < ranks; ++r) {
+      const auto deep = ge::make_subdomain(g, ranks, r, 32);
+      for (int k : {2, 8, 16}) {
+        const auto shallow = ge::make_subdomain(g, ranks, r, k);
+        ASSERT_EQ(deep.within(k) - deep.owned, shallow.halo())
+            << ranks << " ranks, rank " << r << ", " << k << " rings";
+        std::vector<std::int32_t> a(deep.cells.begin(), deep.cells.begin() + deep.within(k));
+        std::vector<std::int32_t> b = shallow.cells;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        EXPECT_EQ(a, b) << ranks << " ranks, rank " << r << ", " << k << " rings";
+      }
+    }
+  }
+}
+
 TEST(Partition, SubdomainsHoldTheirCellsAndTheirHaloRings) {
   for (const auto& [level, depth] :
        {std::pair{2, 2}, std::pair{3, 2}, std::pair{3, 8}, std::pair{4, 10}}) {

@@ -181,6 +181,12 @@ class TfEngine final : public GpuEngine {
     const auto v = acc_.buffer.to_vector<float>();
     return {v[0], v[1]};
   }
+  // The step's host copy of the gradients, flat; [staged_from_, trainable) is current.
+  void begin_gradient_staging() override {
+    staging_.resize(model_.trainable);
+    staged_from_ = model_.trainable;
+  }
+  std::span<float> gradient_array() override { return staging_; }
   // Downloads the parameter arrays that hold [first, staged_from_), keeping what is staged.
   std::span<float> stage_gradients(std::size_t first) override {
     for (std::size_t i = 0; i < model_.params.size() && first < staged_from_; ++i) {
@@ -219,6 +225,8 @@ class TfEngine final : public GpuEngine {
   std::vector<Buffer> gradients_;
   std::map<std::size_t, std::size_t> parameter_at_;
   std::vector<Moments> moments_;
+  std::vector<float> staging_;  // the trainable parameters' gradients, flat
+  std::size_t staged_from_ = 0;
   int current_ = 0;
 };
 
