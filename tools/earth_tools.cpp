@@ -20,6 +20,7 @@
 #include "gpgpu/earth/options.hpp"
 #include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/render.hpp"
+#include "gpgpu/earth/team.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/profiler.hpp"
 
@@ -187,9 +188,9 @@ Variant parse_variant(const std::string& v) {
 }
 
 struct BenchRow {
-  int level = 0;
+  int level = 0, ranks = 1, rank = 0, halo_steps = 1;
   std::string variant;
-  std::size_t cells = 0;
+  std::size_t cells = 0, local_cells = 0;  // the grid's; the ones this rank holds
   double dt = 0, steps_per_s = 0, days_per_s = 0, gpu_ms_per_step = -1, wall_ms_per_step = 0;
   double kernel_ms_per_step = -1, bytes_per_step = 0, tendency_ms = -1, update_ms = -1;
   int dispatches = 0;
@@ -229,21 +230,32 @@ void time_steps(const Context& ctx, ge::Model& model, double min_seconds, BenchR
   }
 }
 
-BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, int case_number,
-                       double diffusion_hours, double min_seconds, const Variant& v) {
+struct BenchSetup {
+  int case_number = 2;
+  double diffusion_hours = 0, seconds = 2;
+  int ranks = 1, rank = 0;  // one rank's share of a team of `ranks`, rehearsed alone
+};
+
+BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, const BenchSetup& b,
+                       const Variant& v) {
   ge::ModelOptions mo;
-  mo.diffusion_time = diffusion_hours * 3600;
+  mo.diffusion_time = b.diffusion_hours * 3600;
   mo.work_group_size = v.work_group_size;
   mo.preload_neighbours = v.preload;
-  ge::Model model(ctx, grid, ge::make_case(case_number), mo);
+  const auto team = ge::rehearsal(b.ranks, b.rank);
+  ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, *team);
   BenchRow r;
   r.level = grid.level;
   r.variant = v.name;
   r.cells = grid.cell_count();
+  r.ranks = b.ranks;
+  r.rank = b.rank;
+  r.local_cells = model.subdomain().size();
+  r.halo_steps = model.options().halo_steps;
   r.dt = model.time_step();
   r.bytes_per_step = model.traffic().bytes;
   r.dispatches = model.traffic().dispatches;
-  time_steps(ctx, model, min_seconds, r);
+  time_steps(ctx, model, b.seconds, r);
   return r;
 }
 
@@ -266,9 +278,18 @@ nlohmann::json print_row(const BenchRow& r) {
       ms(r.gpu_ms_per_step), ms(r.kernel_ms_per_step), ms(r.tendency_ms) + "/" + ms(r.update_ms),
       r.bytes_per_step / 1e6, gb_s, gb_s / cuda_copy_gb_s,
       gaps >= 0 ? fmt::format("{:.0f}%", 100 * gaps) : std::string("n/a"));
+  if (r.ranks > 1) {
+    std::cout << fmt::format("      rank {} of {}: {} local cells (own and halo), the halo for {} "
+                             "steps, never swapped\n",
+                             r.rank, r.ranks, r.local_cells, r.halo_steps);
+  }
   return {{"level", r.level},
           {"variant", r.variant},
           {"cells", r.cells},
+          {"ranks", r.ranks},
+          {"rank", r.rank},
+          {"local_cells", r.local_cells},
+          {"halo_steps", r.halo_steps},
           {"dt_s", r.dt},
           {"steps_per_s", r.steps_per_s},
           {"days_per_s", r.days_per_s},
@@ -292,8 +313,7 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
   struct Options {
     std::vector<int> levels{4, 5, 6};
     std::vector<std::string> variants{"default"};
-    int case_number = 2;
-    double diffusion_hours = 0, seconds = 2;
+    BenchSetup setup;
     std::string device = "auto", json;
   };
   auto o = std::make_shared<Options>();
@@ -302,17 +322,25 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       ->check(CLI::Range(0, ge::max_grid_level));
   sub->add_option("--variants", o->variants, "Kernel variants: default, preload, wg64, wg256, ...")
       ->delimiter(',');
-  sub->add_option("--case", o->case_number, "Test case 1, 2, 5 or 6")
+  sub->add_option("--case", o->setup.case_number, "Test case 1, 2, 5 or 6")
       ->check(CLI::IsMember({1, 2, 5, 6}));
-  sub->add_option("--diffusion-hours", o->diffusion_hours,
+  sub->add_option("--diffusion-hours", o->setup.diffusion_hours,
                   "Hyperdiffusion e-folding time of the 2dx wave (0: off)");
-  sub->add_option("--seconds", o->seconds, "Wall time to spend timing each level and variant");
+  sub->add_option("--seconds", o->setup.seconds,
+                  "Wall time to spend timing each level and variant");
+  sub->add_option("--ranks", o->setup.ranks,
+                  "Time one rank's share of a run across this many ranks: its cells, halo "
+                  "rings and dispatches, on this device alone, with no halo swapped")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--rank", o->setup.rank, "Which rank --ranks times (default 0)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   sub->add_option("--json", o->json, "Also write the table as JSON here");
   sub->callback([&chosen, o]() {
     chosen = [o]() {
       std::vector<Variant> variants;
       for (const auto& v : o->variants) variants.push_back(parse_variant(v));
+      ge::rehearsal(o->setup.ranks, o->setup.rank);  // a rank outside the team fails here
       Context ctx({.device = o->device});
       std::cout << "device: " << ctx.info().renderer << "\n";
       std::cout << fmt::format(
@@ -323,8 +351,7 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       for (int level : o->levels) {
         const ge::Grid grid = ge::cached_grid(grid_options(level, "spring", true), &ctx).grid;
         for (const auto& v : variants) {
-          rows.push_back(print_row(
-              bench_variant(ctx, grid, o->case_number, o->diffusion_hours, o->seconds, v)));
+          rows.push_back(print_row(bench_variant(ctx, grid, o->setup, v)));
         }
       }
       std::cout << "Per step: wall = fenced wall clock of a chain of steps; gpu = GPU timestamps "
@@ -335,8 +362,11 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
                    "copy = that\n"
                    "over 2994 GB/s, the H100's CUDA device copy; gaps = 1 - kern / gpu.\n";
       if (!o->json.empty()) {
-        write_json(o->json,
-                   {{"device", ctx.info().renderer}, {"case", o->case_number}, {"rows", rows}});
+        write_json(o->json, {{"device", ctx.info().renderer},
+                             {"case", o->setup.case_number},
+                             {"ranks", o->setup.ranks},
+                             {"rank", o->setup.rank},
+                             {"rows", rows}});
       }
       return 0;
     };

@@ -1,5 +1,8 @@
-// The Team of one process (see gpgpu/earth/team.hpp): every collective is the identity.
+// The Team of one process (see gpgpu/earth/team.hpp), alone or rehearsing one rank of a
+// larger team: every collective is the identity, and no halo is ever swapped.
 #include "gpgpu/earth/team.hpp"
+
+#include <fmt/format.h>
 
 namespace gpgpu::earth {
 
@@ -13,8 +16,9 @@ class NoHalo final : public Halo {
 
 class OneProcess final : public Team {
  public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
+  OneProcess(int ranks, int rank) : ranks_(ranks), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return ranks_; }
   std::string device(const std::string& requested) override { return requested; }
   Grid share_grid(const std::function<Grid()>& build) override { return build(); }
   void sum(std::span<double>) override {}
@@ -26,12 +30,23 @@ class OneProcess final : public Team {
   std::unique_ptr<Halo> halo(const Context&, const Subdomain&) override {
     return std::make_unique<NoHalo>();
   }
+
+ private:
+  int ranks_, rank_;
 };
 
 }  // namespace
 
 std::unique_ptr<Team> one_process() {
-  return std::make_unique<OneProcess>();
+  return std::make_unique<OneProcess>(1, 0);
+}
+
+std::unique_ptr<Team> rehearsal(int ranks, int rank) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) {
+    throw ArgumentError(
+        fmt::format("earth rehearsal: rank {} of {} ranks; give 0 <= rank < ranks", rank, ranks));
+  }
+  return std::make_unique<OneProcess>(ranks, rank);
 }
 
 }  // namespace gpgpu::earth

@@ -13,6 +13,7 @@
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/operators.hpp"
 #include "gpgpu/earth/reference.hpp"
+#include "gpgpu/earth/team.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "test_support.hpp"
@@ -265,6 +266,38 @@ TEST(Model, Cases5And6RunStablyAndConserveMass) {
     // The target for 15/14-day runs is 1e-6; two days at level 3 stay far inside it.
     EXPECT_LE(std::abs(ge::host_sums(g, setup, f).mass / m0 - 1), 1e-6) << "case " << number;
   }
+}
+
+// A rehearsal (one process standing in for one rank, for timing its share) runs that rank's
+// true work: with a halo for two steps, its own cells after two steps are the one-process
+// run's, bit for bit, on every rank of an uneven three-way split.
+TEST(Model, ARehearsalStepsOneRanksShare) {
+  auto& ctx = gpgpu::test::context();
+  const auto& g = grid_at(3);
+  const auto setup = ge::make_case(6);
+  ge::ModelOptions o;
+  o.halo_steps = 2;
+  ge::Model whole(ctx, g, setup, o);
+  whole.step(2);
+  const auto want = whole.fields();
+  for (int rank = 0; rank < 3; ++rank) {
+    const auto team = ge::rehearsal(3, rank);
+    ge::Model part(ctx, g, setup, o, *team);
+    ASSERT_EQ(part.subdomain().rank, rank);
+    ASSERT_EQ(part.subdomain().ranks, 3);
+    part.step(2);
+    const auto got = part.fields();
+    const std::size_t first = part.subdomain().first;
+    ASSERT_EQ(got.height.size(), part.subdomain().owned);
+    for (std::size_t i = 0; i < got.height.size(); ++i) {
+      ASSERT_EQ(got.height[i], want.height[first + i]) << "rank " << rank << " cell " << first + i;
+      const auto &u = got.velocity[i], &v = want.velocity[first + i];
+      ASSERT_TRUE(u.x == v.x && u.y == v.y && u.z == v.z) << "rank " << rank << " cell " << i;
+    }
+  }
+  EXPECT_THROW(ge::rehearsal(3, 3), gpgpu::ArgumentError);
+  EXPECT_THROW(ge::rehearsal(0, 0), gpgpu::ArgumentError);
+  EXPECT_THROW(ge::rehearsal(2, -1), gpgpu::ArgumentError);
 }
 
 TEST(Model, GpuSumsAgreeWithFloat64Sums) {

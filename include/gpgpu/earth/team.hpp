@@ -68,4 +68,13 @@ class Team {
 // The Team of this process alone: rank 0 of 1, every cell its own, no halo.
 std::unique_ptr<Team> one_process();
 
+// This process standing in for rank `rank` of `ranks`, alone: a Model on it holds that
+// rank's cells and halo rings and runs that rank's dispatches, but never swaps the halo
+// (the rings keep what they were set to: the first step, or the first halo_steps steps, give
+// that rank's true values; later ones do not) and its collectives see only its own part.
+// What it is for: timing one rank's share of the work on one device (`gpgpu earth bench
+// --ranks`), the kernels a scaling model needs without the messages. Throws ArgumentError
+// unless 0 <= rank < ranks.
+std::unique_ptr<Team> rehearsal(int ranks, int rank);
+
 }  // namespace gpgpu::earth
