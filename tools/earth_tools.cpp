@@ -279,9 +279,10 @@ nlohmann::json print_row(const BenchRow& r) {
       r.bytes_per_step / 1e6, gb_s, gb_s / cuda_copy_gb_s,
       gaps >= 0 ? fmt::format("{:.0f}%", 100 * gaps) : std::string("n/a"));
   if (r.ranks > 1) {
-    std::cout << fmt::format("      rank {} of {}: {} local cells (own and halo), the halo for {} "
-                             "steps, never swapped\n",
-                             r.rank, r.ranks, r.local_cells, r.halo_steps);
+    std::cout << fmt::format(
+        "      rank {} of {}: {} local cells (own and halo), the halo for {} "
+        "steps, never swapped\n",
+        r.rank, r.ranks, r.local_cells, r.halo_steps);
   }
   return {{"level", r.level},
           {"variant", r.variant},

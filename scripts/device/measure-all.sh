@@ -7,7 +7,7 @@
 #
 # Stages: info, startup (scripts/device/startup-bench.sh), phases (startup-phases.sh), mpi (mpi-bench.sh, earth levels
 # 8 and 9 on 1 and 2 GPUs), mpi-cnn (mpi-bench.sh's CNN stage), mpi-rates (its rates stage:
-# gpgpu-mpi-rates), nn (nn-bench.sh gpu stage:
+# gpgpu-mpi-rates), mpi-rehearse (its rehearse stage: one rank's share timed on one GPU), nn (nn-bench.sh gpu stage:
 # epochs and 10k inference vs PyTorch), nn-cpu (nn-bench.sh cpu stage), grid
 # (grid-bench.sh), datapath (gpgpu bench datapath vs CUDA), transfers
 # (scripts/device/transfers-bench.sh where it exists), gltests (the GoogleTest binaries
@@ -35,6 +35,9 @@ for stage in "$@"; do
                bash scripts/device/mpi-bench.sh "$out/mpi-cnn" "$BUILD" > "$out/mpi-cnn.log" 2>&1 ;;
     mpi-rates) MPI_BENCH_BUILD=0 MPI_BENCH_STAGES=rates DEADLINE=$((s - 5)) timeout "$s" \
                  bash scripts/device/mpi-bench.sh "$out/mpi-rates" "$BUILD" > "$out/mpi-rates.log" 2>&1 ;;
+    mpi-rehearse) MPI_BENCH_BUILD=0 MPI_BENCH_STAGES=rehearse DEADLINE=$((s - 5)) timeout "$s" \
+                    bash scripts/device/mpi-bench.sh "$out/mpi-rehearse" "$BUILD" \
+                    > "$out/mpi-rehearse.log" 2>&1 ;;
     nn) GPGPU_BUILD_DIR=$BUILD NN_STAGES=gpu timeout "$s" \
           bash scripts/device/nn-bench.sh "$out/nn" > "$out/nn.log" 2>&1 ;;
     nn-cpu) GPGPU_BUILD_DIR=$BUILD NN_STAGES=cpu timeout "$s" \

@@ -46,8 +46,11 @@
 #                      which "none" keeps (large host messages then go through two copies:
 #                      ~10% fewer earth steps a second on two H200s, 2026-11-26)
 #   DEADLINE           seconds for the whole script (default 560); runs left are skipped
-#   MPI_BENCH_STAGES   stages to run: "earth" (default), "cnn" (training only), "rates", or
-#                      several ("earth cnn rates")
+#   MPI_BENCH_STAGES   stages to run: "earth" (default), "cnn" (training only), "rates",
+#                      "rehearse" (one GPU: the earth step by level, and one rank's share of
+#                      2, 4, 8 ranks at levels 8 and 9 timed alone), or several ("earth cnn
+#                      rates")
+#   MPI_BENCH_REHEARSE_LEVELS  the rehearse stage's one-GPU levels (default 5,6,7,8,9)
 #   MPI_BENCH_EPOCHS   epochs of each cnn run (default 3)
 #   MPI_BENCH_CNN_ARGS more `gpgpu train` options for both cnn runs (e.g. "--train-limit 4096
 #                      --backend cpu" for a trial on llvmpipe)
@@ -263,6 +266,25 @@ if has_stage rates; then
     'GPGPU_DEVICE=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"' "$build/tools/gpgpu-mpi-rates" \
     --json "$out/rates.json" > "$out/rates.md" 2>&1
   stamp "rates: rc $?"
+fi
+if has_stage rehearse; then
+  # One GPU: the earth step by level (the dispatches' fixed cost shows at the small ones),
+  # then one rank's share of 2, 4 and 8 ranks timed alone (gpgpu earth bench --ranks: its
+  # cells, rings and dispatches, no messages): the kernels of a run across GPUs, measured
+  # on one.
+  mkdir -p "$out/rehearse"
+  bench() {
+    local name=$1
+    shift
+    timeout "$(($(left) - 5))" "$gpgpu" earth bench --case 5 --seconds 2 \
+      --json "$out/rehearse/$name.json" "$@" > "$out/rehearse/$name.txt" 2>&1
+    stamp "rehearse $name: rc $?"
+  }
+  bench one --levels "${MPI_BENCH_REHEARSE_LEVELS:-5,6,7,8,9}"
+  for ranks in 2 4 8; do
+    bench "ranks$ranks-rank0" --levels 8,9 --ranks "$ranks" --rank 0
+  done
+  bench ranks2-rank1 --levels 8,9 --ranks 2 --rank 1
 fi
 # What comes back: the log, the tables, and the rest packed (a device call returns at most 8
 # files of 16 MiB).

@@ -149,26 +149,41 @@ Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
           {"radius", static_cast<float>(setup.planet.radius)}};
 }
 
-// The tendencies of the cells `valid` - 1 rings deep. When the halo must be swapped first,
-// the interior's run while it is in flight and the rest once it has arrived.
-void Model::Impl::tendencies(Buffer& in, int& valid) {
-  std::size_t done = 0;
-  if (valid < 2) {
+std::size_t Model::Impl::reach(int k) const {
+  return k >= 0 ? domain.within(k) : domain.inner(-k);
+}
+
+// The local cells [first, end) of a band for a kernel that needs `rings` rings around what
+// it computes to hold current values (1: a tendency reads the neighbours; 2: an update
+// reads their tendencies).
+std::pair<std::size_t, std::size_t> Model::Impl::cells(const Band& b, int rings) const {
+  const std::size_t end = reach(b.valid - rings);
+  const std::size_t first = b.from ? std::min(reach(*b.from + rings), end) : 0;
+  return {first, end};
+}
+
+// The tendencies of a stage's band. When the halo must be swapped first, the interior's run
+// while it is in flight and the rest once it has arrived.
+void Model::Impl::tendencies(Buffer& in, Band& b) {
+  if (b.may_swap && b.valid < 2) {
     halo->start(in);
     tendency.run(tendency_args(in, 0), domain.interior);
     halo->finish(in);
-    done = domain.interior;
-    valid = domain.depth;
+    b.valid = domain.depth;
+    const std::size_t end = cells(b, 1).second;
+    tendency.run(tendency_args(in, domain.interior), end - std::min(end, domain.interior));
+    return;
   }
-  tendency.run(tendency_args(in, done), domain.within(valid - 1) - done);
+  const auto [first, end] = cells(b, 1);
+  tendency.run(tendency_args(in, first), end - first);
 }
 
-// Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k, on the
-// cells valid - 2 rings deep.
-void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid) {
+// Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k.
+void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b) {
   constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
   constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-  tendencies(in, valid);
+  tendencies(in, b);
+  const auto [first, end] = cells(b, 2);
   update.run({{"tend", tend},
               {"neighbour", neighbour},
               {"correction", correction},
@@ -177,44 +192,69 @@ void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, int
               {"next", next},
               {"stage", static_cast<std::int32_t>(s)},
               {"stride", u32(stride())},
+              {"first", u32(first)},
               {"next_step", static_cast<float>(next_weight[s] * dt)},
               {"acc_step", static_cast<float>(acc_weight[s] * dt)}},
-             domain.within(valid - 2));
-  valid -= 2;
+             end - first);
+  b.valid -= 2;
+  if (b.from) *b.from += 2;
 }
 
-// Forward-Euler hyperdiffusion: the Laplacian valid - 1 rings deep (from the state's halo,
-// swapped first if too few rings are valid), then the update valid - 2 rings deep.
-void Model::Impl::diffuse(int& valid) {
+// Forward-Euler hyperdiffusion of the stages' result `in` into next_state: the Laplacian,
+// then the update (from `in`'s halo, swapped first if too few rings are valid).
+void Model::Impl::diffuse(Buffer& in, Band& b) {
   const double a = setup.planet.radius;
-  if (valid < 2) refresh_halo(state), valid = domain.depth;
-  laplacian.run({{"state", state},
+  if (b.may_swap && b.valid < 2) refresh_halo(in), b.valid = domain.depth;
+  const auto [lap_first, lap_end] = cells(b, 1);
+  laplacian.run({{"state", in},
                  {"neighbour", neighbour},
                  {"laplace", laplace},
                  {"lap", lap},
-                 {"stride", u32(stride())}},
-                domain.within(valid - 1));
-  diffusion.run({{"state", state},
+                 {"stride", u32(stride())},
+                 {"first", u32(lap_first)}},
+                lap_end - lap_first);
+  const auto [first, end] = cells(b, 2);
+  diffusion.run({{"state", in},
                  {"neighbour", neighbour},
                  {"laplace", laplace},
                  {"lap", lap},
                  {"position", position},
+                 {"next", next_state},
                  {"stride", u32(stride())},
+                 {"first", u32(first)},
                  {"factor", static_cast<float>(dt * nu / (a * a * a * a))}},
-                domain.within(valid - 2));
-  valid -= 2;
+                end - first);
+  b.valid -= 2;
+  if (b.from) *b.from += 2;
+}
+
+// One step's dispatches over a band: state to next_state (through y with hyperdiffusion).
+void Model::Impl::pass(Band b) {
+  Buffer& result = nu > 0 ? y : next_state;
+  stage(0, state, state, x, b);
+  stage(1, x, state, y, b);
+  stage(2, y, state, x, b);
+  stage(3, x, state, result, b);  // base unused in the last stage
+  if (nu > 0) diffuse(y, b);
+  state_valid = b.valid;
 }
 
 void Model::Impl::one_step() {
   // A step's first stage reads the state, whose halo holds the rings the last step left
   // current (none after a swap once a step; more when the halo covers several steps).
-  int valid = state_valid;
-  stage(0, state, state, x, valid);
-  stage(1, x, state, y, valid);
-  stage(2, y, state, x, valid);
-  stage(3, x, y, state, valid);  // base unused in the last stage: any buffer it does not write
-  if (nu > 0) diffuse(valid);
-  state_valid = valid;
+  const bool swap_first = state_valid < 2;
+  if (swap_first && options.halo_per_step && domain.halo() > 0) {
+    // While the halo travels, the own cells a step's rings inside take the whole step from
+    // the own cells alone; once it has arrived, the band from twice that deep outwards does
+    // (the cells both compute get the same bits from the same inputs).
+    halo->start(state);
+    pass({std::nullopt, 0, false});
+    halo->finish(state);
+    pass({-2 * step_rings(), domain.depth, false});
+  } else {
+    pass({std::nullopt, state_valid, true});
+  }
+  std::swap(state, next_state);
   time += dt;
   ++steps;
 }
@@ -256,6 +296,7 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.laplace = floats(context, tables.laplace);
   m.inv_area = floats(context, tables.inv_area);
   m.state = floats(context, detail::pack_state(start, m.mean_depth, d.cells));
+  m.next_state = vec4s(context, d.size());
   m.x = vec4s(context, d.size());
   m.y = vec4s(context, d.size());
   m.acc = vec4s(context, m.stride());

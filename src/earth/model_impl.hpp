@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpgpu/buffer.hpp"
@@ -57,21 +59,35 @@ struct Model::Impl {
   std::vector<double> surface;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
-  // state, x, y, acc: every local cell; tend, lap: cells with tendencies (stride()).
-  Buffer state, x, y, acc, tend, lap;
+  // state, next_state, x, y, acc: every local cell; tend, lap: cells with tendencies
+  // (stride()). A step reads state and writes next_state (then they trade places), so that
+  // a step computed in two parts never reads a cell the other part already moved on.
+  Buffer state, next_state, x, y, acc, tend, lap;
   Buffer position, slot, neighbour, correction, laplace, inv_area;
 
   Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const ModelOptions& o, Team* t);
   // Cells per row of the slot-major tables: those that ever compute a tendency.
   std::size_t stride() const { return domain.within(domain.depth - 1); }
 
-  // model.cpp: the time step. `valid` counts the halo rings of a stage's input that hold
-  // current values: a stage computes tendencies on valid - 1 rings and updates valid - 2,
-  // and swaps its input's halo first when fewer than 2 are valid.
+  // model.cpp: the time step, as passes over a band of cells. `valid` counts the halo rings
+  // of a stage's input that hold current values (negative: only the own cells that many
+  // steps inside do): a stage computes tendencies up to valid - 1 rings and updates up to
+  // valid - 2. `from`, when set, starts the band there (reach(from + 1) for the tendencies,
+  // reach(from + 2) for the updates) and moves out by two a stage, as valid moves in. A
+  // pass that may swap swaps a stage's input first when fewer than 2 rings are valid.
+  struct Band {
+    std::optional<int> from;
+    int valid = 0;
+    bool may_swap = true;
+  };
+  std::size_t reach(int k) const;  // Subdomain::within(k) for k >= 0, inner(-k) below
+  std::pair<std::size_t, std::size_t> cells(const Band& b, int rings) const;
+  int step_rings() const { return nu > 0 ? 10 : 8; }
   Args tendency_args(const Buffer& in, std::size_t first) const;
-  void tendencies(Buffer& in, int& valid);
-  void stage(int s, Buffer& in, const Buffer& base, Buffer& next, int& valid);
-  void diffuse(int& valid);
+  void tendencies(Buffer& in, Band& b);
+  void stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b);
+  void diffuse(Buffer& in, Band& b);
+  void pass(Band b);
   void one_step();
   void refresh_halo(Buffer& values);
 

@@ -150,10 +150,11 @@ uniform int stage;         // 0..3 of classical Runge-Kutta
 uniform float next_step;   // dt times the weight of this stage's tendency in the next stage
 uniform float acc_step;    // dt times its weight in the step's result
 uniform uint stride;       // cells per row of the slot-major tables
+uniform uint first;        // the first cell of this dispatch (local index)
 
 void main() {{
-  uint i = gpgpu_index();
-  if (i >= gpgpu_count) return;
+  if (gpgpu_index() >= gpgpu_count) return;
+  uint i = first + gpgpu_index();
   uint n = stride;
   vec4 t = tend[i];
   // Fourth-order continuity: subtract c dx^2 lap(div) in flux form.
@@ -186,10 +187,11 @@ layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
 layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
 layout(std430, binding = 3) writeonly buffer Lap {{ vec4 lap[]; }};
 uniform uint stride;  // cells per row of the slot-major tables
+uniform uint first;   // the first cell of this dispatch (local index)
 
 void main() {{
-  uint i = gpgpu_index();
-  if (i >= gpgpu_count) return;
+  if (gpgpu_index() >= gpgpu_count) return;
+  uint i = first + gpgpu_index();
   uint n = stride;
   vec4 s = state[i];
   vec4 sum = vec4(0.0);
@@ -206,17 +208,19 @@ void main() {{
 std::string diffusion_kernel_source(int group) {
   return fmt::format(R"(
 layout(local_size_x = {0}) in;
-layout(std430, binding = 0) buffer State {{ vec4 state[]; }};
+layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
 layout(std430, binding = 1) readonly buffer Neighbour {{ int neighbour[]; }};
 layout(std430, binding = 2) readonly buffer Laplace {{ float laplace[]; }};
 layout(std430, binding = 3) readonly buffer Lap {{ vec4 lap[]; }};
 layout(std430, binding = 4) readonly buffer Position {{ vec4 position[]; }};
+layout(std430, binding = 5) writeonly buffer Next {{ vec4 next[]; }};
 uniform float factor;  // dt nu / a^4
 uniform uint stride;   // cells per row of the slot-major tables
+uniform uint first;    // the first cell of this dispatch (local index)
 
 void main() {{
-  uint i = gpgpu_index();
-  if (i >= gpgpu_count) return;
+  if (gpgpu_index() >= gpgpu_count) return;
+  uint i = first + gpgpu_index();
   uint n = stride;
   vec4 l = lap[i];
   vec4 sum = vec4(0.0);
@@ -227,7 +231,7 @@ void main() {{
   vec4 s = state[i] - factor * sum;
   vec3 r = position[i].xyz;
   s.yzw -= dot(s.yzw, r) * r;
-  state[i] = s;
+  next[i] = s;
 }}
 )",
                      group);

@@ -28,9 +28,11 @@ namespace gpgpu::earth::detail {
 std::string tendency_kernel_source(int group);
 
 // Applies the continuity correction to tend.x and the Runge-Kutta update of the stage.
+// Like every kernel below, a dispatch of n items covers cells [first, first + n).
 std::string update_kernel_source(int group);
 
-// Hyperdiffusion: lap = L(state); then state -= factor L(lap), u projected.
+// Hyperdiffusion: lap = L(state); then next = state - factor L(lap), u projected (out of
+// place, so that a step computed in two parts reads no cell the other part finished).
 std::string laplacian_kernel_source(int group);
 std::string diffusion_kernel_source(int group);
 

@@ -139,8 +139,8 @@ GlobalSums Model::sums() const {
 
 Fields Model::raw_tendency() const {
   Impl& m = *impl_;
-  int valid = 0;  // swap the state's halo first
-  m.tendencies(m.state, valid);
+  Model::Impl::Band all{std::nullopt, 0, true};  // swap the state's halo first
+  m.tendencies(m.state, all);
   return unpack(m.gather_owned(m.tend), 0.0, m.surface);
 }
 

@@ -65,19 +65,43 @@ void append(Cells& to, const Cells& more) {
   to.insert(to.end(), more.begin(), more.end());
 }
 
-// Own cells, interior first: those whose neighbours are all own, then the rest.
+// Own cells deepest first (partition.hpp): the distance of each to the nearest other
+// rank's cell by a search inward from the cells next to one, up to inner_depth; then the
+// cells beyond that in curve order and one distance band after another.
 void order_own_cells(const Grid& g, Subdomain& d) {
+  constexpr int deep = Subdomain::inner_depth + 1;  // "more than inner_depth steps"
   const auto lo = static_cast<std::int32_t>(d.first), hi = static_cast<std::int32_t>(d.last);
-  Cells boundary;
+  auto own = [&](std::int32_t c) { return c >= lo && c < hi; };
+  std::vector<int> distance(d.last - d.first, deep);
+  Cells front;
   for (std::int32_t i = lo; i < hi; ++i) {
-    bool inside = true;
-    for (int k = 0; k < g.degree[i]; ++k)
-      inside = inside && g.neighbours[i][k] >= lo && g.neighbours[i][k] < hi;
-    (inside ? d.cells : boundary).push_back(i);
+    for (int k = 0; k < g.degree[i]; ++k) {
+      if (!own(g.neighbours[i][k])) {
+        distance[i - lo] = 1;
+        front.push_back(i);
+        break;
+      }
+    }
   }
-  d.interior = d.cells.size();
-  d.cells.insert(d.cells.end(), boundary.begin(), boundary.end());
+  for (int step = 2; step < deep && !front.empty(); ++step) {
+    Cells next;
+    for (std::int32_t c : front) {
+      for (int k = 0; k < g.degree[c]; ++k) {
+        const std::int32_t nb = g.neighbours[c][k];
+        if (own(nb) && distance[nb - lo] == deep) distance[nb - lo] = step, next.push_back(nb);
+      }
+    }
+    front = std::move(next);
+  }
+  std::vector<Cells> band(deep + 1);
+  for (std::int32_t i = lo; i < hi; ++i) band[distance[i - lo]].push_back(i);
+  d.inner_end.assign(deep, 0);
+  for (int k = deep; k >= 1; --k) {
+    append(d.cells, band[k]);
+    d.inner_end[k - 1] = d.cells.size();  // every cell so far is more than k - 1 steps in
+  }
   d.owned = d.cells.size();
+  d.interior = d.inner(1);
 }
 
 }  // namespace
@@ -100,7 +124,8 @@ Subdomain make_subdomain(const Grid& g, int ranks, int rank, int depth) {
     throw ArgumentError(fmt::format("earth partition: rank {} is outside 0..{}", rank, ranks - 1));
   }
   if (depth < 1 || depth > 160) {
-    throw ArgumentError(fmt::format("earth partition: halo depth must be in 1..160; got {}", depth));
+    throw ArgumentError(
+        fmt::format("earth partition: halo depth must be in 1..160; got {}", depth));
   }
   Subdomain d;
   d.rank = rank;

@@ -44,6 +44,30 @@ Cells at_distance(const ge::Grid& g, std::size_t lo, std::size_t hi, int distanc
   return out;  // ascending
 }
 
+// Each cell of [lo, hi): the neighbour steps to the nearest cell outside (a large number
+// when every cell is inside).
+std::vector<int> steps_to_others(const ge::Grid& g, std::size_t lo, std::size_t hi) {
+  std::vector<int> steps(hi - lo, 1 << 30);
+  std::vector<std::int32_t> front;
+  for (std::size_t i = 0; i < g.cell_count(); ++i) {
+    if (i < lo || i >= hi) front.push_back(static_cast<std::int32_t>(i));
+  }
+  for (int d = 1; !front.empty(); ++d) {
+    std::vector<std::int32_t> next;
+    for (std::int32_t c : front) {
+      for (int k = 0; k < g.degree[c]; ++k) {
+        const auto nb = static_cast<std::size_t>(g.neighbours[c][k]);
+        if (nb >= lo && nb < hi && steps[nb - lo] > d) {
+          steps[nb - lo] = d;
+          next.push_back(static_cast<std::int32_t>(nb));
+        }
+      }
+    }
+    front = std::move(next);
+  }
+  return steps;
+}
+
 Cells slice(const Cells& c, std::size_t from, std::size_t to) {
   return {c.begin() + static_cast<std::ptrdiff_t>(from),
           c.begin() + static_cast<std::ptrdiff_t>(to)};
@@ -125,10 +149,21 @@ TEST(Partition, SubdomainsHoldTheirCellsAndTheirHaloRings) {
             inside = inside && own(g.neighbours[s.cells[l]][k]);
           EXPECT_EQ(inside, l < s.interior) << "local cell " << l;
         }
-        const auto interior = slice(s.cells, 0, s.interior),
-                   boundary = slice(s.cells, s.interior, s.owned);
-        EXPECT_TRUE(std::is_sorted(interior.begin(), interior.end()));
-        EXPECT_TRUE(std::is_sorted(boundary.begin(), boundary.end()));
+        // Deepest first: [0, inner(k)) are the own cells more than k steps from another
+        // rank's, each distance band in grid order.
+        const auto steps = steps_to_others(g, lo, hi);
+        ASSERT_EQ(s.inner_end.size(), static_cast<std::size_t>(ge::Subdomain::inner_depth) + 1);
+        EXPECT_EQ(s.inner(0), s.owned);
+        EXPECT_EQ(s.inner(1), s.interior);
+        for (int k = 0; k <= ge::Subdomain::inner_depth; ++k) {
+          for (std::size_t l = 0; l < s.owned; ++l) {
+            ASSERT_EQ(steps[s.cells[l] - lo] > k, l < s.inner(k))
+                << "local cell " << l << ", k " << k;
+          }
+          const auto band =
+              slice(s.cells, k < ge::Subdomain::inner_depth ? s.inner(k + 1) : 0, s.inner(k));
+          EXPECT_TRUE(std::is_sorted(band.begin(), band.end())) << "band " << k;
+        }
         // The rings, as the search finds them.
         ASSERT_EQ(s.ring_end.size(), static_cast<std::size_t>(depth) + 1);
         EXPECT_EQ(s.ring_end.front(), s.owned);

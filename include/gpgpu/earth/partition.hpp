@@ -21,16 +21,20 @@
 // a ring cell are bit for bit its owner's: the same kernel on the same values.
 //
 // Local numbering (what the model's device tables index):
-//   [0, interior)                  own cells whose neighbours are all own: their first
-//                                  tendencies need no halo, so they run while it travels
+//   [0, inner(k))                  own cells more than k neighbour steps from every other
+//                                  rank's cell (k = 0..inner_depth): what a step can compute
+//                                  from the own cells alone while the halo travels
+//   [0, interior)                  = [0, inner(1)): own cells whose neighbours are all own
 //   [interior, owned)              own cells next to another rank's
 //   [ring_end[k-1], ring_end[k])   ring k (k = 1..depth): the cells k neighbour steps from
 //                                  the own ones, by owner then global index
-// ring_end[0] = owned, ring_end[depth] = size(). Own cells keep the curve order within each
-// part. What a rank receives from rank r is its ring-1 cells of r, then its ring-2 cells of
-// r, and so on (one run of local cells per ring); all receives together fill
-// [owned, size()) exactly, so a halo arrives as one contiguous upload
-// (gpgpu::mpi::HaloExchange places each link's runs with an MPI datatype).
+// ring_end[0] = owned, ring_end[depth] = size(). Own cells come deepest first: those more
+// than inner_depth steps inside in curve order, then one distance at a time down to the
+// cells next to another rank's, each distance in curve order (only a band along the
+// boundary leaves the curve order). One process owns every cell: all of them are inner. What a rank
+// receives from rank r is its ring-1 cells of r, then its ring-2 cells of r, and so on (one run of
+// local cells per ring); all receives together fill [owned, size()) exactly, so a halo arrives as
+// one contiguous upload (gpgpu::mpi::HaloExchange places each link's runs with an MPI datatype).
 #pragma once
 
 #include <cstddef>
@@ -49,17 +53,22 @@ struct SubdomainLink {
 };
 
 struct Subdomain {
+  static constexpr int inner_depth = 20;  // two steps' rings with hyperdiffusion
   int rank = 0, ranks = 1, depth = 2;
   std::size_t first = 0, last = 0;  // the global cells [first, last) this rank owns
   std::vector<std::int32_t> cells;  // the global cell of every local cell
   std::size_t interior = 0, owned = 0;
-  std::vector<std::size_t> ring_end;  // depth + 1 local indices (see above)
-  std::vector<SubdomainLink> links;   // one per neighbouring rank, by rank
+  std::vector<std::size_t> ring_end;   // depth + 1 local indices (see above)
+  std::vector<std::size_t> inner_end;  // inner_depth + 1 local indices (see above)
+  std::vector<SubdomainLink> links;    // one per neighbouring rank, by rank
 
   std::size_t size() const noexcept { return cells.size(); }
   std::size_t halo() const noexcept { return cells.size() - owned; }
   // The local cells [0, within(k)) are the own ones and the first k rings (k <= depth).
   std::size_t within(int rings) const { return ring_end.at(static_cast<std::size_t>(rings)); }
+  // The local cells [0, inner(k)) are the own ones more than k steps from another rank's
+  // (k <= inner_depth).
+  std::size_t inner(int steps) const { return inner_end.at(static_cast<std::size_t>(steps)); }
 };
 
 // ranks + 1 cell indices: rank r owns [bounds[r], bounds[r + 1]). Throws ArgumentError unless
