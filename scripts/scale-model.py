@@ -153,32 +153,80 @@ def halo_steps_for(partitions, level, ranks):
     return 1
 
 
+def load_rehearsals(folder):
+    """What the rehearse stage (mpi-bench.sh) timed on one GPU: {(level, ranks): (seconds a
+    step of the slowest rank timed, steps a swap)} from ranks<N>-rank<R>.json, and {level:
+    seconds a step} of its one-process bench (one.json)."""
+    ranks, one = {}, {}
+    if not folder or not os.path.isdir(folder):
+        return ranks, one
+    for path in glob.glob(os.path.join(folder, "ranks*-rank*.json")):
+        j = json.load(open(path))
+        for r in j["rows"]:
+            key = (r["level"], j["ranks"])
+            t = r["wall_ms_per_step"] * 1e-3
+            if key not in ranks or t > ranks[key][0]:
+                ranks[key] = (t, r["halo_steps"])
+    path = os.path.join(folder, "one.json")
+    if os.path.exists(path):
+        for r in json.load(open(path))["rows"]:
+            one[r["level"]] = r["wall_ms_per_step"] * 1e-3
+    return ranks, one
+
+
 class Earth:
-    def __init__(self, one_gpu, rates, partitions):
-        """one_gpu: {level: steps/s} of one process at two levels: a step costs fixed + per_cell
-        x cells."""
-        (l0, r0), (l1, r1) = sorted(one_gpu.items())[:2]
-        self.per_cell = (1 / r1 - 1 / r0) / (cells_at(l1) - cells_at(l0))
-        self.fixed = 1 / r0 - self.per_cell * cells_at(l0)
+    def __init__(self, one_gpu, rates, partitions, rehearsed=None, bench_one=None):
+        """one_gpu: {level: steps/s} of one process (`gpgpu earth` runs); rehearsed: one rank's
+        share timed alone on one GPU, {(level, ranks): (seconds a step, steps a swap)};
+        bench_one: {level: seconds a step} of one process in the same bench. A rank's step
+        costs fixed + per_cell x the cells it computes (earth_work): a least-squares line
+        through the one-process runs, the bench's level 7 and every rehearsal (with two
+        one-process levels alone: the line through them)."""
         self.rates, self.partitions = rates, partitions
+        self.rehearsed = rehearsed or {}
+        self.one_gpu = {lv: 1 / r for lv, r in one_gpu.items()}
+        points = [(cells_at(lv), t) for lv, t in self.one_gpu.items()]
+        points += [(cells_at(lv), t) for lv, t in (bench_one or {}).items() if lv == 7]
+        for (level, ranks), (t, steps) in self.rehearsed.items():
+            halo = halo_cells(partitions, level, ranks, 8 * steps)
+            if halo is not None:
+                own = math.ceil(cells_at(level) / ranks)
+                points.append((earth_work(own, halo[0] / (8 * steps), 8 * steps, steps), t))
+        mx = sum(x for x, _ in points) / len(points)
+        my = sum(y for _, y in points) / len(points)
+        self.per_cell = (sum((x - mx) * (y - my) for x, y in points) /
+                         sum((x - mx) ** 2 for x, _ in points))
+        self.fixed = my - self.per_cell * mx
+        self.points = len(points)
 
     def exchange(self, size, links, ranks):
         """One swap of `size` bytes each way with `links` neighbours: the measured 2-rank halo
         exchange (pack, download, MPI, upload), a message latency per further link, and between
-        nodes the host MPI part at InfiniBand's rate instead."""
+        nodes the host MPI part at InfiniBand's rate instead. Not credited: the step of the
+        inner cells that runs meanwhile (model.cpp); the 2-rank runs show the ranks' waiting
+        for each other taking what it saves (mpi.md)."""
         t = self.rates("halo", size) + (links - 1) * self.rates("sendrecv", 4096)
         if ranks > GPUS_PER_NODE:
             t += IB_LATENCY * links + size / IB_BYTES_PER_S - self.rates("sendrecv", size)
         return t
 
-    def step(self, level, ranks, steps=None):
-        """(seconds per step of the slowest rank, exchange share, steps a swap)."""
+    def kernels(self, level, ranks, steps):
+        """Seconds a step of one rank's kernels: rehearsed where that was timed, else the line."""
+        if (level, ranks) in self.rehearsed and self.rehearsed[(level, ranks)][1] == steps:
+            return self.rehearsed[(level, ranks)][0]
         own = math.ceil(cells_at(level) / ranks)
         if ranks == 1:
-            return self.fixed + self.per_cell * own, 0.0, 0
+            return self.one_gpu.get(level, self.fixed + self.per_cell * own)
+        halo, _ = halo_cells(self.partitions, level, ranks, 8 * steps)
+        return self.fixed + self.per_cell * earth_work(own, halo / (8 * steps), 8 * steps, steps)
+
+    def step(self, level, ranks, steps=None):
+        """(seconds per step of the slowest rank, exchange share, steps a swap)."""
+        if ranks == 1:
+            return self.kernels(level, 1, 0), 0.0, 0
         steps = steps or halo_steps_for(self.partitions, level, ranks)
         halo, links = halo_cells(self.partitions, level, ranks, 8 * steps)
-        compute = self.fixed + self.per_cell * earth_work(own, halo / (8 * steps), 8 * steps, steps)
+        compute = self.kernels(level, ranks, steps)
         swap = self.exchange(16 * halo, links, ranks) / steps
         return compute + swap, swap / (compute + swap), steps
 
@@ -322,25 +370,33 @@ def depth_check(rates, partitions, folder):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-model-check")
+    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-overlapped-swap")
     p.add_argument("--cnn-bench", default="docs/results/h200-x2/2026-11-26-mapped-gradients",
                    help="the CNN's bench folder (mpi-rates, mpi-cnn), when not --bench")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
-    p.add_argument("--depth-runs", default="docs/results/h200-x2/2026-11-26-halo-depths",
-                   help="a call's earth runs at several steps a swap (see depth_check)")
+    p.add_argument("--depth-runs", default="",
+                   help="a call's earth runs at several steps a swap (see depth_check), e.g. "
+                   "docs/results/h200-x2/2026-11-26-halo-depths")
+    p.add_argument("--rehearse", default="",
+                   help="the rehearse stage's folder (default: the bench's mpi-rehearse/rehearse)")
     a = p.parse_args()
     rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))
     one_gpu = {lv: median(r) for lv, r in earth_rates(a.bench, "one").items()}
-    earth = Earth(one_gpu, rates, load_partitions(a.partition))
+    rehearse = a.rehearse or os.path.join(a.bench, "mpi-rehearse", "rehearse")
+    rehearsed, bench_one = load_rehearsals(rehearse)
+    earth = Earth(one_gpu, rates, load_partitions(a.partition), rehearsed, bench_one)
     cnn_bench = a.cnn_bench or a.bench
     cnn = Cnn(256 / median(cnn_rate(cnn_bench, "cnn-half")),
               512 / median(cnn_rate(cnn_bench, "cnn-np1")),
               Rates(os.path.join(cnn_bench, "mpi-rates", "rates.json")))
     print(f"Calibration (one GPU; earth {a.bench}, CNN {cnn_bench}): earth step {1e3 * earth.fixed:.4f} ms + "
-          f"{1e9 * earth.per_cell:.4f} ns a cell (levels {sorted(one_gpu)}: "
+          f"{1e9 * earth.per_cell:.4f} ns a cell computed ({earth.points} points; one process "
+          f"at levels {sorted(one_gpu)}: "
           + ", ".join(f"{r:,.0f}" for _, r in sorted(one_gpu.items())) +
-          f" steps/s); CNN step {1e3 * cnn.fixed:.3f} ms + {1e6 * cnn.per_image:.3f} us an "
-          "image\n")
+          " steps/s; rehearsed ranks: "
+          + ", ".join(f"level {lv} / {n}: {1e3 * t:.4f} ms" for (lv, n), (t, _) in
+                      sorted(rehearsed.items())) +
+          f"); CNN step {1e3 * cnn.fixed:.3f} ms + {1e6 * cnn.per_image:.3f} us an image\n")
     earth_tables(earth)
     cnn_tables(cnn)
     check(earth, cnn, a.bench, cnn_bench)
