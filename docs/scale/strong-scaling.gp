@@ -1,6 +1,6 @@
 # docs/scale/strong-scaling.png: the speed-ups scripts/scale-model.py predicts (2026-11-26,
-# calibrated on results/h200-x2/2026-11-26-model-check and, for the CNN, -mapped-gradients), and the
-# 2-GPU medians measured there.
+# calibrated on results/h200-x2/2026-11-26-overlapped-swap and, for the CNN, -mapped-gradients),
+# and the 2-GPU medians measured there.
 #   cd docs/scale && gnuplot strong-scaling.gp
 set terminal pngcairo size 860,520 font "DejaVu Sans,11"
 set output "strong-scaling.png"
@@ -15,14 +15,14 @@ set key left top
 $model << EOD
 # GPUs earth8 earth9 earth10 earth11 cnn
 1 1.000 1.000 1.000 1.000 1.000
-2 1.322 1.636 1.801 1.886 1.627
-8 1.929 4.031 5.276 6.271 2.967
-64 1.225 3.711 12.845 28.077 2.186
-512 0.993 3.587 12.361 38.746 2.153
+2 1.248 1.756 1.808 1.902 1.627
+8 1.705 3.784 5.286 6.455 2.967
+64 1.123 3.509 11.048 25.434 2.186
+512 0.904 3.213 11.087 34.867 2.153
 EOD
 $measured << EOD
-# GPUs earth8 earth9 cnn (medians of three one-process / 2-rank pairs)
-2 1.07 1.73 1.60
+# GPUs earth8 earth9 cnn (medians of the one-process / 2-rank pairs)
+2 1.25 1.73 1.60
 EOD
 plot $model using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "earth level 8 (model)", \
      $model using 1:3 with linespoints lw 2 pt 7 lc rgb "#d62728" title "earth level 9 (model)", \
