@@ -244,9 +244,11 @@ void Model::Impl::one_step() {
   // current (none after a swap once a step; more when the halo covers several steps).
   const bool swap_first = state_valid < 2;
   if (swap_first && options.halo_per_step && domain.halo() > 0) {
-    // While the halo travels, the own cells a step's rings inside take the whole step from
-    // the own cells alone; once it has arrived, the band from twice that deep outwards does
-    // (the cells both compute get the same bits from the same inputs).
+    // While the halo travels, the own cells more than a step's rings R inside take the
+    // whole step from the own cells alone. Once it has arrived, the rest does: its last
+    // update starts R steps inside, where the first pass's ended, and each earlier kernel one
+    // step further in, so that it computes whatever it reads itself (from 2R - 1 steps in);
+    // the cells both passes compute get the same bits from the same inputs.
     halo->start(state);
     pass({std::nullopt, 0, false});
     halo->finish(state);
@@ -360,7 +362,8 @@ StepTraffic Model::traffic() const {
   //             base 16 / acc / next 16: stage 0 +48, stages 1-2 +64, stage 3 +32
   //   diffusion laplacian 16 + 48 + 16 = 80; diffusion 16 + 48 + 32 + 16 = 112
   // Each stage covers the rings its halo still holds (partition.hpp), as one_step runs it.
-  // A step's average over the steps one halo swap covers (ModelOptions::halo_steps).
+  // A step's average over the steps one halo swap covers (ModelOptions::halo_steps); the
+  // band a swap's step computes twice (one_step, about 2 x 8 rings of own cells) is left out.
   const Subdomain& d = impl_->domain;
   constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
   auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
