@@ -22,7 +22,7 @@ $model << EOD
 EOD
 $measured << EOD
 # GPUs earth8 earth9 cnn (medians of the one-process / 2-rank pairs)
-2 1.25 1.73 1.60
+2 1.25 1.73 1.61
 EOD
 plot $model using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "earth level 8 (model)", \
      $model using 1:3 with linespoints lw 2 pt 7 lc rgb "#d62728" title "earth level 9 (model)", \
