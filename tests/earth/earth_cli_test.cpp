@@ -1,7 +1,8 @@
 // The option checks of `gpgpu earth`, tried as a new user would: values outside their
 // documented ranges are refused before anything runs, with a message naming the option,
 // the range and the value; a Courant number past the stable range runs only when forced
-// (with a warning), and the blow-up it causes stops the run with the step and the field.
+// (with a warning), and the blow-up it causes stops the run with the step and the field;
+// `earth bench --ranks` times one rank's share and refuses a rank outside the team.
 #include <unistd.h>
 
 #include <filesystem>
@@ -67,4 +68,24 @@ TEST(EarthCli, AForcedUnstableCourantNumberStopsWhenTheStateBlowsUp) {
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("height error at day"), std::string::npos) << "no results after it";
+}
+
+// `gpgpu earth bench --ranks N --rank R` times one rank's share alone: it says which rank and
+// how many cells it holds (its own third of level 4's 2,562 cells and 8 rings around them), and
+// a rank outside the team is refused with the rule.
+TEST(EarthCli, BenchTimesOneRanksShare) {
+  const auto r = earth("bench --levels 4 --case 5 --seconds 0.05 --ranks 3 --rank 1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string said = "rank 1 of 3: ";
+  const auto at = r.output.find(said);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const auto cells = std::stoul(r.output.substr(at + said.size()));
+  EXPECT_GT(cells, 2562u / 3 + 1) << r.output;
+  EXPECT_LT(cells, 2562u) << r.output;
+  const auto bad = earth("bench --levels 2 --ranks 2 --rank 2");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("earth rehearsal: rank 2 of 2 ranks; give 0 <= rank < ranks"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_EQ(bad.output.find("device:"), std::string::npos) << "refused before it starts";
 }
