@@ -65,19 +65,18 @@ void append(Cells& to, const Cells& more) {
   to.insert(to.end(), more.begin(), more.end());
 }
 
-// Own cells deepest first (partition.hpp): the distance of each to the nearest other
-// rank's cell by a search inward from the cells next to one, up to inner_depth; then the
-// cells beyond that in curve order and one distance band after another.
-void order_own_cells(const Grid& g, Subdomain& d) {
-  constexpr int deep = Subdomain::inner_depth + 1;  // "more than inner_depth steps"
+// Each own cell's neighbour steps to the nearest other rank's cell, found by a search
+// inward from the cells next to one; `deep` where that is deep or more (and for every cell
+// of a rank with no neighbours).
+std::vector<int> steps_to_others(const Grid& g, const Subdomain& d, int deep) {
   const auto lo = static_cast<std::int32_t>(d.first), hi = static_cast<std::int32_t>(d.last);
   auto own = [&](std::int32_t c) { return c >= lo && c < hi; };
-  std::vector<int> distance(d.last - d.first, deep);
+  std::vector<int> steps(d.last - d.first, deep);
   Cells front;
   for (std::int32_t i = lo; i < hi; ++i) {
     for (int k = 0; k < g.degree[i]; ++k) {
       if (!own(g.neighbours[i][k])) {
-        distance[i - lo] = 1;
+        steps[i - lo] = 1;
         front.push_back(i);
         break;
       }
@@ -88,13 +87,22 @@ void order_own_cells(const Grid& g, Subdomain& d) {
     for (std::int32_t c : front) {
       for (int k = 0; k < g.degree[c]; ++k) {
         const std::int32_t nb = g.neighbours[c][k];
-        if (own(nb) && distance[nb - lo] == deep) distance[nb - lo] = step, next.push_back(nb);
+        if (own(nb) && steps[nb - lo] == deep) steps[nb - lo] = step, next.push_back(nb);
       }
     }
     front = std::move(next);
   }
+  return steps;
+}
+
+// Own cells deepest first (partition.hpp): those more than inner_depth steps from another
+// rank's in curve order, then one distance band after another, each in curve order.
+void order_own_cells(const Grid& g, Subdomain& d) {
+  constexpr int deep = Subdomain::inner_depth + 1;  // "more than inner_depth steps"
+  const auto steps = steps_to_others(g, d, deep);
   std::vector<Cells> band(deep + 1);
-  for (std::int32_t i = lo; i < hi; ++i) band[distance[i - lo]].push_back(i);
+  for (std::size_t i = d.first; i < d.last; ++i)
+    band[steps[i - d.first]].push_back(static_cast<std::int32_t>(i));
   d.inner_end.assign(deep, 0);
   for (int k = deep; k >= 1; --k) {
     append(d.cells, band[k]);
