@@ -37,6 +37,7 @@ struct RunOptions {
   std::optional<double> days, compare_day;  // unset: the case's length / its default day
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
+  std::string overlap = "auto";
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   GridSource grid_source;  // --grid-device, --grid-file, --verbose
   // Filled in by check_options:
@@ -410,6 +411,10 @@ int run_case(RunOptions o, ge::Team& team) {
   ge::ModelOptions mo{o.courant, o.correction, o.diffusion_hours * 3600, 0};
   mo.halo_per_step = o.halo == "step";
   mo.halo_steps = o.halo_steps;
+  using Overlap = ge::ModelOptions::SwapOverlap;
+  mo.overlap_swaps = o.overlap == "on"    ? Overlap::On
+                     : o.overlap == "off" ? Overlap::Off
+                                          : Overlap::Auto;
   ge::Model model(ctx, grid, setup, mo, team);
   r.rank_lines = describe_ranks(team, ctx, model);
   const auto f0 = model.fields();
@@ -488,6 +493,11 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
                   "times as deep computed redundantly (fewer, larger exchanges; the same bits); "
                   "0: chosen (8, 4 or 2 on GPUs where the halo stays within half a rank's cells, "
                   "else 1)")
+      ->capture_default_str();
+  sub->add_option("--overlap-swaps", o->overlap,
+                  "Across MPI ranks, with --halo step: compute the inner cells' step while the "
+                  "halo travels (on), not (off), or on GPUs only (auto); the same bits")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);

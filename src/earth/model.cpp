@@ -242,8 +242,7 @@ void Model::Impl::pass(Band b) {
 void Model::Impl::one_step() {
   // A step's first stage reads the state, whose halo holds the rings the last step left
   // current (none after a swap once a step; more when the halo covers several steps).
-  const bool swap_first = state_valid < 2;
-  if (swap_first && options.halo_per_step && domain.halo() > 0) {
+  if (state_valid < 2 && overlap) {
     // While the halo travels, the own cells more than a step's rings R inside take the
     // whole step from the own cells alone. Once it has arrived, the rest does: its last
     // update starts R steps inside, where the first pass's ended, and each earlier kernel one
@@ -305,6 +304,10 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.tend = vec4s(context, m.stride());
   if (m.nu > 0) m.lap = vec4s(context, m.stride());
   m.halo = m.team->halo(context, d);
+  using Overlap = ModelOptions::SwapOverlap;
+  const Overlap o = m.options.overlap_swaps;
+  m.overlap = m.options.halo_per_step && d.halo() > 0 &&
+              (o == Overlap::On || (o == Overlap::Auto && !context.info().is_software));
 }
 
 Model::~Model() = default;
