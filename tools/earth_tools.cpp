@@ -237,13 +237,12 @@ struct BenchSetup {
 };
 
 BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, const BenchSetup& b,
-                       const Variant& v) {
+                       ge::Team& team, const Variant& v) {
   ge::ModelOptions mo;
   mo.diffusion_time = b.diffusion_hours * 3600;
   mo.work_group_size = v.work_group_size;
   mo.preload_neighbours = v.preload;
-  const auto team = ge::rehearsal(b.ranks, b.rank);
-  ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, *team);
+  ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, team);
   BenchRow r;
   r.level = grid.level;
   r.variant = v.name;
@@ -341,7 +340,9 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
     chosen = [o]() {
       std::vector<Variant> variants;
       for (const auto& v : o->variants) variants.push_back(parse_variant(v));
-      ge::rehearsal(o->setup.ranks, o->setup.rank);  // a rank outside the team fails here
+      // One rank's share (one process's: every cell when ranks is 1); a rank outside the
+      // team fails here, before the device starts.
+      const auto team = ge::rehearsal(o->setup.ranks, o->setup.rank);
       Context ctx({.device = o->device});
       std::cout << "device: " << ctx.info().renderer << "\n";
       std::cout << fmt::format(
@@ -352,7 +353,7 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       for (int level : o->levels) {
         const ge::Grid grid = ge::cached_grid(grid_options(level, "spring", true), &ctx).grid;
         for (const auto& v : variants) {
-          rows.push_back(print_row(bench_variant(ctx, grid, o->setup, v)));
+          rows.push_back(print_row(bench_variant(ctx, grid, o->setup, *team, v)));
         }
       }
       std::cout << "Per step: wall = fenced wall clock of a chain of steps; gpu = GPU timestamps "

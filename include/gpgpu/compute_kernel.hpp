@@ -139,10 +139,11 @@ struct KernelSource {
 // Compiles kernels ahead of their construction, all at once: where the driver compiles on
 // threads of its own (GL_KHR_parallel_shader_compile; not NVIDIA's or llvmpipe's, measured),
 // a batch takes about as long as its slowest kernels instead of their sum; kernels in the
-// disk cache (ContextOptions::cache_programs) are restored instead. They wait in the Context's program cache (mind
-// ContextOptions::program_cache_limit), where a ComputeKernel constructed afterwards from
-// the same source and defines finds them. A kernel that does not compile is skipped:
-// constructing it throws its CompileError as always. Returns how many are ready.
+// disk cache (ContextOptions::cache_programs) are restored instead. They wait in the
+// Context's program cache (mind ContextOptions::program_cache_limit), where a ComputeKernel
+// constructed afterwards from the same source and defines finds them. A kernel that does not
+// compile is skipped: constructing it throws its CompileError as always. Returns how many are
+// ready.
 //   std::vector<gpgpu::KernelSource> variants = ...;  // e.g. an autotuner's candidates
 //   gpgpu::precompile(ctx, variants);
 std::size_t precompile(const Context& context, std::span<const KernelSource> kernels);

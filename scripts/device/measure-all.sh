@@ -5,9 +5,10 @@
 #
 #   bash scripts/device/measure-all.sh OUT STAGE...
 #
-# Stages: info, startup (scripts/device/startup-bench.sh), phases (startup-phases.sh), mpi (mpi-bench.sh, earth levels
-# 8 and 9 on 1 and 2 GPUs), mpi-cnn (mpi-bench.sh's CNN stage), mpi-rates (its rates stage:
-# gpgpu-mpi-rates), mpi-rehearse (its rehearse stage: one rank's share timed on one GPU), nn (nn-bench.sh gpu stage:
+# Stages: info, startup (scripts/device/startup-bench.sh), phases (startup-phases.sh), mpi
+# (mpi-bench.sh, earth levels 8 and 9 on 1 and 2 GPUs), mpi-cnn (mpi-bench.sh's CNN stage),
+# mpi-rates (its rates stage: gpgpu-mpi-rates), mpi-rehearse (its rehearse stage: one rank's
+# share timed on one GPU), nn (nn-bench.sh gpu stage:
 # epochs and 10k inference vs PyTorch), nn-cpu (nn-bench.sh cpu stage), grid
 # (grid-bench.sh), datapath (gpgpu bench datapath vs CUDA), transfers
 # (scripts/device/transfers-bench.sh where it exists), gltests (the GoogleTest binaries

@@ -77,11 +77,16 @@ std::uint32_t u32(std::size_t v) {
   return static_cast<std::uint32_t>(v);
 }
 
-// Halo rings: 2 per stage swapped (4 stages: 8), plus 2 for hyperdiffusion's Laplacian of
-// the Laplacian, or 2 swapped again before every stage.
-int halo_depth(const CaseSetup& s, const ModelOptions& o) {
+// The rings a step uses up: 2 per stage (4 stages: 8), plus 2 for hyperdiffusion's
+// Laplacian of the Laplacian.
+int rings_a_step(const CaseSetup& s, const ModelOptions& o) {
   const bool diffusion = o.diffusion_time > 0 && !s.advection_only;
-  return o.halo_per_step ? (diffusion ? 10 : 8) * o.halo_steps : 2;
+  return diffusion ? 10 : 8;
+}
+
+// Halo rings: a step's for every step a swap covers, or 2 swapped again before every stage.
+int halo_depth(const CaseSetup& s, const ModelOptions& o) {
+  return o.halo_per_step ? rings_a_step(s, o) * o.halo_steps : 2;
 }
 
 // This rank's part of the grid, choosing options.halo_steps where it is 0 (options.hpp): the
@@ -147,6 +152,10 @@ Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
           {"gravity", static_cast<float>(setup.planet.gravity)},
           {"coriolis_axis", to_float3(setup.coriolis_axis() * (2 * setup.planet.omega))},
           {"radius", static_cast<float>(setup.planet.radius)}};
+}
+
+int Model::Impl::step_rings() const {
+  return rings_a_step(setup, options);
 }
 
 std::size_t Model::Impl::reach(int k) const {
@@ -229,14 +238,15 @@ void Model::Impl::diffuse(Buffer& in, Band& b) {
 }
 
 // One step's dispatches over a band: state to next_state (through y with hyperdiffusion).
-void Model::Impl::pass(Band b) {
+// Returns the halo rings of the result that hold current values.
+int Model::Impl::pass(Band b) {
   Buffer& result = nu > 0 ? y : next_state;
   stage(0, state, state, x, b);
   stage(1, x, state, y, b);
   stage(2, y, state, x, b);
   stage(3, x, state, result, b);  // base unused in the last stage
   if (nu > 0) diffuse(y, b);
-  state_valid = b.valid;
+  return b.valid;
 }
 
 void Model::Impl::one_step() {
@@ -251,9 +261,9 @@ void Model::Impl::one_step() {
     halo->start(state);
     pass({std::nullopt, 0, false});
     halo->finish(state);
-    pass({-2 * step_rings(), domain.depth, false});
+    state_valid = pass({-2 * step_rings(), domain.depth, false});
   } else {
-    pass({std::nullopt, state_valid, true});
+    state_valid = pass({std::nullopt, state_valid, true});
   }
   std::swap(state, next_state);
   time += dt;

@@ -83,12 +83,12 @@ struct Model::Impl {
   };
   std::size_t reach(int k) const;  // Subdomain::within(k) for k >= 0, inner(-k) below
   std::pair<std::size_t, std::size_t> cells(const Band& b, int rings) const;
-  int step_rings() const { return nu > 0 ? 10 : 8; }
+  int step_rings() const;  // the rings one step uses up (halo_depth per step)
   Args tendency_args(const Buffer& in, std::size_t first) const;
   void tendencies(Buffer& in, Band& b);
   void stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b);
   void diffuse(Buffer& in, Band& b);
-  void pass(Band b);
+  int pass(Band b);
   void one_step();
   void refresh_halo(Buffer& values);
 
