@@ -199,16 +199,19 @@ class Earth:
         self.fixed = my - self.per_cell * mx
         self.points = len(points)
 
-    def exchange(self, size, links, ranks):
-        """One swap of `size` bytes each way with `links` neighbours: the measured 2-rank halo
-        exchange (pack, download, MPI, upload), a message latency per further link, and between
-        nodes the host MPI part at InfiniBand's rate instead. Not credited: the step of the
-        inner cells that runs meanwhile (model.cpp); the 2-rank runs show the ranks' waiting
-        for each other taking what it saves (mpi.md)."""
-        t = self.rates("halo", size) + (links - 1) * self.rates("sendrecv", 4096)
+    def exchange(self, size, links, ranks, inner):
+        """The GPU time one swap of `size` bytes each way with `links` neighbours adds to a
+        rank's step: the packed halo's copy down and the received one's copy up (one GPU copy
+        each way through mapped memory, in the kernels' queue), plus whatever of the host's
+        MPI part (the 2-rank message, a latency per further link, between nodes InfiniBand's
+        rate instead) outlasts `inner`, the step of the inner cells the GPU runs meanwhile
+        (model.cpp; since 2026-11-26-halo-flush the GPU does run it then)."""
+        down, up = (("mapped_download", "mapped_upload") if "mapped_download" in self.rates.points
+                    else ("download", "upload"))
+        host = self.rates("sendrecv", size) + (links - 1) * self.rates("sendrecv", 4096)
         if ranks > GPUS_PER_NODE:
-            t += IB_LATENCY * links + size / IB_BYTES_PER_S - self.rates("sendrecv", size)
-        return t
+            host += IB_LATENCY * links + size / IB_BYTES_PER_S - self.rates("sendrecv", size)
+        return self.rates(down, size) + self.rates(up, size) + max(0.0, host - inner)
 
     def kernels(self, level, ranks, steps):
         """Seconds a step of one rank's kernels: rehearsed where that was timed, else the line."""
@@ -227,7 +230,7 @@ class Earth:
         steps = steps or halo_steps_for(self.partitions, level, ranks)
         halo, links = halo_cells(self.partitions, level, ranks, 8 * steps)
         compute = self.kernels(level, ranks, steps)
-        swap = self.exchange(16 * halo, links, ranks) / steps
+        swap = self.exchange(16 * halo, links, ranks, compute) / steps
         return compute + swap, swap / (compute + swap), steps
 
 
@@ -354,7 +357,7 @@ def depth_check(rates, partitions, folder):
             own = math.ceil(cells_at(level) / 2)
             kernels = earth.fixed + earth.per_cell * earth_work(own, halo[0] / (8 * steps),
                                                                 8 * steps, steps)
-            swap = earth.exchange(16 * halo[0], halo[1], 2)
+            swap = earth.exchange(16 * halo[0], halo[1], 2, kernels)
             t = 1 / median(runs)
             xs.append(1 / steps)
             ys.append(t - kernels)

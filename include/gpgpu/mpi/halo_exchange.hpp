@@ -14,7 +14,8 @@
 //
 // How. start(): a compute kernel packs the send items of all links into one device Buffer,
 // its download is queued (the data path's async download) and the receives are posted;
-// finish(): once the download lands, the sends start (persistent MPI_Send_init /
+// finish(): the GPU work queued since start() is submitted (a flush, so that it runs while
+// this thread waits), and once the download lands, the sends start (persistent MPI_Send_init /
 // MPI_Recv_init requests, set up once), all requests are waited for, and the received items
 // are uploaded: in one piece when the receive lists of all links together fill one
 // contiguous range of items (in any order: each link's receive is an MPI indexed datatype
