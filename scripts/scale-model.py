@@ -373,8 +373,11 @@ def depth_check(rates, partitions, folder):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-overlapped-swap")
-    p.add_argument("--cnn-bench", default="docs/results/h200-x2/2026-11-26-mapped-gradients",
+    p.add_argument("--bench", default="docs/results/h200-x2/2026-11-26-halo-flush-2")
+    p.add_argument("--rates", default="docs/results/h200-x2/2026-11-26-halo-flush",
+                   help="the folder whose mpi-rates/rates.json times the swaps' parts, when "
+                   "not --bench's")
+    p.add_argument("--cnn-bench", default="docs/results/h200-x2/2026-11-26-halo-flush",
                    help="the CNN's bench folder (mpi-rates, mpi-cnn), when not --bench")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
     p.add_argument("--depth-runs", default="",
@@ -383,7 +386,10 @@ def main():
     p.add_argument("--rehearse", default="",
                    help="the rehearse stage's folder (default: the bench's mpi-rehearse/rehearse)")
     a = p.parse_args()
-    rates = Rates(os.path.join(a.bench, "mpi-rates", "rates.json"))
+    rates_file = os.path.join(a.bench, "mpi-rates", "rates.json")
+    if not os.path.exists(rates_file):
+        rates_file = os.path.join(a.rates, "mpi-rates", "rates.json")
+    rates = Rates(rates_file)
     one_gpu = {lv: median(r) for lv, r in earth_rates(a.bench, "one").items()}
     rehearse = a.rehearse or os.path.join(a.bench, "mpi-rehearse", "rehearse")
     rehearsed, bench_one = load_rehearsals(rehearse)

@@ -197,8 +197,6 @@ struct BenchRow {
   int dispatches = 0;
 };
 
-constexpr long long bench_chunk = 200;  // steps issued between waits (time_steps)
-
 // Times `model`: a warm-up, then enough steps for min_seconds under a Profiler scope (GPU
 // timestamps and fenced wall clock), then three steps with every dispatch timed alone.
 void time_steps(const Context& ctx, ge::Model& model, double min_seconds, BenchRow& r) {
@@ -212,17 +210,9 @@ void time_steps(const Context& ctx, ge::Model& model, double min_seconds, BenchR
   Profiler prof(ctx);
   {
     auto scope = prof.scope("steps");
-    // In chunks of Model::run's 200 steps, waited for between: a chain of thousands of
-    // steps queued at once ran with the GPU idle 15-40% of the time at level 9 on the H200s
-    // (2026-11-26-halo-flush), which neither a run nor a rank of one ever sees.
-    double issuing = 0;
-    for (long long done = 0; done < steps; done += bench_chunk) {
-      const auto issued = std::chrono::steady_clock::now();
-      model.step(std::min(bench_chunk, steps - done));
-      issuing += seconds_since(issued);
-      if (done + bench_chunk < steps) ctx.finish();
-    }
-    r.host_ms_per_step = issuing * 1e3 / static_cast<double>(steps);
+    const auto issued = std::chrono::steady_clock::now();
+    model.step(steps);
+    r.host_ms_per_step = seconds_since(issued) * 1e3 / static_cast<double>(steps);
   }
   const auto s = prof.stats("steps");
   r.wall_ms_per_step = s.wall_total_ms / static_cast<double>(steps);

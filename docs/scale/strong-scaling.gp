@@ -1,6 +1,6 @@
 # docs/scale/strong-scaling.png: the speed-ups scripts/scale-model.py predicts (2026-11-26,
-# calibrated on results/h200-x2/2026-11-26-overlapped-swap and, for the CNN, -mapped-gradients),
-# and the 2-GPU medians measured there.
+# calibrated on results/h200-x2/2026-11-26-halo-flush-2 and, for the transfer costs and the
+# CNN, -halo-flush), and the 2-GPU medians measured in those two calls.
 #   cd docs/scale && gnuplot strong-scaling.gp
 set terminal pngcairo size 860,520 font "DejaVu Sans,11"
 set output "strong-scaling.png"
@@ -15,14 +15,14 @@ set key left top
 $model << EOD
 # GPUs earth8 earth9 earth10 earth11 cnn
 1 1.000 1.000 1.000 1.000 1.000
-2 1.248 1.756 1.808 1.902 1.627
-8 1.705 3.784 5.286 6.455 2.967
-64 1.123 3.509 11.048 25.434 2.186
-512 0.904 3.213 11.087 34.867 2.153
+2 1.37 1.93 1.89 1.95 1.66
+8 2.72 5.08 6.11 7.13 3.22
+64 1.80 5.63 16.57 31.85 2.35
+512 1.36 4.87 16.78 54.24 2.31
 EOD
 $measured << EOD
 # GPUs earth8 earth9 cnn (medians of the one-process / 2-rank pairs)
-2 1.25 1.73 1.61
+2 1.27 1.88 1.64
 EOD
 plot $model using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "earth level 8 (model)", \
      $model using 1:3 with linespoints lw 2 pt 7 lc rgb "#d62728" title "earth level 9 (model)", \
