@@ -3,6 +3,7 @@
 find_package(nlohmann_json 3 REQUIRED)
 set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/profiler_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transfer_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/transpose_test.cpp

@@ -38,6 +38,7 @@ struct RunOptions {
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
   std::string overlap = "auto";
+  earth::TimelineRequest timeline;
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   GridSource grid_source;  // --grid-device, --grid-file, --verbose
   // Filled in by check_options:
@@ -320,6 +321,7 @@ void check_options(RunOptions& o, bool root) {
     throw ArgumentError(
         fmt::format("earth: --diffusion-hours must be >= 0 (0: off); got {}", o.diffusion_hours));
   }
+  earth::check_timeline_request(o.timeline);
   if (o.halo != "step" && o.halo != "stage")
     throw ArgumentError(fmt::format("earth: --halo must be step or stage; got '{}'", o.halo));
   const bool compares = o.save || !o.reference.empty();
@@ -425,7 +427,9 @@ int run_case(RunOptions o, ge::Team& team) {
     if (pictures) start_drawing(o, ctx, grid, frame_style(setup, f0.height), drawing);
   }
   if (pictures && o.frames > 0) write_frame(o, drawing, model, 0);
+  const auto timeline = earth::start_timeline(o.timeline, ctx, model);
   integrate(o, model, r, drawing, root);
+  if (timeline) earth::finish_timeline(o.timeline, team, model, *timeline);
   finish_run(o, model, r, reference);
   if (pictures) write_pictures(o, model, drawing, r);
   if (!root) return 0;
@@ -499,6 +503,18 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
                   "halo travels (on), not (off), or on GPUs only (auto); the same bits")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  sub->add_option("--timeline", o->timeline.path,
+                  "Write GPU timestamps of the steps --timeline-steps names here as CSV (label, "
+                  "step, host us, GPU us; one file per rank: FILE-rank<R>)");
+  sub->add_option_function<std::vector<long long>>(
+         "--timeline-steps",
+         [o](const std::vector<long long>& v) {
+           o->timeline.first = v.at(0);
+           o->timeline.last = v.at(1);
+         },
+         "FIRST,LAST: the steps --timeline records (default 100,299)")
+      ->expected(2)
+      ->delimiter(',');
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);

@@ -1,5 +1,6 @@
 // Pieces of `gpgpu earth` shared by its files: earth_command.cpp (the simulation),
-// earth_tools.cpp (`earth grid`, `earth bench`, the saved-field files).
+// earth_tools.cpp (`earth grid`, `earth bench`, the saved-field files), earth_timeline.cpp
+// (--timeline).
 #pragma once
 
 #include <filesystem>
@@ -12,8 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "gpgpu/context.hpp"
 #include "gpgpu/earth/grid.hpp"
+#include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/team.hpp"
+#include "gpgpu/timeline.hpp"
 
 namespace gpgpu::cli {
 
@@ -44,6 +48,18 @@ SavedField load_field(const std::filesystem::path& path);
 
 // Writes JSON to a temporary and renames it.
 void write_json(const std::filesystem::path& path, const nlohmann::json& j);
+
+// --timeline FILE --timeline-steps FIRST,LAST (earth_timeline.cpp): GPU timestamps of those
+// steps, written as CSV (FILE, or FILE-rank<R> on several ranks) when the run ends.
+struct TimelineRequest {
+  std::string path;  // empty: none
+  long long first = 100, last = 299;
+};
+void check_timeline_request(const TimelineRequest& t);
+std::unique_ptr<Timeline> start_timeline(const TimelineRequest& t, const Context& ctx,
+                                         gpgpu::earth::Model& model);
+void finish_timeline(const TimelineRequest& t, gpgpu::earth::Team& team, gpgpu::earth::Model& model,
+                     Timeline& timeline);
 
 void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen);
 void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen);

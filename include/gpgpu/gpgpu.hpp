@@ -45,6 +45,7 @@
 #include "gpgpu/profiler.hpp"
 #include "gpgpu/texel_type.hpp"
 #include "gpgpu/texture.hpp"
+#include "gpgpu/timeline.hpp"
 #include "gpgpu/trace.hpp"
 #include "gpgpu/transfer_queue.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"

@@ -252,6 +252,7 @@ int Model::Impl::pass(Band b) {
 void Model::Impl::one_step() {
   // A step's first stage reads the state, whose halo holds the rings the last step left
   // current (none after a swap once a step; more when the halo covers several steps).
+  mark("step");
   if (state_valid < 2 && overlap) {
     // While the halo travels, the own cells more than a step's rings R inside take the
     // whole step from the own cells alone. Once it has arrived, the rest does: its last
@@ -259,8 +260,11 @@ void Model::Impl::one_step() {
     // step further in, so that it computes whatever it reads itself (from 2R - 1 steps in);
     // the cells both passes compute get the same bits from the same inputs.
     halo->start(state);
+    mark("swap started");
     pass({std::nullopt, 0, false});
+    mark("inner step");
     halo->finish(state);
+    mark("swap done");
     state_valid = pass({-2 * step_rings(), domain.depth, false});
   } else {
     state_valid = pass({std::nullopt, state_valid, true});
@@ -268,6 +272,10 @@ void Model::Impl::one_step() {
   std::swap(state, next_state);
   time += dt;
   ++steps;
+}
+
+void Model::Impl::mark(const char* label) {
+  if (timeline != nullptr) timeline->mark(label, steps);
 }
 
 void Model::Impl::refresh_halo(Buffer& values) {
@@ -400,6 +408,10 @@ StepTraffic Model::traffic() const {
 void Model::set_kernel_timing(bool on) {
   for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
     k->set_timing(on);
+}
+
+void Model::set_timeline(Timeline* timeline) {
+  impl_->timeline = timeline;
 }
 
 KernelTimes Model::kernel_times() const {

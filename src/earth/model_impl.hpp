@@ -55,8 +55,9 @@ struct Model::Impl {
   double mean_depth = 0, max_dt = 0, dt = 0, time = 0, nu = 0, owned_area = 0;
   double lowest_depth = 0, highest_depth = 0;  // the physical range the check enforces
   long long steps = 0;
-  int state_valid = 0;   // halo rings of `state` holding current values (see one_step)
-  bool overlap = false;  // a step starting with a swap runs in two passes (one_step)
+  int state_valid = 0;           // halo rings of `state` holding current values (see one_step)
+  bool overlap = false;          // a step starting with a swap runs in two passes (one_step)
+  Timeline* timeline = nullptr;  // Model::set_timeline
   std::vector<double> surface;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
@@ -90,6 +91,7 @@ struct Model::Impl {
   void diffuse(Buffer& in, Band& b);
   int pass(Band b);
   void one_step();
+  void mark(const char* label);  // on the timeline, if any, at this step
   void refresh_halo(Buffer& values);
 
   // model_state.cpp: what leaves the device.

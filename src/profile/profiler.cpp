@@ -10,6 +10,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "profile/json_text.hpp"
+#include "profile/timestamps.hpp"
 
 namespace gpgpu {
 
@@ -22,22 +23,6 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
 }
 
-// Bits of the GPU timestamp counter; 0 where the device cannot record timestamps. The
-// extension's own entry point first: some drivers accept GL_TIMESTAMP_EXT only there.
-GLint timestamp_bits() {
-  GLint bits = 0;
-  const auto get_query_ext =
-      reinterpret_cast<PFNGLGETQUERYIVEXTPROC>(detail::platform_proc_address("glGetQueryivEXT"));
-  if (get_query_ext != nullptr) {
-    get_query_ext(GL_TIMESTAMP_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
-    if (glGetError() == GL_NO_ERROR && bits > 0) return bits;
-  }
-  bits = 0;
-  glGetQueryiv(GL_TIMESTAMP_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
-  if (glGetError() != GL_NO_ERROR) return 0;
-  return bits;
-}
-
 std::string ms_cell(double ms) {
   return ms < 0 ? std::string("-") : fmt::format("{:.4f}", ms);
 }
@@ -47,18 +32,11 @@ std::string ms_cell(double ms) {
 Profiler::Profiler(const Context& context, const ProfilerOptions& options)
     : state_(context.state()) {
   state_->ensure_current();
-  const auto& info = state_->info;
+  const char* unusable = detail::timestamps_unusable(*state_);
   if (!options.use_timer_queries) {
     description_ = "fenced wall clock only (timer queries turned off by ProfilerOptions)";
-  } else if (!info.has_timer_query() || state_->ext.query_counter == nullptr ||
-             state_->ext.get_query_object_ui64v == nullptr) {
-    description_ =
-        "fenced wall clock only: this device has no GPU timer queries "
-        "(GL_EXT_disjoint_timer_query)";
-  } else if (timestamp_bits() == 0) {
-    description_ =
-        "fenced wall clock only: the device's timer queries cannot record timestamps "
-        "(GL_QUERY_COUNTER_BITS_EXT is 0 for GL_TIMESTAMP_EXT)";
+  } else if (*unusable != '\0') {
+    description_ = fmt::format("fenced wall clock only: {}", unusable);
   } else {
     source_ = TimingSource::TimerQueries;
     description_ = "GPU timestamps (GL_EXT_disjoint_timer_query) and fenced wall clock";

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "command.hpp"
@@ -73,6 +75,34 @@ TEST(EarthCli, AForcedUnstableCourantNumberStopsWhenTheStateBlowsUp) {
 // `gpgpu earth bench --ranks N --rank R` times one rank's share alone: it says which rank and
 // how many cells it holds (its own third of level 4's 2,562 cells and 8 rings around them), and
 // a rank outside the team is refused with the rule.
+// --timeline writes the window's marks as CSV (host times only on llvmpipe); a window that
+// ends before it starts is refused before the run.
+TEST(EarthCli, WritesATimelineOfTheStepsAsked) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("gpgpu-earth-timeline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto csv = (dir / "steps.csv").string();
+  const auto r = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
+                       " --timeline-steps 2,5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("timeline: " + csv + " (steps 2 to 5;"), std::string::npos) << r.output;
+  std::ifstream in(csv);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "label,index,host_us,gpu_us");
+  for (int s = 2; s <= 5; ++s)
+    EXPECT_EQ(lines[s - 1].rfind(fmt::format("step,{},", s), 0), 0u) << lines[s - 1];
+  const auto bad = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
+                         " --timeline-steps 5,2");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("--timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got 5,2"),
+            std::string::npos)
+      << bad.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(EarthCli, BenchTimesOneRanksShare) {
   const auto r = earth("bench --levels 4 --case 5 --seconds 0.05 --ranks 3 --rank 1");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -303,6 +303,39 @@ TEST(Model, ARehearsalStepsOneRanksShare) {
   EXPECT_THROW(ge::rehearsal(2, -1), gpgpu::ArgumentError);
 }
 
+// A rank's share with the halo every 2 steps, overlapped: steps 0 and 2 start with a swap
+// (their three marks), step 1 does not; the window keeps steps 0-2 of the 4 taken, and the
+// fields come out as without a timeline.
+TEST(Model, MarksItsStepsAndSwapsOnATimeline) {
+  auto& ctx = gpgpu::test::context();
+  const auto& g = grid_at(3);
+  const auto setup = ge::make_case(6);
+  ge::ModelOptions o;
+  o.halo_steps = 2;
+  o.overlap_swaps = ge::ModelOptions::SwapOverlap::On;
+  const auto team = ge::rehearsal(2, 1);
+  ge::Model plain(ctx, g, setup, o, *team);
+  plain.step(4);
+  ge::Model marked(ctx, g, setup, o, *team);
+  gpgpu::Timeline timeline(ctx, {.capacity = 64, .first = 0, .last = 2});
+  marked.set_timeline(&timeline);
+  marked.step(4);
+  marked.set_timeline(nullptr);
+  marked.step(1);  // unmarked from here
+  const std::vector<std::pair<std::string, long long>> want = {
+      {"step", 0}, {"swap started", 0}, {"inner step", 0}, {"swap done", 0}, {"step", 1},
+      {"step", 2}, {"swap started", 2}, {"inner step", 2}, {"swap done", 2}};
+  const auto marks = timeline.marks();
+  ASSERT_EQ(marks.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(marks[i].label, want[i].first) << i;
+    EXPECT_EQ(marks[i].index, want[i].second) << i;
+  }
+  plain.step(1);
+  const auto a = plain.fields(), b = marked.fields();
+  for (std::size_t i = 0; i < a.height.size(); ++i) ASSERT_EQ(a.height[i], b.height[i]) << i;
+}
+
 TEST(Model, GpuSumsAgreeWithFloat64Sums) {
   const auto& g = grid_at(4);
   const auto setup = ge::make_case(6);

@@ -51,6 +51,7 @@
 #include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/team.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/timeline.hpp"
 
 namespace gpgpu::earth {
 
@@ -129,6 +130,12 @@ class Model {
   void set_kernel_timing(bool on);
   KernelTimes kernel_times() const;
   void reset_kernel_times();
+  // Marks every step on `timeline` (null: none), the index being the step's number: "step"
+  // where it starts; on a step that starts with an overlapped swap also "swap started" (the
+  // halo's pack and download queued), "inner step" (the inner cells' pass queued) and "swap
+  // done" (the received halo's upload queued). Nothing waits. The Timeline must outlive its
+  // use here (set null before it goes).
+  void set_timeline(Timeline* timeline);
   const Grid& grid() const;
   const CaseSetup& setup() const;
   const ModelOptions& options() const;
