@@ -307,17 +307,17 @@ TEST(Model, ARehearsalStepsOneRanksShare) {
 // (their three marks), step 1 does not; the window keeps steps 0-2 of the 4 taken, and the
 // fields come out as without a timeline.
 TEST(Model, MarksItsStepsAndSwapsOnATimeline) {
-  auto& ctx = gpgpu::test::context();
-  const auto& g = grid_at(3);
-  const auto setup = ge::make_case(6);
-  ge::ModelOptions o;
-  o.halo_steps = 2;
-  o.overlap_swaps = ge::ModelOptions::SwapOverlap::On;
   const auto team = ge::rehearsal(2, 1);
-  ge::Model plain(ctx, g, setup, o, *team);
+  const auto share = [&team] {
+    ge::ModelOptions o;
+    o.halo_steps = 2;
+    o.overlap_swaps = ge::ModelOptions::SwapOverlap::On;
+    return ge::Model(gpgpu::test::context(), grid_at(3), ge::make_case(6), o, *team);
+  };
+  ge::Model plain = share();
   plain.step(4);
-  ge::Model marked(ctx, g, setup, o, *team);
-  gpgpu::Timeline timeline(ctx, {.capacity = 64, .first = 0, .last = 2});
+  ge::Model marked = share();
+  gpgpu::Timeline timeline(gpgpu::test::context(), {.capacity = 64, .first = 0, .last = 2});
   marked.set_timeline(&timeline);
   marked.step(4);
   marked.set_timeline(nullptr);
