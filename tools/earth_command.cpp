@@ -512,7 +512,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
            o->timeline.first = v.at(0);
            o->timeline.last = v.at(1);
          },
-         "FIRST,LAST: the steps --timeline records (default 100,299)")
+         "FIRST,LAST: the steps --timeline records (default 100,299; at most 100,000)")
       ->expected(2)
       ->delimiter(',');
   auto chosen = std::make_shared<std::function<int()>>();

@@ -13,6 +13,8 @@ namespace gpgpu::cli::earth {
 
 namespace ge = gpgpu::earth;
 
+constexpr long long max_timeline_steps = 100000;
+
 void check_timeline_request(const TimelineRequest& t) {
   if (t.path.empty()) return;
   if (t.first < 0 || t.last < t.first) {
@@ -20,15 +22,20 @@ void check_timeline_request(const TimelineRequest& t) {
         fmt::format("earth: --timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got {},{}",
                     t.first, t.last));
   }
+  // Each mark holds a GL query object until the run ends.
+  if (t.last - t.first >= max_timeline_steps) {
+    throw ArgumentError(fmt::format("earth: --timeline-steps spans at most {} steps; got {},{}",
+                                    max_timeline_steps, t.first, t.last));
+  }
 }
 
 std::unique_ptr<Timeline> start_timeline(const TimelineRequest& t, const Context& ctx,
                                          ge::Model& model) {
   if (t.path.empty()) return nullptr;
-  // Up to five marks a step (step, and a swap's three), so the window always fits.
+  // Up to four marks a step (step, and a swap's three), so the window always fits.
   const auto steps = static_cast<std::size_t>(t.last - t.first + 1);
   auto timeline = std::make_unique<Timeline>(
-      ctx, TimelineOptions{.capacity = 5 * steps, .first = t.first, .last = t.last});
+      ctx, TimelineOptions{.capacity = 4 * steps, .first = t.first, .last = t.last});
   model.set_timeline(timeline.get());
   return timeline;
 }

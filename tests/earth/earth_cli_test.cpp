@@ -100,6 +100,12 @@ TEST(EarthCli, WritesATimelineOfTheStepsAsked) {
   EXPECT_NE(bad.output.find("--timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got 5,2"),
             std::string::npos)
       << bad.output;
+  const auto wide = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
+                          " --timeline-steps 0,100000");
+  EXPECT_EQ(wide.status, 1) << wide.output;
+  EXPECT_NE(wide.output.find("--timeline-steps spans at most 100000 steps; got 0,100000"),
+            std::string::npos)
+      << wide.output;
   std::filesystem::remove_all(dir);
 }
 
