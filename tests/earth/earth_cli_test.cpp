@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -94,18 +95,15 @@ TEST(EarthCli, WritesATimelineOfTheStepsAsked) {
   EXPECT_EQ(lines[0], "label,index,host_us,gpu_us");
   for (int s = 2; s <= 5; ++s)
     EXPECT_EQ(lines[s - 1].rfind(fmt::format("step,{},", s), 0), 0u) << lines[s - 1];
-  const auto bad = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
-                         " --timeline-steps 5,2");
-  EXPECT_EQ(bad.status, 1) << bad.output;
-  EXPECT_NE(bad.output.find("--timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got 5,2"),
-            std::string::npos)
-      << bad.output;
-  const auto wide = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
-                          " --timeline-steps 0,100000");
-  EXPECT_EQ(wide.status, 1) << wide.output;
-  EXPECT_NE(wide.output.find("--timeline-steps spans at most 100000 steps; got 0,100000"),
-            std::string::npos)
-      << wide.output;
+  const std::pair<std::string, std::string> refused[] = {
+      {"5,2", "--timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got 5,2"},
+      {"0,100000", "--timeline-steps spans at most 100000 steps; got 0,100000"}};
+  for (const auto& [steps, message] : refused) {
+    const auto bad = earth("--case 5 --level 3 --days 1 --no-pictures --timeline " + csv +
+                           " --timeline-steps " + steps);
+    EXPECT_EQ(bad.status, 1) << bad.output;
+    EXPECT_NE(bad.output.find(message), std::string::npos) << bad.output;
+  }
   std::filesystem::remove_all(dir);
 }
 
