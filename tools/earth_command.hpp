@@ -46,7 +46,8 @@ struct SavedField {
 void save_field(const std::filesystem::path& path, const SavedField& field);
 SavedField load_field(const std::filesystem::path& path);
 
-// Writes JSON to a temporary and renames it.
+// Write to a temporary and rename it, so that a reader never sees half a file.
+void write_text(const std::filesystem::path& path, const std::string& text);
 void write_json(const std::filesystem::path& path, const nlohmann::json& j);
 
 // --timeline FILE --timeline-steps FIRST,LAST (earth_timeline.cpp): GPU timestamps of those

@@ -1,7 +1,6 @@
 // `gpgpu earth --timeline FILE`: GPU timestamps of a window of the run's steps (gpgpu::Timeline,
 // Model::set_timeline), one CSV per rank.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -51,16 +50,8 @@ std::filesystem::path timeline_path(const std::string& path, const ge::Team& tea
 void finish_timeline(const TimelineRequest& t, ge::Team& team, ge::Model& model,
                      Timeline& timeline) {
   model.set_timeline(nullptr);
-  const std::string csv = timeline.csv();
   const auto path = timeline_path(t.path, team);
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
-    out << csv;
-    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, path);
+  write_text(path, timeline.csv());
   if (team.rank() != 0) return;
   std::cout << fmt::format("timeline: {} (steps {} to {}; {}; clock drift {:.1f} us)\n",
                            team.size() == 1 ? path.string() : t.path + " per rank (-rank<R>)",

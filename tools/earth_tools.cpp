@@ -54,15 +54,19 @@ ge::GridOptions grid_options(int level, const std::string& kind, bool recentre) 
   return o;
 }
 
-void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
+void write_text(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path tmp = path.string() + ".tmp";
   {
     std::ofstream out(tmp);
     if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
-    out << j.dump(2) << "\n";
+    out << text;
     if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
   }
   std::filesystem::rename(tmp, path);
+}
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
+  write_text(path, j.dump(2) + "\n");
 }
 
 void save_field(const std::filesystem::path& path, const SavedField& f) {
@@ -455,8 +459,8 @@ PartitionRow partition_row(const ge::Grid& grid, int ranks, int depth) {
     row.max_links = std::max(row.max_links, d.links.size());
     row.mean_halo += static_cast<double>(d.halo()) / ranks;
     row.mean_links += static_cast<double>(d.links.size()) / ranks;
-    row.min_interior =
-        std::min(row.min_interior, static_cast<double>(d.interior) / static_cast<double>(d.owned));
+    row.min_interior = std::min(row.min_interior,
+                                static_cast<double>(d.interior()) / static_cast<double>(d.owned));
   }
   return row;
 }

@@ -176,11 +176,11 @@ std::pair<std::size_t, std::size_t> Model::Impl::cells(const Band& b, int rings)
 void Model::Impl::tendencies(Buffer& in, Band& b) {
   if (b.may_swap && b.valid < 2) {
     halo->start(in);
-    tendency.run(tendency_args(in, 0), domain.interior);
+    tendency.run(tendency_args(in, 0), domain.interior());
     halo->finish(in);
     b.valid = domain.depth;
     const std::size_t end = cells(b, 1).second;
-    tendency.run(tendency_args(in, domain.interior), end - std::min(end, domain.interior));
+    tendency.run(tendency_args(in, domain.interior()), end - std::min(end, domain.interior()));
     return;
   }
   const auto [first, end] = cells(b, 1);

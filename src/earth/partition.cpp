@@ -109,7 +109,6 @@ void order_own_cells(const Grid& g, Subdomain& d) {
     d.inner_end[k - 1] = d.cells.size();  // every cell so far is more than k - 1 steps in
   }
   d.owned = d.cells.size();
-  d.interior = d.inner(1);
 }
 
 }  // namespace

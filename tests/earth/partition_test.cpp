@@ -147,14 +147,13 @@ TEST(Partition, SubdomainsHoldTheirCellsAndTheirHaloRings) {
           bool inside = true;
           for (int k = 0; k < g.degree[s.cells[l]]; ++k)
             inside = inside && own(g.neighbours[s.cells[l]][k]);
-          EXPECT_EQ(inside, l < s.interior) << "local cell " << l;
+          EXPECT_EQ(inside, l < s.interior()) << "local cell " << l;
         }
         // Deepest first: [0, inner(k)) are the own cells more than k steps from another
         // rank's, each distance band in grid order.
         const auto steps = steps_to_others(g, lo, hi);
         ASSERT_EQ(s.inner_end.size(), static_cast<std::size_t>(ge::Subdomain::inner_depth) + 1);
         EXPECT_EQ(s.inner(0), s.owned);
-        EXPECT_EQ(s.inner(1), s.interior);
         for (int k = 0; k <= ge::Subdomain::inner_depth; ++k) {
           for (std::size_t l = 0; l < s.owned; ++l) {
             ASSERT_EQ(steps[s.cells[l] - lo] > k, l < s.inner(k))

@@ -24,8 +24,8 @@
 //   [0, inner(k))                  own cells more than k neighbour steps from every other
 //                                  rank's cell (k = 0..inner_depth): what a step can compute
 //                                  from the own cells alone while the halo travels
-//   [0, interior)                  = [0, inner(1)): own cells whose neighbours are all own
-//   [interior, owned)              own cells next to another rank's
+//   [0, interior())                = [0, inner(1)): own cells whose neighbours are all own
+//   [interior(), owned)            own cells next to another rank's
 //   [ring_end[k-1], ring_end[k])   ring k (k = 1..depth): the cells k neighbour steps from
 //                                  the own ones, by owner then global index
 // ring_end[0] = owned, ring_end[depth] = size(). Own cells come deepest first: those more
@@ -57,7 +57,7 @@ struct Subdomain {
   int rank = 0, ranks = 1, depth = 2;
   std::size_t first = 0, last = 0;  // the global cells [first, last) this rank owns
   std::vector<std::int32_t> cells;  // the global cell of every local cell
-  std::size_t interior = 0, owned = 0;
+  std::size_t owned = 0;
   std::vector<std::size_t> ring_end;   // depth + 1 local indices (see above)
   std::vector<std::size_t> inner_end;  // inner_depth + 1 local indices (see above)
   std::vector<SubdomainLink> links;    // one per neighbouring rank, by rank
@@ -69,6 +69,8 @@ struct Subdomain {
   // The local cells [0, inner(k)) are the own ones more than k steps from another rank's
   // (k <= inner_depth).
   std::size_t inner(int steps) const { return inner_end.at(static_cast<std::size_t>(steps)); }
+  // [0, interior()): own cells whose neighbours are all own.
+  std::size_t interior() const { return inner(1); }
 };
 
 // ranks + 1 cell indices: rank r owns [bounds[r], bounds[r + 1]). Throws ArgumentError unless
