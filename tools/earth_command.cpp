@@ -38,7 +38,7 @@ struct RunOptions {
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
   std::string overlap = "auto";
-  earth::TimelineRequest timeline;
+  TimelineRequest timeline;
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   GridSource grid_source;  // --grid-device, --grid-file, --verbose
   // Filled in by check_options:
@@ -321,7 +321,7 @@ void check_options(RunOptions& o, bool root) {
     throw ArgumentError(
         fmt::format("earth: --diffusion-hours must be >= 0 (0: off); got {}", o.diffusion_hours));
   }
-  earth::check_timeline_request(o.timeline);
+  check_timeline_request(o.timeline, "earth");
   if (o.halo != "step" && o.halo != "stage")
     throw ArgumentError(fmt::format("earth: --halo must be step or stage; got '{}'", o.halo));
   const bool compares = o.save || !o.reference.empty();
@@ -503,18 +503,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
                   "halo travels (on), not (off), or on GPUs only (auto); the same bits")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
-  sub->add_option("--timeline", o->timeline.path,
-                  "Write GPU timestamps of the steps --timeline-steps names here as CSV (label, "
-                  "step, host us, GPU us; one file per rank: FILE-rank<R>)");
-  sub->add_option_function<std::vector<long long>>(
-         "--timeline-steps",
-         [o](const std::vector<long long>& v) {
-           o->timeline.first = v.at(0);
-           o->timeline.last = v.at(1);
-         },
-         "FIRST,LAST: the steps --timeline records (default 100,299; at most 100,000)")
-      ->expected(2)
-      ->delimiter(',');
+  add_timeline_options(*sub, o->timeline);
   auto chosen = std::make_shared<std::function<int()>>();
   add_grid_subcommand(*sub, *chosen);
   add_bench_subcommand(*sub, *chosen);

@@ -18,6 +18,8 @@
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/team.hpp"
 #include "gpgpu/timeline.hpp"
+#include "text_file.hpp"
+#include "timeline_file.hpp"
 
 namespace gpgpu::cli {
 
@@ -46,17 +48,9 @@ struct SavedField {
 void save_field(const std::filesystem::path& path, const SavedField& field);
 SavedField load_field(const std::filesystem::path& path);
 
-// Write to a temporary and rename it, so that a reader never sees half a file.
-void write_text(const std::filesystem::path& path, const std::string& text);
 void write_json(const std::filesystem::path& path, const nlohmann::json& j);
 
-// --timeline FILE --timeline-steps FIRST,LAST (earth_timeline.cpp): GPU timestamps of those
-// steps, written as CSV (FILE, or FILE-rank<R> on several ranks) when the run ends.
-struct TimelineRequest {
-  std::string path;  // empty: none
-  long long first = 100, last = 299;
-};
-void check_timeline_request(const TimelineRequest& t);
+// --timeline (earth_timeline.cpp, timeline_file.hpp): the model marks its steps and swaps.
 std::unique_ptr<Timeline> start_timeline(const TimelineRequest& t, const Context& ctx,
                                          gpgpu::earth::Model& model);
 void finish_timeline(const TimelineRequest& t, gpgpu::earth::Team& team, gpgpu::earth::Model& model,

@@ -54,17 +54,6 @@ ge::GridOptions grid_options(int level, const std::string& kind, bool recentre) 
   return o;
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
-    out << text;
-    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, path);
-}
-
 void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
   write_text(path, j.dump(2) + "\n");
 }

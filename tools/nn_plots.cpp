@@ -8,22 +8,13 @@
 
 #include "gnuplot.hpp"
 #include "gpgpu/error.hpp"
+#include "text_file.hpp"
 
 namespace gpgpu::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-void write_text(const fs::path& path, const std::string& text) {
-  const auto temporary = fs::path(path.string() + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out) throw Error(fmt::format("cannot write {}", temporary.string()));
-  }
-  fs::rename(temporary, path);
-}
 
 std::string gnuplot_string(const std::string& s) {
   std::string out;

@@ -11,7 +11,7 @@
 #include "gpgpu/npy.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
-#include "timeline.hpp"
+#include "wall_times.hpp"
 
 namespace gpgpu::cli {
 
@@ -104,7 +104,7 @@ int predict_files(const PredictCli& o, const Context& ctx, nn::Sequential& model
 }
 
 int predict(const PredictCli& o) {
-  Timeline timeline;
+  WallTimes timeline;
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   timeline.lap("context");

@@ -18,8 +18,9 @@
 #include "gpgpu/nn.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
-#include "timeline.hpp"
+#include "timeline_file.hpp"
 #include "train_command.hpp"
+#include "wall_times.hpp"
 
 namespace gpgpu::cli {
 
@@ -42,6 +43,7 @@ struct TrainCli {
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
   bool no_autotune = false;
   int shift = 2;
+  TimelineRequest timeline;
   std::string command_line;
 };
 
@@ -97,7 +99,7 @@ std::vector<int> labels_of(const nn::Dataset& data) {
 }
 
 int train(const TrainCli& o, nn::Team& team) {
-  Timeline timeline;
+  WallTimes timeline;
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = team.device(o.device)});
   timeline.lap("context");
@@ -132,6 +134,9 @@ int train(const TrainCli& o, nn::Team& team) {
   const std::size_t steps = train_set.count / std::max<std::size_t>(t.batch, 1);
   t.report_every = o.report_every ? o.report_every : std::max<std::size_t>(1, steps / 50);
   team.join(model, t);
+  // Five marks a step (TrainOptions::timeline); steps count on across epochs.
+  const auto gpu_timeline = make_timeline(o.timeline, ctx, 5);
+  t.timeline = gpu_timeline.get();
   const double share =
       static_cast<double>(t.shard.count ? t.shard.count : t.batch) / static_cast<double>(t.batch);
 
@@ -206,6 +211,7 @@ int train(const TrainCli& o, nn::Team& team) {
   }
   if (t.epochs == 0) eval = nn::evaluate(team, model, device_test, o.eval_batch);
   timeline.lap("epochs and evaluations");
+  if (gpu_timeline) out << write_timeline(o.timeline, team.rank(), team.size(), *gpu_timeline);
   if (const auto line = team.timing(); !line.empty()) std::cerr << line + "\n" << std::flush;
   if (!lead) return 0;
   fs::create_directories(o.out);
@@ -270,7 +276,9 @@ Command add_train_command(CLI::App& app, TrainTeamMaker make_team) {
       "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
+  add_timeline_options(*sub, o->timeline);
   return [o, make_team]() -> int {
+    check_timeline_request(o->timeline, "train");
     o->command_line = "gpgpu train";
     const auto team = make_team();
     return train(*o, *team);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "gpgpu/timeline.hpp"
 #include "model_state.hpp"
 #include "plan/hash.hpp"
 
@@ -161,10 +162,19 @@ Trainer& Trainer::operator=(Trainer&&) noexcept = default;
 
 namespace {
 
+void mark(const detail::TrainerState& s, const char* label) {
+  if (s.options.timeline != nullptr) {
+    s.options.timeline->mark(label, static_cast<long long>(s.steps));
+  }
+}
+
 // The backward pass, with the hooks (TrainOptions) between it and the update.
 void backward_with_hooks(detail::TrainerState& s) {
   const auto& o = s.options;
-  if (!o.gradient_hook && !o.gradients_ready) return s.plan->backward();
+  if (!o.gradient_hook && !o.gradients_ready) {
+    s.plan->backward();
+    return mark(s, "backward queued");
+  }
   s.engine->begin_gradient_staging();
   if (o.gradients_ready) {
     s.engine->submit();  // the GPU starts the forward pass while backward is queued
@@ -174,6 +184,7 @@ void backward_with_hooks(detail::TrainerState& s) {
     });
     // The rest of the copies queued, the hook polls while they travel, then sees them land.
     s.engine->request_gradients(0);
+    mark(s, "backward queued");
     while (!s.engine->gradients_landed(0)) {
       o.gradients_ready(0, s.staging);
       std::this_thread::yield();
@@ -181,9 +192,12 @@ void backward_with_hooks(detail::TrainerState& s) {
     o.gradients_ready(0, s.staging);
   } else {
     s.plan->backward();
+    mark(s, "backward queued");
   }
   const auto all = s.engine->stage_gradients(0);
+  mark(s, "gradients landed");
   if (o.gradient_hook) o.gradient_hook(all);
+  mark(s, "gradients summed");
   s.engine->commit_gradients();
 }
 
@@ -209,14 +223,17 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   s.engine->reset_accumulators();
   double reported_loss = 0, reported_at = 0;
   for (std::size_t step = 0; step < steps; ++step) {
+    mark(s, "step");
     s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
     s.plan->forward(detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step)));
     s.plan->loss(shard, true, false, 0);
     backward_with_hooks(s);
-    s.engine->update(o.optimizer, lr, ++s.steps);
+    s.engine->update(o.optimizer, lr, s.steps + 1);
     // With the gradients through the host the queue drained: the update and the next
     // forward pass start now rather than at the next step's first wait.
     if (o.gradients_ready) s.engine->submit();
+    mark(s, "update queued");
+    ++s.steps;
     const bool last = step + 1 == steps;
     if ((step + 1) % o.report_every == 0 || last) {
       const auto [loss_sum, correct] = s.engine->read_accumulators();

@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +63,38 @@ TEST(NnCli, TrainsOnTheCpuAndPredictsOnCompute) {
                            " --limit 100 --backend compute --no-plots --out " + dir.string());
   ASSERT_EQ(p.status, 0) << p.output;
   expect_contains(p.output, {"backend compute", "100 images", "accuracy"});
+  fs::remove_all(dir);
+}
+
+// --timeline writes the window's marks (five a step under no hooks: three; host times only on
+// llvmpipe) as CSV and says where; a window that ends before it starts is refused.
+TEST(NnCli, WritesATimelineOfTheStepsAsked) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("gpgpu_nn_timeline_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto csv = (dir / "steps.csv").string();
+  const std::string run =
+      "train --net small --train-limit 256 --test-limit 50 --batch 32 "
+      "--epochs 1 -q --no-plots --out " +
+      dir.string() + " --timeline " + csv;
+  const auto r = gpgpu_cli(run + " --timeline-steps 3,4");
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_contains(r.output, {"timeline: ", "(steps 3 to 4;"});
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::vector<std::string> labels{"step", "backward queued", "update queued"};
+  ASSERT_EQ(lines.size(), 1 + 2 * labels.size());
+  EXPECT_EQ(lines[0], "label,index,host_us,gpu_us");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto expected =
+        labels[(i - 1) % labels.size()] + "," + std::to_string(3 + (i - 1) / 3) + ",";
+    EXPECT_EQ(lines[i].rfind(expected, 0), 0u) << lines[i];
+  }
+  const auto bad = gpgpu_cli(run + " --timeline-steps 5,2");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  expect_contains(bad.output,
+                  {"train: --timeline-steps needs FIRST,LAST with 0 <= FIRST <= LAST; got 5,2"});
   fs::remove_all(dir);
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpgpu/timeline.hpp"
 #include "nn_test_support.hpp"
 
 namespace {
@@ -337,6 +338,37 @@ TEST_P(NnGradientHook, EarlyCommitsAndTheRestReachTheUpdate) {
   nn::Trainer(recipe.model, device, recipe.options).run_epoch();
   EXPECT_EQ(steps, 2u);
   EXPECT_EQ(recipe.model.parameter_values(), start);
+}
+
+// TrainOptions::timeline marks each step's phases in order, indexed by the steps done before
+// it (counting on across epochs), and only the steps of its window: three marks a step
+// without hooks, five with one (the gradients' landing and their sum between backward and
+// the update).
+TEST_P(NnGradientHook, MarksEachStepsPhasesOnATimeline) {
+  const auto data = first_train_images(64);
+  nn::DeviceDataset device(gpgpu::test::context(), data);
+  for (const bool hooked : {false, true}) {
+    SCOPED_TRACE(hooked ? "with a gradient hook" : "without hooks");
+    auto recipe = two_step_net(data, GetParam(), 8);
+    if (hooked) recipe.options.gradient_hook = [](std::span<float>) {};
+    gpgpu::Timeline timeline(gpgpu::test::context(), {.first = 1, .last = 2});
+    recipe.options.timeline = &timeline;
+    nn::Trainer trainer(recipe.model, device, recipe.options);
+    trainer.run_epoch();
+    trainer.run_epoch();  // steps 0-3: the window spans the epochs' boundary
+    std::vector<std::string> phases{"step", "backward queued"};
+    if (hooked) phases.insert(phases.end(), {"gradients landed", "gradients summed"});
+    phases.push_back("update queued");
+    const auto marks = timeline.marks();
+    ASSERT_EQ(marks.size(), 2 * phases.size());
+    for (std::size_t i = 0; i < marks.size(); ++i) {
+      EXPECT_EQ(marks[i].label, phases[i % phases.size()]) << "mark " << i;
+      EXPECT_EQ(marks[i].index, static_cast<long long>(1 + i / phases.size())) << "mark " << i;
+      if (i > 0) {
+        EXPECT_GE(marks[i].host_us, marks[i - 1].host_us) << "mark " << i;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -34,6 +34,10 @@
 #include "gpgpu/nn/model.hpp"
 #include "gpgpu/nn/optimizers.hpp"
 
+namespace gpgpu {
+class Timeline;
+}
+
 namespace gpgpu::nn {
 
 // The step's gradients in host memory, for TrainOptions::gradients_ready.
@@ -96,6 +100,12 @@ struct TrainOptions {
   // backends' copies of the gradients are on their way to host memory (so the caller can
   // move its own work on meanwhile), and once more when they have landed.
   std::function<void(std::size_t ready_from, GradientStaging& staging)> gradients_ready;
+  // Marks each step's phases on a Timeline of the model's Context (gpgpu/timeline.hpp),
+  // indexed by the steps done before it (Trainer::steps_done): "step" before the batch is
+  // gathered, "backward queued" once the backward pass (and, with hooks, the last gradient
+  // copy) is queued; with hooks also "gradients landed" and "gradients summed"; "update
+  // queued" after the optimizer's. The Timeline must outlive the Trainer's use of it.
+  Timeline* timeline = nullptr;
 };
 
 // Where an epoch stands, reported every report_every steps.

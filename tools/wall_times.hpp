@@ -11,7 +11,7 @@
 
 namespace gpgpu::cli {
 
-class Timeline {
+class WallTimes {
  public:
   void lap(const char* step) {
     const auto now = std::chrono::steady_clock::now();
