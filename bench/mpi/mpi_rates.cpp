@@ -17,6 +17,7 @@
 //              both ranks at once, each on its GPU)
 //   mapped_download, mapped_upload  the same between a Buffer and a mapped HostBuffer through a
 //              TransferQueue (one GPU copy each way)
+//   mapped_sendrecv  MPI_Sendrecv between mapped HostBuffers (the halo exchange's MPI part)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -123,7 +124,18 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
     queue.copy(mapped, grads).wait();
     ctx.finish();
   });
+  // MPI between mapped HostBuffers, as the halo exchange sends (from read-back memory into
+  // upload memory): whether MPI's shared-memory copy reaches the driver's pinned pages as it
+  // reaches ordinary memory (sendrecv above).
+  gpgpu::HostBuffer out(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Read);
+  gpgpu::HostBuffer in(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Write);
+  const int n = static_cast<int>(grads.size()), peer = 1 - comm.rank();
+  const double mapped_sendrecv = median_seconds(comm, [&] {
+    MPI_Sendrecv(out.data(), n, MPI_FLOAT, peer, 8, in.data(), n, MPI_FLOAT, peer, 8, comm.get(),
+                 MPI_STATUS_IGNORE);
+  });
   return {{"halo", bytes, exchange},
+          {"mapped_sendrecv", bytes, mapped_sendrecv},
           {"buffer_allreduce", bytes, reduce},
           {"download", bytes, download},
           {"upload", bytes, upload},

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -338,6 +339,34 @@ TEST_P(NnGradientHook, EarlyCommitsAndTheRestReachTheUpdate) {
   nn::Trainer(recipe.model, device, recipe.options).run_epoch();
   EXPECT_EQ(steps, 2u);
   EXPECT_EQ(recipe.model.parameter_values(), start);
+}
+
+// gradient_values() after a hooked step is what the hook left, the gradients the update used
+// (on the compute backend the update reads them from the host copy, uploading nothing), and
+// after a later backward() the new batch's gradients again.
+TEST_P(NnGradientHook, GradientValuesAreWhatTheUpdateUsed) {
+  const auto data = first_train_images(64);
+  auto& ctx = gpgpu::test::context();
+  nn::DeviceDataset device(ctx, data);
+  auto recipe = two_step_net(data, GetParam(), 9);
+  const std::size_t n = recipe.model.trainable_parameter_count();
+  std::vector<float> left(n);
+  for (std::size_t i = 0; i < n; ++i) left[i] = static_cast<float>(i % 97) * 0.001f - 0.05f;
+  recipe.options.gradient_hook = [&](std::span<float> g) {
+    std::copy(left.begin(), left.end(), g.begin());
+  };
+  nn::Trainer(recipe.model, device, recipe.options).run_epoch();
+  const auto used = recipe.model.gradient_values();
+  ASSERT_GE(used.size(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(used[i], left[i]) << "position " << i;
+  std::vector<std::uint32_t> first(32);
+  std::iota(first.begin(), first.end(), 0u);
+  const auto x = device.gather(first, recipe.model.normalization());
+  const auto y = recipe.model.forward(x, nn::Mode::Train);
+  recipe.model.backward(nn::Tensor::from(ctx, y.shape(), std::vector<float>(y.size(), 1.0f)));
+  const auto fresh = recipe.model.gradient_values();
+  EXPECT_NE(std::vector<float>(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(n)),
+            left);
 }
 
 // TrainOptions::timeline marks each step's phases in order, indexed by the steps done before

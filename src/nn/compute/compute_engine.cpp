@@ -44,6 +44,8 @@ class ComputeEngine;
 class ComputePlan final : public StagedPlan {
  public:
   ComputePlan(ComputeEngine& engine, const PlanKey& key);
+  using StagedPlan::backward;
+  void backward(const std::function<void(std::size_t layer)>& layer_done) override;
   void load_input(const Buffer& x) override;
   void gather(DataFeed& feed, std::size_t first, std::size_t valid,
               const Augmentation& augmentation, std::uint32_t seed) override;
@@ -88,7 +90,10 @@ class ComputeEngine final : public GpuEngine {
     return v;
   }
   std::vector<float> download_gradients() override {
-    auto g = grads_.to_vector<float>();
+    // After a step whose update read the host copy, that copy holds what the update used.
+    auto g = gradients_on_host()
+                 ? std::vector<float>(host_grads_->array().begin(), host_grads_->array().end())
+                 : grads_.to_vector<float>();
     g.resize(model_.total, 0.0f);
     if (model_.trainable == 0) std::fill(g.begin(), g.end(), 0.0f);
     return g;
@@ -122,8 +127,17 @@ class ComputeEngine final : public GpuEngine {
     host_gradients().commit(first, end);
   }
   void commit_gradients() override { host_gradients().commit_rest(); }
+  // A backward pass writes the device's gradients: a host copy the last update read is old.
+  void device_gradients_written() {
+    if (host_grads_) host_grads_->begin();
+  }
 
  private:
+  bool gradients_on_host() const { return host_grads_ && host_grads_->final(); }
+  // The update's gradients: the host copy where the step handed them back there.
+  NamedArg gradient_arg() {
+    return gradients_on_host() ? NamedArg{"g", host_grads_->host()} : NamedArg{"g", grads_};
+  }
   MappedGradients& host_gradients() {
     if (!host_grads_) host_grads_.emplace(context(), grads_, model_.trainable);
     return *host_grads_;
@@ -159,7 +173,7 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
   if (!update_) reset_optimizer(optimizer);
   if (const auto* sgd = std::get_if<SGD>(&optimizer)) {
     Args args{
-        {"p", params_}, {"g", grads_}, {"lr", learning_rate}, {"weight_decay", sgd->weight_decay}};
+        {"p", params_}, gradient_arg(), {"lr", learning_rate}, {"weight_decay", sgd->weight_decay}};
     if (sgd->momentum != 0.0f) {
       args.emplace_back("v", first_moment_);
       args.emplace_back("momentum", sgd->momentum);
@@ -170,7 +184,7 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
   const auto& adam = std::get<Adam>(optimizer);
   const AdamCorrections c = adam_corrections(adam, step);
   update_->run({{"p", params_},
-                {"g", grads_},
+                gradient_arg(),
                 {"m", first_moment_},
                 {"v", second_moment_},
                 {"lr", learning_rate},
@@ -181,6 +195,11 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
                 {"correction1", c.first},
                 {"correction2", c.second}},
                model_.trainable);
+}
+
+void ComputePlan::backward(const std::function<void(std::size_t layer)>& layer_done) {
+  engine_.device_gradients_written();
+  StagedPlan::backward(layer_done);
 }
 
 ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)

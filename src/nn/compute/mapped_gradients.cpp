@@ -21,6 +21,7 @@ void MappedGradients::begin() {
   downloads_.clear();
   committed_.clear();
   staged_from_ = count_;
+  final_ = false;
 }
 
 void MappedGradients::request(std::size_t first) {
@@ -53,13 +54,21 @@ void MappedGradients::upload(std::size_t first, std::size_t end) {
   uploads_.push_back(queue_.copy(host_, gradients_, first, first, end - first));
 }
 
+bool MappedGradients::read_in_place() const noexcept {
+  return host_.is_mapped() && staged_from_ == 0;
+}
+
 void MappedGradients::commit(std::size_t first, std::size_t end) {
-  if (first >= end || end > count_) return;
+  if (first >= end || end > count_ || read_in_place()) return;
   upload(first, end);
   committed_.emplace_back(first, end);
 }
 
 void MappedGradients::commit_rest() {
+  if (read_in_place()) {
+    final_ = true;
+    return;
+  }
   std::sort(committed_.begin(), committed_.end());
   std::size_t from = 0;
   for (const auto& [lo, hi] : committed_) {
