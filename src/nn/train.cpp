@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -222,6 +223,31 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   s.feed->set_order(order);
   s.engine->reset_accumulators();
   double reported_loss = 0, reported_at = 0;
+  // A report after `done` steps; its accumulators were requested after that step.
+  auto report = [&](std::size_t done) {
+    const auto [loss_sum, correct] = s.engine->take_accumulators();
+    const double samples = static_cast<double>(done * shard) - reported_at;
+    Progress p;
+    p.epoch = s.epochs;
+    p.step = done;
+    p.steps = steps;
+    p.loss = (loss_sum - reported_loss) / samples;
+    p.seconds = seconds_since(start);
+    p.images_per_second = static_cast<double>(done * shard) / p.seconds;
+    result.loss_curve.push_back(p.loss);
+    reported_loss = loss_sum;
+    reported_at = static_cast<double>(done * shard);
+    if (done == steps) {
+      result.stats.loss_sum = loss_sum;
+      result.stats.correct = correct;
+      result.stats.count = steps * shard;
+    }
+    if (on_progress) on_progress(p);
+  };
+  // Reports read the accumulators without draining the GPU: requested after their step,
+  // taken once the next step is queued (a read at once idled the GPU while the host queued
+  // the next step), at once after the last.
+  std::size_t pending = 0;
   for (std::size_t step = 0; step < steps; ++step) {
     mark(s, "step");
     s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
@@ -234,28 +260,13 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
     if (o.gradients_ready) s.engine->submit();
     mark(s, "update queued");
     ++s.steps;
-    const bool last = step + 1 == steps;
-    if ((step + 1) % o.report_every == 0 || last) {
-      const auto [loss_sum, correct] = s.engine->read_accumulators();
-      const double samples = static_cast<double>((step + 1) * shard) - reported_at;
-      Progress p;
-      p.epoch = s.epochs;
-      p.step = step + 1;
-      p.steps = steps;
-      p.loss = (loss_sum - reported_loss) / samples;
-      p.seconds = seconds_since(start);
-      p.images_per_second = static_cast<double>((step + 1) * shard) / p.seconds;
-      result.loss_curve.push_back(p.loss);
-      reported_loss = loss_sum;
-      reported_at = static_cast<double>((step + 1) * shard);
-      if (last) {
-        result.stats.loss_sum = loss_sum;
-        result.stats.correct = correct;
-        result.stats.count = steps * shard;
-      }
-      if (on_progress) on_progress(p);
+    if (pending > 0) report(std::exchange(pending, 0));
+    if ((step + 1) % o.report_every == 0 || step + 1 == steps) {
+      s.engine->request_accumulators();
+      pending = step + 1;
     }
   }
+  if (pending > 0) report(pending);
   result.seconds = seconds_since(start);
   result.steps = steps;
   ++s.epochs;

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -367,6 +368,35 @@ TEST_P(NnGradientHook, GradientValuesAreWhatTheUpdateUsed) {
   const auto fresh = recipe.model.gradient_values();
   EXPECT_NE(std::vector<float>(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(n)),
             left);
+}
+
+// Progress reports read the accumulators after their step without draining the GPU (taken
+// once the next step is queued): each must still carry its own steps. The mean of the first
+// five one-step reports equals one report over those five steps read at the end of an epoch
+// cut there (the same float sums: a report taken a step late would hold six).
+TEST_P(NnGradientHook, DeferredReportsCarryTheirOwnSteps) {
+  const auto data = first_train_images(64);
+  nn::DeviceDataset device(gpgpu::test::context(), data);
+  auto run = [&](std::size_t steps, std::size_t every, std::vector<std::size_t>* at) {
+    auto recipe = two_step_net(data, GetParam(), 10);
+    recipe.options.batch = 8;
+    recipe.options.limit_steps = steps;
+    recipe.options.report_every = every;
+    return nn::Trainer(recipe.model, device, recipe.options)
+        .run_epoch([&](const nn::Progress& p) {
+          if (at) at->push_back(p.step);
+        })
+        .loss_curve;
+  };
+  std::vector<std::size_t> at;
+  const auto each = run(8, 1, &at);
+  EXPECT_EQ(at, (std::vector<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  const auto five = run(5, 5, nullptr);
+  ASSERT_EQ(each.size(), 8u);
+  ASSERT_EQ(five.size(), 1u);
+  const double mean = (each[0] + each[1] + each[2] + each[3] + each[4]) / 5;
+  EXPECT_NEAR(mean, five[0], 1e-9 * five[0]);
+  EXPECT_GT(std::abs((mean * 5 + each[5]) / 6 - five[0]), 1e-6 * five[0]) << "steps must differ";
 }
 
 // TrainOptions::timeline marks each step's phases in order, indexed by the steps done before

@@ -133,6 +133,7 @@ class ComputeEngine final : public GpuEngine {
   }
 
  private:
+  Buffer& accumulator_buffer() override { return acc_; }
   bool gradients_on_host() const { return host_grads_ && host_grads_->final(); }
   // The update's gradients: the host copy where the step handed them back there.
   NamedArg gradient_arg() {

@@ -77,6 +77,11 @@ class Engine {
   virtual void update(const Optimizer& optimizer, float learning_rate, std::size_t step) = 0;
   virtual void reset_accumulators() = 0;
   virtual std::pair<double, double> read_accumulators() = 0;  // loss sum, correct count
+  // read_accumulators() in two halves, so that a progress report need not drain the GPU:
+  // request_accumulators() starts a read without waiting; take_accumulators() returns what
+  // the accumulators held then, waiting for that read only. The default reads at once.
+  virtual void request_accumulators() { requested_ = read_accumulators(); }
+  virtual std::pair<double, double> take_accumulators() { return requested_; }
   // Room for `count` predictions that Plan::loss(..., predict) fills; read once at the end.
   virtual void begin_predictions(std::size_t count) = 0;
   virtual std::vector<int> read_predictions() = 0;
@@ -113,6 +118,9 @@ class Engine {
 
  private:
   std::map<PlanKey, std::unique_ptr<Plan>> plans_;
+
+ private:
+  std::pair<double, double> requested_{};
 };
 
 std::unique_ptr<Engine> make_cpu_engine(const ModelState& model);

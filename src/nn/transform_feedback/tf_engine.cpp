@@ -181,6 +181,7 @@ class TfEngine final : public GpuEngine {
     const auto v = acc_.buffer.to_vector<float>();
     return {v[0], v[1]};
   }
+  Buffer& accumulator_buffer() override { return acc_.buffer; }
   // The step's host copy of the gradients, flat; [staged_from_, trainable) is current.
   void begin_gradient_staging() override {
     staging_.resize(model_.trainable);
