@@ -69,4 +69,15 @@ void hand_over_to_mpi(int argc, char** argv) {
   std::exit(1);
 }
 
+std::string single_copy_note() {
+  const char* value = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+  if (value == nullptr) return "";
+  const std::string v = value;
+  if (v != "none" && v != "emulated" && v != "3" && v != "4") return "";
+  return "note: OMPI_MCA_btl_vader_single_copy_mechanism=" + v +
+         " turns Open MPI's single-copy transfers between ranks of a node off (every message "
+         "is copied twice, halo exchanges and gradient sums are slower); unset it where the "
+         "kernel allows cross-memory attach (cma)\n";
+}
+
 }  // namespace gpgpu::cli

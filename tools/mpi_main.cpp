@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
       [&] {
         const std::string error = launch_error(world);
         if (!error.empty()) throw gpgpu::Error(error);
+        if (world.rank() == 0 && world.size() > 1) std::cerr << gpgpu::cli::single_copy_note();
         if (app.got_subcommand("train")) return train_command();
         const auto* earth = app.get_subcommand("earth");
         for (const char* one : {"grid", "bench", "compare", "partition"}) {

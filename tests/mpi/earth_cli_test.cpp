@@ -86,3 +86,20 @@ TEST_F(EarthMpiCli, OptionErrorsAreReportedOnce) {
   EXPECT_NE(first, std::string::npos) << r.output;
   EXPECT_EQ(r.output.find(message, first + 1), std::string::npos) << r.output;
 }
+
+// An environment that turns Open MPI's single-copy transfers off (as some images preset) is
+// noted once, by rank 0; without it nothing is said.
+TEST_F(EarthMpiCli, SingleCopyTurnedOffIsNotedOnce) {
+  const std::string variable = "OMPI_MCA_btl_vader_single_copy_mechanism";
+  const std::string command = mpirun(2) + GPGPU_CLI_PATH +
+                              " earth --level 2 --days 0.1 --no-pictures --out " + dir_.string();
+  const auto off = run("env " + variable + "=none " + command);
+  ASSERT_EQ(off.status, 0) << off.output;
+  const std::string note = "note: " + variable + "=none turns Open MPI's single-copy transfers";
+  const auto first = off.output.find(note);
+  EXPECT_NE(first, std::string::npos) << off.output;
+  EXPECT_EQ(off.output.find(note, first + 1), std::string::npos) << off.output;
+  const auto unset = run("env -u " + variable + " " + command);
+  ASSERT_EQ(unset.status, 0) << unset.output;
+  EXPECT_EQ(unset.output.find("note: " + variable), std::string::npos) << unset.output;
+}
