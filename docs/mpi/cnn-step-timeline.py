@@ -8,7 +8,8 @@ with the bars inline, then runs gnuplot.
 """
 import csv
 import os
-import subprocess
+
+import timeline_bars
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, "..", "results", "h200-x2", "2026-11-26-s6-6-head", "tl")
@@ -21,7 +22,7 @@ def marks(name):
             for r in csv.DictReader(open(os.path.join(RUNS, name)))}
 
 
-def bars(m, row):
+def bars_of(m, row):
     """(row, start, end, colour) of the step's phases from its start on the GPU."""
     t0 = m[("step", STEP)][1]
     gpu = lambda label, step=STEP: m[(label, step)][1] - t0
@@ -52,24 +53,13 @@ def main():
         "set style fill solid 0.85 border -1",
         "set key outside below horizontal maxrows 2 width -2",
         "set grid xtics",
-        "$bars << EOD",
     ]
-    for row, name, _ in rows:
-        for r, x0, x1, c in bars(marks(name), row):
-            lines.append(f"{(x0 + x1) / 2:.1f} {r:.2f} {(x1 - x0) / 2:.1f} 0.3 {c}")
-    lines.append("EOD")
-    names = {1: "forward + backward (+ gradients copied down)",
-             2: "GPU idle: last bucket's copy seen, its sum (MPI)",
-             3: "host queues the update",
-             4: "update (2 ranks: reading the sums over the bus) + next step queued"}
-    colours = {1: "#2ca02c", 2: "#7f7f7f", 3: "#d62728", 4: "#ff7f0e"}
-    plots = [f"$bars using 1:($5=={c}?$2:1/0):3:4 with boxxyerror lc rgb \"{colours[c]}\" "
-             f"title \"{names[c]}\"" for c in names]
-    lines.append("plot " + ", \\\n     ".join(plots))
-    with open(os.path.join(HERE, "cnn-step-timeline.gp"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    subprocess.run(["gnuplot", "cnn-step-timeline.gp"], cwd=HERE, check=True)
-
+    legend = {1: ("forward + backward (+ gradients copied down)", "#2ca02c"),
+              2: ("GPU idle: last bucket's copy seen, its sum (MPI)", "#7f7f7f"),
+              3: ("host queues the update", "#d62728"),
+              4: ("update (2 ranks: reading the sums over the bus) + next step queued", "#ff7f0e")}
+    bars = [b for row, name, _ in rows for b in bars_of(marks(name), row)]
+    timeline_bars.draw(HERE, "cnn-step-timeline", lines, bars, legend)
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,8 @@ timeline). Writes swap-timeline.gp with the bars inline, then runs gnuplot.
 """
 import csv
 import os
-import subprocess
+
+import timeline_bars
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, "..", "results", "h200-x2", "2026-11-26-halo-flush", "timeline")
@@ -52,21 +53,12 @@ def main():
         "set style fill solid 0.85 border -1",
         "set key inside right center vertical width -4",
         "set grid xtics",
-        "$bars << EOD",
     ]
-    for row, x0, x1, c, label in before + after:
-        lines.append(f"{(x0 + x1) / 2:.1f} {row:.2f} {(x1 - x0) / 2:.1f} 0.18 {c}")
-    lines.append("EOD")
-    names = {1: "pack + copy down (before: then idle)", 2: "inner cells' step", 3: "copy up", 4: "second pass",
-             5: "host in finish() (download wait, MPI)"}
-    colours = {1: "#1f77b4", 2: "#2ca02c", 3: "#9467bd", 4: "#ff7f0e", 5: "#7f7f7f"}
-    plots = [f"$bars using 1:($5=={c}?$2:1/0):3:4 with boxxyerror lc rgb \"{colours[c]}\" "
-             f"title \"{names[c]}\"" for c in names]
-    lines.append("plot " + ", \\\n     ".join(plots))
-    with open(os.path.join(HERE, "swap-timeline.gp"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    subprocess.run(["gnuplot", "swap-timeline.gp"], cwd=HERE, check=True)
-
+    legend = {1: ("pack + copy down (before: then idle)", "#1f77b4"),
+              2: ("inner cells' step", "#2ca02c"), 3: ("copy up", "#9467bd"),
+              4: ("second pass", "#ff7f0e"), 5: ("host in finish() (download wait, MPI)", "#7f7f7f")}
+    timeline_bars.draw(HERE, "swap-timeline", lines,
+                       [(row, x0, x1, c) for row, x0, x1, c, _ in before + after], legend, 0.18)
 
 if __name__ == "__main__":
     main()
