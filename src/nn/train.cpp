@@ -202,6 +202,44 @@ void backward_with_hooks(detail::TrainerState& s) {
   s.engine->commit_gradients();
 }
 
+// An epoch's progress reports. They read the loss accumulators without draining the GPU:
+// request() after a step starts a copy to host memory, take() reads it once the next step
+// is queued (a read at once idled the GPU while the host queued the next step), or at once
+// after the epoch's last step.
+struct EpochReports {
+  detail::Engine* engine;
+  EpochResult& result;
+  const std::function<void(const Progress&)>& on_progress;
+  std::size_t steps, shard;
+  Clock::time_point start;
+  double reported_loss = 0, reported_at = 0;
+  std::size_t pending = 0;  // the steps done at the requested report; 0: none
+
+  void request(std::size_t done) {
+    engine->request_accumulators();
+    pending = done;
+  }
+  void take() {
+    if (pending > 0) report(std::exchange(pending, 0));
+  }
+  void report(std::size_t done) {
+    const auto [loss_sum, correct] = engine->take_accumulators();
+    const double samples = static_cast<double>(done * shard);
+    Progress p;
+    p.epoch = result.epoch;
+    p.step = done;
+    p.steps = steps;
+    p.loss = (loss_sum - reported_loss) / (samples - reported_at);
+    p.seconds = seconds_since(start);
+    p.images_per_second = samples / p.seconds;
+    result.loss_curve.push_back(p.loss);
+    reported_loss = loss_sum;
+    reported_at = samples;
+    if (done == steps) result.stats = {loss_sum, correct, steps * shard};
+    if (on_progress) on_progress(p);
+  }
+};
+
 }  // namespace
 
 EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_progress) {
@@ -222,32 +260,7 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   const auto start = Clock::now();
   s.feed->set_order(order);
   s.engine->reset_accumulators();
-  double reported_loss = 0, reported_at = 0;
-  // A report after `done` steps; its accumulators were requested after that step.
-  auto report = [&](std::size_t done) {
-    const auto [loss_sum, correct] = s.engine->take_accumulators();
-    const double samples = static_cast<double>(done * shard) - reported_at;
-    Progress p;
-    p.epoch = s.epochs;
-    p.step = done;
-    p.steps = steps;
-    p.loss = (loss_sum - reported_loss) / samples;
-    p.seconds = seconds_since(start);
-    p.images_per_second = static_cast<double>(done * shard) / p.seconds;
-    result.loss_curve.push_back(p.loss);
-    reported_loss = loss_sum;
-    reported_at = static_cast<double>(done * shard);
-    if (done == steps) {
-      result.stats.loss_sum = loss_sum;
-      result.stats.correct = correct;
-      result.stats.count = steps * shard;
-    }
-    if (on_progress) on_progress(p);
-  };
-  // Reports read the accumulators without draining the GPU: requested after their step,
-  // taken once the next step is queued (a read at once idled the GPU while the host queued
-  // the next step), at once after the last.
-  std::size_t pending = 0;
+  EpochReports reports{s.engine, result, on_progress, steps, shard, start};
   for (std::size_t step = 0; step < steps; ++step) {
     mark(s, "step");
     s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
@@ -260,13 +273,10 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
     if (o.gradients_ready) s.engine->submit();
     mark(s, "update queued");
     ++s.steps;
-    if (pending > 0) report(std::exchange(pending, 0));
-    if ((step + 1) % o.report_every == 0 || step + 1 == steps) {
-      s.engine->request_accumulators();
-      pending = step + 1;
-    }
+    reports.take();
+    if ((step + 1) % o.report_every == 0 || step + 1 == steps) reports.request(step + 1);
   }
-  if (pending > 0) report(pending);
+  reports.take();
   result.seconds = seconds_since(start);
   result.steps = steps;
   ++s.epochs;
