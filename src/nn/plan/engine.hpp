@@ -79,7 +79,8 @@ class Engine {
   virtual std::pair<double, double> read_accumulators() = 0;  // loss sum, correct count
   // read_accumulators() in two halves, so that a progress report need not drain the GPU:
   // request_accumulators() starts a read without waiting; take_accumulators() returns what
-  // the accumulators held then, waiting for that read only. The default reads at once.
+  // the accumulators held then, waiting for that read only (without a request: reads now).
+  // The default reads at once.
   virtual void request_accumulators() { requested_ = read_accumulators(); }
   virtual std::pair<double, double> take_accumulators() { return requested_; }
   // Room for `count` predictions that Plan::loss(..., predict) fills; read once at the end.
@@ -118,9 +119,7 @@ class Engine {
 
  private:
   std::map<PlanKey, std::unique_ptr<Plan>> plans_;
-
- private:
-  std::pair<double, double> requested_{};
+  std::pair<double, double> requested_{};  // the default request_accumulators()' read
 };
 
 std::unique_ptr<Engine> make_cpu_engine(const ModelState& model);

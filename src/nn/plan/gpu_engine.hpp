@@ -40,9 +40,12 @@ class GpuEngine : public Engine {
     if (!accumulator_read_) accumulator_read_.emplace(context());
     auto& r = *accumulator_read_;
     r.copy = r.queue.copy(accumulator_buffer(), r.host);
+    r.requested = true;
   }
   std::pair<double, double> take_accumulators() override {
+    if (!accumulator_read_ || !accumulator_read_->requested) return read_accumulators();
     auto& r = *accumulator_read_;
+    r.requested = false;
     r.copy.wait();
     const auto v = r.host.span<float>();
     return {v[0], v[1]};
@@ -62,6 +65,7 @@ class GpuEngine : public Engine {
     HostBuffer host;
     TransferQueue queue;
     PendingTransfer copy;
+    bool requested = false;  // a copy not yet taken
   };
   std::optional<AccumulatorRead> accumulator_read_;
 };
