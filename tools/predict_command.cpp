@@ -104,12 +104,12 @@ int predict_files(const PredictCli& o, const Context& ctx, nn::Sequential& model
 }
 
 int predict(const PredictCli& o) {
-  WallTimes timeline;
+  WallTimes laps;
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
-  timeline.lap("context");
+  laps.lap("context");
   auto model = nn::load_model(ctx, o.model);
-  timeline.lap("model");
+  laps.lap("model");
   model.set_backend(backend,
                     {.autotune = o.autotune && !o.no_autotune, .threads = o.backend.threads});
   print_backend_hint(model);
@@ -121,9 +121,9 @@ int predict(const PredictCli& o) {
   if (!o.images.empty()) return predict_files(o, ctx, model);
   const auto test = nn::load_idx_dataset(o.data, o.split).first(o.limit);
   nn::DeviceDataset device_test(ctx, test);
-  timeline.lap("data");
+  laps.lap("data");
   const auto e = nn::evaluate(model, device_test, o.batch);
-  timeline.lap("classifying");
+  laps.lap("classifying");
   fs::create_directories(o.out);
   const auto names =
       model.class_names().empty() ? class_names_for(o.data, e.classes) : model.class_names();
@@ -133,10 +133,10 @@ int predict(const PredictCli& o) {
       test.count, o.data, 100 * e.accuracy(), static_cast<std::size_t>(e.stats.correct),
       e.stats.count, e.stats.mean_loss(), e.seconds);
   std::cout << fmt::format("predictions.csv and confusion.csv in {}\n", o.out);
-  timeline.lap("saving");
+  laps.lap("saving");
   if (!o.no_plots) std::cout << draw_plots(o.out, nullptr, e, test, names) << "\n";
-  if (!o.no_plots) timeline.lap("plots");
-  std::cout << timeline.to_string();
+  if (!o.no_plots) laps.lap("plots");
+  std::cout << laps.to_string();
   return 0;
 }
 

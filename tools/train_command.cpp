@@ -99,10 +99,10 @@ std::vector<int> labels_of(const nn::Dataset& data) {
 }
 
 int train(const TrainCli& o, nn::Team& team) {
-  WallTimes timeline;
+  WallTimes laps;
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = team.device(o.device)});
-  timeline.lap("context");
+  laps.lap("context");
   const bool lead = team.rank() == 0;  // prints and writes
   std::ostringstream muted;
   std::ostream& out = lead ? std::cout : muted;
@@ -121,7 +121,7 @@ int train(const TrainCli& o, nn::Team& team) {
   }
   const double read_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-  timeline.lap("data read");
+  laps.lap("data read");
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
   model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
@@ -156,7 +156,7 @@ int train(const TrainCli& o, nn::Team& team) {
                          : "");
   out << model.summary() << std::flush;
 
-  timeline.lap("model");
+  laps.lap("model");
   const auto upload_start = std::chrono::steady_clock::now();
   nn::DeviceDataset device_train(ctx, train_set);
   nn::DeviceDataset device_test(ctx, nn::part_of(test_set, test_part.first, test_part.count));
@@ -164,7 +164,7 @@ int train(const TrainCli& o, nn::Team& team) {
   out << fmt::format(
       "data uploaded and kernels built in {:.2f} s\n",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count());
-  timeline.lap("data upload and kernels");
+  laps.lap("data upload and kernels");
 
   TrainHistory history{o.net,
                        ctx.info().renderer,
@@ -210,7 +210,7 @@ int train(const TrainCli& o, nn::Team& team) {
         << std::flush;
   }
   if (t.epochs == 0) eval = nn::evaluate(team, model, device_test, o.eval_batch);
-  timeline.lap("epochs and evaluations");
+  laps.lap("epochs and evaluations");
   if (gpu_timeline) out << write_timeline(o.timeline, team.rank(), team.size(), *gpu_timeline);
   if (const auto line = team.timing(); !line.empty()) std::cerr << line + "\n" << std::flush;
   if (!lead) return 0;
@@ -225,10 +225,10 @@ int train(const TrainCli& o, nn::Team& team) {
   out << fmt::format(
       "programs: {} compiled ({:.2f} s), {} restored from the disk cache ({:.2f} s)\n",
       programs.compiled, programs.compile_seconds, programs.restored, programs.restore_seconds);
-  timeline.lap("saving");
+  laps.lap("saving");
   if (!o.no_plots) out << draw_plots(o.out, &history, eval, test_set, names) << "\n";
-  if (!o.no_plots) timeline.lap("plots");
-  out << timeline.to_string();
+  if (!o.no_plots) laps.lap("plots");
+  out << laps.to_string();
   return 0;
 }
 
