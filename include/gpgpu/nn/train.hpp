@@ -90,7 +90,8 @@ struct TrainOptions {
   // offset; one contiguous range per parameter array, the arrays of a layer adjacent). It
   // may change them in place — data-parallel training sums them across processes here —
   // and the update uses what it leaves. On the Cpu backend the array is the backend's own
-  // (no copy); on the GPU backends a hook costs one download and one upload per step.
+  // (no copy); on the GPU backends a hook costs one download per step, and an upload where
+  // the host copy is not mapped memory (the compute backend's update reads mapped memory).
   std::function<void(std::span<float> gradients)> gradient_hook;
   // Called during each step's backward pass whenever the gradients of trainable positions
   // [ready_from, trainable_parameter_count()) became final (layers finish last to first, so
