@@ -15,6 +15,7 @@
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/timeline.hpp"
 
 namespace gpgpu::earth {
 

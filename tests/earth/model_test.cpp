@@ -16,6 +16,7 @@
 #include "gpgpu/earth/team.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
+#include "gpgpu/timeline.hpp"
 #include "test_support.hpp"
 
 namespace ge = gpgpu::earth;

@@ -51,7 +51,10 @@
 #include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/team.hpp"
 #include "gpgpu/error.hpp"
-#include "gpgpu/timeline.hpp"
+
+namespace gpgpu {
+class Timeline;  // gpgpu/timeline.hpp
+}  // namespace gpgpu
 
 namespace gpgpu::earth {
 

@@ -129,7 +129,7 @@ class ComputeEngine final : public GpuEngine {
   void commit_gradients() override { host_gradients().commit_rest(); }
   // A backward pass writes the device's gradients: a host copy the last update read is old.
   void device_gradients_written() {
-    if (host_grads_) host_grads_->begin();
+    if (host_grads_) host_grads_->device_written();
   }
 
  private:

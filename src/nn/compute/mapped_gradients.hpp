@@ -44,6 +44,8 @@ class MappedGradients {
   // After commit_rest() without uploads: the update reads the gradients from host() (false
   // again from begin()).
   bool final() const noexcept { return final_; }
+  // A backward pass wrote the device's gradients: the host copy is no longer what they hold.
+  void device_written() noexcept { final_ = false; }
   const HostBuffer& host() const noexcept { return host_; }
 
  private:
