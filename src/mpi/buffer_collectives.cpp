@@ -9,6 +9,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/mpi/collectives.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/staging_pool.hpp"
 #include "mpi/words.hpp"
 
 namespace gpgpu::mpi {
@@ -16,6 +17,7 @@ namespace gpgpu::mpi {
 namespace {
 
 using detail::download_words;
+using detail::StagingLease;
 using detail::upload_words;
 using detail::Word;
 
@@ -41,7 +43,7 @@ struct PendingAllreduce::State {
   const Communicator* comm = nullptr;
   Buffer* buffer = nullptr;
   Reduction op = Reduction::Sum;
-  std::vector<Word> host;
+  StagingLease host;
   std::vector<Chunk> chunks;
   std::size_t started = 0, finished = 0;  // chunks whose reduction started, whose upload ran
 
@@ -131,7 +133,7 @@ PendingAllreduce allreduce_async(const Communicator& comm, Buffer& buffer, Reduc
   state->comm = &comm;
   state->buffer = &buffer;
   state->op = op;
-  state->host.resize(buffer.size());
+  state->host = StagingLease(buffer.size());
   for (std::size_t first = 0; first < buffer.size(); first += options.chunk_elements) {
     auto& c = state->chunks.emplace_back();
     c.first = first;
