@@ -53,9 +53,10 @@ Pool& pool() {
 
 StagingLease::StagingLease(std::size_t words) : size_(words) {
   Block b = pool().take(words);
-  if (!b.memory)
-    b = {std::make_unique_for_overwrite<Word[]>(std::max<std::size_t>(words, 1)),
-         std::max<std::size_t>(words, 1)};
+  if (!b.memory) {
+    const std::size_t n = std::max<std::size_t>(words, 1);
+    b = {std::make_unique_for_overwrite<Word[]>(n), n};
+  }
   memory_ = std::move(b.memory);
   capacity_ = b.capacity;
 }
