@@ -13,6 +13,8 @@
 //   halo       gpgpu::mpi::HaloExchange::exchange of `bytes` each way between two Buffers,
 //              then Context::finish: pack kernel, download, MPI, upload, all of it
 //   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
+//   buffer_allreduce_mapped  the same given the Buffer's Context (AllreduceOptions::context:
+//              staging in mapped memory, one GPU copy each way)
 //   download, upload  Buffer::download / Buffer::upload + finish of `bytes` (the data path;
 //              both ranks at once, each on its GPU)
 //   mapped_download, mapped_upload  the same between a Buffer and a mapped HostBuffer through a
@@ -108,6 +110,11 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
     gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum);
     ctx.finish();
   });
+  // The same with the Buffer's Context named: staging in the Context's mapped memory.
+  const double reduce_mapped = median_seconds(comm, [&] {
+    gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum, {.context = &ctx});
+    ctx.finish();
+  });
   std::vector<float> host(grads.size());
   const double download = median_seconds(comm, [&] { grads.download(std::span<float>(host)); });
   const double upload = median_seconds(comm, [&] {
@@ -137,6 +144,7 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
   return {{"halo", bytes, exchange},
           {"mapped_sendrecv", bytes, mapped_sendrecv},
           {"buffer_allreduce", bytes, reduce},
+          {"buffer_allreduce_mapped", bytes, reduce_mapped},
           {"download", bytes, download},
           {"upload", bytes, upload},
           {"mapped_download", bytes, mapped_download},

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <optional>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "gpgpu/context.hpp"
 #include "gpgpu/mpi/collectives.hpp"
 #include "mpi/agreement.hpp"
+#include "mpi/mapped_staging.hpp"
 #include "mpi/staging_pool.hpp"
 #include "mpi/words.hpp"
 
@@ -32,40 +35,61 @@ MPI_Op mpi_op(Reduction op) {
 
 }  // namespace
 
+// Where the chunks wait on the host: ordinary memory reached through the data path, or, when
+// the caller names the Buffer's Context, mapped memory reached by one GPU copy each way
+// (mapped_staging.hpp).
+struct HostStaging {
+  using Download = std::variant<PendingRun, PendingTransfer>;
+  StagingLease plain;
+  std::optional<detail::MappedStaging::Lease> mapped;
+
+  Word* data() { return mapped ? mapped->data() : plain.data(); }
+  Download download(const Buffer& b, std::size_t first, std::size_t count) {
+    if (mapped) return mapped->download(b, first, count);
+    return download_words(b, std::span<Word>(plain.data() + first, count), first);
+  }
+  void upload(Buffer& b, std::size_t first, std::size_t count) {
+    if (mapped) return mapped->upload(b, first, count);
+    upload_words(b, std::span<const Word>(plain.data() + first, count), first);
+  }
+};
+
 // One chunk goes download -> MPI_Iallreduce -> upload; chunks start their reductions in
 // order (every rank must issue its collectives in the same order) and finish in order.
 struct PendingAllreduce::State {
   struct Chunk {
     std::size_t first = 0, count = 0;
-    PendingRun download;
+    HostStaging::Download download;
     MPI_Request request = MPI_REQUEST_NULL;
+    bool landed() const {
+      return std::visit([](const auto& d) { return d.ready(); }, download);
+    }
   };
   const Communicator* comm = nullptr;
   Buffer* buffer = nullptr;
   Reduction op = Reduction::Sum;
-  StagingLease host;
+  HostStaging host;
   std::vector<Chunk> chunks;
   std::size_t started = 0, finished = 0;  // chunks whose reduction started, whose upload ran
 
   void start(Chunk& c) {
-    c.download.wait();
+    std::visit([](auto& d) { d.wait(); }, c.download);
     MPI_Iallreduce(MPI_IN_PLACE, host.data() + c.first, static_cast<int>(c.count),
                    detail::datatype_of(buffer->element_type()), mpi_op(op), comm->get(),
                    &c.request);
     ++started;
   }
   void finish(Chunk& c) {
-    std::span<Word> words(host.data() + c.first, c.count);
     if (op == Reduction::Mean) {
       const auto n = static_cast<float>(comm->size());
-      for (float& v : std::span<float>(reinterpret_cast<float*>(words.data()), words.size()))
-        v /= n;
+      auto* v = reinterpret_cast<float*>(host.data() + c.first);
+      for (std::size_t i = 0; i < c.count; ++i) v[i] /= n;
     }
-    upload_words(*buffer, words, c.first);
+    host.upload(*buffer, c.first, c.count);
     ++finished;
   }
   bool test() {
-    while (started < chunks.size() && chunks[started].download.ready()) start(chunks[started]);
+    while (started < chunks.size() && chunks[started].landed()) start(chunks[started]);
     while (finished < started) {
       int complete = 0;
       MPI_Test(&chunks[finished].request, &complete, MPI_STATUS_IGNORE);
@@ -124,6 +148,8 @@ PendingAllreduce allreduce_async(const Communicator& comm, Buffer& buffer, Reduc
     error = fmt::format("Mean needs a float32 Buffer; got {}", to_string(buffer.element_type()));
   if (options.chunk_elements < 1 || options.chunk_elements > (std::size_t{1} << 28))
     error = fmt::format("chunk_elements must be in 1..2^28; got {}", options.chunk_elements);
+  if (error.empty() && options.context != nullptr && !buffer.belongs_to(*options.context))
+    error = "the Buffer was not made from AllreduceOptions::context";
   detail::agree_on(comm, "gpgpu::mpi::allreduce",
                    {{"element type", static_cast<long long>(buffer.element_type())},
                     {"Buffer length", static_cast<long long>(buffer.size())},
@@ -133,13 +159,17 @@ PendingAllreduce allreduce_async(const Communicator& comm, Buffer& buffer, Reduc
   state->comm = &comm;
   state->buffer = &buffer;
   state->op = op;
-  state->host = StagingLease(buffer.size());
+  if (options.context != nullptr) {
+    state->host.mapped.emplace(
+        detail::MappedStaging::of(*options.context).take(buffer.element_type(), buffer.size()));
+  } else {
+    state->host.plain = StagingLease(buffer.size());
+  }
   for (std::size_t first = 0; first < buffer.size(); first += options.chunk_elements) {
     auto& c = state->chunks.emplace_back();
     c.first = first;
     c.count = std::min(options.chunk_elements, buffer.size() - first);
-    c.download =
-        download_words(buffer, std::span<Word>(state->host.data() + first, c.count), first);
+    c.download = state->host.download(buffer, first, c.count);
   }
   return PendingAllreduce(std::move(state));
 }

@@ -2,6 +2,7 @@
 // allreduce of odd-sized Buffers (one and several pipeline chunks) against a float64 sum of
 // every rank's inputs, the same bits on every rank, the async form around a kernel,
 // broadcast and gather, and the agreed checks (every rank throws the same CollectiveError).
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -55,38 +56,62 @@ TEST(MpiCollectives, AllreduceOfOddSizedBuffersMatchesTheFloat64Sum) {
   const auto seed = gpgpu::test::shared_seed();
   SCOPED_TRACE(testing::Message() << "shared seed " << seed);
   const int n = world().size();
-  for (std::size_t size : {std::size_t{1}, std::size_t{7}, std::size_t{1001}, std::size_t{4099}}) {
-    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{1000}}) {
-      for (auto op : {mpi::Reduction::Sum, mpi::Reduction::Mean}) {
-        std::vector<std::vector<float>> inputs;
-        for (int r = 0; r < n; ++r)
-          inputs.push_back(floats_of(seed + static_cast<std::uint32_t>(size), r, size));
-        Buffer b = Buffer::from(context(), inputs[world().rank()]);
-        mpi::allreduce(world(), b, op, {.chunk_elements = chunk});
-        const auto got = b.to_vector<float>();
-        const double divisor = op == mpi::Reduction::Mean ? n : 1;
-        // Float32 adds the n terms in some order: n - 1 roundings, each <= eps32 of a partial
-        // sum, itself <= sum |x_r|; Mean's division rounds once more (eps32 of the result).
-        auto want = [&](std::size_t i) {
-          double s = 0;
-          for (const auto& x : inputs) s += x[i];
-          return s / divisor;
-        };
-        auto bound = [&](std::size_t i) {
-          double a = 0;
-          for (const auto& x : inputs) a += std::abs(x[i]);
-          return ((n - 1) * eps32 * a + (divisor > 1 ? eps32 * a : 0.0)) / divisor;
-        };
-        std::string first;
-        EXPECT_EQ(count_off(got, want, bound, first), 0u)
-            << "size " << size << ", chunk " << chunk << ": " << first;
-        const bool same = same_bits_everywhere(got);
-        if (world().rank() == 0) {
-          EXPECT_TRUE(same) << "ranks disagree, size " << size;
+  // Both stagings: the data path, and the Context's mapped memory (reused from call to call:
+  // each array still holds the last call's sums when the next download lands in it).
+  const std::array<const gpgpu::Context*, 2> stagings{nullptr, &context()};
+  for (const gpgpu::Context* staging : stagings) {
+    for (std::size_t size :
+         {std::size_t{1}, std::size_t{7}, std::size_t{1001}, std::size_t{4099}}) {
+      for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{1000}}) {
+        for (auto op : {mpi::Reduction::Sum, mpi::Reduction::Mean}) {
+          std::vector<std::vector<float>> inputs;
+          for (int r = 0; r < n; ++r)
+            inputs.push_back(floats_of(seed + static_cast<std::uint32_t>(size), r, size));
+          Buffer b = Buffer::from(context(), inputs[world().rank()]);
+          mpi::allreduce(world(), b, op, {.chunk_elements = chunk, .context = staging});
+          const auto got = b.to_vector<float>();
+          const double divisor = op == mpi::Reduction::Mean ? n : 1;
+          // Float32 adds the n terms in some order: n - 1 roundings, each <= eps32 of a partial
+          // sum, itself <= sum |x_r|; Mean's division rounds once more (eps32 of the result).
+          auto want = [&](std::size_t i) {
+            double s = 0;
+            for (const auto& x : inputs) s += x[i];
+            return s / divisor;
+          };
+          auto bound = [&](std::size_t i) {
+            double a = 0;
+            for (const auto& x : inputs) a += std::abs(x[i]);
+            return ((n - 1) * eps32 * a + (divisor > 1 ? eps32 * a : 0.0)) / divisor;
+          };
+          std::string first;
+          EXPECT_EQ(count_off(got, want, bound, first), 0u)
+              << "size " << size << ", chunk " << chunk << (staging ? ", mapped" : "") << ": "
+              << first;
+          const bool same = same_bits_everywhere(got);
+          if (world().rank() == 0) {
+            EXPECT_TRUE(same) << "ranks disagree, size " << size;
+          }
         }
       }
     }
   }
+}
+
+// Named, the Buffer's Context stages the chunks in its own mapped memory (one GPU copy each
+// way): nothing goes through its data path, where the unnamed allreduce moves every byte down
+// and back up.
+TEST(MpiCollectives, NamingTheContextKeepsTheDataPathOutOfIt) {
+  const std::size_t size = 1001;
+  Buffer b = Buffer::from(context(), floats_of(gpgpu::test::shared_seed(), world().rank(), size));
+  const auto before = context().data_path_stats();
+  mpi::allreduce(world(), b, mpi::Reduction::Sum, {.context = &context()});
+  const auto named = context().data_path_stats();
+  EXPECT_EQ(named.bytes_downloaded, before.bytes_downloaded);
+  EXPECT_EQ(named.bytes_uploaded, before.bytes_uploaded);
+  mpi::allreduce(world(), b);
+  const auto plain = context().data_path_stats();
+  EXPECT_EQ(plain.bytes_downloaded - named.bytes_downloaded, 4 * size);
+  EXPECT_EQ(plain.bytes_uploaded - named.bytes_uploaded, 4 * size);
 }
 
 TEST(MpiCollectives, AllreduceMinMaxAndIntegerSumsAreExact) {
@@ -127,8 +152,10 @@ TEST(MpiCollectives, AsyncAllreduceLetsAKernelRunMeanwhile) {
   const int n = world().size();
   const std::size_t size = 10007;  // 10 chunks of 1024, the last one odd
   Buffer grads = Buffer::from(context(), floats_of(seed, world().rank(), size));
-  auto pending =
-      mpi::allreduce_async(world(), grads, mpi::Reduction::Sum, {.chunk_elements = 1024});
+  // In the Context's mapped staging: its copies back are queued, never waited for, and the
+  // kernel below must still see its own inputs and the sums land.
+  auto pending = mpi::allreduce_async(world(), grads, mpi::Reduction::Sum,
+                                      {.chunk_elements = 1024, .context = &context()});
   // Work queued while the chunks travel: y = 2 x on another Buffer.
   gpgpu::ComputeKernel twice(context(), R"(
     layout(local_size_x = 64) in;
@@ -211,4 +238,18 @@ TEST(MpiCollectives, EveryRankThrowsTheSameErrorForMismatchedArguments) {
   Buffer ints = Buffer::from(context(), std::vector<std::int32_t>(3, 7));
   EXPECT_THROW(mpi::allreduce(world(), ints, mpi::Reduction::Mean), mpi::CollectiveError);
   EXPECT_THROW(mpi::broadcast(world(), good, world().size()), mpi::CollectiveError);
+  // A Context named for the staging that did not make the Buffer (on the last rank only).
+  gpgpu::Context other;
+  Buffer foreign = Buffer::from(other, std::vector<float>(4, 2.0f));
+  const auto wrong = gpgpu::test::error_message_of([&] {
+    const bool last = me == world().size() - 1;
+    mpi::allreduce(world(), last ? foreign : good, mpi::Reduction::Sum, {.context = &context()});
+  });
+  EXPECT_NE(wrong.find(fmt::format("rank {}: gpgpu::mpi::allreduce: the Buffer was not made from "
+                                   "AllreduceOptions::context",
+                                   world().size() - 1)),
+            std::string::npos)
+      << wrong;
+  EXPECT_EQ(foreign.to_vector<float>(), std::vector<float>(4, 2.0f));
+  EXPECT_EQ(good.to_vector<float>(), std::vector<float>(4, 1.0f));
 }

@@ -7,7 +7,8 @@
 //   std::vector<float> all = gpgpu::mpi::gather<float>(world, part);   // on rank 0
 //
 // Buffers travel through the host ("host-staged"): download through the Context's data
-// path, MPI on host memory, upload. An allreduce is pipelined in chunks
+// path (or, given the Buffer's Context in AllreduceOptions::context, one GPU copy into mapped
+// memory), MPI on host memory, upload. An allreduce is pipelined in chunks
 // (AllreduceOptions::chunk_elements): every chunk's download is queued at once, each chunk's
 // MPI_Iallreduce starts when its download lands and its upload when its reduction ends, so
 // the device link and the network work at the same time. allreduce_async() returns once the
@@ -92,6 +93,11 @@ struct AllreduceOptions {
   // Elements per pipeline chunk (1 .. 2^28): small enough that the first chunk's reduction
   // starts early, large enough that each MPI call moves a few MB.
   std::size_t chunk_elements = std::size_t{1} << 20;
+  // The Buffer's Context, where the caller has it: the chunks then stage in mapped memory
+  // that the Context keeps for later allreduces (one GPU copy each way, MPI in place on the
+  // pinned pages) instead of going through the data path (a GPU copy and a host copy each
+  // way). A Buffer made from another Context is refused on every rank.
+  const Context* context = nullptr;
 };
 
 // An allreduce in flight. The Buffer and the Communicator must stay alive, and the Buffer
