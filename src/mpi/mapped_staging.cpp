@@ -13,41 +13,21 @@ MappedStaging& MappedStaging::of(const Context& context) {
 
 MappedStaging::Lease MappedStaging::take(ElementType type, std::size_t count) {
   count = std::max<std::size_t>(count, 1);
-  {
-    std::lock_guard lock(shelf_->mutex);
-    auto& free = shelf_->free;
-    auto best = free.end();
-    for (auto it = free.begin(); it != free.end(); ++it) {
-      const bool fits = it->host.element_type() == type && it->host.size() >= count;
-      if (fits && (best == free.end() || it->host.size() < best->host.size())) best = it;
-    }
-    if (best != free.end()) {
-      Block b = std::move(*best);
-      free.erase(best);
-      return Lease(shelf_, std::move(b));
-    }
-  }
+  auto b = shelf_->blocks.take(
+      [&](const Block& x) { return x.host.element_type() == type && x.host.size() >= count; });
+  if (b) return Lease(shelf_, std::move(*b));
   return Lease(shelf_, Block{HostBuffer(*context_, type, count, HostAccess::ReadWrite), {}});
-}
-
-void MappedStaging::Shelf::give(Block block) {
-  // Copies back that have finished need no handle; one still running keeps its handle (whose
-  // destruction would wait for it) until the block comes back again.
-  std::erase_if(block.uploads, [](const PendingTransfer& u) { return u.waited() || u.ready(); });
-  std::lock_guard lock(mutex);
-  free.push_back(std::move(block));
-  if (free.size() <= kept) return;
-  free.erase(std::min_element(free.begin(), free.end(), [](const Block& a, const Block& b) {
-    return a.host.size() < b.host.size();
-  }));
 }
 
 MappedStaging::Lease::~Lease() {
   if (!shelf_ || !block_.host.valid()) return;
   try {
-    shelf_->give(std::move(block_));
+    // Copies back that have finished need no handle; one still running keeps its handle
+    // (whose destruction would wait for it) until the block comes back again.
+    std::erase_if(block_.uploads, [](const PendingTransfer& u) { return u.waited() || u.ready(); });
+    shelf_->blocks.give(std::move(block_));
   } catch (...) {
-    // No memory for the list: the block is freed (its pending copies waited for) instead.
+    // No memory for the list, or a Context released meanwhile: the block is freed instead.
   }
 }
 

@@ -12,13 +12,13 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "gpgpu/context.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/pending_transfer.hpp"
 #include "gpgpu/transfer_queue.hpp"
+#include "mpi/best_fit_shelf.hpp"
 #include "mpi/words.hpp"
 
 namespace gpgpu::mpi::detail {
@@ -27,15 +27,14 @@ class MappedStaging {
   struct Block {
     HostBuffer host;
     std::vector<PendingTransfer> uploads;  // copies back that may still be reading it
+    std::size_t capacity() const noexcept { return host.size(); }
   };
   // What the leases share with the Context's attachment: a lease may end after the Context
   // (its Buffer outliving it), and then gives its block back here, not to freed memory.
   struct Shelf {
     explicit Shelf(const Context& context) : queue(context) {}
     TransferQueue queue;
-    std::mutex mutex;
-    std::vector<Block> free;  // at most `kept`, the largest
-    void give(Block block);
+    BestFitShelf<Block> blocks;
   };
 
  public:
@@ -67,7 +66,6 @@ class MappedStaging {
   Lease take(ElementType type, std::size_t count);
 
  private:
-  static constexpr std::size_t kept = 4;
   const Context* context_;
   std::shared_ptr<Shelf> shelf_;
 };
