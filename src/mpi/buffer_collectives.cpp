@@ -33,8 +33,6 @@ MPI_Op mpi_op(Reduction op) {
   return op == Reduction::Min ? MPI_MIN : op == Reduction::Max ? MPI_MAX : MPI_SUM;
 }
 
-}  // namespace
-
 // Where the chunks wait on the host: ordinary memory reached through the data path, or, when
 // the caller names the Buffer's Context, mapped memory reached by one GPU copy each way
 // (mapped_staging.hpp).
@@ -53,6 +51,8 @@ struct HostStaging {
     upload_words(b, std::span<const Word>(plain.data() + first, count), first);
   }
 };
+
+}  // namespace
 
 // One chunk goes download -> MPI_Iallreduce -> upload; chunks start their reductions in
 // order (every rank must issue its collectives in the same order) and finish in order.
