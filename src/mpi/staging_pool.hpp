@@ -1,10 +1,10 @@
 // Host memory for the Buffer collectives' staging, kept between calls.
 //
 // A fresh array per call paid for its pages again each time (zeroed, then faulted in by the
-// download's copy and again by MPI): on two H200s a 1 MB allreduce on a Buffer spent ~0.13 ms
-// allocating and queueing its download and ~0.47 ms in an MPI_Iallreduce that takes
-// 0.33 ms on memory used before (docs/mpi.md). A lease hands out an array at least as long
-// as asked (uninitialised) and gives it back when it ends; a few arrays are kept.
+// download's copy): on two H200s a 1 MB allreduce on a Buffer spent 0.10-0.13 ms allocating
+// and queueing its download, 0.06 ms with the array reused; 4 MB went from 3.25-3.58 to
+// 2.86-2.92 ms (docs/mpi.md). A lease hands out an array at least as long as asked
+// (uninitialised) and gives it back when it ends; a few arrays are kept.
 #pragma once
 
 #include <cstddef>
