@@ -59,25 +59,24 @@ void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
 }
 
 void save_field(const std::filesystem::path& path, const SavedField& f) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw Error(fmt::format("earth: cannot write {}", tmp.string()));
-    const std::int32_t level = f.level, case_number = f.case_number, recentre = f.recentre ? 1 : 0;
-    const std::int32_t kind = f.grid_kind == "spring" ? 1 : 0;
-    const std::uint64_t count = f.values.size();
-    out.write(magic, sizeof magic);
-    out.write(reinterpret_cast<const char*>(&level), 4);
-    out.write(reinterpret_cast<const char*>(&kind), 4);
-    out.write(reinterpret_cast<const char*>(&recentre), 4);
-    out.write(reinterpret_cast<const char*>(&case_number), 4);
-    out.write(reinterpret_cast<const char*>(&f.day), 8);
-    out.write(reinterpret_cast<const char*>(&count), 8);
-    out.write(reinterpret_cast<const char*>(f.values.data()),
-              static_cast<std::streamsize>(8 * count));
-    if (!out) throw Error(fmt::format("earth: failed writing {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, path);
+  write_file(
+      path,
+      [&](std::ostream& out) {
+        const std::int32_t level = f.level, case_number = f.case_number,
+                           recentre = f.recentre ? 1 : 0;
+        const std::int32_t kind = f.grid_kind == "spring" ? 1 : 0;
+        const std::uint64_t count = f.values.size();
+        out.write(magic, sizeof magic);
+        out.write(reinterpret_cast<const char*>(&level), 4);
+        out.write(reinterpret_cast<const char*>(&kind), 4);
+        out.write(reinterpret_cast<const char*>(&recentre), 4);
+        out.write(reinterpret_cast<const char*>(&case_number), 4);
+        out.write(reinterpret_cast<const char*>(&f.day), 8);
+        out.write(reinterpret_cast<const char*>(&count), 8);
+        out.write(reinterpret_cast<const char*>(f.values.data()),
+                  static_cast<std::streamsize>(8 * count));
+      },
+      "earth");
 }
 
 SavedField load_field(const std::filesystem::path& path) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
-#include <optional>
 #include <variant>
 
 #include <fmt/format.h>
@@ -38,17 +37,19 @@ MPI_Op mpi_op(Reduction op) {
 // (mapped_staging.hpp).
 struct HostStaging {
   using Download = std::variant<PendingRun, PendingTransfer>;
-  StagingLease plain;
-  std::optional<detail::MappedStaging::Lease> mapped;
+  using Mapped = detail::MappedStaging::Lease;
+  std::variant<StagingLease, Mapped> memory;
 
-  Word* data() { return mapped ? mapped->data() : plain.data(); }
+  Word* data() {
+    return std::visit([](auto& m) { return m.data(); }, memory);
+  }
   Download download(const Buffer& b, std::size_t first, std::size_t count) {
-    if (mapped) return mapped->download(b, first, count);
-    return download_words(b, std::span<Word>(plain.data() + first, count), first);
+    if (auto* m = std::get_if<Mapped>(&memory)) return m->download(b, first, count);
+    return download_words(b, std::span<Word>(data() + first, count), first);
   }
   void upload(Buffer& b, std::size_t first, std::size_t count) {
-    if (mapped) return mapped->upload(b, first, count);
-    upload_words(b, std::span<const Word>(plain.data() + first, count), first);
+    if (auto* m = std::get_if<Mapped>(&memory)) return m->upload(b, first, count);
+    upload_words(b, std::span<const Word>(data() + first, count), first);
   }
 };
 
@@ -160,10 +161,10 @@ PendingAllreduce allreduce_async(const Communicator& comm, Buffer& buffer, Reduc
   state->buffer = &buffer;
   state->op = op;
   if (options.context != nullptr) {
-    state->host.mapped.emplace(
+    state->host.memory.emplace<HostStaging::Mapped>(
         detail::MappedStaging::of(*options.context).take(buffer.element_type(), buffer.size()));
   } else {
-    state->host.plain = StagingLease(buffer.size());
+    state->host.memory.emplace<StagingLease>(buffer.size());
   }
   for (std::size_t first = 0; first < buffer.size(); first += options.chunk_elements) {
     auto& c = state->chunks.emplace_back();
