@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -26,6 +29,18 @@ namespace gpgpu::cli {
 
 namespace {
 
+// --autotune-seconds: a number of seconds >= 0, or inf.
+double tuning_budget(const std::string& text) {
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0) {
+    throw ArgumentError(
+        fmt::format("--autotune-seconds must be a number of seconds >= 0, or inf; got '{}'", text));
+  }
+  return seconds;
+}
+
 namespace fs = std::filesystem;
 
 struct TrainCli {
@@ -42,6 +57,7 @@ struct TrainCli {
   std::uint64_t seed = 1;
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
   bool no_autotune = false;
+  std::string autotune_seconds = "1";
   int shift = 2;
   TimelineRequest timeline;
   std::string command_line;
@@ -124,7 +140,9 @@ int train(const TrainCli& o, nn::Team& team) {
   laps.lap("data read");
   auto recipe = make_recipe(ctx, o, train_set);
   auto& model = recipe.model;
-  model.set_backend(backend, {.autotune = !o.no_autotune, .threads = o.backend.threads});
+  model.set_backend(backend, {.autotune = !o.no_autotune,
+                              .threads = o.backend.threads,
+                              .autotune_seconds = tuning_budget(o.autotune_seconds)});
   if (lead) print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
@@ -274,11 +292,15 @@ Command add_train_command(CLI::App& app, TrainTeamMaker make_team) {
   sub->add_flag(
       "--no-autotune", o->no_autotune,
       "no GEMM autotuning on GPUs: tilings tuned earlier (disk cache) or the cost model's");
+  sub->add_option("--autotune-seconds", o->autotune_seconds,
+                  "wall seconds this process may spend tuning GEMMs on a GPU (default 1; inf: "
+                  "tune every GEMM not tuned yet, as a benchmark's warm-up does)");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar");
   sub->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
   add_timeline_options(*sub, o->timeline);
   return [o, make_team]() -> int {
     check_timeline_request(o->timeline, "train");
+    tuning_budget(o->autotune_seconds);  // refused before any data is read
     o->command_line = "gpgpu train";
     const auto team = make_team();
     return train(*o, *team);

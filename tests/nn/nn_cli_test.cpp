@@ -1,7 +1,7 @@
 // `gpgpu train` and `gpgpu predict` with --backend and --threads, run as a user would: an
-// unknown backend is refused (before any data is read) with the list of backends, a bad
-// thread count in the environment is named, and a model trained on the cpu backend is
-// classified by predict on the compute backend.
+// unknown backend is refused (before any data is read) with the list of backends, so is a bad
+// tuning budget, a bad thread count in the environment is named, and a model trained on the
+// cpu backend is classified by predict on the compute backend.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -38,6 +38,17 @@ TEST(NnCli, UnknownBackendsAreRefusedWithTheList) {
     EXPECT_EQ(r.output.find("nonexistent"), std::string::npos)
         << "the backend is checked before anything is read:\n"
         << r.output;
+  }
+}
+
+// --autotune-seconds takes seconds >= 0 or inf; anything else is refused by name before any
+// data is read.
+TEST(NnCli, ATuningBudgetOutsideItsRangeIsRefused) {
+  for (const char* value : {"-1", "nan", "abc", "1e999"}) {
+    const auto r = gpgpu_cli(std::string("train --data /nonexistent --autotune-seconds ") + value);
+    EXPECT_NE(r.status, 0) << r.output;
+    expect_contains(r.output, {"--autotune-seconds", "inf", value});
+    EXPECT_EQ(r.output.find("nonexistent"), std::string::npos) << r.output;
   }
 }
 
