@@ -211,8 +211,10 @@ if has_stage cnn; then
     # Every GEMM tuned before any timed run, at both batches (a process tunes for at most 1 s
     # and leaves the rest to later ones: which GEMMs were still untuned moved one process's
     # rate by up to 15% between otherwise identical runs).
+    limit=(--train-limit 2048)
+    [[ " ${cnn_args[*]} " == *" --train-limit "* ]] && limit=()
     for batch in 512 256; do
-      "$gpgpu" train --net cnn --batch "$batch" --epochs 1 --train-limit 2048 --no-plots -q \
+      "$gpgpu" train --net cnn --batch "$batch" --epochs 1 "${limit[@]}" --no-plots -q \
         --autotune-seconds inf --out "$out/cnn-tune-$batch" "${cnn_args[@]}" \
         > "$out/cnn-tune-$batch.txt" 2>&1
       stamp "cnn tuning at $batch: rc $?"
