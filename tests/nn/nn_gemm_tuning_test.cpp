@@ -5,6 +5,7 @@
 // the compile time measured on the device (kept on disk); and a GEMM
 // whose tiling is known takes it without tuning and computes correctly.
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -219,4 +220,45 @@ TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
   const auto heuristic =
       nn::detail::candidate_tilings(ctx, {SmallGemm::m, SmallGemm::n, SmallGemm::k}, true).front();
   EXPECT_EQ(untuned.to_string(), heuristic.to_string());
+}
+
+// A convolution's GEMMs (loads that compute im2col or col2im addresses) put the tilings with
+// 4-row register blocks first, the others after them in the cost model's order; the same
+// candidates but those wider than n (32 here). (The cost model alone puts an 8-row block first for
+// this shape, the input gradient of a 5x5 convolution of 32 into 64 channels at a batch of 512.)
+TEST(NnGemmTuning, ComputedLoadsPutFourRowBlocksFirst) {
+  auto& ctx = gpgpu::test::context();
+  const nn::detail::GemmShape shape{100352, 32, 1600};
+  const auto plain = nn::detail::candidate_tilings(ctx, shape, true);
+  const auto conv = nn::detail::candidate_tilings(ctx, shape, true, true);
+  ASSERT_FALSE(plain.empty());
+  EXPECT_NE(plain.front().tm, 4) << "the shape no longer tells the orders apart";
+  auto names = [](const std::vector<GemmTiling>& list) {
+    std::vector<std::string> out;
+    for (const auto& t : list) out.push_back(t.to_string());
+    return out;
+  };
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  std::vector<GemmTiling> narrow;
+  for (const auto& t : plain) {
+    if (t.bn <= 32) narrow.push_back(t);
+  }
+  ASSERT_LT(narrow.size(), plain.size()) << "the shape no longer has blocks wider than n";
+  EXPECT_EQ(sorted(names(conv)), sorted(names(narrow)));
+  bool four = true;
+  std::vector<std::string> rest;
+  for (const auto& t : conv) {
+    if (t.tm != 4) four = false;
+    EXPECT_TRUE(t.tm != 4 || four) << t.to_string() << " after an 8-row block";
+    if (t.tm != 4) rest.push_back(t.to_string());
+  }
+  EXPECT_EQ(conv.front().tm, 4);
+  std::vector<std::string> plain_rest;
+  for (const auto& t : narrow) {
+    if (t.tm != 4) plain_rest.push_back(t.to_string());
+  }
+  EXPECT_EQ(rest, plain_rest) << "the 8-row blocks keep the cost model's order";
 }

@@ -43,6 +43,9 @@ struct GemmSource {
   bool a_k_fast = false;
   bool b_k_fast = false;
   Defines defines;  // shared by both kernels (shapes, offsets, activations)
+  // The loads compute their addresses (a convolution's im2col and col2im): see
+  // candidate_tilings.
+  bool computed_loads = false;
 };
 
 struct GemmTiling {
@@ -54,7 +57,13 @@ struct GemmTiling {
 };
 
 // The tilings worth trying for a shape on a device (the first is the heuristic's choice).
-std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared);
+// With `computed_loads`, those whose invocations keep 4 rows (TM = 4) come first: beside a
+// convolution's address arithmetic the best 8-row block ran 1.1-2.3x slower than the best
+// 4-row one on an H200, and the cost model's first choice (it counts only register reuse,
+// which favours 8 rows) up to 6.7x slower. Their blocks are also no wider than n (rounded up to
+// a power of two).
+std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared,
+                                          bool computed_loads = false);
 // The tiling with the blocks of `blocks` (a tiling tuned for this or a sibling shape, maybe
 // read from the disk cache) and the slice depth and split of k that `shape` gets; nothing
 // when the blocks are not among the shared-memory candidates.
