@@ -261,4 +261,12 @@ TEST(NnGemmTuning, ComputedLoadsPutFourRowBlocksFirst) {
     if (t.tm != 4) plain_rest.push_back(t.to_string());
   }
   EXPECT_EQ(rest, plain_rest) << "the 8-row blocks keep the cost model's order";
+  // A weight gradient of a first layer with few filters (m = 3 x 3 + 1), whose every block is
+  // wider than n, keeps the wide ones rather than none.
+  for (const int filters : {1, 2, 4}) {
+    const nn::detail::GemmShape few{10, filters, 6272};
+    EXPECT_EQ(nn::detail::candidate_tilings(ctx, few, true, true).size(),
+              nn::detail::candidate_tilings(ctx, few, true).size())
+        << filters << " filters";
+  }
 }

@@ -296,11 +296,17 @@ std::vector<GemmTiling> shared_candidates(GemmShape s, bool computed_loads) {
         t.bn > 2 * std::max(16, round_up_pow2(s.n))) {
       continue;
     }
-    // Convolutions: no block wider than the padded n (a 16 x 128 block for a weight gradient
-    // of 64 filters won its tuning on an H200 and then trained at 87-95k images/s, the cost
-    // model's first choices at 148k).
-    if (computed_loads && t.bn > std::max(16, round_up_pow2(s.n))) continue;
     list.push_back(t);
+  }
+  // Convolutions: no block wider than the padded n where a narrower one exists (a 16 x 128
+  // block for a weight gradient of 64 filters won its tuning on an H200 and then trained at
+  // 87-95k images/s, the cost model's first choices at 148k).
+  if (computed_loads) {
+    std::vector<GemmTiling> narrow;
+    for (const auto& t : list) {
+      if (t.bn <= std::max(16, round_up_pow2(s.n))) narrow.push_back(t);
+    }
+    if (!narrow.empty()) list = std::move(narrow);
   }
   std::stable_sort(list.begin(), list.end(), [&](const GemmTiling& a, const GemmTiling& b) {
     return estimated_cost(s, a) < estimated_cost(s, b);
