@@ -60,8 +60,8 @@ struct GemmTiling {
 // With `computed_loads`, those whose invocations keep 4 rows (TM = 4) come first: beside a
 // convolution's address arithmetic the best 8-row block ran 1.1-2.3x slower than the best
 // 4-row one on an H200, and the cost model's first choice (it counts only register reuse,
-// which favours 8 rows) up to 6.7x slower. Their blocks are also no wider than n (rounded up to
-// a power of two).
+// which favours 8 rows) up to 6.7x slower. Blocks wider than n (rounded up to a power of two)
+// are left out where a narrower one fits.
 std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared,
                                           bool computed_loads = false);
 // The tiling with the blocks of `blocks` (a tiling tuned for this or a sibling shape, maybe
