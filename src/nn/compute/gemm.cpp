@@ -287,6 +287,17 @@ GemmTiling shared_tiling(GemmShape s, const int (&block)[4]) {
   return t;
 }
 
+// A convolution's candidates (candidate_tilings): no block wider than the padded n where a
+// narrower one fits (a 16 x 128 block for a weight gradient of 64 filters won its tuning on an
+// H200 and then trained at 87-95k images/s, the cost model's first choices at 148k), and
+// 4-row blocks first, each part in the cost model's order.
+void fit_to_convolution(std::vector<GemmTiling>& list, GemmShape s) {
+  const int width = std::max(16, round_up_pow2(s.n));
+  const auto wide = [&](const GemmTiling& t) { return t.bn > width; };
+  if (!std::all_of(list.begin(), list.end(), wide)) std::erase_if(list, wide);
+  std::stable_partition(list.begin(), list.end(), [](const GemmTiling& t) { return t.tm == 4; });
+}
+
 std::vector<GemmTiling> shared_candidates(GemmShape s, bool computed_loads) {
   std::vector<GemmTiling> list;
   for (const auto& block : shared_blocks) {
@@ -298,22 +309,10 @@ std::vector<GemmTiling> shared_candidates(GemmShape s, bool computed_loads) {
     }
     list.push_back(t);
   }
-  // Convolutions: no block wider than the padded n where a narrower one exists (a 16 x 128
-  // block for a weight gradient of 64 filters won its tuning on an H200 and then trained at
-  // 87-95k images/s, the cost model's first choices at 148k).
-  if (computed_loads) {
-    std::vector<GemmTiling> narrow;
-    for (const auto& t : list) {
-      if (t.bn <= std::max(16, round_up_pow2(s.n))) narrow.push_back(t);
-    }
-    if (!narrow.empty()) list = std::move(narrow);
-  }
   std::stable_sort(list.begin(), list.end(), [&](const GemmTiling& a, const GemmTiling& b) {
     return estimated_cost(s, a) < estimated_cost(s, b);
   });
-  if (computed_loads) {
-    std::stable_partition(list.begin(), list.end(), [](const GemmTiling& t) { return t.tm == 4; });
-  }
+  if (computed_loads) fit_to_convolution(list, s);
   return list;
 }
 

@@ -129,12 +129,6 @@ GemmSource source(std::string operand_text, const char* stores, const std::strin
   return {std::move(operand_text), stores + result, a_k_fast, b_k_fast, d};
 }
 
-// A convolution's GEMM: its loads compute im2col and col2im addresses.
-LinearGemm with_computed_loads(LinearGemm g) {
-  g.source.computed_loads = true;
-  return g;
-}
-
 // The three GEMMs of a convolution.
 std::array<LinearGemm, 3> conv_gemms(const Stage& s, std::size_t batch, const Defines& d) {
   const ConvGeometry g = s.conv();
@@ -159,20 +153,22 @@ float load_b(int k, int n) {
 float load_a(int m, int k) { return m == KC ? 1.0 : im2col(k, m); }
 float load_b(int k, int n) { return dy[(k / OHW * CO + n) * OHW + k - k / OHW * OHW]; }
 )";
-  return {
-      with_computed_loads(LinearGemm{
-          {rows, filters, depth},
-          source(operands("x", "p", with_im2col,
-                          "float load_a(int m, int k) { return im2col(m, k); }\n"
-                          "float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }\n"),
-                 conv_stores, forward_result, false, true, d)}),
-      with_computed_loads(LinearGemm{{depth + 1, filters, rows},
-                                     source(operands("x", "dy", with_im2col, dw_loads), conv_stores,
-                                            weight_gradient_result, true, true, d)}),
-      with_computed_loads(LinearGemm{{as_int(batch * g.in_plane(), "batch x input positions"),
-                                      as_int(g.ci, "channels"), as_int(g.co * g.taps(), "CO k k")},
-                                     source(operands("dy", "p", layout, dx_loads), conv_stores,
-                                            input_gradient_result, false, true, d)})};
+  std::array<LinearGemm, 3> gemms{
+      LinearGemm{{rows, filters, depth},
+                 source(operands("x", "p", with_im2col,
+                                 "float load_a(int m, int k) { return im2col(m, k); }\n"
+                                 "float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }\n"),
+                        conv_stores, forward_result, false, true, d)},
+      LinearGemm{{depth + 1, filters, rows},
+                 source(operands("x", "dy", with_im2col, dw_loads), conv_stores,
+                        weight_gradient_result, true, true, d)},
+      LinearGemm{{as_int(batch * g.in_plane(), "batch x input positions"), as_int(g.ci, "channels"),
+                  as_int(g.co * g.taps(), "CO k k")},
+                 source(operands("dy", "p", layout, dx_loads), conv_stores, input_gradient_result,
+                        false, true, d)}};
+  // Their loads compute im2col and col2im addresses (candidate_tilings).
+  for (auto& gemm : gemms) gemm.source.computed_loads = true;
+  return gemms;
 }
 
 // The three GEMMs of a dense layer.
