@@ -2,13 +2,15 @@
 // honoured by a later process (here: this one, after forgetting what it held), ignored when
 // the driver string changes, found by a sibling shape (another batch size) but not by an
 // unrelated one, not written with GPGPU_CACHE=off; the tuning budget bounds the candidates by
-// the compile time measured on the device (kept on disk); and a GEMM
+// the compile time measured on the device (kept on disk); candidates timed in steady rounds
+// pick the fastest under a changing clock; and a GEMM
 // whose tiling is known takes it without tuning and computes correctly.
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -125,24 +127,76 @@ TEST(NnGemmTuning, TheBudgetBoundsTheCandidatesByTheMeasuredCompileTime) {
   const auto fit = [&](double budget, const std::string& on = "") {
     return nn::detail::candidates_within_budget(on.empty() ? device : on, budget, programs);
   };
-  // Nothing measured yet: 0.25 s a program assumed, plus 0.01 s of timing a candidate;
-  // cumulative 0.26 0.77 1.03 1.29 1.80 s...
+  // Nothing measured yet: 0.25 s a program assumed, plus 0.02 s of timing a candidate;
+  // cumulative 0.27 0.79 1.06 1.33 1.85 s...
   EXPECT_EQ(fit(1.0), 2u);
   EXPECT_EQ(fit(0.5), 0u);  // only one candidate fits
   EXPECT_EQ(fit(1.1), 3u);
-  // A tuning of 0.5 s compiled 10 programs in 0.4 s: 0.04 s each, 0.05 s a one-program
-  // candidate; 0.5 s left: cumulative 0.05 0.14 0.19 0.24 0.33 0.38 0.43 0.52.
+  // A tuning of 0.5 s compiled 10 programs in 0.4 s: 0.04 s each, 0.06 s a one-program
+  // candidate; 0.55 s left: cumulative 0.06 0.16 0.22 0.28 0.38 0.44 0.50 0.60.
   nn::detail::spend_tuning_time(device, 0.5, 10, 0.4);
-  EXPECT_EQ(fit(1.0), 7u);
+  EXPECT_EQ(fit(1.05), 7u);
   EXPECT_EQ(fit(std::numeric_limits<double>::infinity()), 8u);
-  EXPECT_EQ(fit(1.0, "another device"), 0u);  // its own assumed 0.25 s: 0.26, 0.77 > 0.5
+  EXPECT_EQ(fit(1.0, "another device"), 0u);  // its own assumed 0.25 s: 0.27, 0.79 > 0.5
   EXPECT_EQ(fit(1.3, "another device"), 2u);  // 0.8 s left
   // A later process starts with the whole budget and the measured compile time.
   nn::detail::forget_tunings_in_process();
-  EXPECT_EQ(fit(0.53), 8u);
-  nn::detail::spend_tuning_time(device, 0.45);  // nothing compiled: the estimate stays
-  EXPECT_EQ(fit(0.53), 0u);                     // 0.08 s left: one candidate
-  EXPECT_EQ(fit(0.60), 2u);
+  EXPECT_EQ(fit(0.65), 8u);
+  nn::detail::spend_tuning_time(device, 0.55);  // nothing compiled: the estimate stays
+  EXPECT_EQ(fit(0.65), 0u);                     // 0.10 s left: one candidate
+  EXPECT_EQ(fit(0.75), 2u);                     // 0.20 s left
+}
+
+// A GPU that clocks up while the candidates are timed (it idled while they compiled). Each
+// run takes its candidate's cost times the clock's factor; candidate 0 is the fastest.
+// - A ramp (the factor falls from 4 to 1 over the first 12 runs): timed one after the other
+//   (four runs each, as before), the last candidates look fastest.
+// - A step (2 until run 37, then 1): in plain rounds (no check), the step falls inside the
+//   fifth round and the candidates after it look fastest.
+// time_in_rounds leaves out the rounds that met a change and picks candidate 0 in both, with
+// each candidate's fastest round equal to its cost; negative readings are no readings.
+TEST(NnGemmTuning, CandidatesTimedInSteadyRoundsSurviveAChangeOfClock) {
+  const std::vector<double> cost{1.00, 1.30, 1.25, 1.20, 1.15, 1.10, 1.05, 1.02};
+  const std::size_t last = cost.size() - 1;
+  int calls = 0;
+  std::function<double()> clock;
+  const auto time = [&](std::size_t i) { return cost[i] * clock(); };
+  const auto ramp = [&] { return 1 + 3 * std::max(0.0, 1 - calls++ / 12.0); };
+  const auto step = [&] { return calls++ < 37 ? 2.0 : 1.0; };
+  const auto check = [&](const char* name) {
+    SCOPED_TRACE(name);
+    calls = 0;
+    const auto timings = nn::detail::time_in_rounds(cost.size(), 5, time);
+    EXPECT_EQ(nn::detail::fastest_candidate(timings), 0u);
+    for (std::size_t i = 0; i < cost.size(); ++i) {
+      EXPECT_DOUBLE_EQ(nn::detail::fastest_round(timings[i]), cost[i]) << i;
+    }
+  };
+  clock = ramp;
+  std::vector<std::vector<double>> one_after_another(cost.size());
+  for (std::size_t i = 0; i < cost.size(); ++i) {
+    for (int r = 0; r < 4; ++r) one_after_another[i].push_back(time(i));
+  }
+  ASSERT_EQ(nn::detail::fastest_candidate(one_after_another), last) << "the ramp fools nothing";
+  check("ramp");
+  clock = step;
+  calls = 0;
+  std::vector<std::vector<double>> plain_rounds(cost.size());
+  for (int r = 0; r < 5; ++r) {
+    for (std::size_t i = 0; i < cost.size(); ++i) plain_rounds[i].push_back(time(i));
+  }
+  ASSERT_EQ(nn::detail::fastest_candidate(plain_rounds), last) << "the step fools nothing";
+  check("step");
+  // Every round unsteady (each round's closing run, every third, at another clock): all
+  // rounds count.
+  clock = [&] { return calls++ % 3 == 2 ? 1.5 : 1.0; };
+  calls = 0;
+  const auto alternating = nn::detail::time_in_rounds(2, 3, time);
+  EXPECT_EQ(alternating[0].size(), 9u);  // 3 x 3 rounds, none steady
+  // A candidate without readings never wins; none with readings: no choice.
+  EXPECT_EQ(nn::detail::fastest_candidate({{-1, -1}, {3, 2}, {-1, 2.5}}), 1u);
+  EXPECT_FALSE(nn::detail::fastest_candidate({{-1}, {-1}}).has_value());
+  EXPECT_FALSE(nn::detail::fastest_candidate({}).has_value());
 }
 
 // C (M x N) = A (M x K) B (K x N), row-major, through the GEMM's snippets.

@@ -501,7 +501,10 @@ void Gemm::run(const Args& operand_args, const Args& result_args) {
       return;
     }
   }
-  auto& c = *compiled_;
+  run(*compiled_, operand_args, result_args);
+}
+
+void Gemm::run(Compiled& c, const Args& operand_args, const Args& result_args) {
   Args main_args = operand_args;
   if (c.tiling.split == 1) {
     main_args.insert(main_args.end(), result_args.begin(), result_args.end());
@@ -517,16 +520,43 @@ void Gemm::run(const Args& operand_args, const Args& result_args) {
   }
 }
 
+namespace {
+
+void set_timing_of(ComputeKernel& main, std::optional<ComputeKernel>& reduce, bool on) {
+  main.set_timing(on);
+  if (reduce) reduce->set_timing(on);
+}
+
+double gpu_ns_of(const ComputeKernel& main, const std::optional<ComputeKernel>& reduce) {
+  const double ns = main.last_gpu_ns();
+  if (!reduce) return ns;
+  const double reduce_ns = reduce->last_gpu_ns();
+  return ns < 0 || reduce_ns < 0 ? -1 : ns + reduce_ns;
+}
+
+}  // namespace
+
 void Gemm::set_timing(bool on) {
-  compiled_->main.set_timing(on);
-  if (compiled_->reduce) compiled_->reduce->set_timing(on);
+  set_timing_of(compiled_->main, compiled_->reduce, on);
 }
 
 double Gemm::last_gpu_ns() const {
-  const double main = compiled_->main.last_gpu_ns();
-  if (!compiled_->reduce) return main;
-  const double reduce = compiled_->reduce->last_gpu_ns();
-  return main < 0 || reduce < 0 ? -1 : main + reduce;
+  return gpu_ns_of(compiled_->main, compiled_->reduce);
+}
+
+double Gemm::timed_run(Compiled& c, const Args& operand_args, const Args& result_args) {
+  set_timing_of(c.main, c.reduce, true);
+  run(c, operand_args, result_args);
+  set_timing_of(c.main, c.reduce, false);
+  return gpu_ns_of(c.main, c.reduce);
+}
+
+// Untimed runs of `c`, queued back to back, for about tuning_warm_up_ns of GPU time as one
+// timed run measures it now (longer, if the GPU clocks up meanwhile).
+void Gemm::warm_up(Compiled& c, const Args& operand_args, const Args& result_args) {
+  const double once = timed_run(c, operand_args, result_args);
+  const double runs = once > 0 ? std::clamp(tuning_warm_up_ns / once, 1.0, 256.0) : 1.0;
+  for (int r = 0; r < static_cast<int>(runs); ++r) run(c, operand_args, result_args);
 }
 
 std::vector<GemmTiling> Gemm::tuning_candidates() const {
@@ -535,57 +565,70 @@ std::vector<GemmTiling> Gemm::tuning_candidates() const {
   return candidates;
 }
 
+// Compiles the candidates together (in parallel where the driver can) and builds those the
+// device accepts.
+std::vector<std::unique_ptr<Gemm::Compiled>> Gemm::build_candidates(
+    const std::vector<GemmTiling>& candidates) const {
+  std::vector<KernelSource> all_kernels;
+  for (const auto& t : candidates) {
+    for (auto& k : kernel_sources(t)) all_kernels.push_back(std::move(k));
+  }
+  precompile(*context_, all_kernels);
+  std::vector<std::unique_ptr<Compiled>> built;
+  for (const auto& t : candidates) {
+    try {
+      built.push_back(build(t));
+    } catch (const Error&) {
+      // a tiling this device cannot compile (registers, shared memory)
+    }
+  }
+  return built;
+}
+
 void Gemm::autotune(const Args& operand_args, const Args& result_args, std::size_t max_candidates) {
   if (!context_->info().has_timer_query()) return;
   const auto started = std::chrono::steady_clock::now();
   auto candidates = tuning_candidates();
   if (candidates.size() > max_candidates)
     candidates.resize(std::max<std::size_t>(max_candidates, 1));
-  std::vector<KernelSource> all_kernels;  // compiled together: in parallel where the driver can
-  for (const auto& t : candidates) {
-    for (auto& k : kernel_sources(t)) all_kernels.push_back(std::move(k));
-  }
   const ProgramCounts before = context_->program_counts();
-  precompile(*context_, all_kernels);
+  auto built = build_candidates(candidates);
   const ProgramCounts after = context_->program_counts();
-  double best_ns = std::numeric_limits<double>::infinity();
-  std::unique_ptr<Compiled> best;
-  std::string tried;
-  for (const auto& t : candidates) {
-    try {
-      compiled_ = build(t);
-    } catch (const Error&) {
-      continue;  // a tiling this device cannot compile (registers, shared memory)
-    }
-    set_timing(true);
-    double fastest = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < 4; ++r) {
-      run(operand_args, result_args);
-      if (r > 0 && last_gpu_ns() >= 0) fastest = std::min(fastest, last_gpu_ns());
-    }
-    set_timing(false);
-    tried += fmt::format("\n    {:9.1f} us  {}", fastest / 1e3, t.to_string());
-    if (fastest < best_ns) {
-      best_ns = fastest;
-      best = std::move(compiled_);
-    }
-  }
-  if (best) {
-    compiled_ = std::move(best);
+  std::vector<GemmTiling> tilings;
+  for (const auto& c : built) tilings.push_back(c->tiling);
+  if (!built.empty()) warm_up(*built.front(), operand_args, result_args);
+  const auto timings = time_in_rounds(built.size(), tuning_rounds, [&](std::size_t i) {
+    return timed_run(*built[i], operand_args, result_args);
+  });
+  if (const auto best = fastest_candidate(timings)) {
+    compiled_ = std::move(built[*best]);
+    run(*compiled_, operand_args, result_args);  // the results are the kept tiling's
     remember_tiling(identity(), compiled_->tiling);
   } else {
     compiled_ = build(candidates.front());
+    run(*compiled_, operand_args, result_args);
   }
   spend_tuning_time(
       cache::device_key(context_->info()),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
       after.compiled - before.compiled, after.compile_seconds - before.compile_seconds);
-  // GPGPU_NN_VERBOSE=1: what autotuning tried and kept, for tuning the candidate list.
-  if (const char* env = std::getenv("GPGPU_NN_VERBOSE");
-      env != nullptr && *env != '\0' && *env != '0') {
-    std::fprintf(stderr, "nn autotune %s (%dx%dx%d): kept %s%s\n", label_.c_str(), shape_.m,
-                 shape_.n, shape_.k, compiled_->tiling.to_string().c_str(), tried.c_str());
+  log_tuning(tilings, timings);
+}
+
+// GPGPU_NN_VERBOSE=1: what autotuning tried, round by round, and kept.
+void Gemm::log_tuning(const std::vector<GemmTiling>& tilings,
+                      const std::vector<std::vector<double>>& timings) const {
+  const char* env = std::getenv("GPGPU_NN_VERBOSE");
+  if (env == nullptr || *env == '\0' || *env == '0') return;
+  std::string tried;
+  for (std::size_t i = 0; i < tilings.size(); ++i) {
+    tried += fmt::format("\n    {:9.1f} us  {}  (rounds:", fastest_round(timings[i]) / 1e3,
+                         tilings[i].to_string());
+    for (const double t : timings[i]) tried += fmt::format(" {:.1f}", t / 1e3);
+    tried += ")";
   }
+  std::fprintf(stderr, "nn autotune %s (%dx%dx%d): kept %s%s\n", label_.c_str(), shape_.m, shape_.n,
+               shape_.k, compiled_->tiling.to_string().c_str(), tried.c_str());
 }
 
 const GemmTiling& Gemm::tiling() const {

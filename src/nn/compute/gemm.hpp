@@ -81,11 +81,12 @@ class Gemm {
   // Binds `operand_args` (the operand snippet's buffers) and `result_args` (the result
   // snippet's) and runs the multiplication.
   void run(const Args& operand_args, const Args& result_args);
-  // On devices with timer queries: times each candidate tiling on these arguments (it runs
-  // the GEMM, so the results are written), keeps the fastest and remembers it
-  // (gemm_tuning.hpp). run() does it on its first call when BackendOptions::autotune is on,
-  // the device is a GPU, no tiling is known for this GEMM or a sibling, and at least two
-  // candidates fit in what is left of the process's tuning budget (the first that fit).
+  // On devices with timer queries: times each candidate tiling on these arguments, after a
+  // warm-up and in rounds (time_in_rounds, gemm_tuning.hpp), keeps the fastest and remembers
+  // it; the kept tiling runs last, so the results are written. run() does it on its first call when
+  // BackendOptions::autotune is on, the device is a GPU, no tiling is known for this GEMM or a
+  // sibling, and at least two candidates fit in what is left of the process's tuning budget (the
+  // first that fit).
   void autotune(const Args& operand_args, const Args& result_args, std::size_t max_candidates = 8);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
@@ -98,6 +99,13 @@ class Gemm {
   // The candidates a tuning tries: the cost model's order, at most eight.
   std::vector<GemmTiling> tuning_candidates() const;
   std::unique_ptr<Compiled> build(const GemmTiling& tiling) const;
+  std::vector<std::unique_ptr<Compiled>> build_candidates(
+      const std::vector<GemmTiling>& candidates) const;
+  void run(Compiled& c, const Args& operand_args, const Args& result_args);
+  double timed_run(Compiled& c, const Args& operand_args, const Args& result_args);
+  void warm_up(Compiled& c, const Args& operand_args, const Args& result_args);
+  void log_tuning(const std::vector<GemmTiling>& tilings,
+                  const std::vector<std::vector<double>>& timings) const;
   // A tiling known before tuning (gemm_tuning.hpp), if any, and what that is looked up by.
   std::optional<GemmTiling> known_tiling() const;
   GemmIdentity identity() const;

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -149,8 +151,9 @@ std::size_t candidates_within_budget(const std::string& device, double budget_se
     std::lock_guard lock(m.mutex);
     left = budget_seconds - m.spent_seconds;
   }
-  // Each candidate also runs four times to be timed: milliseconds on a GPU.
-  constexpr double timing_seconds = 0.01;
+  // Each candidate also runs once a round to be timed, and the GPU is first warmed up
+  // (time_in_rounds): tens of milliseconds on a GPU.
+  constexpr double timing_seconds = 0.02;
   std::size_t fit = 0;
   double cost = 0;
   for (const std::size_t p : programs) {
@@ -171,6 +174,51 @@ void spend_tuning_time(const std::string& device, double seconds, std::size_t co
   m.compile_seconds[device] = per_program;
   const std::string text = fmt::format("{:.6f}", per_program);
   disk().store(compile_cost_key(device), std::as_bytes(std::span(text.data(), text.size())));
+}
+
+namespace {
+
+// A round whose first candidate times the same at its end as at its start (within 5%) ran
+// at one clock.
+bool steady(double opening, double closing) {
+  return opening > 0 && closing > 0 && std::abs(closing / opening - 1) <= 0.05;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> time_in_rounds(std::size_t candidates, int rounds,
+                                                const std::function<double(std::size_t)>& time) {
+  std::vector<std::vector<double>> steady_rounds(candidates), all_rounds(candidates);
+  int kept = 0;
+  for (int r = 0; r < 3 * rounds && kept < rounds && candidates > 0; ++r) {
+    std::vector<double> round(candidates);
+    for (std::size_t i = 0; i < candidates; ++i) round[i] = time(i);
+    const bool keep = steady(round[0], time(0));
+    for (std::size_t i = 0; i < candidates; ++i) {
+      all_rounds[i].push_back(round[i]);
+      if (keep) steady_rounds[i].push_back(round[i]);
+    }
+    kept += keep ? 1 : 0;
+  }
+  return kept > 0 ? steady_rounds : all_rounds;
+}
+
+double fastest_round(const std::vector<double>& timings) {
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const double t : timings) {
+    if (t >= 0) fastest = std::min(fastest, t);
+  }
+  return fastest;
+}
+
+std::optional<std::size_t> fastest_candidate(const std::vector<std::vector<double>>& timings) {
+  std::optional<std::size_t> best;
+  double best_ns = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < timings.size(); ++i) {
+    const double t = fastest_round(timings[i]);
+    if (t < best_ns) best_ns = t, best = i;
+  }
+  return best;
 }
 
 void forget_tunings_in_process() {

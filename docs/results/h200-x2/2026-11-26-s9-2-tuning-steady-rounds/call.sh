@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# s9 call 2: GEMM tuning in steady rounds after a warm-up (new) against one candidate after
+# the other (head, f6094c2), each tuning from a cold GPU (6 s idle first) and an empty cache,
+# twice per variant (caches a and b); GPU clocks sampled meanwhile; tuned runs alternate;
+# then mpi-bench's cnn stage on each variant's cache a (2-GPU pairs).
+source .gl/prelude.sh > /dev/null; source .deps/prelude.sh > /dev/null
+export __GL_SHADER_DISK_CACHE_PATH=/tmp/nvcache2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset GPGPU_DEVICE OMPI_MCA_btl_vader_single_copy_mechanism GPGPU_BUCKET_BYTES
+tar xJf build/pack/device.tar.xz
+mkdir -p /tmp/nvcache2 /tmp/m2; m=/tmp/m2
+source scripts/device/prebuilt.sh > $m/prebuilt.log 2>&1
+export GPGPU_NN_DATA=$PWD/data/fashion-mnist
+rm -rf /tmp/cache2-*
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > $m/gpus.txt
+nvidia-smi --query-gpu=timestamp,index,pstate,clocks.sm,clocks.mem,utilization.gpu,power.draw \
+  --format=csv,noheader -lms 20 > $m/clocks.csv 2>&1 &
+mon=$!
+t0=$(date +%s); stamp() { echo "[$(($(date +%s) - t0)) s $(date +%T.%N | cut -c1-12)] $*" | tee -a $m/d.log; }
+rate() { python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['epochs'][1:]; print(round(sum(x['images_per_second'] for x in e)/len(e)))" $1/history.json 2>/dev/null; }
+tool() { [ ${1%-*} = head ] && echo build/device/head || echo build/device; }
+run() {  # variant-cache name batch options...
+  local v=$1 name=$2 batch=$3; shift 3
+  stamp "$v $name: start"
+  GPGPU_CACHE_DIR=/tmp/cache2-$v $(tool $v)/tools/gpgpu train --net cnn --batch $batch --epochs 3 \
+    --no-plots -q --out $m/$v-$name "$@" > $m/$v-$name.txt 2>&1
+  stamp "$v $name: rc $? $(rate $m/$v-$name) images/s"
+}
+# The shader disk cache first, so that no variant's tuning waits on compiles the other saved.
+GPGPU_CACHE_DIR=/tmp/cache2-warm build/device/tools/gpgpu train --net cnn --batch 512 --epochs 1 \
+  --train-limit 2048 --no-plots -q --autotune-seconds inf --out $m/warm > $m/warm.txt 2>&1
+GPGPU_CACHE_DIR=/tmp/cache2-warm build/device/head/tools/gpgpu train --net cnn --batch 512 --epochs 1 \
+  --train-limit 2048 --no-plots -q --autotune-seconds inf --out $m/warm-head > $m/warm-head.txt 2>&1
+for c in a b; do for v in head new; do
+  sleep 6
+  GPGPU_NN_VERBOSE=1 run $v-$c tuning-512 512 --autotune-seconds inf
+  GPGPU_NN_VERBOSE=1 run $v-$c tuning-256 256 --autotune-seconds inf
+done; done
+for r in 1 2; do for c in a b; do for v in head new; do run $v-$c tuned-512-$r 512; done; done; done
+for c in a b; do for v in head new; do run $v-$c tuned-256 256; done; done
+for v in new head; do
+  GPGPU_CACHE_DIR=/tmp/cache2-$v-a MPI_BENCH_BUILD=0 MPI_BENCH_STAGES=cnn MPI_BENCH_REPEAT=2 DEADLINE=100 \
+    bash scripts/device/mpi-bench.sh $m/cnn-$v $(tool $v) > $m/cnn-$v.log 2>&1
+  stamp "cnn $v: $(grep -E '^\| [0-9]|half|median' $m/cnn-$v/cnn.md | tr '\n' ' ')"
+done
+kill $mon
+cd /tmp && xz -k m2/clocks.csv && tar czf $OUT/d2.tar.gz m2/d.log m2/gpus.txt m2/*.txt m2/*/history.json m2/cnn-*/cnn.md m2/cnn-*/mpi-bench.log m2/clocks.csv.xz; cp m2/d.log $OUT/
