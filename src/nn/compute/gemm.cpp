@@ -552,7 +552,7 @@ double Gemm::timed_run(Compiled& c, const Args& operand_args, const Args& result
 }
 
 // Untimed runs of `c`, queued back to back, for about tuning_warm_up_ns of GPU time as one
-// timed run measures it now (longer, if the GPU clocks up meanwhile).
+// timed run measures it now (longer, if the GPU clocks up meanwhile), at most 256 runs.
 void Gemm::warm_up(Compiled& c, const Args& operand_args, const Args& result_args) {
   const double once = timed_run(c, operand_args, result_args);
   const double runs = once > 0 ? std::clamp(tuning_warm_up_ns / once, 1.0, 256.0) : 1.0;

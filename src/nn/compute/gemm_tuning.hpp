@@ -59,15 +59,15 @@ void spend_tuning_time(const std::string& device, double seconds, std::size_t co
 // Timing the candidates. A GPU idles while a tuning compiles its candidates and clocks down;
 // under the runs that follow it clocks up again, in steps, a few tenths of a second apart
 // (an H200 went 345 -> 600 -> 1980 MHz). Candidates timed at different clocks are not
-// comparable: timed one after the other, a tiling timed fastest that way trained 40% slower
-// (docs/nn.md, "Autotuning"); at one clock, every candidate's time scales alike (5.4-5.6x
-// between 345 and 1980 MHz), so the order holds. So the GEMM first keeps the GPU busy for
-// `tuning_warm_up_ns` (untimed runs), then times the candidates in rounds, each running
-// every candidate once and the first again at its end: a round whose two timings of the
-// first differ by more than 5% met a change of clock and is left out (up to 3 x `rounds`
-// rounds are run for `rounds` steady ones; if none is steady, all count). A candidate's
-// time is its fastest round (noise only adds). time(i) runs candidate i once and returns
-// its GPU nanoseconds (< 0: no reading). Returns the timings by candidate, then round.
+// comparable: timed one after the other, first runs kept tilings that trained 3-6% slower
+// (docs/nn.md, "Autotuning: timing at one clock"); at one clock, every candidate's time
+// scales alike (5.4-5.6x between 345 and 1980 MHz), so the order holds. So the GEMM first
+// keeps the GPU busy for `tuning_warm_up_ns` (untimed runs), then times the candidates in
+// rounds, each running every candidate once and the first again at its end: a round whose
+// two timings of the first differ by more than 5% met a change of clock and is left out (up
+// to 3 x `rounds` rounds are run for `rounds` steady ones; if none is steady, all count). A
+// candidate's time is its fastest round (noise only adds). time(i) runs candidate i once and
+// returns its GPU nanoseconds (< 0: no reading). Returns the timings by candidate, then round.
 inline constexpr double tuning_warm_up_ns = 50e6;
 inline constexpr int tuning_rounds = 5;
 std::vector<std::vector<double>> time_in_rounds(std::size_t candidates, int rounds,
