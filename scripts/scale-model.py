@@ -201,8 +201,9 @@ class Earth:
 
     def exchange(self, size, links, ranks, inner):
         """The GPU time one swap of `size` bytes each way with `links` neighbours adds to a
-        rank's step: the packed halo's copy down and the received one's copy up (one GPU copy
-        each way through mapped memory, in the kernels' queue), plus whatever of the host's
+        rank's step: the packed halo's way down and the received one's way up (kernels reading
+        and writing mapped memory since the ninth session of 2026-11-26, one GPU copy each way
+        before; taken at gpgpu-mpi-rates' copy rates, in the kernels' queue), plus whatever of the host's
         MPI part (the 2-rank message, a latency per further link, between nodes InfiniBand's
         rate instead) outlasts `inner`, the step of the inner cells the GPU runs meanwhile
         (model.cpp; since 2026-11-26-halo-flush the GPU does run it then)."""

@@ -1,46 +1,61 @@
-// HaloExchange: pack on the device, host-staged persistent point-to-point messages, one
-// upload or a scatter (see gpgpu/mpi/halo_exchange.hpp).
+// HaloExchange: pack on the device, host-staged persistent point-to-point messages, the
+// received items placed or scattered by a kernel (see gpgpu/mpi/halo_exchange.hpp).
 //
 // The host copies are HostBuffers (persistently mapped where the device has
-// GL_EXT_buffer_storage): the packed halo lands there by one GPU copy, MPI sends from and
-// receives into them directly, and the received halo goes back by one GPU copy, so no
-// memcpy through staging memory is on the exchange's path (two of them, each way, before).
+// GL_EXT_buffer_storage), and the kernels reach them over the bus themselves: the pack
+// kernel writes the send items into the host copy MPI sends from, and the place or scatter
+// kernel reads the received items from the host copy MPI receives into: no device copy of
+// either side, no GPU copy between them. A GPU copy each way did the same before, in the
+// same queue (the copy up of level 8's 1.4 MB halo took 154 us on an H200); on two H200s
+// the kernels made runs that swap before every stage 2-5% faster, and the default runs (a
+// swap every 8 steps) the same (docs/mpi.md, the ninth session).
 #include "gpgpu/mpi/halo_exchange.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/host_buffer.hpp"
-#include "gpgpu/transfer_queue.hpp"
+#include "gpgpu/pending_run.hpp"
 #include "mpi/agreement.hpp"
 
 namespace gpgpu::mpi {
 
 namespace {
 
-// dst[i] = src[index[i / width] * width + i % width] (pack), or the reverse (scatter).
-std::string move_kernel_source(ElementType type, bool scatter) {
-  const auto t = glsl_scalar_name(type);
-  return fmt::format(R"(
+// How items move between a Buffer and a host copy: gathered by an index list (pack), put
+// back by one (scatter), or put back as one run of items from `first` on (place).
+enum class Move { Pack, Scatter, Place };
+
+// dst[i] = src[index[i / width] * width + i % width] (pack), the reverse (scatter), or
+// dst[first * width + i] = src[i] (place).
+std::string move_kernel_source(ElementType type, Move move) {
+  const bool indexed = move != Move::Place;
+  return fmt::format(
+      R"(
 layout(local_size_x = 128) in;
 layout(std430, binding = 0) readonly buffer Src {{ {0} src[]; }};
-layout(std430, binding = 1) readonly buffer Index {{ uint index[]; }};
-layout(std430, binding = 2) buffer Dst {{ {0} dst[]; }};
+layout(std430, binding = 2) writeonly buffer Dst {{ {0} dst[]; }};
+{1}
 uniform uint width;
 void main() {{
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
-  uint item = i / width;
-  uint at = index[item] * width + (i - item * width);
-  {1}
+  {2}
+  {3}
 }}
 )",
-                     t, scatter ? "dst[at] = src[i];" : "dst[i] = src[at];");
+      glsl_scalar_name(type),
+      indexed ? "layout(std430, binding = 1) readonly buffer Index { uint index[]; };"
+              : "uniform uint first;",
+      indexed ? "uint item = i / width; uint at = index[item] * width + (i - item * width);"
+              : "uint at = first * width + i;",
+      move == Move::Pack ? "dst[i] = src[at];" : "dst[at] = src[i];");
 }
 
 // This rank's own mistakes in its links, "" when there are none.
@@ -94,22 +109,21 @@ struct HaloExchange::Impl {
   std::size_t receive_first = 0;  // where a contiguous receive starts
   bool contiguous = false;
   std::vector<HaloLink> links;
-  ComputeKernel pack, scatter;
-  Buffer send_index, receive_index, send_buffer, receive_buffer;
-  TransferQueue queue;
+  ComputeKernel pack, scatter, place;
+  Buffer send_index, receive_index;
   HostBuffer send_host, receive_host;  // what MPI sends and receives
   std::vector<MPI_Request> sends, receives;
   std::vector<MPI_Datatype> types;  // where each link's items land (contiguous receives)
-  PendingTransfer download;         // the packed halo into send_host
-  PendingTransfer upload;           // receive_host onto the device: read before MPI writes again
+  PendingRun packed;                // the send items written into send_host
+  PendingRun placed;  // receive_host read onto the device: done before MPI writes it again
   bool started = false;
 
   Impl(const Context& ctx, ElementType t)
       : context(&ctx),
         type(t),
-        pack(ctx, move_kernel_source(t, false), {}, "halo pack"),
-        scatter(ctx, move_kernel_source(t, true), {}, "halo scatter"),
-        queue(ctx) {}
+        pack(ctx, move_kernel_source(t, Move::Pack), {}, "halo pack"),
+        scatter(ctx, move_kernel_source(t, Move::Scatter), {}, "halo scatter"),
+        place(ctx, move_kernel_source(t, Move::Place), {}, "halo place") {}
 
   ~Impl() {
     for (auto* list : {&sends, &receives}) {
@@ -132,14 +146,8 @@ struct HaloExchange::Impl {
     const auto [lo, hi] = std::minmax_element(receive.begin(), receive.end());
     contiguous = receive.empty() || *hi - *lo + 1 == receive.size();
     receive_first = receive.empty() ? 0 : *lo;
-    if (!send.empty()) {
-      send_index = Buffer::from(*context, send);
-      send_buffer = Buffer(*context, type, send_items * width);
-    }
-    if (!contiguous) {
-      receive_index = Buffer::from(*context, receive);
-      receive_buffer = Buffer(*context, type, receive_items * width);
-    }
+    if (!send.empty()) send_index = Buffer::from(*context, send);
+    if (!contiguous) receive_index = Buffer::from(*context, receive);
     if (send_items > 0) {
       send_host = HostBuffer(*context, type, send_items * width, HostAccess::Read);
     }
@@ -240,15 +248,14 @@ void HaloExchange::start(const Buffer& values) {
   m.check(values);
   if (m.started) throw Error("halo exchange: start() twice without finish()");
   if (m.send_items > 0) {
-    m.pack.run({{"src", values},
-                {"index", m.send_index},
-                {"dst", m.send_buffer},
-                {"width", static_cast<std::uint32_t>(m.width)}},
-               m.send_items * m.width);
-    m.download = m.queue.copy(m.send_buffer, m.send_host);
+    m.packed = m.pack.run_async({{"src", values},
+                                 {"index", m.send_index},
+                                 {"dst", m.send_host},
+                                 {"width", static_cast<std::uint32_t>(m.width)}},
+                                m.send_items * m.width);
   }
   // The last exchange's received halo must have left receive_host before MPI refills it.
-  if (!m.upload.empty() && !m.upload.waited()) m.upload.wait();
+  if (!m.placed.empty() && !m.placed.waited()) m.placed.wait();
   if (!m.receives.empty()) MPI_Startall(static_cast<int>(m.receives.size()), m.receives.data());
   m.started = true;
 }
@@ -259,10 +266,10 @@ void HaloExchange::finish(Buffer& values) {
   if (!m.started) throw Error("halo exchange: finish() without start()");
   m.started = false;
   // The work queued since start() must be submitted before this thread blocks in MPI, or
-  // the GPU idles through the exchange: the download's fence wait submits it
-  // (GlFence::wait); a rank that sends nothing flushes instead.
+  // the GPU idles through the exchange: the pack's fence wait submits it (GlFence::wait); a
+  // rank that sends nothing flushes instead.
   if (m.send_items > 0) {
-    m.download.wait();
+    m.packed.wait();
   } else {
     m.context->flush();
   }
@@ -270,21 +277,21 @@ void HaloExchange::finish(Buffer& values) {
   MPI_Waitall(static_cast<int>(m.receives.size()), m.receives.data(), MPI_STATUSES_IGNORE);
   MPI_Waitall(static_cast<int>(m.sends.size()), m.sends.data(), MPI_STATUSES_IGNORE);
   if (m.receive_items == 0) return;
-  // A mapped HostBuffer's copy is one GPU command that later commands on `values` follow;
-  // only the host side waits, in the next start(). Unmapped, the queue stages the bytes in
-  // chunks that may still be on their way: then it is waited for here.
+  // Later commands on `values` follow the kernel in the GPU's queue; only the host side waits
+  // for it, in the next start().
+  const HostBuffer& received = m.receive_host;
   if (m.contiguous) {
-    m.upload = m.queue.copy(m.receive_host, values, 0, m.receive_first * m.width);
+    m.placed = m.place.run_async({{"src", received},
+                                  {"dst", values},
+                                  {"width", static_cast<std::uint32_t>(m.width)},
+                                  {"first", static_cast<std::uint32_t>(m.receive_first)}},
+                                 m.receive_items * m.width);
   } else {
-    m.upload = m.queue.copy(m.receive_host, m.receive_buffer);
-  }
-  if (!m.receive_host.is_mapped()) m.upload.wait();
-  if (!m.contiguous) {
-    m.scatter.run({{"src", m.receive_buffer},
-                   {"index", m.receive_index},
-                   {"dst", values},
-                   {"width", static_cast<std::uint32_t>(m.width)}},
-                  m.receive_items * m.width);
+    m.placed = m.scatter.run_async({{"src", received},
+                                    {"index", m.receive_index},
+                                    {"dst", values},
+                                    {"width", static_cast<std::uint32_t>(m.width)}},
+                                   m.receive_items * m.width);
   }
 }
 

@@ -12,15 +12,16 @@
 // link names a neighbouring rank, the items this rank sends it (in the order it expects)
 // and where the items it sends go (in the order it sends them).
 //
-// How. start(): a compute kernel packs the send items of all links into one device Buffer,
-// its download is queued (the data path's async download) and the receives are posted;
-// finish(): the GPU work queued since start() is submitted (a flush, so that it runs while
-// this thread waits), and once the download lands, the sends start (persistent MPI_Send_init /
-// MPI_Recv_init requests, set up once), all requests are waited for, and the received items
-// are uploaded: in one piece when the receive lists of all links together fill one
-// contiguous range of items (in any order: each link's receive is an MPI indexed datatype
-// that puts its items where they go in the host copy), else through a scatter kernel. The exchange
-// runs on a duplicate of the communicator, so its messages never meet another exchange's or a
+// How. start(): a compute kernel packs the send items of all links into the host copy MPI
+// sends from (a HostBuffer: pinned memory the kernel writes over the bus) and the receives
+// are posted; finish(): the GPU work queued since start() is submitted (the pack's fence wait
+// flushes, so that it runs while this thread waits), and once the pack has finished, the
+// sends start (persistent MPI_Send_init / MPI_Recv_init requests, set up once), all requests
+// are waited for, and a kernel reading the host copy MPI received into puts the items in
+// place: as one run when the receive lists of all links together fill one contiguous range
+// of items (in any order: each link's receive is an MPI indexed datatype that puts its items
+// where they go in the host copy), else through their index list. The exchange runs on a
+// duplicate of the communicator, so its messages never meet another exchange's or a
 // collective's.
 //
 // Checks. The constructor is collective and checks every rank's links together (ranks in
@@ -62,13 +63,13 @@ class HaloExchange {
   HaloExchange& operator=(const HaloExchange&) = delete;
 
   void exchange(Buffer& values);     // start(values) then finish(values)
-  void start(const Buffer& values);  // pack, queue the download, post the receives
+  void start(const Buffer& values);  // pack into host memory, post the receives
   void finish(Buffer& values);       // send, wait, place the received items
 
   std::size_t bytes_sent() const noexcept;  // per exchange, all links
   std::size_t bytes_received() const noexcept;
   std::size_t links() const noexcept;
-  bool contiguous_receive() const noexcept;  // received items arrive as one upload
+  bool contiguous_receive() const noexcept;  // received items land as one run
 
  private:
   struct Impl;
