@@ -1,5 +1,5 @@
-// HaloExchange: pack on the device, host-staged persistent point-to-point messages, the
-// received items placed or scattered by a kernel (see gpgpu/mpi/halo_exchange.hpp).
+// HaloExchange: a kernel packs the send items into host memory, persistent point-to-point
+// messages, a kernel places or scatters the received items (see gpgpu/mpi/halo_exchange.hpp).
 //
 // The host copies are HostBuffers (persistently mapped where the device has
 // GL_EXT_buffer_storage), and the kernels reach them over the bus themselves: the pack
