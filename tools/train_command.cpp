@@ -58,6 +58,7 @@ struct TrainCli {
   bool augment = false, no_augment = false, no_plots = false, quiet = false;
   bool no_autotune = false;
   std::string autotune_seconds = "1";
+  double autotune_budget = 1;  // autotune_seconds, checked before any data is read
   int shift = 2;
   TimelineRequest timeline;
   std::string command_line;
@@ -142,7 +143,7 @@ int train(const TrainCli& o, nn::Team& team) {
   auto& model = recipe.model;
   model.set_backend(backend, {.autotune = !o.no_autotune,
                               .threads = o.backend.threads,
-                              .autotune_seconds = tuning_budget(o.autotune_seconds)});
+                              .autotune_seconds = o.autotune_budget});
   if (lead) print_backend_hint(model);
   model.set_normalization(nn::normalization_of(full_train));
   const auto names = class_names_for(data_dir, std::max(train_set.classes, test_set.classes));
@@ -300,7 +301,7 @@ Command add_train_command(CLI::App& app, TrainTeamMaker make_team) {
   add_timeline_options(*sub, o->timeline);
   return [o, make_team]() -> int {
     check_timeline_request(o->timeline, "train");
-    tuning_budget(o->autotune_seconds);  // refused before any data is read
+    o->autotune_budget = tuning_budget(o->autotune_seconds);  // refused before any data is read
     o->command_line = "gpgpu train";
     const auto team = make_team();
     return train(*o, *team);

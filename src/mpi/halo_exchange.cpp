@@ -13,9 +13,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <set>
 #include <string>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -109,7 +109,8 @@ struct HaloExchange::Impl {
   std::size_t receive_first = 0;  // where a contiguous receive starts
   bool contiguous = false;
   std::vector<HaloLink> links;
-  ComputeKernel pack, scatter, place;
+  ComputeKernel pack;
+  std::optional<ComputeKernel> put;  // place (contiguous receives) or scatter, as plan() finds
   Buffer send_index, receive_index;
   HostBuffer send_host, receive_host;  // what MPI sends and receives
   std::vector<MPI_Request> sends, receives;
@@ -119,11 +120,7 @@ struct HaloExchange::Impl {
   bool started = false;
 
   Impl(const Context& ctx, ElementType t)
-      : context(&ctx),
-        type(t),
-        pack(ctx, move_kernel_source(t, Move::Pack), {}, "halo pack"),
-        scatter(ctx, move_kernel_source(t, Move::Scatter), {}, "halo scatter"),
-        place(ctx, move_kernel_source(t, Move::Place), {}, "halo place") {}
+      : context(&ctx), type(t), pack(ctx, move_kernel_source(t, Move::Pack), {}, "halo pack") {}
 
   ~Impl() {
     for (auto* list : {&sends, &receives}) {
@@ -153,6 +150,9 @@ struct HaloExchange::Impl {
     }
     if (receive_items > 0) {
       receive_host = HostBuffer(*context, type, receive_items * width, HostAccess::Write);
+      const Move move = contiguous ? Move::Place : Move::Scatter;
+      put.emplace(*context, move_kernel_source(type, move), Defines{},
+                  contiguous ? "halo place" : "halo scatter");
     }
   }
 
@@ -280,19 +280,13 @@ void HaloExchange::finish(Buffer& values) {
   // Later commands on `values` follow the kernel in the GPU's queue; only the host side waits
   // for it, in the next start().
   const HostBuffer& received = m.receive_host;
+  Args args{{"src", received}, {"dst", values}, {"width", static_cast<std::uint32_t>(m.width)}};
   if (m.contiguous) {
-    m.placed = m.place.run_async({{"src", received},
-                                  {"dst", values},
-                                  {"width", static_cast<std::uint32_t>(m.width)},
-                                  {"first", static_cast<std::uint32_t>(m.receive_first)}},
-                                 m.receive_items * m.width);
+    args.emplace_back("first", static_cast<std::uint32_t>(m.receive_first));
   } else {
-    m.placed = m.scatter.run_async({{"src", received},
-                                    {"index", m.receive_index},
-                                    {"dst", values},
-                                    {"width", static_cast<std::uint32_t>(m.width)}},
-                                   m.receive_items * m.width);
+    args.emplace_back("index", m.receive_index);
   }
+  m.placed = m.put->run_async(args, m.receive_items * m.width);
 }
 
 std::size_t HaloExchange::bytes_sent() const noexcept {
