@@ -21,6 +21,11 @@ packages=(
   glslang-tools                                                          # checks the subgroup GLSL
   emscripten node-acorn chromium-headless-shell                          # the browser build, tests
   node-typescript                                                        # checks the npm package's types
+  mesa-vulkan-drivers                                                    # zink over lavapipe: a second GL driver
+  libonnx-dev libprotobuf-dev python3-onnx                               # ONNX models in and out
+  libnetcdf-dev netcdf-bin python3-netcdf4 python3-xarray                # the earth model's NetCDF output
+  doxygen                                                                # the API reference
+  python3-matplotlib                                                     # the Python examples' plots
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).
 optional=(ffmpeg)
