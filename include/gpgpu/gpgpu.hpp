@@ -38,6 +38,7 @@
 #include "gpgpu/gpgpu_js.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/limits.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_run.hpp"
 #include "gpgpu/pending_transfer.hpp"

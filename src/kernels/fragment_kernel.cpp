@@ -132,10 +132,12 @@ void check_outputs(const std::vector<detail::StageVariable>& outputs, const Devi
           label, v.type.name, v.name, to_string(type), info.renderer));
     }
     if (v.location < 0 || v.location >= info.max_draw_buffers) {
-      throw LimitError(fmt::format(
-          "{}: output {} is at location {}, but the device renders into locations 0 to {} "
-          "(GL_MAX_DRAW_BUFFERS = {})",
-          label, v.name, v.location, info.max_draw_buffers - 1, info.max_draw_buffers));
+      throw DeviceLimitError(
+          fmt::format("{}: output {} is at location {}, but the device renders into locations "
+                      "0 to {} (GL_MAX_DRAW_BUFFERS = {}{})",
+                      label, v.name, v.location, info.max_draw_buffers - 1, info.max_draw_buffers,
+                      info.limit_profile.empty() ? "" : ", profile " + info.limit_profile),
+          "GL_MAX_DRAW_BUFFERS", std::int64_t{v.location} + 1, info.max_draw_buffers);
     }
   }
 }

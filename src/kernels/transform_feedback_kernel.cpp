@@ -356,7 +356,7 @@ void unbind_inputs(const CapturePlanForRun& run) noexcept {
 // Splits interleaved records on the GPU: values [offset, offset + width) of each record of
 // `record` values go to their own tightly packed buffer. Bit-exact (copied as uints).
 constexpr std::string_view deinterleave_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Records { uint records[]; };
 layout(std430, binding = 1) writeonly buffer Values { uint values[]; };
 uniform uint record;

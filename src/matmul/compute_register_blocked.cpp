@@ -306,7 +306,7 @@ void main() {
 
 // Pass 2 (and 4 reversed): copies a ROWS x COLS matrix into or out of a zero-padded one.
 constexpr const char* pad_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(std430, binding = 1) writeonly buffer Destination { float dst[]; };
 uniform int COLS;      // of the destination (its rows: gpgpu_count / COLS)
@@ -324,7 +324,7 @@ void main() {
 // Split-K's last pass: c[row][col] = the sum of the SPLITS partial products (layers of
 // MP x NP), for the M x N entries that exist (cropping the padding as it goes).
 constexpr const char* reduce_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
 layout(std430, binding = 1) writeonly buffer MatrixC { float c[]; };
 uniform int N;        // columns of c

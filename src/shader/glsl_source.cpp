@@ -23,7 +23,8 @@ std::vector<std::string> split_lines(std::string_view text) {
 }
 
 std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
   return s;
 }
 
@@ -86,12 +87,24 @@ void check_define(const std::string& name, const std::string& value) {
 
 }  // namespace
 
+int group_size(const DeviceInfo& info) {
+  const std::int64_t fits = std::min<std::int64_t>(
+      {256, info.max_compute_work_group_invocations, info.max_compute_work_group_size[0]});
+  int size = 1;
+  while (size * 2 <= fits) size *= 2;
+  return size;
+}
+
 const char* stage_name(GLenum stage) {
   switch (stage) {
-    case GL_COMPUTE_SHADER: return "compute";
-    case GL_VERTEX_SHADER: return "vertex";
-    case GL_FRAGMENT_SHADER: return "fragment";
-    default: return "unknown";
+    case GL_COMPUTE_SHADER:
+      return "compute";
+    case GL_VERTEX_SHADER:
+      return "vertex";
+    case GL_FRAGMENT_SHADER:
+      return "fragment";
+    default:
+      return "unknown";
   }
 }
 
@@ -124,6 +137,8 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
     check_define(name, value);
     out += fmt::format("#define {} {}\n", name, value);
   }
+  if (stage == GL_COMPUTE_SHADER)
+    out += fmt::format("#define gpgpu_group_size {}\n", group_size(info));
   out += precision_block;
   const bool has_images = info.gl_major > 3 || info.gl_minor >= 1;  // GLSL ES 3.10
   if (has_images && (stage == GL_COMPUTE_SHADER || stage == GL_FRAGMENT_SHADER)) {

@@ -221,7 +221,7 @@ void main() {
 
 // Split-K: adds the partial sums of each (m, n) in split order and stores the result.
 constexpr const char* reduce_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 7) readonly buffer Partial { float partial[]; };
 void main() {
   uint i = gpgpu_index();

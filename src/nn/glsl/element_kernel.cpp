@@ -72,7 +72,7 @@ std::string snippets_of(const ElementKernel& k) {
 }  // namespace
 
 std::string compute_source(const ElementKernel& k) {
-  std::string text = "layout(local_size_x = 256) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
+  std::string text = "layout(local_size_x = gpgpu_group_size) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
   int binding = 0;
   auto buffer = [&](const Operand& o, const char* access) {
     text += declare(o, fmt::format("layout(std430, binding = {}) {} buffer B_{} {{ float {}[]; }};",

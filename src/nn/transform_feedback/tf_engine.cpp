@@ -18,7 +18,7 @@ namespace gpgpu::nn::detail {
 namespace {
 
 constexpr const char* copy_to_texture_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(r32f, binding = 0) writeonly uniform highp image2D dst;
 uniform int offset;
@@ -32,7 +32,7 @@ void main() {
 )";
 
 constexpr const char* copy_to_int_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(std430, binding = 1) writeonly buffer Target { int dst[]; };
 uniform uint offset;
