@@ -16,7 +16,11 @@
 
 namespace {
 
-using gpgpu::test::context;
+// The driver's own limits, whatever GPGPU_LIMITS says (the suite also runs under a profile).
+gpgpu::Context& context() {
+  static gpgpu::Context ctx({.limits = "device"});
+  return ctx;
+}
 
 gpgpu::Context& minimum() {
   static gpgpu::Context ctx({.limits = "es31-minimum"});
@@ -84,9 +88,15 @@ TEST(Limits, AnUnknownProfileIsAContextErrorListingTheProfiles) {
 }
 
 TEST(Limits, TheEnvironmentVariableChoosesTheProfile) {
+  const char* before = std::getenv("GPGPU_LIMITS");  // the suite may run under a profile
+  const std::string saved = before != nullptr ? before : "";
   ::setenv("GPGPU_LIMITS", "es31-minimum", 1);
   gpgpu::Context ctx;
-  ::unsetenv("GPGPU_LIMITS");
+  if (before != nullptr) {
+    ::setenv("GPGPU_LIMITS", saved.c_str(), 1);
+  } else {
+    ::unsetenv("GPGPU_LIMITS");
+  }
   EXPECT_EQ(ctx.info().limit_profile, "es31-minimum");
   gpgpu::Context device_limits({.limits = "device"});
   EXPECT_TRUE(device_limits.info().limit_profile.empty());
