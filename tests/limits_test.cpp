@@ -9,7 +9,9 @@
 
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/fragment_kernel.hpp"
 #include "gpgpu/limits.hpp"
+#include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
 #include "shader/shared_memory.hpp"
 #include "test_support.hpp"
@@ -246,6 +248,51 @@ TEST(SharedMemoryEstimate, CountsArraysOfMacrosConstantsAndStructs) {
   EXPECT_EQ(shared_memory_bytes("uniform int n;\nshared float a[n];"), std::nullopt)
       << "an extent that is not a constant: the driver decides";
   EXPECT_EQ(shared_memory_bytes("void main() {}"), 0);
+}
+
+}  // namespace
+
+namespace {
+
+// Without GL_EXT_color_buffer_float, float and vec4 fragment outputs are rendered through
+// integer twins: the host arrays must receive the very bits the shader computed.
+TEST(Limits, FloatFragmentOutputsRenderThroughIntegerTargetsBitForBit) {
+  gpgpu::FragmentKernel square(minimum(), R"(
+    uniform sampler2D A;
+    out float C;
+    layout(location = 1) out vec4 D;
+    void main() {
+      float a = gpgpu_fetch(A, gpgpu_index()).r;
+      C = a * a;
+      D = vec4(a, -a, 1.0 / a, a * 0.5);
+    })");
+  const std::size_t n = 3001;
+  const auto a = gpgpu::test::random_floats(n);
+  auto texture = gpgpu::Texture::from_array(minimum(), gpgpu::TexelType::Float, a);
+  std::vector<float> c(n, gpgpu::test::poison_float()), d(4 * n, gpgpu::test::poison_float());
+  square.run({{"A", texture}, {"C", c}, {"D", d}});
+  for (std::size_t i = 0; i < n; ++i) {
+    // Each value is one correctly rounded float32 operation: exact to compare with the host's.
+    ASSERT_EQ(c[i], a[i] * a[i]) << i;
+    ASSERT_EQ(d[4 * i + 0], a[i]) << i;
+    ASSERT_EQ(d[4 * i + 1], -a[i]) << i;
+    ASSERT_NEAR(d[4 * i + 2], 1.0 / a[i], 3 * gpgpu::test::eps32 * std::abs(1.0 / a[i])) << i;
+    ASSERT_EQ(d[4 * i + 3], a[i] * 0.5f) << i;
+  }
+}
+
+TEST(Limits, FloatFragmentOutputsThatCannotBeTwinnedAreRefusedByName) {
+  const std::string vec2_message = gpgpu::test::error_message_of(
+      [] { gpgpu::FragmentKernel k(minimum(), "out vec2 C; void main() { C = vec2(1.0); }"); });
+  EXPECT_NE(vec2_message.find("GL_EXT_color_buffer_float"), std::string::npos) << vec2_message;
+  EXPECT_NE(vec2_message.find("vec4"), std::string::npos) << vec2_message;
+  gpgpu::FragmentKernel k(minimum(), "out float C; void main() { C = 2.0; }");
+  auto texture = gpgpu::Texture(minimum(), gpgpu::TexelType::Float, {4, 4});
+  const std::string texture_message = gpgpu::test::error_message_of([&] {
+    k.run({{"C", texture}});
+  });
+  EXPECT_NE(texture_message.find("GL_EXT_color_buffer_float"), std::string::npos)
+      << texture_message;
 }
 
 }  // namespace

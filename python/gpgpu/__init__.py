@@ -6,7 +6,7 @@ in your arrays, on any OpenGL ES 3.1+ GPU or, with no GPU, on the CPU through Me
     import numpy as np, gpgpu
     ctx = gpgpu.Context()
     saxpy = gpgpu.ComputeKernel(ctx, '''
-        layout(local_size_x = 256) in;
+        layout(local_size_x = 128) in;
         layout(std430, binding = 0) readonly buffer X { float x[]; };
         layout(std430, binding = 1) buffer Y { float y[]; };
         uniform float alpha;

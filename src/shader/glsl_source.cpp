@@ -85,6 +85,31 @@ void check_define(const std::string& name, const std::string& value) {
   }
 }
 
+// Texture buffers (samplerBuffer, imageBuffer; gpgpu::texels) are core in GLSL ES 3.20; in
+// 3.10 they need GL_EXT_texture_buffer or GL_OES_texture_buffer, enabled for the shader
+// here where the device has one, so that one source runs on both.
+bool uses_texture_buffers(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    if (line.find("samplerBuffer") != std::string::npos ||
+        line.find("imageBuffer") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string texture_buffer_extension(const DeviceInfo& info) {
+  for (const char* name : {"GL_EXT_texture_buffer", "GL_OES_texture_buffer"}) {
+    if (info.has_extension(name)) return fmt::format("#extension {} : enable\n", name);
+  }
+  throw UnsupportedError(fmt::format(
+      "the kernel uses a texture buffer (samplerBuffer or imageBuffer, as gpgpu::texels binds "
+      "a Buffer), which needs OpenGL ES 3.2 or GL_EXT_texture_buffer; this device ({}, OpenGL "
+      "ES 3.{}{}) has neither; read the Buffer as a storage buffer instead",
+      info.renderer, info.gl_minor,
+      info.limit_profile.empty() ? "" : ", device-limit profile " + info.limit_profile));
+}
+
 }  // namespace
 
 int group_size(const DeviceInfo& info) {
@@ -131,6 +156,9 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
     } else if (!t.empty() && t.substr(0, 2) != "//") {
       seen_code = true;
     }
+  }
+  if (version == "#version 310 es" && uses_texture_buffers(lines)) {
+    hoisted += texture_buffer_extension(info);
   }
   std::string out = version + "\n" + hoisted;
   for (const auto& [name, value] : defines) {

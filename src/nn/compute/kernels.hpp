@@ -13,15 +13,18 @@
 
 namespace gpgpu::nn::detail::kernels {
 
-// x[n][c][y][x] from sample order[first + n]; the first invocation of each sample also
-// copies its label.
+// x[n][c][y][x] from sample order[first + n]; with LABELS the first invocation of each
+// sample also copies its label (five storage buffers; without LABELS three, and
+// gather_labels copies the labels: devices that bind only OpenGL ES 3.1's minimum of four).
 inline const std::string gather = std::string(R"(
 layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Pixels { uint pixels[]; };
-layout(std430, binding = 1) readonly buffer Labels { uint labels[]; };
 layout(std430, binding = 2) readonly buffer Order { uint order[]; };
 layout(std430, binding = 3) writeonly buffer Input { float x[]; };
+#if LABELS
+layout(std430, binding = 1) readonly buffer Labels { uint labels[]; };
 layout(std430, binding = 4) writeonly buffer BatchLabels { uint batch_labels[]; };
+#endif
 )") + glsl::batch_order + glsl::gather +
                                   R"(
 void main() {
@@ -29,8 +32,23 @@ void main() {
   if (i >= gpgpu_count) return;
   uint s;
   x[i] = gathered_pixel(int(i), s);
+#if LABELS
   int n = int(i) / CHW;
   if (int(i) == n * CHW) batch_labels[n] = labels[s];
+#endif
+}
+)";
+
+// batch_labels[n] = labels[order[first + n]], one invocation per sample.
+inline const std::string gather_labels = std::string(R"(
+layout(local_size_x = gpgpu_group_size) in;
+layout(std430, binding = 0) readonly buffer Labels { uint labels[]; };
+layout(std430, binding = 1) readonly buffer Order { uint order[]; };
+layout(std430, binding = 2) writeonly buffer BatchLabels { uint batch_labels[]; };
+)") + glsl::batch_order + R"(
+void main() {
+  uint n = gpgpu_index();
+  if (n < gpgpu_count) batch_labels[n] = labels[batch_sample(int(n))];
 }
 )";
 
