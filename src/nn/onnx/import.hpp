@@ -1,0 +1,19 @@
+// Internal: an ONNX file's bytes to the network they describe (steps.hpp's Network), with no
+// GL: parse (protobuf), check the opset and operators, onnx::checker, shape inference, the
+// walk over the graph, folding, and the metadata gpgpu writes (normalisation, class names).
+// The fuzz target calls this directly.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "gpgpu/nn/onnx.hpp"
+#include "steps.hpp"
+
+namespace gpgpu::nn::onnx_detail {
+
+Network import_network(std::span<const std::byte> bytes, const std::string& origin,
+                       const OnnxOptions& options);
+
+}  // namespace gpgpu::nn::onnx_detail
