@@ -146,13 +146,13 @@ x must be (N, *model.input_shape); other dtypes are converted to float32.)")
       .def_property_readonly(
           "backend",
           [](const PyModel& m) { return std::string(nn::to_string(m.model->backend())); },
-          "The backend as set (\"auto\" until set_backend).")
+          "The backend as set (\"auto\" until set_backend): model.backend == \"cpu\".")
       .def_property_readonly(
           "input_shape", [](const PyModel& m) { return shape_tuple(m.model->input_shape()); },
-          "The shape of one sample, e.g. (1, 28, 28).")
+          "The shape of one sample: x = np.zeros((8, *model.input_shape), np.float32).")
       .def_property_readonly(
           "output_shape", [](const PyModel& m) { return shape_tuple(m.model->output_shape()); },
-          "The shape of one output, e.g. (10,).")
+          "The shape of one output: model.output_shape == (10,) for ten classes.")
       .def_property_readonly(
           "layers",
           [](const PyModel& m) {
@@ -163,7 +163,7 @@ x must be (N, *model.input_shape); other dtypes are converted to float32.)")
           R"(One line per layer: ["conv2d 8 filters 3x3, stride 1, padding 1", "relu", ...].)")
       .def(
           "summary", [](const PyModel& m) { return m.model->summary(); },
-          "A table of the layers, their output shapes and parameter counts.")
+          "A table of the layers, their output shapes and parameter counts: print(model.summary())")
       .def(
           "save",
           [](PyModel& m, const std::string& path) {

@@ -24,7 +24,9 @@ The bounds, with eps = 2^-24 (float32 unit roundoff):
   - pooling: a maximum carries the largest input error; an average (n + 3) eps of its sum;
   - exp (Sigmoid, Softmax) within (3 + 2|x|) ulp as GLSL ES 3.2 specifies for highp (ulp =
     2 eps); the derivations are in tests/nn/reference.hpp's header, which these follow;
-  - ReLU, Clip, max pooling and the reshapes are 1-Lipschitz and exact.
+  - ReLU, Clip, max pooling and the reshapes are 1-Lipschitz and exact; where an input lies
+    farther than its bound from a kink, the side is certain: a ReLU of an input below -e is
+    exactly 0 in float32 too (no error, no magnitude), a clipped one exactly its bound.
 """
 
 import math
@@ -183,6 +185,11 @@ def tanh(x):
     return Val(y, e, np.abs(y) + e)
 
 
+def relu(x):
+    zero = x.v < -x.e  # certainly negative: exactly 0 in any float32 evaluation
+    return Val(np.maximum(x.v, 0), np.where(zero, 0.0, x.e), np.where(zero, 0.0, x.m))
+
+
 def leaky_relu(x, alpha):
     y = np.where(x.v > 0, x.v, alpha * x.v)
     e = max(1.0, alpha) * x.e + EPS * np.abs(y)
@@ -190,7 +197,9 @@ def leaky_relu(x, alpha):
 
 
 def clip(x, lo, hi):
-    return Val(np.clip(x.v, lo, hi), x.e, np.minimum(x.m, max(abs(lo), abs(hi))))
+    outside = (x.v < lo - x.e) | (x.v > hi + x.e)  # certainly clipped: exactly the bound
+    return Val(np.clip(x.v, lo, hi), np.where(outside, 0.0, x.e),
+               np.minimum(x.m, max(abs(lo), abs(hi))))
 
 
 def softmax(x, axis):
@@ -260,7 +269,7 @@ def _run(op, ins, a, opset):
     if op == "BatchNormalization":
         return batch_normalization(*ins[:5], a)
     if op == "Relu":
-        return Val(np.maximum(x.v, 0), x.e, x.m)
+        return relu(x)
     if op == "LeakyRelu":
         return leaky_relu(x, a.get("alpha", 0.01))
     if op == "Sigmoid":

@@ -26,9 +26,10 @@ LAYERS = [
     ({"type": "flatten"}, []),
     ({"type": "dense", "units": 128}, ["d1.weight", "d1.bias"]),
     ({"type": "relu"}, []),
-    ({"type": "dropout", "rate": 0.25}, []),
     ({"type": "dense", "units": 10}, ["d2.weight", "d2.bias"]),
 ]
+# (The PyTorch network has a Dropout before its last layer: torch.onnx.export leaves it out
+# in evaluation mode, and in gpgpu it would be no stage in evaluation either.)
 PARAMETER_NAMES = {"weight": "weight", "bias": "bias"}
 BN_NAMES = ["gamma", "beta", "running_mean", "running_var"]
 

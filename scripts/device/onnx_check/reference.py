@@ -1,8 +1,9 @@
 """The float64 truth and its float32 bound for an ONNX model on the check's images
 (tests/python/onnx_reference.py), in a process of its own (the onnx package's protobuf never
 shares a process with gpgpu's). With --check, onnx.checker validates the file first (the
-model gpgpu exported). Writes NAME.npz with v (the float64 logits) and e (the bound).
-Usage: python3 reference.py WORK_DIR MODEL.onnx NAME [--check]"""
+model gpgpu exported). Writes NAME.npz with v (the float64 logits) and e (the bound), for
+the first LIMIT images (default all).
+Usage: python3 reference.py WORK_DIR MODEL.onnx NAME [--check] [--limit LIMIT]"""
 
 import pathlib
 import sys
@@ -22,6 +23,8 @@ def main():
         print(f"{model_path}: onnx.checker accepts it (opset {model.opset_import[0].version}, "
               f"{len(model.graph.node)} nodes: {' '.join(n.op_type for n in model.graph.node)})")
     x = np.load(work / "x.npy")
+    if "--limit" in sys.argv:
+        x = x[: int(sys.argv[sys.argv.index("--limit") + 1])]
     v, e = [], []
     for first in range(0, len(x), 500):
         r = onnx_reference.evaluate(model, x[first:first + 500])
