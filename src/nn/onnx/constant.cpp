@@ -119,6 +119,14 @@ std::string Constant::dims_text() const {
   return fmt::format("({})", fmt::join(dims, ", "));
 }
 
+std::int64_t whole(double value, const std::string& where) {
+  constexpr double limit = 2147483648.0;
+  if (!(value == std::floor(value) && value > -limit && value < limit)) {
+    throw FormatError(fmt::format("{}: {} is not a whole number within +-2^31", where, value));
+  }
+  return static_cast<std::int64_t>(value);
+}
+
 std::size_t element_count(std::span<const std::int64_t> dims, const std::string& where) {
   std::size_t count = 1;
   for (std::int64_t d : dims) {

@@ -33,6 +33,10 @@ struct Constant {
 // does not match the dims, UnsupportedError for external data and other element types.
 Constant decode_tensor(const ::onnx::TensorProto& tensor, const std::string& where);
 
+// A constant's value as an index or extent (an axis, a reshape target): FormatError naming
+// `where` unless it is a whole number within +-2^31.
+std::int64_t whole(double value, const std::string& where);
+
 // The number of elements of `dims`, or FormatError naming `where` when an extent is
 // negative or the product passes 2^31 (no model gpgpu runs has a larger constant).
 std::size_t element_count(std::span<const std::int64_t> dims, const std::string& where);

@@ -30,11 +30,14 @@ std::int64_t normalised_axis(const Node& node, std::int64_t axis, std::size_t ra
 }
 
 // Axes from the attribute (before `input_from`) or the second input.
-std::vector<std::int64_t> axes_of(Attributes& a, const std::vector<const Constant*>& in, int opset,
+std::vector<std::int64_t> axes_of(const Node& node, Attributes& a,
+                                  const std::vector<const Constant*>& in, int opset,
                                   int input_from) {
   if (opset < input_from) return a.integers("axes", {});
   if (in.size() < 2 || in[1] == nullptr) return {};
-  return {in[1]->values.begin(), in[1]->values.end()};
+  std::vector<std::int64_t> axes;
+  for (double v : in[1]->values) axes.push_back(whole(v, node.where + " axes"));
+  return axes;
 }
 
 Constant from_attribute(const Node& node, Attributes& a) {
@@ -65,12 +68,15 @@ Constant reshaped(const Node& node, const Constant& data, const Constant& target
     }
     if (v == 0 && i < data.dims.size()) {
       dims.push_back(data.dims[i]);
-    } else if (v >= 1 && v == std::floor(v)) {
+    } else if (v >= 1 && v == std::floor(v) && v < 2147483648.0) {
       dims.push_back(static_cast<std::int64_t>(v));
     } else {
       malformed(node, fmt::format("target extent {} of a constant", v));
     }
-    known *= static_cast<std::size_t>(dims.back());
+    known =
+        dims.back() == 0 || known <= (std::size_t{1} << 31) / static_cast<std::size_t>(dims.back())
+            ? known * static_cast<std::size_t>(dims.back())
+            : std::size_t{1} << 32;  // more than any constant holds: the check below fails
   }
   if (infer >= 0 && known > 0)
     dims[static_cast<std::size_t>(infer)] = static_cast<std::int64_t>(data.size() / known);
@@ -246,8 +252,8 @@ std::optional<Constant> evaluate(const Node& node, Attributes& a,
     a.ignore("allowzero");
     return reshaped(node, x, input(node, in, 1));
   }
-  if (op == "Unsqueeze") return unsqueezed(node, x, axes_of(a, in, opset, 13));
-  if (op == "Squeeze") return squeezed(node, x, axes_of(a, in, opset, 13));
+  if (op == "Unsqueeze") return unsqueezed(node, x, axes_of(node, a, in, opset, 13));
+  if (op == "Squeeze") return squeezed(node, x, axes_of(node, a, in, opset, 13));
   if (op == "Gather") return gathered(node, a, x, input(node, in, 1));
   return arithmetic(node, x, input(node, in, 1));
 }

@@ -73,6 +73,9 @@ void dropout(GraphReader& r, const Node& node, Attributes& a) {
     if (!ratio.scalar_like()) r.refuse(node, "its ratio is not a scalar");
     rate = ratio.values[0];
   }
+  if (!(rate >= 0.0 && rate < 1.0)) {
+    r.refuse(node, fmt::format("its ratio is {}; gpgpu's Dropout takes a rate in [0, 1)", rate));
+  }
   if (!node.input(2).empty()) {
     const Constant& mode = r.constant_input(node, 2, "training_mode");
     if (mode.scalar_like() && mode.values[0] != 0) {

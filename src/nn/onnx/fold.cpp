@@ -3,6 +3,9 @@
 // rounded to float32 once, at the end.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
 #include "steps.hpp"
@@ -162,7 +165,14 @@ void fold_steps(std::vector<Step> steps, bool fold_batchnorm, Network& network) 
     network.layers.push_back(*s.layer());
     std::vector<float> flat;
     for (const auto& p : s.params) {
-      for (double v : p) flat.push_back(static_cast<float>(v));
+      for (double v : p) {
+        if (!(std::abs(v) <= std::numeric_limits<float>::max())) {
+          throw UnsupportedError(
+              fmt::format("{}: a parameter of its {} is {} (after folding), beyond float32",
+                          s.origin, layer_type(*s.layer()), v));
+        }
+        flat.push_back(static_cast<float>(v));
+      }
     }
     network.params.push_back(std::move(flat));
   }

@@ -273,6 +273,9 @@ void batch_normalization(GraphReader& r, const Node& node, Attributes& a) {
   for (int i = 0; i < 4; ++i) {
     params.push_back(sized(r, node, r.constant_input(node, i + 1, names[i]), channels, names[i]));
   }
+  for (double v : params[3]) {
+    if (!(v >= 0.0)) r.refuse(node, fmt::format("its variance holds {}; variances are >= 0", v));
+  }
   // ONNX's running statistics keep `momentum` of the old value; gpgpu's momentum weighs the
   // batch (PyTorch's convention).
   r.add_layer(node, BatchNorm{batch_weight(momentum), epsilon}, std::move(params));

@@ -77,7 +77,7 @@ void squeeze(GraphReader& r, const Node& node, Attributes& a) {
     axes = a.integers("axes", {});
   } else if (!node.input(1).empty()) {
     const auto& c = r.constant_input(node, 1, "axes");
-    axes.assign(c.values.begin(), c.values.end());
+    for (double v : c.values) axes.push_back(whole(v, node.where + " axes"));
   }
   const Shape& s = r.shape();
   for (auto& axis : axes) axis = axis < 0 ? axis + static_cast<std::int64_t>(s.rank()) + 1 : axis;
