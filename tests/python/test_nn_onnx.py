@@ -255,6 +255,25 @@ def test_cnn_batch_1(ctx, rng, backend):
     run_case(ctx, rng, make_model(nodes, shape, constants, batch=1), shape, backend, batches=(1,))
 
 
+@pytest.mark.parametrize("opset", [7, 9, 11, 15, 17])
+def test_operators_across_opsets(ctx, rng, opset):
+    """The operators every opset from 7 to 17 spells the same way (BatchNormalization's
+    spatial attribute before 9 left at its default, Softmax's axis default)."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        batchnorm_node("c", "n"),
+        helper.make_node("Relu", ["n"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "w2", "b2"], ["g"], transB=1),
+        helper.make_node("Softmax", ["g"], ["y"]),
+    ]
+    constants = {"w": weights(rng, 3, 2, 3, 3), "b": weights(rng, 3),
+                 **batchnorm_constants(rng, 3), "w2": weights(rng, 4, 3 * 3 * 2),
+                 "b2": weights(rng, 4)}
+    run_case(ctx, rng, make_model(nodes, (2, 7, 5), constants, opset), (2, 7, 5), "cpu")
+
+
 @pytest.mark.parametrize("backend", ["compute", "cpu"])
 def test_tf2onnx_layout_nhwc_input_and_flatten(ctx, rng, backend):
     """tf2onnx: an NHWC input transposed to NCHW, and NCHW transposed back before the flatten

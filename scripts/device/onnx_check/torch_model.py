@@ -7,6 +7,7 @@ of epochs, exports it with torch.onnx.export, and writes what the gpgpu step com
 Usage: python3 torch_model.py DATA_DIR OUT_DIR [--epochs 2] [--opset 13]"""
 
 import argparse
+import inspect
 import json
 import pathlib
 import time
@@ -85,9 +86,11 @@ def main():
     np.save(out / "y.npy", y_test)
     np.save(out / "torch.npy", logits.astype(np.float32))
     cpu = net.to("cpu")
+    # The TorchScript exporter (torch >= 2.5 also has a dynamo one, which writes opset 18).
+    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     torch.onnx.export(cpu, torch.zeros(1, 1, 28, 28), str(out / "model.onnx"), opset_version=a.opset,
                       input_names=["x"], output_names=["logits"],
-                      dynamic_axes={"x": {0: "batch"}, "logits": {0: "batch"}})
+                      dynamic_axes={"x": {0: "batch"}, "logits": {0: "batch"}}, **legacy)
     weights = {k: v.detach().numpy() for k, v in cpu.state_dict().items()}
     fashion.write_native(out / "native", weights)
     (out / "torch.json").write_text(json.dumps({
