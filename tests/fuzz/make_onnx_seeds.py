@@ -8,7 +8,8 @@ Needs the onnx package and NumPy (Debian: python3-onnx, python3-numpy). Run from
   writes, the shape chain PyTorch writes before a Reshape), with a few weights each, so that
   mutations start from files that reach every handler.
 - bad-*.onnx: one defect each (truncated, an unknown operator, a branch, a wrong attribute
-  type, raw data of the wrong size, external data, an opset out of range).
+  type, raw data of the wrong size, external data, an opset out of range, transposes whose
+  perm does not fit the input).
 The fuzzer adds its own finds (hash-named files) on top; see tests/fuzz/CMakeLists.txt.
 """
 import pathlib
@@ -112,6 +113,13 @@ def bad():
     external.graph.initializer[0].data_location = TensorProto.EXTERNAL
     yield "external-data", external.SerializeToString()
     yield "opset-18", model([node("Relu", ["x"], ["y"])], (3,), opset=18).SerializeToString()
+    # Transposes whose perm does not fit the input: the checker lets them through, ONNX 1.12's
+    # shape inference crashes on the second (the reader must refuse both before it runs).
+    yield "transpose-of-a-vector", model([node("Transpose", ["x"], ["y"], perm=[0, 3, 1, 2])],
+                                         (4,)).SerializeToString()
+    short = dict(good())["tf2onnx_layout"]
+    short.graph.node[0].attribute[0].ints.pop()
+    yield "transpose-perm-too-short", short.SerializeToString()
 
 
 def main():

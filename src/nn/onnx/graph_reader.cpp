@@ -53,9 +53,6 @@ GraphReader::GraphReader(const ::onnx::ModelProto& model, std::string origin)
   for (const auto& t : graph_.initializer()) {
     constants_[t.name()] = decode_tensor(t, fmt::format("{}: initializer '{}'", origin_, t.name()));
   }
-  for (const auto& v : graph_.value_info()) {
-    if (auto dims = sample_dims(v.type())) inferred_[v.name()] = *dims;
-  }
   for (const auto& n : graph_.node()) {
     for (const auto& in : n.input()) consumed_.insert(in);
   }
@@ -191,7 +188,7 @@ void GraphReader::map_node(const Node& node) {
   check_outputs_unused(node);
   handler(*this, node, attributes);
   attributes.finish();
-  check_inferred_shape(node);
+  record_shape(node);
 }
 
 void GraphReader::evaluate_constants(const Node& node, Attributes& attributes) {
@@ -279,14 +276,8 @@ std::vector<std::int64_t> GraphReader::onnx_dims() const {
   return dims;
 }
 
-void GraphReader::check_inferred_shape(const Node& node) const {
-  const auto it = inferred_.find(current_);
-  if (it == inferred_.end() || current_ != node.proto.output(0)) return;
-  if (it->second != onnx_dims()) {
-    refuse(node, fmt::format("ONNX's shape inference gives its output the extents ({}) but the "
-                             "gpgpu layers give ({})",
-                             fmt::join(it->second, ", "), fmt::join(onnx_dims(), ", ")));
-  }
+void GraphReader::record_shape(const Node& node) {
+  if (current_ == node.proto.output(0)) produced_.push_back({node.where, current_, onnx_dims()});
 }
 
 void GraphReader::check_graph_output() const {

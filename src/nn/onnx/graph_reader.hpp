@@ -44,8 +44,7 @@ void check_supported(const ::onnx::ModelProto& model, const std::string& origin)
 
 class GraphReader {
  public:
-  // `model` has passed onnx::checker and shape inference (inferred shapes are compared
-  // with the layers' own after every node).
+  // `model` has passed onnx::checker.
   GraphReader(const ::onnx::ModelProto& model, std::string origin);
   // The steps from the graph's input to its output, or the one error that stops them.
   std::vector<Step> read();
@@ -78,12 +77,22 @@ class GraphReader {
   // The ONNX batch extent of the input when the file fixes it (0: symbolic).
   std::int64_t declared_batch() const { return declared_batch_; }
 
+  // The per-sample extents (in the graph's layout) the layers give each mapped node's
+  // output, for a comparison with ONNX's shape inference once the walk has accepted the
+  // graph (import.cpp: the inference runs only on graphs gpgpu has checked, as the ONNX
+  // library's own crashes on some malformed ones).
+  struct Produced {
+    std::string where, name;
+    std::vector<std::int64_t> dims;
+  };
+  const std::vector<Produced>& produced() const { return produced_; }
+
  private:
   void read_input();
   void map_node(const Node& node);
   void evaluate_constants(const Node& node, Attributes& attributes);
   void check_outputs_unused(const Node& node) const;
-  void check_inferred_shape(const Node& node) const;
+  void record_shape(const Node& node);
   void check_graph_output() const;
   std::vector<std::int64_t> onnx_dims() const;  // the activation's per-sample ONNX extents
 
@@ -91,8 +100,8 @@ class GraphReader {
   std::string origin_;
   int opset_ = 0;
   std::map<std::string, Constant> constants_;
-  std::map<std::string, std::vector<std::int64_t>> inferred_;  // per-sample, all known
-  std::set<std::string> consumed_;                             // inputs of nodes, outputs
+  std::vector<Produced> produced_;
+  std::set<std::string> consumed_;  // inputs of nodes, outputs
   std::string input_name_, current_;
   Shape input_shape_, shape_;
   std::int64_t declared_batch_ = 0;

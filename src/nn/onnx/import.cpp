@@ -2,8 +2,11 @@
 #include "import.hpp"
 
 #include <climits>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 #include <nlohmann/json.hpp>
@@ -28,16 +31,43 @@ namespace {
   return model;
 }
 
-void check(::onnx::ModelProto& model, const std::string& origin) {
+void check(const ::onnx::ModelProto& model, const std::string& origin) {
   try {
     ::onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     throw FormatError(fmt::format("{}: onnx::checker rejects the model: {}", origin, e.what()));
   }
+}
+
+// ONNX's shape inference over a graph the walk accepted, compared node by node with the
+// extents the gpgpu layers give (a second opinion on every layer's output shape).
+void compare_inferred_shapes(::onnx::ModelProto& model, const GraphReader& reader,
+                             const std::string& origin) {
   try {
     ::onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     throw FormatError(fmt::format("{}: ONNX shape inference fails: {}", origin, e.what()));
+  }
+  std::map<std::string, std::vector<std::int64_t>> inferred;
+  for (const auto& v : model.graph().value_info()) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+    const auto& dims = v.type().tensor_type().shape().dim();
+    std::vector<std::int64_t> sample;
+    bool known = dims.size() > 0;
+    for (int i = 1; known && i < dims.size(); ++i) {
+      known = dims[i].has_dim_value();
+      sample.push_back(dims[i].dim_value());
+    }
+    if (known) inferred[v.name()] = sample;
+  }
+  for (const auto& p : reader.produced()) {
+    const auto it = inferred.find(p.name);
+    if (it != inferred.end() && it->second != p.dims) {
+      throw UnsupportedError(fmt::format(
+          "{}: ONNX's shape inference gives its output the extents ({}) but the gpgpu layers "
+          "give ({})",
+          p.where, fmt::join(it->second, ", "), fmt::join(p.dims, ", ")));
+    }
   }
 }
 
@@ -78,6 +108,7 @@ Network import_network(std::span<const std::byte> bytes, const std::string& orig
   check(model, origin);
   GraphReader reader(model, origin);
   auto steps = reader.read();
+  compare_inferred_shapes(model, reader, origin);
   Network net;
   net.input = reader.input_shape();
   fold_steps(std::move(steps), options.fold_batchnorm, net);

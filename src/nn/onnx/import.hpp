@@ -1,7 +1,8 @@
 // Internal: an ONNX file's bytes to the network they describe (steps.hpp's Network), with no
-// GL: parse (protobuf), check the opset and operators, onnx::checker, shape inference, the
-// walk over the graph, folding, and the metadata gpgpu writes (normalisation, class names).
-// The fuzz target calls this directly.
+// GL: parse (protobuf), check the opset and operators, onnx::checker, the walk over the graph,
+// ONNX's shape inference compared with the layers' shapes (only on a graph the walk accepted:
+// ONNX 1.12's inference crashes on some malformed ones), folding, and the metadata gpgpu
+// writes (normalisation, class names). The fuzz target calls this directly.
 #pragma once
 
 #include <cstddef>

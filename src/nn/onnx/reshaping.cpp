@@ -1,6 +1,7 @@
 // The handlers of the operators that only rearrange the activation: Flatten, Reshape and
 // Squeeze to (batch, features), and Transpose where tf2onnx converts between NHWC and NCHW
 // (graph_reader.hpp).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -101,6 +102,10 @@ void transpose(GraphReader& r, const Node& node, Attributes& a) {
   for (std::int64_t i = 0; i < rank; ++i) identity[static_cast<std::size_t>(i)] = i;
   std::vector<std::int64_t> reversed(identity.rbegin(), identity.rend());
   const auto perm = a.integers("perm", reversed);
+  if (!std::is_permutation(perm.begin(), perm.end(), identity.begin(), identity.end())) {
+    throw FormatError(fmt::format("{}: perm [{}] is not a permutation of the {} axes of its input",
+                                  node.where, fmt::join(perm, ", "), rank));
+  }
   const std::vector<std::int64_t> to_nchw{0, 3, 1, 2}, to_nhwc{0, 2, 3, 1};
   if (perm == identity) return r.pass_through(node);
   if (perm == to_nchw && r.channels_last()) {
@@ -108,7 +113,7 @@ void transpose(GraphReader& r, const Node& node, Attributes& a) {
     return r.pass_through(node);
   }
   if (perm == to_nchw && r.at_input()) return r.transpose_input(node);
-  if (perm == to_nhwc && rank == 4 && !r.channels_last()) {
+  if (perm == to_nhwc && !r.channels_last()) {
     r.set_channels_last(r.shape());
     return r.pass_through(node);
   }
