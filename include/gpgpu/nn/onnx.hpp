@@ -12,9 +12,10 @@
 //   Conv (group 1, dilations 1, pads, strides, auto_pad), MaxPool, AveragePool (pads,
 //   strides, ceil_mode, count_include_pad), GlobalAveragePool, Gemm, MatMul, Relu,
 //   LeakyRelu, Sigmoid, Tanh, Clip, Softmax, BatchNormalization, Flatten, Reshape and
-//   Squeeze to (batch, features), Dropout and Identity (no-ops), Add, Sub, Mul and Div by a
-//   constant (scalar or per channel: folded into the neighbouring Conv or Gemm, else a
-//   BatchNorm layer that computes the same affine map in evaluation), Transpose to and
+//   Squeeze to (batch, features), Dropout (no stage in evaluation), Identity, Add, Sub,
+//   Mul and Div by a constant (scalar or per channel: folded into the neighbouring Conv or
+//   Gemm, else a BatchNorm layer that computes the same affine map in evaluation), Transpose
+//   to and
 //   from NHWC where tf2onnx puts it (at the input; before the flatten of a dense layer),
 //   and the Shape, Gather, Unsqueeze, Concat, Cast and Constant nodes exporters use to
 //   compute a reshape's target.
