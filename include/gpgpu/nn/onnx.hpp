@@ -15,8 +15,7 @@
 //   Squeeze to (batch, features), Dropout (no stage in evaluation), Identity, Add, Sub,
 //   Mul and Div by a constant (scalar or per channel: folded into the neighbouring Conv or
 //   Gemm, else a BatchNorm layer that computes the same affine map in evaluation), Transpose
-//   to and
-//   from NHWC where tf2onnx puts it (at the input; before the flatten of a dense layer),
+//   to and from NHWC where tf2onnx puts it (at the input; before the flatten of a dense layer),
 //   and the Shape, Gather, Unsqueeze, Concat, Cast and Constant nodes exporters use to
 //   compute a reshape's target.
 // A BatchNormalization right after a Conv or Gemm is folded into its weights by default
