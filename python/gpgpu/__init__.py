@@ -32,6 +32,7 @@ Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, th
 submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
 """
 
+import sys as _sys
 import threading as _threading
 
 from . import _gpgpu
@@ -70,6 +71,9 @@ from ._gpgpu import (
     row_major,
 )
 from . import js
+from ._gpgpu import nn  # gpgpu.nn: networks, ONNX models in and out
+
+_sys.modules[__name__ + ".nn"] = nn  # so that `import gpgpu.nn` works too
 
 __version__ = _gpgpu.__version__  # project(gpgpu VERSION ...), compiled into the extension
 

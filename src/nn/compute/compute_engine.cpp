@@ -270,7 +270,7 @@ void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size
   const auto kernel_key = std::make_pair(gradient, predict);
   auto it = loss_kernels_.find(kernel_key);
   if (it == loss_kernels_.end()) {
-    Defines d = activation_defines(plan().output_act, Act::None);
+    Defines d = activation_defines(plan().output_act, {});
     d.emplace_back("BATCH", std::to_string(batch()));
     d.emplace_back("CLASSES", std::to_string(plan().output[0]));
     if (gradient) d.emplace_back("GRADIENT", "");
@@ -297,10 +297,10 @@ void ComputePlan::load_output_gradient(const Buffer& dy) {
   const std::size_t slot = plan().output_slot;
   const ComputePath path(engine_.context());
   if (!scale_output_) {
-    scale_output_.emplace(path.kernel(glsl::scale, activation_defines(plan().output_act, Act::None),
-                                      "nn output gradient"));
+    scale_output_.emplace(
+        path.kernel(glsl::scale, activation_defines(plan().output_act, {}), "nn output gradient"));
   }
-  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act},
+  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act.kind},
                                    {{"src", &dy}, {"dst", &grads_[slot]}, {"y", &acts_[slot]}}, {}),
                      dy.size());
 }
