@@ -88,8 +88,9 @@ class Store {
 };
 
 // The device and driver a result was compiled or measured on, as the first part of a key:
-// renderer, vendor and GL version string (which carries the driver's version), one per line.
-// A result keyed by it is not reused on another device or after a driver update.
+// renderer, vendor and GL version string (which carries the driver's version), one per line,
+// and the device-limit profile where one is active (limits.hpp). A result keyed by it is not
+// reused on another device, after a driver update, or under other limits.
 std::string device_key(const DeviceInfo& info);
 
 // A stable 64-bit hash of text (FNV-1a), for keys and file names.

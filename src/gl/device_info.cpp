@@ -27,6 +27,12 @@ bool DeviceInfo::has_color_buffer_float() const {
   return has_extension("GL_EXT_color_buffer_float");
 }
 
+bool DeviceInfo::has_texture_buffers() const {
+  return (gl_major == 3 && gl_minor >= 2) || gl_major > 3 ||
+         (has_compute_shaders() &&
+          (has_extension("GL_EXT_texture_buffer") || has_extension("GL_OES_texture_buffer")));
+}
+
 bool DeviceInfo::has_subgroup_features(std::uint32_t features) const {
   return subgroup_size > 0 && subgroup_in_compute && (subgroup_features & features) == features;
 }
@@ -91,6 +97,7 @@ std::string DeviceInfo::to_string() const {
   line("timer queries (GL_EXT_disjoint_timer_query)", has_timer_query() ? "yes" : "no");
   line("buffer storage (GL_EXT_buffer_storage)", has_buffer_storage() ? "yes" : "no");
   line("float render targets (GL_EXT_color_buffer_float)", has_color_buffer_float() ? "yes" : "no");
+  line("texture buffers (ES 3.2, GL_EXT_texture_buffer)", has_texture_buffers() ? "yes" : "no");
   line("shader loop cap (iterations per invocation)",
        max_loop_iterations == 0
            ? fmt::format("none seen in a loop of {}", loop_probe_iterations)

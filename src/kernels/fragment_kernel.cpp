@@ -53,6 +53,7 @@ struct Target {
   const NamedArg* arg = nullptr;
   TexelType type = TexelType::Float;  // of the render target (a twin's integer type)
   int location = 0;                   // of the render target
+  bool twin = false;                  // renders its bits (a float Texture gets them after)
   const Texture* texture = nullptr;   // the caller's, else one the kernel keeps
   GLuint id = 0;
 };
@@ -165,9 +166,9 @@ std::vector<detail::FragmentBitsTwin> bits_twins(const std::vector<detail::Stage
   for (const auto& v : outputs) next = std::max(next, v.location + 1);
   for (const auto& v : outputs) {
     TexelType type;
-    if (!detail::texel_type_for_glsl(v.type.gl, type) ||
+    if (v.array_size > 1 || !detail::texel_type_for_glsl(v.type.gl, type) ||
         element_type(type) != ElementType::Float32) {
-      continue;
+      continue;  // arrays and types without a texture are check_outputs' to refuse
     }
     if (type != TexelType::Float && type != TexelType::Vec4) {
       throw UnsupportedError(fmt::format(
@@ -202,6 +203,49 @@ std::string twins_main(const std::vector<detail::FragmentBitsTwin>& twins) {
     body += fmt::format("  gpgpu_bits_{0} = floatBitsToUint({0});\n", t.output);
   }
   return declarations + "void main() {\n  gpgpu_user_main();\n" + body + "}\n";
+}
+
+// A float Texture output rendered through its integer twin: the twin's bits are stored into
+// the Texture as floats by a compute pass (r32f and rgba32f images are core in OpenGL ES 3.1).
+constexpr std::string_view bits_to_image_source = R"(
+layout(local_size_x = 8, local_size_y = 8) in;
+uniform highp usampler2D bits;
+layout(FORMAT, binding = 0) writeonly uniform highp image2D dst;
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 size = imageSize(dst);
+  if (p.x < size.x && p.y < size.y) imageStore(dst, p, uintBitsToFloat(texelFetch(bits, p, 0)));
+}
+)";
+
+void copy_bits_into(detail::ContextState& state, GLuint bits, const Texture& texture,
+                    TexelType twin) {
+  const bool vec4 = twin == TexelType::UVec4;
+  const detail::ShaderStage stage{
+      GL_COMPUTE_SHADER,
+      detail::complete_source(bits_to_image_source, GL_COMPUTE_SHADER, state.info,
+                              {{"FORMAT", vec4 ? "rgba32f" : "r32f"}}, ""),
+      std::string(bits_to_image_source)};
+  const auto program = detail::cached_program(state, "fragment-bits\n" + stage.source, {stage}, {},
+                                              "gpgpu float output through integer bits");
+  const auto& pi = program->interface();
+  GL(glUseProgram(program->id()));
+  GL(glActiveTexture(GL_TEXTURE0));
+  GL(glBindTexture(GL_TEXTURE_2D, bits));
+  // An integer texture with the default (mipmapped, linear) filters is incomplete, and
+  // texelFetch then reads zeros.
+  GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
+  GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
+  if (const auto* u = pi.find_uniform("bits")) GL(glUniform1i(u->location, 0));
+  GL(glBindImageTexture(0, texture.gl_name(), 0, GL_FALSE, 0, GL_WRITE_ONLY,
+                        vec4 ? GL_RGBA32F : GL_R32F));
+  const auto groups = [](std::size_t extent) { return static_cast<GLuint>((extent + 7) / 8); };
+  GL(glDispatchCompute(groups(texture.cols()), groups(texture.rows()), 1));
+  GL(glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                     GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT));
+  GL(glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F));
+  GL(glBindTexture(GL_TEXTURE_2D, 0));
+  GL(glUseProgram(0));
 }
 
 }  // namespace
@@ -318,14 +362,16 @@ std::vector<Target> check_targets(const detail::ResolvedArgs& resolved,
     t.arg = arg;
     t.location = variable->location;
     detail::texel_type_for_glsl(variable->type.gl, t.type);  // checked when compiled
+    const std::string& output = variable->name;  // (clang 14 captures no structured binding)
     const auto twin = std::find_if(twins.begin(), twins.end(),
-                                   [&](const auto& tw) { return tw.output == variable->name; });
+                                   [&](const auto& tw) { return tw.output == output; });
     const Arg& v = arg->value;
-    if (twin != twins.end() && v.kind() == Arg::Kind::DeviceTexture) {
+    if (twin != twins.end() && v.kind() == Arg::Kind::DeviceTexture &&
+        !owner->info.has_compute_shaders()) {
       throw UnsupportedError(fmt::format(
           "{}: output {} {} renders into a Texture of {} texels, which needs "
           "GL_EXT_color_buffer_float, and this device lacks it; give it a host array (rendered "
-          "through an integer target, bit for bit) or use a ComputeKernel",
+          "through an integer target, bit for bit)",
           name, variable->type.name, arg->name, to_string(t.type)));
     }
     if (v.kind() == Arg::Kind::DeviceTexture) {
@@ -354,6 +400,7 @@ std::vector<Target> check_targets(const detail::ResolvedArgs& resolved,
     if (twin != twins.end()) {  // the bits, through the integer twin
       t.location = twin->location;
       t.type = twin->type;
+      t.twin = true;
     }
     targets.push_back(t);
   }
@@ -493,8 +540,8 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
   std::vector<detail::ColorAttachment> attachments;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     auto& t = targets[i];
-    t.id =
-        t.texture != nullptr ? t.texture->gl_name() : host_target(i, t.type, grid.rows, grid.cols);
+    t.id = t.texture != nullptr && !t.twin ? t.texture->gl_name()
+                                           : host_target(i, t.type, grid.rows, grid.cols);
     detail::ColorAttachment a;
     a.texture = t.id;
     a.type = t.type;
@@ -523,6 +570,9 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
     if (remainder > 0) scope.draw(0, full_rows, remainder, 1);
     last_gpu_ns_ = timer.stop();
     detail::detach_buffer_texels(*state_);
+  }
+  for (const auto& t : targets) {
+    if (t.twin && t.texture != nullptr) copy_bits_into(*state_, t.id, *t.texture, t.type);
   }
   state_->wait_within_timeout(started, name);
 

@@ -67,6 +67,11 @@ float product(int row, int col) {
   vec4 v = r == 0 ? s0[i] : r == 1 ? s1[i] : r == 2 ? s2[i] : s3[i];
   return v[col & 3];
 }
+#elif defined(ROW_BLOCK_ONE)  // one of the four row-block buffers a pass: rows 4i + R
+layout(std430, binding = 0) readonly buffer Rows { vec4 rows[]; };
+uniform int STRIDE;
+uniform int R;
+float product(int row, int col) { return rows[(row >> 2) * STRIDE + (col >> 2)][col & 3]; }
 #elif defined(SCALAR_TEXTURE)
 uniform highp sampler2D t0;
 float product(int row, int col) { return texelFetch(t0, ivec2(col, row), 0).r; }
@@ -89,7 +94,11 @@ float product(int row, int col) {
 
 void main() {
   int col = int(gl_GlobalInvocationID.x);
+#if defined(ROW_BLOCK_ONE)
+  int row = 4 * int(gl_GlobalInvocationID.y) + R;
+#else
   int row = int(gl_GlobalInvocationID.y);
+#endif
   if (row < M && col < N) c[row * N + col] = product(row, col);
 }
 )";
@@ -149,10 +158,22 @@ void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols)
                grid(texture.cols(), texture.rows()));
 }
 
-ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout) : layout_(layout) {
+ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout,
+                                 std::size_t product_elements)
+    : layout_(layout) {
+  const auto& info = context.info();
+  one_source_a_pass_ =
+      layout == ProductLayout::RowBlockBuffers &&
+      (info.max_compute_shader_storage_blocks < 5 || info.max_shader_storage_buffer_bindings < 6);
   if (has_compute_shaders(context)) {
-    kernel_.emplace(context, gather_source, Defines{{product_define(layout), ""}},
-                    "matmul product gather");
+    kernel_.emplace(
+        context, gather_source,
+        Defines{{one_source_a_pass_ ? "ROW_BLOCK_ONE" : product_define(layout), ""},
+                {"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+        "matmul product gather");
+  }
+  if (one_source_a_pass_ && product_elements > 0) {
+    staged_.emplace(context, ElementType::Float32, product_elements);
   }
 }
 
@@ -162,6 +183,8 @@ void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int
       {"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"STRIDE", std::int32_t{stride}}};
   if (layout_ == ProductLayout::PaddedRows) {
     args.emplace_back("source", *sources[0]);
+  } else if (one_source_a_pass_) {
+    return run_a_source_a_pass(sources, c, m, n, stride);
   } else if (layout_ == ProductLayout::RowBlockBuffers) {
     args.emplace_back("s0", *sources[0]);
     args.emplace_back("s1", *sources[1]);
@@ -171,6 +194,27 @@ void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int
     throw Error("ProductGatherer: not a Buffer gatherer");
   }
   kernel_->run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
+}
+
+// Four passes, each writing the rows of one row-block buffer. A host array would come back
+// whole after every pass (and lose the rows of the others): the passes write a Buffer.
+void ProductGatherer::run_a_source_a_pass(const Buffer* const* sources, const Arg& c, int m, int n,
+                                          int stride) {
+  const auto elements = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  const bool host = c.kind() != Arg::Kind::DeviceBuffer;
+  if (host && (!staged_ || staged_->size() < elements)) {
+    throw Error("ProductGatherer: no Buffer of the product's size for a host C");
+  }
+  for (int r = 0; r < 4 && r < m; ++r) {
+    kernel_->run({{"c", host ? Arg(*staged_) : c},
+                  {"M", std::int32_t{m}},
+                  {"N", std::int32_t{n}},
+                  {"STRIDE", std::int32_t{stride}},
+                  {"rows", *sources[r]},
+                  {"R", std::int32_t{r}}},
+                 grid(static_cast<std::size_t>(n), static_cast<std::size_t>((m - r + 3) / 4)));
+  }
+  if (host) staged_->download(std::span<float>(static_cast<float*>(c.writable_data()), elements));
 }
 
 void ProductGatherer::run(const Texture* const* textures, const Arg& c, int m, int n) {
