@@ -49,6 +49,8 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "gpgpu/earth/cases.hpp"
 #include "gpgpu/earth/grid.hpp"
@@ -114,6 +116,26 @@ struct NetcdfState {
 // or a record out of range.
 NetcdfState read_netcdf_state(const std::filesystem::path& path, const Grid& grid,
                               const CaseSetup& setup, long record = -1);
+
+// What a file of one record holds, in memory: every variable (name, dimension names, values
+// in C order, attributes) and the global attributes — the values and attributes the writer
+// writes, computed by the same code. For building the same dataset elsewhere: the Python
+// module's Model.to_xarray() makes its xarray.Dataset from it.
+using NetcdfAttribute = std::variant<std::string, int, double>;
+struct NetcdfVariable {
+  std::string name;
+  std::vector<std::string> dimensions;  // "time" has length 1 here
+  std::variant<std::vector<int>, std::vector<float>, std::vector<double>> values;
+  std::vector<std::pair<std::string, NetcdfAttribute>> attributes;
+};
+struct NetcdfContents {
+  std::vector<NetcdfVariable> variables;
+  std::vector<std::pair<std::string, NetcdfAttribute>> attributes;
+};
+// Throws SizeMismatchError unless the fields and vorticity have one value per cell.
+NetcdfContents netcdf_contents(const Grid& grid, const CaseSetup& setup, double time,
+                               const Fields& fields, std::span<const double> vorticity,
+                               const NetcdfOptions& options = {});
 
 // The eastward and northward components (m/s) of a velocity tangent at the unit vector p,
 // as the files hold them in u and v. At the poles (where east is undefined) east is taken as

@@ -3,12 +3,14 @@
 // bytes to a temporary file beside the target, renamed into place.
 #include <cstdint>
 #include <map>
-#include <numbers>
 #include <optional>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "contents.hpp"
 #include "gpgpu/earth/netcdf.hpp"
 #include "gpgpu/error.hpp"
 #include "layout.hpp"
@@ -24,33 +26,11 @@ using detail::layout::Span;
 
 namespace {
 
-constexpr double degrees = 180.0 / std::numbers::pi;
-
 std::vector<int> dimensions_of(Span span, const std::map<Span, std::vector<int>>& ids) {
   return ids.at(span);
 }
 
-std::vector<double> per_cell(const Grid& g, auto&& value) {
-  std::vector<double> v(g.cell_count());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = value(i);
-  return v;
-}
-
-// Six slots per cell: `slot(i, k)` for k below the cell's degree, -1 (the fill value) past it.
-std::vector<int> per_slot(const Grid& g, auto&& slot) {
-  std::vector<int> v(6 * g.cell_count(), -1);
-  for (std::size_t i = 0; i < g.cell_count(); ++i) {
-    for (int k = 0; k < g.degree[i]; ++k) v[6 * i + static_cast<std::size_t>(k)] = slot(i, k);
-  }
-  return v;
-}
-
 }  // namespace
-
-std::pair<double, double> east_north(const Vec3& p, const Vec3& velocity) {
-  const double lat = latitude(p), lon = longitude(p);
-  return {dot(velocity, east_at(lon)), dot(velocity, north_at(lat, lon))};
-}
 
 struct NetcdfWriter::Impl {
   fs::path path;
@@ -65,10 +45,8 @@ struct NetcdfWriter::Impl {
 
   void define();
   void write_mesh();
-  void put(Quantity q, const std::vector<double>& values);
-  void put(Quantity q, const std::vector<int>& values);
-  void put_record(Quantity q, const std::vector<double>& values);
-  void put_record(Quantity q, const std::vector<float>& values);
+  void put(Quantity q, const detail::Values& values);
+  void put_record(Quantity q, const detail::Values& values);
   void abandon() {
     file = NcFile();  // nc_abort of the in-memory file
     temporary.reset();
@@ -121,49 +99,43 @@ void NetcdfWriter::Impl::define() {
   file.end_definitions();
 }
 
-void NetcdfWriter::Impl::put(Quantity q, const std::vector<double>& values) {
-  file.check(nc_put_var_double(file.id(), ids.at(q), values.data()),
-             "cannot write " + detail::layout::variable(q).name);
+void NetcdfWriter::Impl::put(Quantity q, const detail::Values& values) {
+  const int id = ids.at(q);
+  const int status = std::visit(
+      [&](const auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        if constexpr (std::is_same_v<T, int>) return nc_put_var_int(file.id(), id, v.data());
+        if constexpr (std::is_same_v<T, float>) return nc_put_var_float(file.id(), id, v.data());
+        if constexpr (std::is_same_v<T, double>) return nc_put_var_double(file.id(), id, v.data());
+      },
+      values);
+  file.check(status, "cannot write " + detail::layout::variable(q).name);
 }
 
-void NetcdfWriter::Impl::put(Quantity q, const std::vector<int>& values) {
-  file.check(nc_put_var_int(file.id(), ids.at(q), values.data()),
-             "cannot write " + detail::layout::variable(q).name);
-}
-
-void NetcdfWriter::Impl::put_record(Quantity q, const std::vector<double>& values) {
-  const std::size_t start[2] = {records, 0}, count[2] = {1, values.size()};
-  file.check(
-      nc_put_vara_double(file.id(), ids.at(q), start, count, values.data()),
-      fmt::format("cannot write {} of record {}", detail::layout::variable(q).name, records));
-}
-
-void NetcdfWriter::Impl::put_record(Quantity q, const std::vector<float>& values) {
-  const std::size_t start[2] = {records, 0}, count[2] = {1, values.size()};
-  file.check(
-      nc_put_vara_float(file.id(), ids.at(q), start, count, values.data()),
-      fmt::format("cannot write {} of record {}", detail::layout::variable(q).name, records));
+void NetcdfWriter::Impl::put_record(Quantity q, const detail::Values& values) {
+  const int id = ids.at(q);
+  const std::size_t start[2] = {records, 0};
+  const int status = std::visit(
+      [&](const auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        const std::size_t count[2] = {1, v.size()};
+        if constexpr (std::is_same_v<T, int>)
+          return nc_put_vara_int(file.id(), id, start, count, v.data());
+        if constexpr (std::is_same_v<T, float>)
+          return nc_put_vara_float(file.id(), id, start, count, v.data());
+        if constexpr (std::is_same_v<T, double>)
+          return nc_put_vara_double(file.id(), id, start, count, v.data());
+      },
+      values);
+  file.check(status, fmt::format("cannot write {} of record {}", detail::layout::variable(q).name,
+                                 records));
 }
 
 void NetcdfWriter::Impl::write_mesh() {
-  const Grid& g = *grid;
-  std::vector<double> node_lon(g.triangle_count()), node_lat(g.triangle_count());
-  for (std::size_t t = 0; t < g.triangle_count(); ++t) {
-    node_lon[t] = degrees * longitude(g.corners[t]);
-    node_lat[t] = degrees * latitude(g.corners[t]);
+  for (const auto& v : detail::layout::variables()) {
+    if (v.span == Span::Time || v.span == Span::TimeFace) continue;
+    put(v.quantity, detail::static_values(v.quantity, *grid, setup));
   }
-  put(Quantity::NodeLongitude, node_lon);
-  put(Quantity::NodeLatitude, node_lat);
-  put(Quantity::FaceLongitude,
-      per_cell(g, [&](std::size_t i) { return degrees * longitude(g.centres[i]); }));
-  put(Quantity::FaceLatitude,
-      per_cell(g, [&](std::size_t i) { return degrees * latitude(g.centres[i]); }));
-  put(Quantity::FaceNodes,
-      per_slot(g, [&](std::size_t i, int k) { return g.cell_triangles[i][k]; }));
-  put(Quantity::FaceLinks, per_slot(g, [&](std::size_t i, int k) { return g.neighbours[i][k]; }));
-  const double a2 = setup.planet.radius * setup.planet.radius;
-  put(Quantity::FaceArea, per_cell(g, [&](std::size_t i) { return a2 * g.areas[i]; }));
-  put(Quantity::Surface, initial_fields(g, setup).surface);
 }
 
 NetcdfWriter::NetcdfWriter(const fs::path& path, const Grid& grid, const CaseSetup& setup,
@@ -218,26 +190,14 @@ void NetcdfWriter::write(double time, const Fields& fields, std::span<const doub
         m.path.string(), n, fields.height.size(), fields.velocity.size(), vorticity.size()));
   }
   m.guarded([&] {
-    std::vector<double> east(n), north(n);
-    std::vector<float> vx(n), vy(n), vz(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec3& u = fields.velocity[i];
-      std::tie(east[i], north[i]) = east_north(m.grid->centres[i], u);
-      // The model's velocity is float32 (fields() widened it): narrowing gives it back exactly.
-      vx[i] = static_cast<float>(u.x), vy[i] = static_cast<float>(u.y),
-      vz[i] = static_cast<float>(u.z);
-    }
     const double t = time + m.options.time_offset;
     const std::size_t at = m.records;
     m.file.check(nc_put_var1_double(m.file.id(), m.ids.at(Quantity::Time), &at, &t),
                  fmt::format("cannot write the time of record {}", at));
-    m.put_record(Quantity::Height, fields.height);
-    m.put_record(Quantity::Eastward, east);
-    m.put_record(Quantity::Northward, north);
-    m.put_record(Quantity::Vorticity, std::vector<double>(vorticity.begin(), vorticity.end()));
-    m.put_record(Quantity::VelocityX, vx);
-    m.put_record(Quantity::VelocityY, vy);
-    m.put_record(Quantity::VelocityZ, vz);
+    for (const auto& v : detail::layout::variables()) {
+      if (v.span != Span::TimeFace) continue;
+      m.put_record(v.quantity, detail::record_values(v.quantity, *m.grid, fields, vorticity));
+    }
     ++m.records;
   });
 }
