@@ -18,4 +18,6 @@ PYBIND11_MODULE(_gpgpu, m) {
   bind_matmul(m);
   bind_primitives(m);
   bind_overhead(m);
+  bind_nn(m);
+  bind_earth(m);
 }

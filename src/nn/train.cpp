@@ -283,6 +283,15 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   return result;
 }
 
+std::string progress_line(const Progress& p, std::size_t epochs) {
+  constexpr std::size_t width = 30;
+  const std::size_t steps = std::max<std::size_t>(p.steps, 1);
+  const std::size_t done = std::min(width, width * p.step / steps);
+  return fmt::format("  epoch {}/{} [{}{}] {:3}%  {:8.0f} img/s  loss {:.4f} ", p.epoch + 1, epochs,
+                     std::string(done, '#'), std::string(width - done, ' '), 100 * p.step / steps,
+                     p.images_per_second, p.loss);
+}
+
 std::size_t Trainer::epochs_done() const {
   return state_->epochs;
 }

@@ -23,11 +23,11 @@
 // the control volumes (mesh_node_x / mesh_node_y), mesh_face_nodes lists each face's corners
 // counter-clockwise (six columns; a pentagon's sixth is the _FillValue -1) and mesh_face_links
 // its neighbours in the same slots. Per record: h (fluid depth, m), u and v (eastward and
-// northward wind, m/s), vorticity (1/s), and velocity_x/y/z, the model's own geocentric
-// Cartesian velocity in float32: together with h they restart a run bit for bit. Static:
-// surface_altitude (the case's topography, m) and mesh_face_area (m^2). h and the velocity
-// are the exact values Model::fields() returns (h in float64: the model stores its deviation
-// from the mean depth in float32, and fields() adds the mean in float64).
+// northward wind, m/s, as east_north() in vec3.hpp gives them), vorticity (1/s), and
+// velocity_x/y/z, the model's own geocentric Cartesian velocity in float32: together with h they
+// restart a run bit for bit. Static: surface_altitude (the case's topography, m) and mesh_face_area
+// (m^2). h and the velocity are the exact values Model::fields() returns (h in float64: the model
+// stores its deviation from the mean depth in float32, and fields() adds the mean in float64).
 //
 // Writing is all or nothing. The constructor makes a temporary file beside `path`
 // (".NAME.tmp-PID-N"), so that a folder that cannot be written fails at once; the NetCDF file
@@ -125,6 +125,7 @@ using NetcdfAttribute = std::variant<std::string, int, double>;
 struct NetcdfVariable {
   std::string name;
   std::vector<std::string> dimensions;  // "time" has length 1 here
+  std::vector<std::size_t> shape;       // the dimensions' lengths (empty: a scalar)
   std::variant<std::vector<int>, std::vector<float>, std::vector<double>> values;
   std::vector<std::pair<std::string, NetcdfAttribute>> attributes;
 };
@@ -136,10 +137,5 @@ struct NetcdfContents {
 NetcdfContents netcdf_contents(const Grid& grid, const CaseSetup& setup, double time,
                                const Fields& fields, std::span<const double> vorticity,
                                const NetcdfOptions& options = {});
-
-// The eastward and northward components (m/s) of a velocity tangent at the unit vector p,
-// as the files hold them in u and v. At the poles (where east is undefined) east is taken as
-// the direction of longitude 90 degrees, as longitude(p) = atan2(0, 0) = 0 implies.
-std::pair<double, double> east_north(const Vec3& p, const Vec3& velocity);
 
 }  // namespace gpgpu::earth

@@ -117,11 +117,6 @@ namespace gpgpu::earth {
 
 using detail::layout::Span;
 
-std::pair<double, double> east_north(const Vec3& p, const Vec3& velocity) {
-  const double lat = latitude(p), lon = longitude(p);
-  return {dot(velocity, east_at(lon)), dot(velocity, north_at(lat, lon))};
-}
-
 namespace {
 
 std::vector<std::string> dimension_names(detail::layout::Span span) {
@@ -143,6 +138,24 @@ std::vector<std::string> dimension_names(detail::layout::Span span) {
   return {};
 }
 
+std::vector<std::size_t> dimension_lengths(detail::layout::Span span, const Grid& g) {
+  switch (span) {
+    case Span::None:
+      return {};
+    case Span::Node:
+      return {g.triangle_count()};
+    case Span::Face:
+      return {g.cell_count()};
+    case Span::FaceSlots:
+      return {g.cell_count(), 6};
+    case Span::Time:
+      return {1};
+    case Span::TimeFace:
+      return {1, g.cell_count()};
+  }
+  return {};
+}
+
 }  // namespace
 
 NetcdfContents netcdf_contents(const Grid& grid, const CaseSetup& setup, double time,
@@ -160,6 +173,7 @@ NetcdfContents netcdf_contents(const Grid& grid, const CaseSetup& setup, double 
     NetcdfVariable out;
     out.name = v.name;
     out.dimensions = dimension_names(v.span);
+    out.shape = dimension_lengths(v.span, grid);
     if (v.span == Span::Time) {
       out.values = std::vector<double>{time + options.time_offset};
     } else if (v.span == Span::TimeFace) {
