@@ -27,3 +27,9 @@ add_test(NAME python_example
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(python_pytest python_example PROPERTIES TIMEOUT 900
                      ENVIRONMENT "${gpgpu_python_env}")
+if(TARGET gpgpu_cli)
+  # The nn and earth tests compare with the command-line tool's results (GPGPU_CLI).
+  add_dependencies(gpgpu_python gpgpu_cli)
+  set_property(TEST python_pytest APPEND PROPERTY ENVIRONMENT
+               "GPGPU_CLI=$<TARGET_FILE:gpgpu_cli>")
+endif()

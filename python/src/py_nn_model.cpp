@@ -225,7 +225,7 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
           "initialize", [](PyModel& p, std::uint64_t seed) { p.use().initialize(seed); },
           py::arg("seed"), "Sets every parameter from a seeded generator (He / Xavier).")
       .def("parameters", &parameters_of,
-           "Every parameter as a new float32 array, by key: {'00_conv2d.weight': (8, 1, 5, 5), "
+           "Every parameter as a new float32 array, by key: {'00_weight': (8, 1, 5, 5), "
            "...}.")
       .def("set_parameters", &set_parameters, py::arg("arrays"),
            "Replaces every parameter from a dict like parameters() returns (all keys, same "
