@@ -250,6 +250,17 @@ ge::Fields download(PyEarthModel& p) {
   return model.fields();
 }
 
+// The eastward (0) or northward (1) velocity of every cell.
+py::array east_or_north(PyEarthModel& p, int which) {
+  const ge::Fields f = download(p);
+  std::vector<double> out(f.velocity.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto en = ge::east_north(p.grid->centres[i], f.velocity[i]);
+    out[i] = which == 0 ? en.first : en.second;
+  }
+  return doubles(out);
+}
+
 void advance(PyEarthModel& p, double days, double seconds, const py::object& callback) {
   auto& model = p.use();
   const double total = days * 86400.0 + seconds;
@@ -386,10 +397,10 @@ cell when the state blows up.)")
           "h", [](PyEarthModel& p) { return doubles(download(p).height); },
           "The fluid depth h (m) of every cell (the free surface is h + surface).")
       .def_property_readonly(
-          "u", [](PyEarthModel& p) { return fields_dict(p)["u"]; },
+          "u", [](PyEarthModel& p) { return east_or_north(p, 0); },
           "Eastward velocity (m/s) of every cell.")
       .def_property_readonly(
-          "v", [](PyEarthModel& p) { return fields_dict(p)["v"]; },
+          "v", [](PyEarthModel& p) { return east_or_north(p, 1); },
           "Northward velocity (m/s) of every cell.")
       .def_property_readonly(
           "velocity", [](PyEarthModel& p) { return vectors(download(p).velocity); },

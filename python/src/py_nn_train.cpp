@@ -74,6 +74,11 @@ Samples samples_of(const py::object& x, const nn::Sequential& model, bool copy,
     s.values = s.converted;
     s.bytes = true;
   } else {
+    if (!copy && element_type_of(a.dtype()) != ElementType::Float32) {
+      throw TypeMismatchError(what + ": x must hold float32 samples or uint8 images; " +
+                              describe_value(a) +
+                              " was given: convert it with .astype(np.float32) or pass copy=True");
+    }
     a = checked_array(a, ElementType::Float32, copy, what + ": x");
     s.values = {static_cast<const float*>(a.data()), static_cast<std::size_t>(a.size())};
   }

@@ -113,6 +113,7 @@ def test_ncdump_reads_the_header(case5):
         pytest.skip("ncdump (Debian: netcdf-bin) is not installed")
     run = subprocess.run([ncdump, "-h", str(path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    for text in ('mesh:cf_role = "mesh_topology"', 'mesh_face_nodes:cf_role = "face_node_connectivity"',
+    for text in ('mesh:cf_role = "mesh_topology"',
+                 'mesh_face_nodes:cf_role = "face_node_connectivity"',
                  "time = UNLIMITED", ':Conventions = "CF-1.8 UGRID-1.0"'):
         assert text in run.stdout, text
