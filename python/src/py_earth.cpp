@@ -66,7 +66,8 @@ ge::GridDevice grid_device(const std::string& name) {
   throw ArgumentError("earth.Grid: device must be 'auto', 'cpu' or 'gpu'; got '" + name + "'");
 }
 
-GridPtr make_grid(int level, const std::string& kind, bool recentre, const std::string& device) {
+GridPtr make_grid(int level, const std::string& kind, bool recentre, const std::string& device,
+                  const py::object& ctx) {
   ge::GridOptions o;
   o.level = level;
   if (kind != "spring" && kind != "bisection") {
@@ -77,8 +78,11 @@ GridPtr make_grid(int level, const std::string& kind, bool recentre, const std::
   o.recentre = recentre;
   o.device = grid_device(device);
   ge::cell_count_at(level);  // ArgumentError outside 0..11, before any work
+  // The spring dynamics may run on the GPU: on this thread's Context, never a second one.
+  const auto context = o.device == ge::GridDevice::Cpu ? nullptr : context_or_default(ctx);
+  const Context* gpu = context ? &context->use() : nullptr;
   py::gil_scoped_release unlocked;
-  return std::make_shared<ge::Grid>(ge::cached_grid(o).grid);
+  return std::make_shared<ge::Grid>(ge::cached_grid(o, gpu).grid);
 }
 
 py::dict statistics_dict(const ge::Grid& g) {
@@ -109,11 +113,12 @@ void bind_grid(py::module_& m) {
     grid.areas                                  # (n,) control-volume areas on the unit sphere
 
 kind: "spring" (Tomita's spring dynamics, the default) or "bisection"; recentre: move points to
-their control volumes' centroids; device: where the springs run ("auto", "cpu", "gpu"). Arrays
+their control volumes' centroids; device: where the springs run ("auto", "cpu", "gpu"; the GPU
+is ctx's, default gpgpu.default_context()). Arrays
 that mirror the grid's memory (centres, vertices, degree, neighbours, triangles, areas) are
 read-only views without a copy.)")
       .def(py::init(&make_grid), py::arg("level") = 5, py::kw_only(), py::arg("kind") = "spring",
-           py::arg("recentre") = true, py::arg("device") = "auto")
+           py::arg("recentre") = true, py::arg("device") = "auto", py::arg("ctx") = py::none())
       .def_readonly("level", &ge::Grid::level)
       .def_property_readonly("cell_count", &ge::Grid::cell_count)
       .def_property_readonly(
@@ -194,12 +199,9 @@ std::unique_ptr<PyEarthModel> make_model(int case_number, const py::object& leve
                                          double courant, double correction, double diffusion_hours,
                                          double time_step) {
   auto p = std::make_unique<PyEarthModel>();
-  p->context = ctx.is_none() ? py::module_::import("gpgpu")
-                                   .attr("default_context")()
-                                   .cast<std::shared_ptr<PyContext>>()
-                             : ctx.cast<std::shared_ptr<PyContext>>();
+  p->context = context_or_default(ctx);
   if (grid.is_none()) {
-    p->grid = make_grid(level.is_none() ? 5 : level.cast<int>(), "spring", true, "auto");
+    p->grid = make_grid(level.is_none() ? 5 : level.cast<int>(), "spring", true, "auto", ctx);
   } else {
     p->grid = grid.cast<GridPtr>();
     if (!level.is_none() && level.cast<int>() != p->grid->level) {

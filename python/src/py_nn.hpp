@@ -32,9 +32,6 @@ struct PyModel {
   std::optional<nn::TrainOptions> recipe;  // a built-in net's training recipe
 };
 
-// The Context a call without ctx= uses: gpgpu.default_context() of this thread.
-std::shared_ptr<PyContext> context_or_default(const py::object& ctx);
-
 // Layers and optimizers as Python objects (py_nn_layers.cpp).
 void bind_nn_layers(py::module_& m);
 nn::Layer layer_from(const py::handle& object);  // TypeError naming the object otherwise

@@ -147,11 +147,6 @@ py::object recipe_of(const PyModel& p) {
 
 }  // namespace
 
-std::shared_ptr<PyContext> context_or_default(const py::object& ctx) {
-  if (!ctx.is_none()) return ctx.cast<std::shared_ptr<PyContext>>();
-  return py::module_::import("gpgpu").attr("default_context")().cast<std::shared_ptr<PyContext>>();
-}
-
 void bind_nn_model(py::module_& m) {
   py::class_<PyModel> c(m, "Sequential",
                         R"(A network of layers run in sequence, on the GPU or the CPU.

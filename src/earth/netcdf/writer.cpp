@@ -24,14 +24,6 @@ using detail::NcFile;
 using detail::layout::Quantity;
 using detail::layout::Span;
 
-namespace {
-
-std::vector<int> dimensions_of(Span span, const std::map<Span, std::vector<int>>& ids) {
-  return ids.at(span);
-}
-
-}  // namespace
-
 struct NetcdfWriter::Impl {
   fs::path path;
   std::optional<detail::TemporaryFile> temporary;
@@ -78,7 +70,7 @@ void NetcdfWriter::Impl::define() {
                                               {Span::Face, {face}}, {Span::FaceSlots, {face, slot}},
                                               {Span::Time, {time}}, {Span::TimeFace, {time, face}}};
   for (const auto& v : detail::layout::variables()) {
-    const int id = file.define_variable(v.name, v.type, dimensions_of(v.span, dims));
+    const int id = file.define_variable(v.name, v.type, dims.at(v.span));
     ids[v.quantity] = id;
     for (const auto& a : v.attributes) {
       std::visit([&](const auto& value) { file.put_attribute(id, a.name, value); }, a.value);
