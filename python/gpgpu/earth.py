@@ -1,17 +1,5 @@
-"""gpgpu.earth: the shallow-water model on a geodesic icosahedral grid, from Python.
-
-    import gpgpu.earth as earth
-    model = earth.Model(case=2, level=4)
-    model.advance(days=1)
-    h = model.h                                  # float64 (n,), metres
-    lat, lon = model.grid.lat, model.grid.lon    # cell centres, degrees
-    print(model.diagnostics()["errors"])         # case 2 has an exact solution
-    model.to_netcdf("case2.nc")                  # UGRID-1.0 + CF-1.8 (docs/earth-netcdf.md)
-    ds = model.to_xarray()                       # the same as an xarray.Dataset
-
-The classes are the extension's submodule gpgpu._gpgpu.earth (help(gpgpu.earth.Model));
-Model.to_xarray is defined here.
-"""
+"""gpgpu.earth: the shallow-water model from Python (the extension's gpgpu._gpgpu.earth, whose
+docstring help(gpgpu.earth) shows), and Model.to_xarray, defined here."""
 
 from ._gpgpu import earth as _earth
 from ._gpgpu.earth import *  # noqa: F401,F403  (the extension's classes and functions)
@@ -41,4 +29,5 @@ def _to_xarray(self):
 
 Model.to_xarray = _to_xarray  # noqa: F405 (Model comes from the star import)
 
+__doc__ = _earth.__doc__
 __all__ = [name for name in dir(_earth) if not name.startswith("_")]

@@ -485,8 +485,10 @@ void bind_earth(py::module_& m) {
     h = model.h                                  # float64 (n,), metres
     lat, lon = model.grid.lat, model.grid.lon    # cell centres, degrees
     print(model.diagnostics()["errors"])         # case 2 has an exact solution
+    model.to_netcdf("case2.nc")                  # UGRID-1.0 + CF-1.8 (docs/earth-netcdf.md)
+    ds = model.to_xarray()                       # the same as an xarray.Dataset
 
-Contents: Grid, Model, cell_count, netcdf_available. docs/python.md has the guide and
+Contents: Grid, Model, NetcdfWriter, cell_count, netcdf_available. docs/python.md has the guide and
 docs/earth-netcdf.md the NetCDF layout.)");
   bind_grid(earth);
   bind_model(earth);

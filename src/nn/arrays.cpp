@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "epoch.hpp"
 #include "gpgpu/error.hpp"
 #include "model_state.hpp"
 #include "plan/hash.hpp"
@@ -175,15 +176,7 @@ EpochResult ArrayTrainer::run_epoch(const std::function<void(const Progress&)>& 
   auto& s = *state_;
   s.bind();
   const auto& o = s.options;
-  EpochResult result;
-  result.epoch = s.epochs;
-  result.learning_rate = scheduled_learning_rate(learning_rate(o.optimizer), o.schedule, s.epochs,
-                                                 o.epochs, o.step_epochs);
-  std::size_t steps = s.count / o.batch;
-  if (o.limit_steps > 0) steps = std::min(steps, o.limit_steps);
-  const auto order = shuffled_indices(s.count, o.seed, s.epochs);
-  const auto epoch_seed = detail::pcg_hash(static_cast<std::uint32_t>(o.seed) ^
-                                           detail::pcg_hash(static_cast<std::uint32_t>(s.epochs)));
+  auto [result, steps, order, epoch_seed] = detail::start_epoch(o, s.count, s.epochs);
   std::vector<int> batch_labels(o.batch);
   const auto start = Clock::now();
   double reported_loss = 0, loss_sum = 0, correct = 0;
