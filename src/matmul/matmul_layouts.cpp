@@ -151,8 +151,11 @@ void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols)
 
 ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout) : layout_(layout) {
   if (has_compute_shaders(context)) {
-    kernel_.emplace(context, gather_source, Defines{{product_define(layout), ""}},
-                    "matmul product gather");
+    kernel_.emplace(
+        context, gather_source,
+        Defines{{product_define(layout), ""},
+                {"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+        "matmul product gather");
   }
 }
 
