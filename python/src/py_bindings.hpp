@@ -23,7 +23,5 @@ void bind_primitives(py::module_& m);
 void bind_overhead(py::module_& m);
 void bind_nn(py::module_& m);     // the submodule gpgpu.nn (py_nn*.cpp)
 void bind_earth(py::module_& m);  // the submodule gpgpu.earth (py_earth*.cpp)
-// gpgpu.nn's ONNX functions (py_nn_onnx.cpp), called by bind_nn on its submodule.
-void bind_nn_onnx(py::module_& nn);
 
 }  // namespace gpgpu::python

@@ -119,12 +119,14 @@ that mirror the grid's memory (centres, vertices, degree, neighbours, triangles,
 read-only views without a copy.)")
       .def(py::init(&make_grid), py::arg("level") = 5, py::kw_only(), py::arg("kind") = "spring",
            py::arg("recentre") = true, py::arg("device") = "auto", py::arg("ctx") = py::none())
-      .def_readonly("level", &ge::Grid::level)
-      .def_property_readonly("cell_count", &ge::Grid::cell_count)
+      .def_readonly("level", &ge::Grid::level, "The refinement level: 10 * 4**level + 2 cells.")
+      .def_property_readonly("cell_count", &ge::Grid::cell_count,
+                             "Cells (control volumes): 10 * 4**level + 2.")
       .def_property_readonly(
           "vertex_count", &ge::Grid::triangle_count,
           "Corners of the control volumes: one per dual triangle, 20 * 4**level.")
-      .def_property_readonly("edge_count", &ge::Grid::edge_count)
+      .def_property_readonly("edge_count", &ge::Grid::edge_count,
+                             "Distinct cell-cell edges: 30 * 4**level.")
       .def_property_readonly(
           "centres",
           [](py::object self) {
@@ -139,17 +141,21 @@ read-only views without a copy.)")
             return view(&g.corners[0].x, {count(g.triangle_count()), 3}, self);
           },
           "The control volumes' corners (mesh nodes) as unit vectors (vertex_count, 3).")
-      .def_property_readonly("degree",
-                             [](py::object self) {
-                               const auto& g = self.cast<const ge::Grid&>();
-                               return view(g.degree.data(), {count(g.cell_count())}, self);
-                             })
+      .def_property_readonly(
+          "degree",
+          [](py::object self) {
+            const auto& g = self.cast<const ge::Grid&>();
+            return view(g.degree.data(), {count(g.cell_count())}, self);
+          },
+          "Neighbours per cell, uint8 (n,) view: 5 (twelve pentagons) or 6.")
       .def_property_readonly(
           "neighbours",
           [](py::object self) {
             const auto& g = self.cast<const ge::Grid&>();
             return view(g.neighbours[0].data(), {count(g.cell_count()), 6}, self);
-          })
+          },
+          "Each cell's neighbours, int32 (n, 6) view, in the slots of face_vertices (neighbour "
+          "k shares the edge from corner k-1 to corner k); -1 past the degree.")
       .def_property_readonly(
           "triangles",
           [](py::object self) {
@@ -158,11 +164,14 @@ read-only views without a copy.)")
           },
           "The dual triangles (vertex_count, 3): three cells each, counter-clockwise; triangle t "
           "has corner (vertex) t.")
-      .def_property_readonly("areas",
-                             [](py::object self) {
-                               const auto& g = self.cast<const ge::Grid&>();
-                               return view(g.areas.data(), {count(g.cell_count())}, self);
-                             })
+      .def_property_readonly(
+          "areas",
+          [](py::object self) {
+            const auto& g = self.cast<const ge::Grid&>();
+            return view(g.areas.data(), {count(g.cell_count())}, self);
+          },
+          "Control-volume areas on the unit sphere, float64 (n,) view (they "
+          "sum to 4 pi; Model.cell_areas gives m^2).")
       .def_property_readonly(
           "face_vertices",
           [](const ge::Grid& g) {
@@ -183,10 +192,12 @@ read-only views without a copy.)")
       .def_property_readonly(
           "lon", [](const ge::Grid& g) { return per_point(g.centres, ge::longitude); },
           "Longitude of the cell centres, degrees east (-180..180).")
-      .def_property_readonly("vertex_lat",
-                             [](const ge::Grid& g) { return per_point(g.corners, ge::latitude); })
-      .def_property_readonly("vertex_lon",
-                             [](const ge::Grid& g) { return per_point(g.corners, ge::longitude); })
+      .def_property_readonly(
+          "vertex_lat", [](const ge::Grid& g) { return per_point(g.corners, ge::latitude); },
+          "Latitude of the control volumes' corners (vertices), degrees north.")
+      .def_property_readonly(
+          "vertex_lon", [](const ge::Grid& g) { return per_point(g.corners, ge::longitude); },
+          "Longitude of the control volumes' corners (vertices), degrees east (-180..180).")
       .def("statistics", &statistics_dict,
            "Spacing, areas and the consistency checks, as a dict ('text': the report).")
       .def("__repr__", [](const ge::Grid& g) {
@@ -384,14 +395,21 @@ cell when the state blows up.)")
           "Raises when a field holds a NaN or infinity or the depth left its physical range.")
       .def_property_readonly("time", &PyEarthModel::time,
                              "Simulated seconds since the case's start.")
-      .def_property_readonly("days", [](const PyEarthModel& p) { return p.time() / 86400.0; })
+      .def_property_readonly(
+          "days", [](const PyEarthModel& p) { return p.time() / 86400.0; },
+          "Simulated days since the case's start (time / 86400).")
       .def_property(
           "time_step", [](PyEarthModel& p) { return p.use().time_step(); },
           [](PyEarthModel& p, double s) { p.use().set_time_step(s); }, "Seconds a step() takes.")
-      .def_property_readonly("max_time_step",
-                             [](PyEarthModel& p) { return p.use().max_time_step(); })
-      .def_property_readonly("steps_taken", [](PyEarthModel& p) { return p.use().steps_taken(); })
-      .def_property_readonly("mean_depth", [](PyEarthModel& p) { return p.use().mean_depth(); })
+      .def_property_readonly(
+          "max_time_step", [](PyEarthModel& p) { return p.use().max_time_step(); },
+          "The largest step (s) advance() takes: the CFL step, or the time_step= given.")
+      .def_property_readonly(
+          "steps_taken", [](PyEarthModel& p) { return p.use().steps_taken(); },
+          "Steps taken since the start.")
+      .def_property_readonly(
+          "mean_depth", [](PyEarthModel& p) { return p.use().mean_depth(); },
+          "The depth (m) the state is stored relative to.")
       .def("fields", &fields_dict,
            "Every field at once (one download): h (m), u, v (m/s, east and north), velocity "
            "(n, 3) geocentric (m/s), surface (m), vorticity (1/s); and time (s).")
@@ -448,15 +466,23 @@ cell when the state blows up.)")
            "the start (relative; circulation absolute) and, for cases 1 and 2, errors (l1, l2, "
            "linf against the exact solution).")
       .def_property_readonly(
-          "grid", [](const PyEarthModel& p) { return std::const_pointer_cast<ge::Grid>(p.grid); })
-      .def_property_readonly("case", [](PyEarthModel& p) { return p.use().setup().number; })
-      .def_property_readonly("alpha", [](PyEarthModel& p) { return p.use().setup().alpha; })
-      .def_property_readonly("title", [](PyEarthModel& p) { return p.use().setup().title(); })
+          "grid", [](const PyEarthModel& p) { return std::const_pointer_cast<ge::Grid>(p.grid); },
+          "The gpgpu.earth.Grid the model runs on.")
+      .def_property_readonly(
+          "case", [](PyEarthModel& p) { return p.use().setup().number; },
+          "The test case's number (Williamson et al. 1992): 1, 2, 5 or 6.")
+      .def_property_readonly(
+          "alpha", [](PyEarthModel& p) { return p.use().setup().alpha; },
+          "The flow's tilt from the pole (cases 1 and 2), radians.")
+      .def_property_readonly(
+          "title", [](PyEarthModel& p) { return p.use().setup().title(); },
+          "The case's name, as plots and NetCDF files title it.")
       .def_property_readonly(
           "case_days", [](PyEarthModel& p) { return p.use().setup().days; },
           "The length of the paper's run for this case, days.")
-      .def_property_readonly("radius",
-                             [](PyEarthModel& p) { return p.use().setup().planet.radius; })
+      .def_property_readonly(
+          "radius", [](PyEarthModel& p) { return p.use().setup().planet.radius; },
+          "The planet's radius, m.")
       .def_property_readonly(
           "cell_areas",
           [](PyEarthModel& p) {
@@ -466,7 +492,9 @@ cell when the state blows up.)")
             return doubles(v);
           },
           "Cell areas on the planet, m^2.")
-      .def_property_readonly("context", [](const PyEarthModel& p) { return p.context; })
+      .def_property_readonly(
+          "context", [](const PyEarthModel& p) { return p.context; },
+          "The gpgpu.Context the model runs on (calls must come from its thread).")
       .def("__repr__", [](PyEarthModel& p) {
         return fmt::format("<gpgpu.earth.Model {}, level {}, day {:.3f}>", p.use().setup().title(),
                            p.grid->level, p.time() / 86400.0);

@@ -167,8 +167,11 @@ raises gpgpu.ArgumentError naming what differs. model.time continues from the re
                              "A NetCDF file being written: see gpgpu.earth.Model.netcdf_writer.")
       .def("write", &PyNetcdfWriter::write, "Appends the model's current state as a record.")
       .def("close", &PyNetcdfWriter::close, "Finishes the file and renames it into place.")
-      .def_property_readonly("records", [](PyNetcdfWriter& w) { return w.use().records(); })
-      .def_property_readonly("path", [](PyNetcdfWriter& w) { return w.use().path().string(); })
+      .def_property_readonly(
+          "records", [](PyNetcdfWriter& w) { return w.use().records(); }, "Records written so far.")
+      .def_property_readonly(
+          "path", [](PyNetcdfWriter& w) { return w.use().path().string(); },
+          "The file close() renames the temporary to.")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__",
            [](PyNetcdfWriter& w, const py::object& type, const py::object&, const py::object&) {

@@ -16,16 +16,19 @@ void bind_nn(py::module_& m) {
     model.train(x, labels, epochs=1, batch=32, optimizer=nn.Adam(2e-3))
     print(model.classify(x[:5]), labels[:5])
     model.save("model.npz")
+    again = nn.load("model.npz")          # or an .onnx file: nn.save_onnx(model, "model.onnx")
 
-Contents: Sequential; the layers Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh,
-Flatten, Dropout, BatchNorm, Softmax; the optimizers SGD and Adam; load, from_json, builtin,
-builtin_names, backends; load_fashion_mnist, fashion_mnist_classes, normalization_of.
-docs/python.md has the guide; errors are the gpgpu.Error classes.)");
+Contents: Sequential; the layers Dense, Conv2D, MaxPool2D, AvgPool2D, GlobalAvgPool2D, ReLU,
+LeakyReLU, Clip, Sigmoid, Tanh, Flatten, Dropout, BatchNorm, Softmax; the optimizers SGD and
+Adam; load (gpgpu's own files or .onnx), from_json, builtin, builtin_names, backends;
+load_onnx, read_onnx, save_onnx, onnx_bytes (ONNX in and out, docs/onnx.md);
+load_fashion_mnist, fashion_mnist_classes, normalization_of. Every function that makes a
+model takes ctx= (a gpgpu.Context; default gpgpu.default_context()) and backend=.
+docs/python-nn-earth.md has the guide; errors are the gpgpu.Error classes.)");
   bind_nn_layers(nn_module);
   bind_nn_model(nn_module);
   bind_nn_data(nn_module);
-  // ONNX import and export (load_onnx, save_onnx) join this submodule here, from
-  // python/src/py_nn_onnx.cpp:  bind_nn_onnx(nn_module);
+  bind_nn_onnx(nn_module);
 }
 
 }  // namespace gpgpu::python

@@ -39,8 +39,16 @@ py::object layer_object(const nn::Layer& layer);
 nn::Optimizer optimizer_from(const py::handle& object);  // SGD, Adam, "sgd" or "adam"
 py::object optimizer_object(const nn::Optimizer& optimizer);
 
+// The one way a model reaches Python (py_nn_model.cpp): a gpgpu.nn.Sequential on `context`.
+std::unique_ptr<PyModel> wrap_model(std::shared_ptr<PyContext> context, nn::Sequential model);
+// Sets the backend by name ("auto", "cpu", "compute", "transform-feedback" or "tf";
+// ArgumentError naming it otherwise) and the cpu backend's threads (0: one per core).
+void choose_backend(nn::Sequential& model, const std::string& backend, std::size_t threads = 0);
+
 void bind_nn_model(py::module_& m);  // Sequential, load, from_json, builtin (py_nn_model.cpp)
 void bind_nn_train(py::class_<PyModel>& sequential);  // train, predict, evaluate (py_nn_train.cpp)
 void bind_nn_data(py::module_& m);  // Fashion-MNIST and normalisation (py_nn_data.cpp)
+// load_onnx, read_onnx, save_onnx, onnx_bytes (py_nn_onnx.cpp)
+void bind_nn_onnx(py::module_& m);
 
 }  // namespace gpgpu::python

@@ -6,9 +6,23 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "gpgpu/nn/onnx.hpp"
 #include "py_nn.hpp"
 
 namespace gpgpu::python {
+
+void choose_backend(nn::Sequential& model, const std::string& backend, std::size_t threads) {
+  nn::BackendOptions options = model.backend_options();
+  options.threads = threads;
+  model.set_backend(nn::backend_from_name(backend), options);
+}
+
+std::unique_ptr<PyModel> wrap_model(std::shared_ptr<PyContext> context, nn::Sequential model) {
+  auto p = std::make_unique<PyModel>();
+  p->context = std::move(context);
+  p->model.emplace(std::move(model));
+  return p;
+}
 
 namespace {
 
@@ -32,19 +46,6 @@ py::tuple shape_tuple(const nn::Shape& s) {
   return t;
 }
 
-std::unique_ptr<PyModel> wrap(std::shared_ptr<PyContext> context, nn::Sequential model) {
-  auto p = std::make_unique<PyModel>();
-  p->context = std::move(context);
-  p->model.emplace(std::move(model));
-  return p;
-}
-
-void choose_backend(nn::Sequential& model, const std::string& backend, std::size_t threads) {
-  nn::BackendOptions options = model.backend_options();
-  options.threads = threads;
-  model.set_backend(nn::backend_from_name(backend), options);
-}
-
 std::unique_ptr<PyModel> make_sequential(const py::object& input_shape, const py::iterable& layers,
                                          const py::object& ctx, const std::string& backend,
                                          std::size_t threads, const py::object& seed) {
@@ -53,7 +54,7 @@ std::unique_ptr<PyModel> make_sequential(const py::object& input_shape, const py
   for (const auto& l : layers) model.add(layer_from(l));
   choose_backend(model, backend, threads);
   if (!seed.is_none()) model.initialize(seed.cast<std::uint64_t>());
-  return wrap(std::move(context), std::move(model));
+  return wrap_model(std::move(context), std::move(model));
 }
 
 py::dict parameters_of(PyModel& p) {
@@ -105,10 +106,10 @@ std::unique_ptr<PyModel> load(const std::string& path, const py::object& ctx,
   std::optional<nn::Sequential> model;
   {
     py::gil_scoped_release unlocked;
-    model.emplace(nn::load_model(c, path));
+    model.emplace(nn::load_any(c, path));
   }
-  choose_backend(*model, backend, 0);
-  return wrap(std::move(context), std::move(*model));
+  choose_backend(*model, backend);
+  return wrap_model(std::move(context), std::move(*model));
 }
 
 std::unique_ptr<PyModel> from_json(const py::object& json, const py::object& ctx,
@@ -119,8 +120,8 @@ std::unique_ptr<PyModel> from_json(const py::object& json, const py::object& ctx
           : py::module_::import("json").attr("dumps")(json).cast<std::string>();
   auto context = context_or_default(ctx);
   auto model = nn::model_from_json(context->use(), text, "gpgpu.nn.from_json");
-  choose_backend(model, backend, 0);
-  return wrap(std::move(context), std::move(model));
+  choose_backend(model, backend);
+  return wrap_model(std::move(context), std::move(model));
 }
 
 std::unique_ptr<PyModel> builtin(const std::string& name, const py::object& input_shape,
@@ -128,8 +129,8 @@ std::unique_ptr<PyModel> builtin(const std::string& name, const py::object& inpu
                                  const std::string& backend) {
   auto context = context_or_default(ctx);
   auto recipe = nn::builtin_net(context->use(), name, shape_from(input_shape, "builtin"), classes);
-  choose_backend(recipe.model, backend, 0);
-  auto p = wrap(std::move(context), std::move(recipe.model));
+  choose_backend(recipe.model, backend);
+  auto p = wrap_model(std::move(context), std::move(recipe.model));
   p->recipe = recipe.options;
   return p;
 }
@@ -160,7 +161,8 @@ void bind_nn_model(py::module_& m) {
     classes = model.classify(x_test)           # int32 (N,)
     print(model.evaluate(x_test, y_test)["accuracy"])
     model.save("model")                        # a directory (or "model.npz")
-    again = nn.load("model")
+    again = nn.load("model")                   # also an .onnx file (nn.load_onnx)
+    nn.save_onnx(model, "model.onnx")          # for ONNX Runtime, PyTorch's tools, ...
 
 input_shape: one sample's shape, (C, H, W) for images or (F,) for features. layers: layer
 objects (help(gpgpu.nn.Conv2D) ...). ctx: a gpgpu.Context (default: gpgpu.default_context()).
@@ -181,17 +183,21 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
           py::arg("layer"), py::return_value_policy::reference_internal,
           "Appends a layer (before the first training or prediction); returns the model.\n\n"
           "    model.add(gpgpu.nn.Dense(10)).add(gpgpu.nn.Softmax())")
-      .def_property_readonly("layers",
-                             [](PyModel& p) {
-                               py::list l;
-                               for (const auto& layer : p.use().layers())
-                                 l.append(layer_object(layer));
-                               return l;
-                             })
-      .def_property_readonly("input_shape",
-                             [](PyModel& p) { return shape_tuple(p.use().input_shape()); })
-      .def_property_readonly("output_shape",
-                             [](PyModel& p) { return shape_tuple(p.use().output_shape()); })
+      .def_property_readonly(
+          "layers",
+          [](PyModel& p) {
+            py::list l;
+            for (const auto& layer : p.use().layers()) l.append(layer_object(layer));
+            return l;
+          },
+          "The layers, as new layer objects: [layer.type for layer in model.layers] == "
+          "['conv2d', 'relu', ...]; they compare with == (model.layers == other.layers).")
+      .def_property_readonly(
+          "input_shape", [](PyModel& p) { return shape_tuple(p.use().input_shape()); },
+          "One sample's shape: x = np.zeros((8, *model.input_shape), np.float32).")
+      .def_property_readonly(
+          "output_shape", [](PyModel& p) { return shape_tuple(p.use().output_shape()); },
+          "One sample's output shape: model.output_shape == (10,) for ten classes.")
       .def(
           "summary", [](PyModel& p) { return p.use().summary(); },
           "The layers, their output shapes and parameter counts, as text.")
@@ -200,8 +206,9 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
           [](PyModel& p, const std::string& name) {
             choose_backend(p.use(), name, p.use().backend_options().threads);
           },
-          "The backend as set: 'auto', 'cpu', 'compute' or 'transform-feedback'. Setting it moves "
-          "the parameters (their values stay; the optimizer's state restarts).")
+          "The backend as set: 'auto', 'cpu', 'compute' or 'transform-feedback' ('tf').\n\n"
+          "    model.backend = \"cpu\"\n\n"
+          "Setting it moves the parameters (their values stay; the optimizer's state restarts).")
       .def_property_readonly(
           "active_backend",
           [](PyModel& p) { return std::string(nn::to_string(p.use().active_backend())); },
@@ -212,10 +219,14 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
             choose_backend(p.use(), std::string(nn::to_string(p.use().backend())), threads);
           },
           "The cpu backend's threads (0: one per core, capped by $GPGPU_THREADS).")
-      .def_property_readonly("parameter_count",
-                             [](PyModel& p) { return p.use().parameter_count(); })
-      .def_property_readonly("trainable_parameter_count",
-                             [](PyModel& p) { return p.use().trainable_parameter_count(); })
+      .def_property_readonly(
+          "parameter_count", [](PyModel& p) { return p.use().parameter_count(); },
+          "Every parameter value, BatchNorm's running statistics included: "
+          "model.parameter_count == sum(a.size for a in model.parameters().values()).")
+      .def_property_readonly(
+          "trainable_parameter_count",
+          [](PyModel& p) { return p.use().trainable_parameter_count(); },
+          "The parameter values the optimizer trains (all but BatchNorm's running statistics).")
       .def(
           "initialize", [](PyModel& p, std::uint64_t seed) { p.use().initialize(seed); },
           py::arg("seed"), "Sets every parameter from a seeded generator (He / Xavier).")
@@ -240,7 +251,9 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
           "class_names", [](PyModel& p) { return p.use().class_names(); },
           [](PyModel& p, std::vector<std::string> names) {
             p.use().set_class_names(std::move(names));
-          })
+          },
+          "Names of the outputs, saved with the model (and as ONNX metadata): "
+          "model.class_names = nn.fashion_mnist_classes().")
       .def_property_readonly(
           "recipe", &recipe_of,
           "A built-in net's training recipe (batch, epochs, optimizer, "
@@ -254,11 +267,15 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
           },
           py::arg("path"),
           "Saves architecture, normalisation, class names and parameters: a directory of "
-          "model.json + .npy files, or one .npz (path ending in .npz). Atomic.")
+          "model.json + .npy files, or one .npz (path ending in .npz). Atomic.\n\n"
+          "    model.save(\"out/model\")        # gpgpu.nn.load reads it back\n\n"
+          "gpgpu.nn.save_onnx(model, path) writes ONNX instead.")
       .def(
           "to_json", [](PyModel& p) { return nn::architecture_json(p.use()); },
           "The architecture as JSON text (gpgpu.nn.from_json reads it back).")
-      .def_property_readonly("context", [](const PyModel& p) { return p.context; })
+      .def_property_readonly(
+          "context", [](const PyModel& p) { return p.context; },
+          "The gpgpu.Context the model lives on (calls must come from its thread).")
       .def("__repr__", [](PyModel& p) {
         auto& model = p.use();
         return fmt::format("<gpgpu.nn.Sequential {} -> {}, {} layers, {} parameters, backend {}>",
@@ -269,12 +286,16 @@ help(gpgpu.nn) has the rest: JSON descriptions, built-in nets, Fashion-MNIST, er
   bind_nn_train(c);
 
   m.def("load", &load, py::arg("path"), py::kw_only(), py::arg("ctx") = py::none(),
-        py::arg("backend") = "auto", R"(A model saved by Sequential.save or `gpgpu train`.
+        py::arg("backend") = "auto",
+        R"(A model from a file: ONNX for a path ending in .onnx, else gpgpu's own format.
 
-    model = gpgpu.nn.load("out/train/model")       # or a .npz
-    model = gpgpu.nn.load("model.npz", backend="cpu")
+    model = gpgpu.nn.load("out/train/model")       # or "model.npz"
+    model = gpgpu.nn.load("cnn.onnx", ctx=ctx, backend="cpu")
 
-Raises gpgpu.FormatError naming the file and what is wrong (a missing array, a wrong shape).)");
+gpgpu's own format is what Sequential.save and `gpgpu train` write (a directory, or a .npz
+archive); an .onnx file is read as load_onnx reads it (BatchNorm folded). ctx: a gpgpu.Context (default: gpgpu.default_context()); backend as for Sequential. Raises
+gpgpu.FormatError naming the file and what is wrong (a missing array, a wrong shape, not an
+ONNX model), gpgpu.UnsupportedError naming the node of an ONNX graph gpgpu cannot run.)");
   m.def("from_json", &from_json, py::arg("json"), py::kw_only(), py::arg("ctx") = py::none(),
         py::arg("backend") = "auto",
         R"(A model (not initialised) from a JSON description: text or a dict.

@@ -46,6 +46,44 @@ def test_layers_describe_themselves_and_compare():
         nn.Dropout(1.0)
 
 
+def test_padded_pools_and_activations_have_fields_reprs_and_errors(ctx):
+    conv = nn.Conv2D(4, kernel=4, pads=(1, 1, 2, 2))
+    assert conv.pads == (1, 1, 2, 2) and conv.padding == 0
+    assert repr(conv) == ("<gpgpu.nn conv2d 4 filters 4x4, stride 1, "
+                          "padding (top 1, left 1, bottom 2, right 2)>")
+    assert nn.Conv2D(4, padding=1).pads is None
+    assert nn.Conv2D(4, pads=(1, 1, 1, 1)) == nn.Conv2D(4, padding=1)  # the same layer
+    pool = nn.AvgPool2D(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+    assert (pool.size, pool.stride, pool.padding, pool.pads, pool.ceil_mode,
+            pool.count_include_pad) == (3, 2, 1, None, True, False)
+    assert repr(pool) == \
+        "<gpgpu.nn avgpool2d 3x3, stride 2, padding 1, ceil mode, padding not counted>"
+    assert nn.AvgPool2D().count_include_pad and not nn.MaxPool2D().ceil_mode
+    assert repr(nn.MaxPool2D(2, stride=1, pads=(0, 0, 1, 1))) == \
+        "<gpgpu.nn maxpool2d 2x2, stride 1, padding (top 0, left 0, bottom 1, right 1)>"
+    assert nn.LeakyReLU().alpha == pytest.approx(0.01) and nn.LeakyReLU(0.2).type == "leakyrelu"
+    assert nn.LeakyReLU(0.2) != nn.LeakyReLU(0.3)
+    assert (nn.Clip().min, nn.Clip().max) == (0, 6) and nn.Clip(-1, 1) == nn.Clip(-1, 1)
+    assert repr(nn.GlobalAvgPool2D()) == "<gpgpu.nn globalavgpool2d>"
+    for make, message in [(lambda: nn.LeakyReLU(-0.1), "alpha must be a finite number >= 0"),
+                          (lambda: nn.Clip(1.0, 0.5), "min < max"),
+                          (lambda: nn.Clip(0.0, float("inf")), "finite"),
+                          (lambda: nn.Conv2D(4, padding=1, pads=(1, 1, 1, 1)), "not both"),
+                          (lambda: nn.MaxPool2D(2, pads=(1, 1)), r"\(top, left, bottom, right\)"),
+                          (lambda: nn.AvgPool2D(2, pads=(0, -1, 0, 0)), "integers >= 0")]:
+        with pytest.raises(gpgpu.ArgumentError, match=message):
+            make()
+    with pytest.raises(gpgpu.ArgumentError, match="as large as the 2x2 window"):
+        nn.Sequential((1, 6, 6), [nn.MaxPool2D(2, padding=2)], ctx=ctx)
+    model = nn.Sequential((2, 9, 8), [nn.Conv2D(3, kernel=4, pads=(1, 1, 2, 2)), nn.LeakyReLU(0.1),
+                                      nn.AvgPool2D(3, stride=2, padding=1, ceil_mode=True),
+                                      nn.Clip(-1, 1), nn.GlobalAvgPool2D(), nn.Flatten()],
+                          ctx=ctx)
+    assert model.output_shape == (3,)
+    again = nn.from_json(model.to_json(), ctx=ctx)
+    assert again.layers == model.layers and again.summary() == model.summary()
+
+
 def test_help_teaches_with_examples():
     for obj in (nn.Sequential, nn.Sequential.train, nn.Sequential.predict, nn.load,
                 nn.load_fashion_mnist, nn.Conv2D, nn.Adam, nn):
