@@ -19,6 +19,9 @@ endif()
 if(TARGET gpgpu_nn)
   gpgpu_add_test(nn_training_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_training_test.cpp
                  LIBS gpgpu_nn_test_support)
+  # Training, predicting and evaluating from float32 samples in host memory (arrays.hpp).
+  gpgpu_add_test(nn_arrays_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_arrays_test.cpp
+                 LIBS gpgpu_nn_test_support)
 endif()
 if(TARGET gpgpu_nn)
   find_package(ZLIB REQUIRED)

@@ -25,6 +25,7 @@
 // data.hpp           IDX files (MNIST format, gzip), normalisation, shuffling,
 //                    augmentation, DeviceDataset
 // train.hpp          Trainer (one dispatch chain per step), evaluate
+// arrays.hpp         ArrayTrainer, predict, evaluate over float32 samples in host memory
 // serialization.hpp  save/load (.npy directory or .npz), networks from JSON
 // nets.hpp           built-in networks (small, lenet, cnn, cnn-bn, gpgpujs) and recipes
 #pragma once
@@ -32,6 +33,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 
+#include "gpgpu/nn/arrays.hpp"
 #include "gpgpu/nn/data.hpp"
 #include "gpgpu/nn/layers.hpp"
 #include "gpgpu/nn/loss.hpp"

@@ -29,7 +29,8 @@ Binding rules (docs/python.md has them all):
 
 Contents: Context, list_devices, ComputeKernel, TransformFeedbackKernel, FragmentKernel,
 Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
-submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
+submodule (gpgpu.js.GPGPU), the nn submodule (networks: gpgpu.nn.Sequential), the earth
+submodule (the shallow-water model: gpgpu.earth.Model), the exceptions, and default_context().
 """
 
 import sys as _sys
@@ -70,10 +71,7 @@ from ._gpgpu import (
     no_index,
     row_major,
 )
-from . import js
-from ._gpgpu import nn  # gpgpu.nn: networks, ONNX models in and out
-
-_sys.modules[__name__ + ".nn"] = nn  # so that `import gpgpu.nn` works too
+from . import earth, js, nn
 
 __version__ = _gpgpu.__version__  # project(gpgpu VERSION ...), compiled into the extension
 

@@ -21,7 +21,7 @@ void bind_gpgpu_js(py::module_& m);
 void bind_matmul(py::module_& m);
 void bind_primitives(py::module_& m);
 void bind_overhead(py::module_& m);
-// gpgpu.nn's ONNX functions (and, until the full gpgpu.nn binding, a minimal Sequential).
-void bind_nn_onnx(py::module_& nn);
+void bind_nn(py::module_& m);     // the submodule gpgpu.nn (py_nn*.cpp)
+void bind_earth(py::module_& m);  // the submodule gpgpu.earth (py_earth*.cpp)
 
 }  // namespace gpgpu::python

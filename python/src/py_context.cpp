@@ -41,6 +41,11 @@ void PyContext::collect() {
   doomed.clear();  // on the owner thread: the GL objects are deleted properly
 }
 
+std::shared_ptr<PyContext> context_or_default(const py::object& ctx) {
+  if (!ctx.is_none()) return ctx.cast<std::shared_ptr<PyContext>>();
+  return py::module_::import("gpgpu").attr("default_context")().cast<std::shared_ptr<PyContext>>();
+}
+
 namespace {
 
 py::list int_list(const std::int64_t* values, int n) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "epoch.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/timeline.hpp"
 #include "model_state.hpp"
@@ -246,17 +247,9 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   auto& s = *state_;
   s.bind();
   const auto& o = s.options;
-  EpochResult result;
-  result.epoch = s.epochs;
-  result.learning_rate = scheduled_learning_rate(learning_rate(o.optimizer), o.schedule, s.epochs,
-                                                 o.epochs, o.step_epochs);
+  auto [result, steps, order, epoch_seed] = detail::start_epoch(o, s.data->count(), s.epochs);
   const auto lr = static_cast<float>(result.learning_rate);
   const std::size_t shard = shard_size(o);
-  std::size_t steps = s.data->count() / o.batch;
-  if (o.limit_steps > 0) steps = std::min(steps, o.limit_steps);
-  const auto order = shuffled_indices(s.data->count(), o.seed, s.epochs);
-  const auto epoch_seed = detail::pcg_hash(static_cast<std::uint32_t>(o.seed) ^
-                                           detail::pcg_hash(static_cast<std::uint32_t>(s.epochs)));
   const auto start = Clock::now();
   s.feed->set_order(order);
   s.engine->reset_accumulators();
@@ -281,6 +274,15 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   result.steps = steps;
   ++s.epochs;
   return result;
+}
+
+std::string progress_line(const Progress& p, std::size_t epochs) {
+  constexpr std::size_t width = 30;
+  const std::size_t steps = std::max<std::size_t>(p.steps, 1);
+  const std::size_t done = std::min(width, width * p.step / steps);
+  return fmt::format("  epoch {}/{} [{}{}] {:3}%  {:8.0f} img/s  loss {:.4f} ", p.epoch + 1, epochs,
+                     std::string(done, '#'), std::string(width - done, ' '), 100 * p.step / steps,
+                     p.images_per_second, p.loss);
 }
 
 std::size_t Trainer::epochs_done() const {

@@ -66,8 +66,9 @@ def expect_close(got, want, what):
 
 
 def run_case(ctx, rng, model, sample_shape, backend, fold=True, batches=(1, 3), to_gpgpu=None):
-    net = gpgpu.nn.read_onnx(ctx, model.SerializeToString(), fold_batchnorm=fold)
-    net.set_backend(backend)
+    net = gpgpu.nn.read_onnx(model.SerializeToString(), ctx=ctx, fold_batchnorm=fold)
+    net.backend = backend
+    assert net.backend == backend
     for batch in batches:
         for round_ in range(2):
             x = random_floats(rng, (batch, *sample_shape))
@@ -223,9 +224,9 @@ def test_operator_matches_float64_reference(ctx, rng, name, backend):
 def test_batchnorm_kept_as_layer_without_folding(ctx, rng, backend):
     nodes, shape, constants = cases(rng)["conv_batchnorm"]
     net = run_case(ctx, rng, make_model(nodes, shape, constants), shape, backend, fold=False)
-    assert [layer.split()[0] for layer in net.layers] == ["conv2d", "batchnorm"]
-    folded = gpgpu.nn.read_onnx(ctx, make_model(nodes, shape, constants).SerializeToString())
-    assert [layer.split()[0] for layer in folded.layers] == ["conv2d"]
+    assert [layer.type for layer in net.layers] == ["conv2d", "batchnorm"]
+    folded = gpgpu.nn.read_onnx(make_model(nodes, shape, constants).SerializeToString(), ctx=ctx)
+    assert [layer.type for layer in folded.layers] == ["conv2d"]
 
 
 def cnn(rng):
@@ -299,9 +300,8 @@ def test_tf2onnx_layout_nhwc_input_and_flatten(ctx, rng, backend):
 @pytest.mark.parametrize("backend", ["compute", "cpu"])
 def test_export_is_valid_onnx_and_reimports_identically(ctx, rng, backend, tmp_path):
     nodes, shape, constants = cnn(rng)
-    net = gpgpu.nn.read_onnx(ctx, make_model(nodes, shape, constants).SerializeToString(),
-                             fold_batchnorm=False)
-    net.set_backend(backend)
+    net = gpgpu.nn.read_onnx(make_model(nodes, shape, constants).SerializeToString(), ctx=ctx,
+                             backend=backend, fold_batchnorm=False)
     path = tmp_path / "out.onnx"
     gpgpu.nn.save_onnx(net, str(path))
     exported = onnx.load(str(path))
@@ -311,10 +311,10 @@ def test_export_is_valid_onnx_and_reimports_identically(ctx, rng, backend, tmp_p
     assert [n.op_type for n in exported.graph.node] == [
         "Conv", "BatchNormalization", "Relu", "MaxPool", "Conv", "LeakyRelu",
         "GlobalAveragePool", "Flatten", "Gemm", "Softmax"]
-    again = gpgpu.nn.load_onnx(ctx, str(path), fold_batchnorm=False)
-    again.set_backend(backend)
+    again = gpgpu.nn.load_onnx(str(path), ctx=ctx, backend=backend, fold_batchnorm=False)
+    assert again.active_backend == net.active_backend == backend
     assert again.layers == net.layers
-    assert len(gpgpu.nn.load(ctx, str(path)).layers) == len(net.layers) - 1  # BatchNorm folded
+    assert len(gpgpu.nn.load(str(path), ctx=ctx).layers) == len(net.layers) - 1  # BN folded
     assert gpgpu.nn.onnx_bytes(net) == path.read_bytes()
     for batch in (1, 4):
         x = random_floats(rng, (batch, *shape))
@@ -335,14 +335,74 @@ def test_padded_pools_and_asymmetric_conv_export(ctx, rng):
     ]
     constants = {"w": weights(rng, 3, 2, 3, 3), "lo": np.array(-0.2, np.float32),
                  "hi": np.array(0.3, np.float32)}
-    net = gpgpu.nn.read_onnx(ctx, make_model(nodes, (2, 13, 12), constants).SerializeToString())
-    net.set_backend("cpu")
+    net = gpgpu.nn.read_onnx(make_model(nodes, (2, 13, 12), constants).SerializeToString(),
+                             ctx=ctx, backend="cpu")
     exported = onnx.load_from_string(gpgpu.nn.onnx_bytes(net))
     onnx.checker.check_model(exported)
     x = random_floats(rng, (2, 2, 13, 12))
     expect_close(net.predict(x), ref.evaluate(exported, x), "exported graph")
     expect_close(net.predict(x), ref.evaluate(make_model(nodes, (2, 13, 12), constants), x),
                  "original graph")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_layer_classes_compute_what_the_onnx_operators_do(ctx, rng, backend, tmp_path):
+    """A model built in Python from gpgpu.nn's layer classes (per-side convolution padding,
+    padded and ceil-mode pools with and without count_include_pad, LeakyReLU, Clip,
+    GlobalAvgPool2D) against a graph of the same ONNX operators written by hand, evaluated by
+    the float64 reference: each class means what its ONNX operator means. The model then
+    survives JSON, save/load and ONNX export unchanged."""
+    nn = gpgpu.nn
+    layers = [nn.Conv2D(3, kernel=3, stride=2, pads=(0, 1, 2, 1)),  # (2, 13, 12) -> (3, 7, 6)
+              nn.LeakyReLU(0.2),
+              nn.MaxPool2D(3, stride=2, padding=1, ceil_mode=True),  # -> (3, 4, 4)
+              nn.Clip(-0.3, 0.4),
+              nn.AvgPool2D(2, stride=1, pads=(1, 0, 0, 1), count_include_pad=False),  # (3, 4, 4)
+              nn.AvgPool2D(3, stride=2, padding=1, ceil_mode=True),  # -> (3, 3, 3)
+              nn.GlobalAvgPool2D(), nn.Flatten(), nn.Dense(4)]
+    net = nn.Sequential((2, 13, 12), layers, ctx=ctx, backend=backend)
+    params = {"00_weight": weights(rng, 3, 2, 3, 3), "00_bias": weights(rng, 3),
+              "08_weight": weights(rng, 4, 3), "08_bias": weights(rng, 4)}
+    net.set_parameters(params)
+    assert net.output_shape == (4,)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[0, 1, 2, 1], strides=[2, 2]),
+        helper.make_node("LeakyRelu", ["c"], ["l"], alpha=0.2),
+        helper.make_node("MaxPool", ["l"], ["m"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], ceil_mode=1),
+        helper.make_node("Clip", ["m", "lo", "hi"], ["k"]),
+        helper.make_node("AveragePool", ["k"], ["a1"], kernel_shape=[2, 2], strides=[1, 1],
+                         pads=[1, 0, 0, 1], count_include_pad=0),
+        helper.make_node("AveragePool", ["a1"], ["a2"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=1),
+        helper.make_node("GlobalAveragePool", ["a2"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("Gemm", ["f", "w2", "b2"], ["y"], transB=1),
+    ]
+    constants = {"w": params["00_weight"], "b": params["00_bias"],
+                 "lo": np.array(-0.3, np.float32), "hi": np.array(0.4, np.float32),
+                 "w2": params["08_weight"], "b2": params["08_bias"]}
+    graph = make_model(nodes, (2, 13, 12), constants)
+    for batch in (1, 3):
+        for round_ in range(2):
+            x = random_floats(rng, (batch, 2, 13, 12))
+            expect_close(net.predict(x), ref.evaluate(graph, x), f"batch {batch}, round {round_}")
+
+    assert [layer.type for layer in net.layers] == [
+        "conv2d", "leakyrelu", "maxpool2d", "clip", "avgpool2d", "avgpool2d", "globalavgpool2d",
+        "flatten", "dense"]
+    assert net.layers == layers
+    for name in ("leakyrelu", "clip", "globalavgpool2d", "ceil mode", "padding not counted",
+                 "padding (top 0, left 1, bottom 2, right 1)"):
+        assert name in net.summary(), name
+    assert nn.from_json(net.to_json(), ctx=ctx).layers == layers
+    x = random_floats(rng, (3, 2, 13, 12))
+    net.save(str(tmp_path / "model.npz"))
+    nn.save_onnx(net, str(tmp_path / "model.onnx"))
+    for path in (tmp_path / "model.npz", tmp_path / "model.onnx"):  # load goes by extension
+        again = nn.load(str(path), ctx=ctx, backend=backend)
+        assert again.layers == layers, path
+        np.testing.assert_array_equal(again.predict(x), net.predict(x))
 
 
 # --- errors: each its own, naming the node and operator --------------------------------
@@ -352,7 +412,7 @@ def error_of(ctx, model_or_bytes, **kwargs):
     data = model_or_bytes if isinstance(model_or_bytes, bytes) else \
         model_or_bytes.SerializeToString()
     with pytest.raises(gpgpu.Error) as info:
-        gpgpu.nn.read_onnx(ctx, data, **kwargs)
+        gpgpu.nn.read_onnx(data, ctx=ctx, **kwargs)
     return info
 
 
@@ -372,7 +432,7 @@ def test_truncated_and_garbage_files_are_format_errors(ctx, rng, tmp_path):
     path = tmp_path / "cut.onnx"
     path.write_bytes(data[: len(data) // 3])
     with pytest.raises(gpgpu.FormatError, match="cut.onnx"):
-        gpgpu.nn.load_onnx(ctx, str(path))
+        gpgpu.nn.load_onnx(str(path), ctx=ctx)
 
 
 def test_unknown_operator_names_node_and_operator(ctx):

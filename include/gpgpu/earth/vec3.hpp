@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <utility>
 
 namespace gpgpu::earth {
 
@@ -103,6 +104,13 @@ inline Vec3 east_at(double lon) {
 }
 inline Vec3 north_at(double lat, double lon) {
   return {-std::sin(lat) * std::cos(lon), -std::sin(lat) * std::sin(lon), std::cos(lat)};
+}
+// The eastward and northward components of a velocity tangent at the unit vector p. At the
+// poles, where east is undefined, east is the direction of longitude 90 degrees (as
+// longitude(p) = atan2(0, 0) = 0 implies).
+inline std::pair<double, double> east_north(const Vec3& p, const Vec3& velocity) {
+  const double lat = latitude(p), lon = longitude(p);
+  return {dot(velocity, east_at(lon)), dot(velocity, north_at(lat, lon))};
 }
 
 }  // namespace gpgpu::earth

@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpgpu/nn/data.hpp"
@@ -116,6 +117,11 @@ struct Progress {
   double images_per_second = 0;  // since the epoch started
   double seconds = 0;            // since the epoch started
 };
+
+// The progress bar `gpgpu train` and the Python module's train() draw for a report (to be
+// written after a carriage return): "  epoch 2/10 [###############               ]  50%
+// 12345 img/s  loss 0.4321 ".
+std::string progress_line(const Progress& progress, std::size_t epochs);
 
 struct EpochResult {
   std::size_t epoch = 0;  // counted from 0

@@ -37,26 +37,25 @@ def main():
               "backends": {}}
     model_path = str(work / "model.onnx")
     for backend in a.backends.split(","):
-        model = gpgpu.nn.load_onnx(ctx, model_path)
-        model.set_backend(backend)
+        model = gpgpu.nn.load_onnx(model_path, ctx=ctx, backend=backend)
         logits = model.predict(x, batch=a.batch)
         np.save(work / f"gpgpu-{backend}.npy", logits)
         gpgpu.nn.save_onnx(model, str(work / "exported.onnx"))
-        again = gpgpu.nn.load_onnx(ctx, str(work / "exported.onnx"))
-        again.set_backend(backend)
+        again = gpgpu.nn.load_onnx(str(work / "exported.onnx"), ctx=ctx, backend=backend)
         relogits = again.predict(x, batch=a.batch)
         np.save(work / f"reimported-{backend}.npy", relogits)
+        layers = [str(layer) for layer in model.layers]
         result["backends"][backend] = {
-            "layers": model.layers, "reimported_identical": bool(np.array_equal(relogits, logits))}
-        print(f"{backend}: {len(model.layers)} layers ({', '.join(model.layers)}); re-imported "
+            "layers": layers, "reimported_identical": bool(np.array_equal(relogits, logits))}
+        print(f"{backend}: {len(layers)} layers ({', '.join(layers)}); re-imported "
               f"export {'identical' if np.array_equal(relogits, logits) else 'DIFFERENT'}", flush=True)
 
     backend = a.backends.split(",")[0]
-    models = {"imported": gpgpu.nn.load_onnx(ctx, model_path),
-              "imported_batchnorm_kept": gpgpu.nn.load_onnx(ctx, model_path, fold_batchnorm=False),
-              "native": gpgpu.nn.load(ctx, str(work / "native"))}
+    models = {"imported": gpgpu.nn.load_onnx(model_path, ctx=ctx, backend=backend),
+              "imported_batchnorm_kept": gpgpu.nn.load_onnx(model_path, ctx=ctx, backend=backend,
+                                                            fold_batchnorm=False),
+              "native": gpgpu.nn.load(str(work / "native"), ctx=ctx, backend=backend)}
     for m in models.values():
-        m.set_backend(backend)
         for _ in range(2):
             timed(m, x, a.batch)  # warm-up: kernels compiled, tilings tuned or read
     times = {name: [] for name in models}
@@ -66,7 +65,8 @@ def main():
     medians = {name: float(np.median(t)) for name, t in times.items()}
     result["timing"] = {"backend": backend, "batch": a.batch, "rounds": a.rounds,
                         "median_seconds": medians, "all_seconds": times,
-                        "layers": {name: m.layers for name, m in models.items()}}
+                        "layers": {name: [str(layer) for layer in m.layers]
+                                   for name, m in models.items()}}
     native_logits = models["native"].predict(x, batch=a.batch)
     np.save(work / "native.npy", native_logits)
     for name, s in medians.items():
