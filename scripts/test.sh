@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpgpu once with -Wall -Wextra -Werror and AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs every test under them; then replays and briefly fuzzes the .npy reader with
-# libFuzzer.
+# and runs every test under them (the API reference among them: docs_api); then replays and
+# briefly fuzzes the .npy reader with libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).

@@ -48,26 +48,30 @@ namespace gpgpu::nn {
 // fan_in = inputs per output (C k k for a convolution), fan_out = outputs per input.
 enum class Init { Auto, He, Xavier };
 
+// A fully connected layer: y = W x + b over a feature vector.
 struct Dense {
-  std::size_t units = 0;
-  Init init = Init::Auto;
+  std::size_t units = 0;   // outputs
+  Init init = Init::Auto;  // how the weights start
 };
 
+// A 2-D convolution over (C, H, W) samples, with a bias per filter.
 struct Conv2D {
-  std::size_t filters = 0;
+  std::size_t filters = 0;  // output channels
   std::size_t kernel = 3;  // square kernels: kernel x kernel
-  std::size_t stride = 1;
+  std::size_t stride = 1;   // pixels between windows
   std::size_t padding = 0;  // zeros on every side
-  Init init = Init::Auto;
+  Init init = Init::Auto;   // how the weights start
 };
 
+// The maximum of each window, per channel.
 struct MaxPool2D {
   std::size_t size = 2;    // square windows
   std::size_t stride = 0;  // 0: the same as size (non-overlapping windows)
 };
 
+// The mean of each window, per channel.
 struct AvgPool2D {
-  std::size_t size = 2;
+  std::size_t size = 2;    // square windows
   std::size_t stride = 0;  // 0: the same as size
 };
 
@@ -76,17 +80,23 @@ struct Sigmoid {};
 struct Tanh {};
 struct Flatten {};
 
+// Zeroes a random fraction of the values in training (scaling the others by 1 / (1 - rate));
+// passes them through in evaluation.
 struct Dropout {
   float rate = 0.5f;  // the fraction of values zeroed in training, in [0, 1)
 };
 
+// Batch normalisation per channel (per feature after Dense), with a learnt scale (gamma) and
+// shift (beta).
 struct BatchNorm {
   float momentum = 0.1f;  // weight of the batch statistics in the running ones
-  float epsilon = 1e-5f;
+  float epsilon = 1e-5f;  // added to the variance
 };
 
 struct Softmax {};
 
+// Any of the layers above (the element-wise ReLU, Sigmoid, Tanh and the Flatten and Softmax
+// layers have no settings).
 using Layer = std::variant<Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh, Flatten,
                            Dropout, BatchNorm, Softmax>;
 
@@ -103,7 +113,7 @@ Shape output_shape(const Layer& layer, const Shape& input);
 // One parameter array of a layer.
 struct ParameterSpec {
   std::string name;  // "weight", "bias", "gamma", "beta", "running_mean", "running_var"
-  Shape shape;
+  Shape shape;       // its dimensions
   bool trainable = true;  // false for BatchNorm's running statistics
 };
 // The parameters `layer` has for a per-sample `input` shape, in storage order.
