@@ -314,9 +314,21 @@ std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& c
 }
 
 void write_file(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::trunc);
-  out << text;
-  if (!out) throw Error(fmt::format("bench: cannot write {}", file.string()));
+  // Through a temporary and a rename: a write that fails half-way leaves no partial file.
+  const auto temporary = std::filesystem::path(file).concat(".tmp");
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    if (out.flush()) {
+      out.close();
+      std::error_code ec;
+      std::filesystem::rename(temporary, file, ec);
+      if (!ec) return;
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove(temporary, ignored);
+  throw Error(fmt::format("bench: cannot write {}", file.string()));
 }
 
 std::string gnuplot_string(const std::string& s) {
