@@ -118,8 +118,9 @@ out: a name or list of names whose results are returned as new arrays (allocated
 copy: convert arrays of other dtypes or layouts (a copy), and copy results back into them.
 args: a dict of further arguments (for variables named items, groups, out, copy or args).
 Returns None, or the array(s) out= asks for.)")
-      .def_property_readonly("variables",
-                             [](const PyComputeKernel& k) { return variable_list(k.table.all()); })
+      .def_property_readonly(
+          "variables", [](const PyComputeKernel& k) { return variable_list(k.table.all()); },
+          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
       .def_property_readonly(
           "readonly_blocks",
           [](const PyComputeKernel& k) {
@@ -128,12 +129,16 @@ Returns None, or the array(s) out= asks for.)")
           },
           "Block and member names the source declares readonly: arrays bound to them are never "
           "read back.")
-      .def_property_readonly("local_size",
-                             [](const PyComputeKernel& k) {
-                               const auto s = k.kernel->local_size();
-                               return py::make_tuple(s[0], s[1], s[2]);
-                             })
-      .def_property_readonly("label", [](const PyComputeKernel& k) { return k.kernel->label(); })
+      .def_property_readonly(
+          "local_size",
+          [](const PyComputeKernel& k) {
+            const auto s = k.kernel->local_size();
+            return py::make_tuple(s[0], s[1], s[2]);
+          },
+          "The work-group size the shader declares: (x, y, z).")
+      .def_property_readonly(
+          "label", [](const PyComputeKernel& k) { return k.kernel->label(); },
+          "The name given at construction (it names the kernel in errors).")
       .def_property(
           "timing", [](const PyComputeKernel& k) { return k.timing; },
           [](PyComputeKernel& k, bool on) {
@@ -144,7 +149,9 @@ Returns None, or the array(s) out= asks for.)")
       .def_property_readonly(
           "last_gpu_ns", [](const PyComputeKernel& k) { return k.kernel->last_gpu_ns(); },
           "GPU nanoseconds of the last dispatch when timing is on and supported, else -1.")
-      .def_property_readonly("context", [](const PyComputeKernel& k) { return k.context; })
+      .def_property_readonly(
+          "context", [](const PyComputeKernel& k) { return k.context; },
+          "The Context it was compiled on.")
       .def("__repr__", [](const PyComputeKernel& k) {
         return "<gpgpu.ComputeKernel '" + k.kernel->label() + "'>";
       });

@@ -61,26 +61,30 @@ namespace gpgpu::nn {
 // fan_in = inputs per output (C k k for a convolution), fan_out = outputs per input.
 enum class Init { Auto, He, Xavier };
 
+// A fully connected layer: y = W x + b over a feature vector.
 struct Dense {
-  std::size_t units = 0;
-  Init init = Init::Auto;
+  std::size_t units = 0;   // outputs
+  Init init = Init::Auto;  // how the weights start
 };
 
-// Rows added above and below an image, columns left and right of it.
+// Rows of zeros added above and below an image, columns left and right of it (ONNX's
+// per-side pads).
 struct Padding {
   std::size_t top = 0, left = 0, bottom = 0, right = 0;
   bool operator==(const Padding&) const = default;
 };
 
+// A 2-D convolution over (C, H, W) samples, with a bias per filter.
 struct Conv2D {
-  std::size_t filters = 0;
+  std::size_t filters = 0;  // output channels
   std::size_t kernel = 3;  // square kernels: kernel x kernel
-  std::size_t stride = 1;
+  std::size_t stride = 1;   // pixels between windows
   std::size_t padding = 0;  // zeros on every side
-  Init init = Init::Auto;
+  Init init = Init::Auto;   // how the weights start
   std::optional<Padding> pads = std::nullopt;  // zeros per side, instead of `padding`
 };
 
+// The maximum of each window, per channel.
 struct MaxPool2D {
   std::size_t size = 2;                        // square windows
   std::size_t stride = 0;                      // 0: the same as size (non-overlapping windows)
@@ -89,8 +93,9 @@ struct MaxPool2D {
   bool ceil_mode = false;  // round the output extent up (a last, partial window)
 };
 
+// The mean of each window, per channel.
 struct AvgPool2D {
-  std::size_t size = 2;
+  std::size_t size = 2;    // square windows
   std::size_t stride = 0;  // 0: the same as size
   std::size_t padding = 0;
   std::optional<Padding> pads = std::nullopt;
@@ -105,26 +110,34 @@ struct Sigmoid {};
 struct Tanh {};
 struct Flatten {};
 
+// max(x, alpha x): ReLU with a slope for negative values.
 struct LeakyReLU {
   float alpha = 0.01f;  // the slope for x <= 0, >= 0
 };
 
+// min(max(x, min), max); Clip{0, 6} is ReLU6.
 struct Clip {
   float min = 0.0f;  // finite, min < max
   float max = 6.0f;
 };
 
+// Zeroes a random fraction of the values in training (scaling the others by 1 / (1 - rate));
+// passes them through in evaluation.
 struct Dropout {
   float rate = 0.5f;  // the fraction of values zeroed in training, in [0, 1)
 };
 
+// Batch normalisation per channel (per feature after Dense), with a learnt scale (gamma) and
+// shift (beta).
 struct BatchNorm {
   float momentum = 0.1f;  // weight of the batch statistics in the running ones
-  float epsilon = 1e-5f;
+  float epsilon = 1e-5f;  // added to the variance
 };
 
 struct Softmax {};
 
+// Any of the layers above (the element-wise ReLU, Sigmoid, Tanh and the Flatten and Softmax
+// layers have no settings).
 using Layer = std::variant<Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh, Flatten,
                            Dropout, BatchNorm, Softmax, LeakyReLU, Clip, GlobalAvgPool2D>;
 
@@ -147,7 +160,7 @@ Shape output_shape(const Layer& layer, const Shape& input);
 // One parameter array of a layer.
 struct ParameterSpec {
   std::string name;  // "weight", "bias", "gamma", "beta", "running_mean", "running_var"
-  Shape shape;
+  Shape shape;       // its dimensions
   bool trainable = true;  // false for BatchNorm's running statistics
 };
 // The parameters `layer` has for a per-sample `input` shape, in storage order.
