@@ -57,6 +57,15 @@ void ContextState::throw_if_unusable() const {
   if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
 }
 
+void ContextState::refuse_while_capturing(const char* what) const {
+  if (capture == nullptr) return;
+  throw UnsupportedError(fmt::format(
+      "{} while a gpgpu::Sequence captures this Context's kernels: only ComputeKernel runs "
+      "are recorded, and this would run at once, out of order with them; do it before or "
+      "after the capture",
+      what));
+}
+
 TransferEngine& ContextState::engine() {
   ensure_current();
   if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);
