@@ -27,8 +27,8 @@ Binding rules (docs/python.md has them all):
     was given; nothing runs and no array changes when an argument is wrong;
   * the GIL is released while the GPU works; a Context serves the thread that made it.
 
-Contents: Context, list_devices, ComputeKernel, TransformFeedbackKernel, FragmentKernel,
-Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
+Contents: Context, list_devices, ComputeKernel, Sequence (dispatches recorded once and
+replayed), TransformFeedbackKernel, FragmentKernel, Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
 submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
 """
 
@@ -57,6 +57,8 @@ from ._gpgpu import (
     Out,
     OutOfMemoryError,
     RowMajor,
+    Sequence,
+    SequenceUniform,
     SizeMismatchError,
     Texture,
     TransferError,
