@@ -60,7 +60,9 @@ CallSize PyComputeKernel::size_of(const py::object& items, const py::object& gro
   CallSize s;
   if (!items.is_none()) s.items = size3_from(items, "items");
   if (!groups.is_none()) s.groups = size3_from(groups, "groups");
-  if (s.items && s.groups) throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+  if (s.items && s.groups) {
+    throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+  }
   s.one_dimensional = s.items && py::isinstance<py::int_>(items);
   return s;
 }
