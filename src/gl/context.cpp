@@ -166,6 +166,7 @@ void finish_context_setup(ContextState& state, const ContextOptions& options) {
   state.ext = load_extension_functions(state.info);
   state.data_path = options.data_path;
   if (options.debug) enable_debug_output(state.info);
+  state.debug = options.debug;
   const LoopLimit loops = measure_loop_limit(state.info, state.platform);
   state.info.max_loop_iterations = loops.max_iterations;
   state.info.loop_cap_shared_by_all_loops = loops.shared_by_all_loops;

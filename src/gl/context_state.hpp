@@ -50,6 +50,8 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Why the context can no longer be used (a GPU reset, a kernel past the timeout); empty
   // while it is healthy.
   std::string lost_reason;
+  // ContextOptions::debug: a debug context (its GL calls are all checked one by one).
+  bool debug = false;
   // ContextOptions::timeout; zero: runs are not timed.
   std::chrono::nanoseconds timeout{0};
   DataPathOptions data_path;  // as given; the engine resolves what is left to "auto"

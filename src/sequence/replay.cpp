@@ -14,6 +14,18 @@ namespace gpgpu::detail {
 
 namespace {
 
+// The GL calls a replay issues per dispatch: every argument was validated when it was
+// recorded, so what could still fail is the driver itself. They are checked one by one on
+// debug contexts (ContextOptions::debug) and otherwise together, once after the last
+// (check_gl reads and clears every pending error flag): a glGetError per call is a sizeable
+// part of a replayed dispatch.
+template <class Call>
+void issue_gl(bool check_each, Call&& call, const char* text) {
+  call();
+  if (check_each) check_gl(text);
+}
+#define REPLAY_GL(check_each, expr) issue_gl((check_each), [&] { expr; }, #expr)
+
 struct Binding {
   GLuint name = 0;
   GLsizeiptr bytes = -1;  // -1: unknown
@@ -31,11 +43,12 @@ struct Bound {
   std::vector<Unit> textures, images;
 };
 
-void bind_blocks(const DispatchRecord& r, Bound& bound) {
+void bind_blocks(const DispatchRecord& r, Bound& bound, bool check_each) {
   for (const auto& b : r.blocks) {
     Binding& now = bound.storage[b.binding];
     if (now.name == b.gl_name && now.bytes == b.bytes) continue;
-    GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.binding, b.gl_name, 0, b.bytes));
+    REPLAY_GL(check_each,
+              glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.binding, b.gl_name, 0, b.bytes));
     now = {b.gl_name, b.bytes};
   }
 }
@@ -97,26 +110,34 @@ void forget_overwritten_uniforms(SequenceData& d) {
 
 void issue_all(SequenceData& d, Bound& bound) {
   ContextState& state = *d.state;
+  const bool each = state.debug;
   for (std::size_t i = 0; i < d.dispatches.size(); ++i) {
     const DispatchRecord& r = d.dispatches[i];
-    if (d.barriers.before[i] != 0) GL(glMemoryBarrier(d.barriers.before[i]));
+    if (d.barriers.before[i] != 0) REPLAY_GL(each, glMemoryBarrier(d.barriers.before[i]));
     const GLuint program = r.program->id();
     if (bound.program != program) {
-      GL(glUseProgram(program));
+      REPLAY_GL(each, glUseProgram(program));
       bound.program = program;
     }
-    bind_blocks(r, bound);
+    bind_blocks(r, bound, each);
     bind_textures(state, r, bound);
     set_uniforms(d, i);
-    GL(glDispatchCompute(r.groups[0], r.groups[1], r.groups[2]));
+    REPLAY_GL(each, glDispatchCompute(r.groups[0], r.groups[1], r.groups[2]));
   }
-  if (d.barriers.after_last != 0) GL(glMemoryBarrier(d.barriers.after_last));
+  if (d.barriers.after_last != 0) REPLAY_GL(each, glMemoryBarrier(d.barriers.after_last));
+  check_gl(
+      "a gpgpu::Sequence replay (glMemoryBarrier, glUseProgram, glBindBufferRange, "
+      "glDispatchCompute)");
 }
 
 // As after a run: no storage binding or buffer view keeps a Buffer's memory alive.
 void unbind(SequenceData& d) {
-  for (const GLuint b : d.storage_bindings) GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0));
+  const bool each = d.state->debug;
+  for (const GLuint b : d.storage_bindings) {
+    REPLAY_GL(each, glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, 0));
+  }
   detach_buffer_texels(*d.state);
+  check_gl("a gpgpu::Sequence replay (glBindBufferBase)");
 }
 
 }  // namespace
