@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpgpu once with -Wall -Wextra -Werror and AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs every test under them; then replays and briefly fuzzes the .npy reader with
-# libFuzzer.
+# and runs every test under them; then replays and briefly fuzzes the .npy and ONNX readers
+# with libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).
@@ -49,13 +49,18 @@ GPGPU_WEB_BUILD_DIR=build/asan/tests/browser/web bash tests/packaging/test-packa
 stage_done "the packages (docs/packaging.md)"
 
 if command -v clang++ >/dev/null; then
-  echo "== fuzz the .npy reader (replay the corpus, then 30 s of new inputs)"
+  echo "== fuzz the .npy reader (30 s) and the ONNX reader (20 s): the corpus, then new inputs"
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DGPGPU_FUZZ=ON -DGPGPU_CUDA=OFF \
         -DGPGPU_BUILD_BENCH=OFF -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_TOOLS=OFF >/dev/null
-  cmake --build build/fuzz --target npy_fuzz -j"$jobs"
+  cmake --build build/fuzz --target npy_fuzz onnx_fuzz -j"$jobs"
   work=$(mktemp -d)
   cp tests/fuzz/corpus/npy/* "$work"/
   build/fuzz/tests/fuzz/npy_fuzz -max_total_time=30 -max_len=4096 "$work" 2>&1 | tail -3
+  rm -rf "$work"
+  work=$(mktemp -d)
+  cp tests/fuzz/corpus/onnx/* "$work"/
+  build/fuzz/tests/fuzz/onnx_fuzz -max_total_time=20 -max_len=4096 -dict=tests/fuzz/onnx.dict \
+    "$work" 2>&1 | tail -3
   rm -rf "$work"
   stage_done "fuzzing"
 fi

@@ -1,7 +1,7 @@
 // gpgpu/compute_kernel.hpp — a GLSL compute shader you run over host arrays or Buffers.
 //
 //   gpgpu::ComputeKernel add(ctx, R"(
-//     layout(local_size_x = 256) in;
+//     layout(local_size_x = 128) in;
 //     layout(std430, binding = 0) readonly buffer A { float a[]; };
 //     layout(std430, binding = 1) readonly buffer B { float b[]; };
 //     layout(std430, binding = 2) writeonly buffer C { float c[]; };

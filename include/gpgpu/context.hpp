@@ -49,12 +49,21 @@ struct DeviceInfo {
   int device_index = -1;
   int gl_major = 0, gl_minor = 0;
   bool is_software = false;  // llvmpipe/softpipe: the CPU runs the shaders
+  // The device-limit profile the limits below are clamped to (limits.hpp); empty: the
+  // driver's own figures.
+  std::string limit_profile;
 
   std::int64_t max_texture_size = 0;
   std::int64_t max_3d_texture_size = 0;
   std::int64_t max_array_texture_layers = 0;
   std::int64_t max_shader_storage_block_size = 0;  // bytes
   std::int64_t max_shader_storage_buffer_bindings = 0;
+  // Storage blocks one program may use, per stage and in all (OpenGL ES 3.1 guarantees 4
+  // in compute shaders and in all, none in vertex and fragment shaders).
+  std::int64_t max_compute_shader_storage_blocks = 0;
+  std::int64_t max_combined_shader_storage_blocks = 0;
+  std::int64_t max_vertex_shader_storage_blocks = 0;
+  std::int64_t max_fragment_shader_storage_blocks = 0;
   std::int64_t max_compute_work_group_count[3] = {0, 0, 0};
   std::int64_t max_compute_work_group_size[3] = {0, 0, 0};
   std::int64_t max_compute_work_group_invocations = 0;
@@ -68,6 +77,9 @@ struct DeviceInfo {
   std::int64_t max_renderbuffer_size = 0;
   std::int64_t max_uniform_block_size = 0;
   std::int64_t max_image_units = 0;
+  std::int64_t max_compute_image_uniforms = 0;
+  std::int64_t max_compute_texture_image_units = 0;
+  std::int64_t max_compute_uniform_components = 0;
   std::int64_t max_texture_image_units = 0;
   std::int64_t max_vertex_texture_image_units = 0;
   std::int64_t max_combined_texture_image_units = 0;
@@ -156,6 +168,11 @@ struct ContextOptions {
   bool robust_buffer_access = false;
   // How host arrays move to and from the device (data_path.hpp); the defaults suit the device.
   DataPathOptions data_path{};
+  // A device-limit profile (limits.hpp: "es31-minimum", "v3d", ...) that clamps the limits
+  // and extensions gpgpu plans with, to run as if on a smaller GPU. Empty: the GPGPU_LIMITS
+  // environment variable if set, else the driver's own figures ("device" says so too).
+  // An unknown name is a ContextError listing the profiles.
+  std::string limits{};
 };
 
 // How a Context's programs were made (Context::program_counts): compiled from source, or

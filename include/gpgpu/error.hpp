@@ -5,8 +5,10 @@
 // act on it without a debugger. Subclasses let callers react to one kind of failure.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpgpu {
 
@@ -67,7 +69,8 @@ class TimeoutError : public Error {
 // log and the offending source lines, numbered as the user wrote them.
 class CompileError : public Error {
  public:
-  CompileError(const std::string& message, std::string log) : Error(message), log_(std::move(log)) {}
+  CompileError(const std::string& message, std::string log)
+      : Error(message), log_(std::move(log)) {}
   const std::string& log() const noexcept { return log_; }
 
  private:
@@ -109,6 +112,24 @@ class SizeMismatchError : public ArgumentError {
 class LimitError : public Error {
  public:
   using Error::Error;
+};
+
+// A kernel needs more of one device limit than the device allows, or than its device-limit
+// profile allows (limits.hpp): too many storage buffers, too large a work group, too much
+// shared memory. Thrown when the kernel is linked, as a real device of those limits would
+// refuse it; the message names the limit, the kernel's figure and the device's.
+class DeviceLimitError : public LimitError {
+ public:
+  DeviceLimitError(const std::string& message, std::string limit, std::int64_t needed,
+                   std::int64_t allowed)
+      : LimitError(message), limit_(std::move(limit)), needed_(needed), allowed_(allowed) {}
+  const std::string& limit() const noexcept { return limit_; }  // "GL_MAX_..."
+  std::int64_t needed() const noexcept { return needed_; }
+  std::int64_t allowed() const noexcept { return allowed_; }
+
+ private:
+  std::string limit_;
+  std::int64_t needed_ = 0, allowed_ = 0;
 };
 
 // A file given to gpgpu (for example a NumPy .npy file) is malformed or unsupported.

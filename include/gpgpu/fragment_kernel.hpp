@@ -67,6 +67,17 @@ namespace detail {
 class Program;
 }
 
+namespace detail {
+// Where float render targets are missing (OpenGL ES 3.1 without GL_EXT_color_buffer_float),
+// a float or vec4 output's bits go to an integer twin at another location, which is rendered
+// and read back instead (fragment_kernel.cpp).
+struct FragmentBitsTwin {
+  std::string output;  // the user's output
+  int location = 0;    // the twin's
+  TexelType type = TexelType::Uint;
+};
+}  // namespace detail
+
 class FragmentKernel {
  public:
   // Compiles and links the kernel (or takes it from the context's cache). Throws
@@ -126,7 +137,8 @@ class FragmentKernel {
   std::string label_;
   detail::GlName<detail::GlKind::VertexArray> vertex_array_;
   detail::GlName<detail::GlKind::Framebuffer> framebuffer_;
-  std::vector<HostTarget> host_targets_;  // by output
+  std::vector<HostTarget> host_targets_;         // by output
+  std::vector<detail::FragmentBitsTwin> twins_;  // empty where float targets render
   std::size_t max_width_ = 0;
   bool timing_ = false;
   double last_gpu_ns_ = -1;

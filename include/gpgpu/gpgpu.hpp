@@ -5,7 +5,7 @@
 //   #include <gpgpu/gpgpu.hpp>
 //   gpgpu::Context ctx;                 // a GPU through EGL, else Mesa llvmpipe on the CPU
 //   gpgpu::ComputeKernel saxpy(ctx, R"(
-//     layout(local_size_x = 256) in;
+//     layout(local_size_x = 128) in;
 //     layout(std430, binding = 0) readonly buffer X { float x[]; };
 //     layout(std430, binding = 1) buffer Y { float y[]; };
 //     uniform float alpha;
@@ -39,6 +39,7 @@
 #include "gpgpu/gpgpu_js.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/limits.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_run.hpp"
 #include "gpgpu/pending_transfer.hpp"

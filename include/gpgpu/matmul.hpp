@@ -87,8 +87,10 @@ struct MatmulTuning {
   // load whose address differs between invocations is a loop over the lanes. Ignored (B is
   // read from storage) when B does not fit a texture of k x ceil(n/4).
   bool b_texture = false;
-  // ComputeTiled: the edge of its square tiles (and of its work group).
-  int tile = 16;
+  // ComputeTiled: the edge of its square tiles (and of its work group). 0: 16, or the
+  // largest power of two whose square the device's work groups hold (8 at OpenGL ES 3.1's
+  // minimum of 128 invocations).
+  int tile = 0;
   // ComputeRegisterBlocked on GPUs: split k over this many work groups per tile of C, whose
   // partial products a last pass sums. More work groups for small products, which otherwise
   // leave most multiprocessors idle (a 1024^2 C is 64 tiles of 128x128 for 132 SMs).

@@ -16,8 +16,9 @@
 //   nn::save_model(model, "model");
 //
 // tensor.hpp         Shape, Tensor (device-resident float32, NCHW)
-// layers.hpp         Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh, Flatten,
-//                    Dropout, BatchNorm, Softmax; shapes and parameters; initialisation
+// layers.hpp         Dense, Conv2D, MaxPool2D, AvgPool2D, GlobalAvgPool2D, ReLU, LeakyReLU,
+//                    Clip, Sigmoid, Tanh, Flatten, Dropout, BatchNorm, Softmax; shapes and
+//                    parameters; initialisation
 // model.hpp          Sequential: forward, backward, parameters; the two backends
 // optimizers.hpp     SGD with momentum, Adam, weight decay, learning-rate schedules
 // loss.hpp           softmax cross-entropy, loss statistics, evaluations

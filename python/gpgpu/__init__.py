@@ -6,7 +6,7 @@ in your arrays, on any OpenGL ES 3.1+ GPU or, with no GPU, on the CPU through Me
     import numpy as np, gpgpu
     ctx = gpgpu.Context()
     saxpy = gpgpu.ComputeKernel(ctx, '''
-        layout(local_size_x = 256) in;
+        layout(local_size_x = 128) in;
         layout(std430, binding = 0) readonly buffer X { float x[]; };
         layout(std430, binding = 1) buffer Y { float y[]; };
         uniform float alpha;
@@ -32,6 +32,7 @@ replayed), TransformFeedbackKernel, FragmentKernel, Buffer, Texture, In/Out/InOu
 submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
 """
 
+import sys as _sys
 import threading as _threading
 
 from . import _gpgpu
@@ -72,6 +73,9 @@ from ._gpgpu import (
     row_major,
 )
 from . import js
+from ._gpgpu import nn  # gpgpu.nn: networks, ONNX models in and out
+
+_sys.modules[__name__ + ".nn"] = nn  # so that `import gpgpu.nn` works too
 
 __version__ = _gpgpu.__version__  # project(gpgpu VERSION ...), compiled into the extension
 

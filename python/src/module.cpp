@@ -19,4 +19,6 @@ PYBIND11_MODULE(_gpgpu, m) {
   bind_matmul(m);
   bind_primitives(m);
   bind_overhead(m);
+  py::module_ nn = m.def_submodule("nn", "gpgpu.nn: neural networks; ONNX models in and out");
+  bind_nn_onnx(nn);
 }

@@ -22,5 +22,7 @@ void bind_gpgpu_js(py::module_& m);
 void bind_matmul(py::module_& m);
 void bind_primitives(py::module_& m);
 void bind_overhead(py::module_& m);
+// gpgpu.nn's ONNX functions (and, until the full gpgpu.nn binding, a minimal Sequential).
+void bind_nn_onnx(py::module_& nn);
 
 }  // namespace gpgpu::python

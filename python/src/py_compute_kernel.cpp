@@ -96,7 +96,7 @@ void bind_compute_kernel(py::module_& m) {
       R"(A GLSL compute shader you run over NumPy arrays and Buffers, bound by name.
 
     k = gpgpu.ComputeKernel(ctx, """
-        layout(local_size_x = 256) in;
+        layout(local_size_x = 128) in;
         layout(std430, binding = 0) readonly buffer X { float x[]; };
         layout(std430, binding = 1) buffer Y { float y[]; };
         uniform float alpha;

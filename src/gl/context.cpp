@@ -5,6 +5,7 @@
 
 #include "gl/context_state.hpp"
 #include "gl/device_info.hpp"
+#include "gl/device_limits.hpp"
 #include "gl/gl_fence.hpp"
 #include "gl/loop_limit.hpp"
 #include "gpgpu/error.hpp"
@@ -163,6 +164,7 @@ void refuse_without(bool supported, const ContextState& state, const char* what,
 }
 
 void finish_context_setup(ContextState& state, const ContextOptions& options) {
+  apply_limit_profile(state.info, options);  // before anything plans with the limits
   state.ext = load_extension_functions(state.info);
   state.data_path = options.data_path;
   if (options.debug) enable_debug_output(state.info);

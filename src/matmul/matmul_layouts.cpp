@@ -3,15 +3,17 @@
 #include "matmul/matmul_layouts.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include "gpgpu/error.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu::detail {
 
 namespace {
 
 constexpr const char* pack_source = R"(
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = GROUP_ROWS) in;
 layout(std430, binding = 0) readonly buffer Matrix { float matrix[]; };
 #ifdef SCALAR
 layout(r32f, binding = 0) writeonly uniform highp image2D texels;
@@ -45,7 +47,7 @@ void main() {
 )";
 
 constexpr const char* gather_source = R"(
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = GROUP_ROWS) in;
 layout(std430, binding = 1) writeonly buffer Product { float c[]; };
 uniform int M;
 uniform int N;
@@ -130,18 +132,21 @@ bool has_compute_shaders(const Context& context) {
 
 TexturePacker::TexturePacker(const Context& context, TextureLayout layout) : layout_(layout) {
   if (has_compute_shaders(context)) {
-    kernel_.emplace(context, pack_source, Defines{{layout_define(layout), ""}},
-                    "matmul operand packing");
+    kernel_.emplace(
+        context, pack_source,
+        Defines{{layout_define(layout), ""},
+                {"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+        "matmul operand packing");
   }
 }
 
 void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols) {
   if (!kernel_) return pack_on_host(matrix, texture, layout_, rows, cols);
   kernel_->run({{"matrix", matrix},
-               {"texels", texture},
-               {"ROWS", std::int32_t{rows}},
-               {"COLS", std::int32_t{cols}}},
-              grid(texture.cols(), texture.rows()));
+                {"texels", texture},
+                {"ROWS", std::int32_t{rows}},
+                {"COLS", std::int32_t{cols}}},
+               grid(texture.cols(), texture.rows()));
 }
 
 ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout) : layout_(layout) {

@@ -7,6 +7,7 @@
 #include "gpgpu/error.hpp"
 #include "shader/glsl_access.hpp"
 #include "shader/program_binary_cache.hpp"
+#include "shader/program_limits.hpp"
 
 namespace gpgpu::detail {
 
@@ -43,6 +44,7 @@ Program::Program(GLuint linked, const std::vector<ShaderStage>& stages, std::str
     interface_ = context && !context->platform.gles31 ? introspect_es30(id_, stages)
                                                       : introspect(id_, is_compute(stages));
     reject_uniform_blocks(interface_, label_);
+    if (context) check_program_fits(interface_, stages, context->info, label_);
     // Which blocks and images a compute shader only reads or only writes (for the hazards
     // of recorded sequences); the driver does not report memory qualifiers.
     for (const auto& stage : stages) {

@@ -9,6 +9,9 @@
 
 namespace gpgpu::detail {
 
+// Which stages of a program use a variable or block (GL_REFERENCED_BY_*_SHADER).
+enum StageBits : unsigned { kVertexStage = 1, kFragmentStage = 2, kComputeStage = 4 };
+
 // How a shader declares access to a storage block or an image (its memory qualifiers, read
 // from the source: glsl_access.hpp).
 enum class MemoryAccess { ReadWrite, ReadOnly, WriteOnly };
@@ -19,6 +22,7 @@ struct UniformVariable {
   int array_size = 1;  // 1 for a non-array
   bool is_array = false;
   GLint location = -1;
+  unsigned stages = 0;                            // StageBits
   MemoryAccess access = MemoryAccess::ReadWrite;  // images: readonly / writeonly
 };
 
@@ -37,6 +41,7 @@ struct StorageBlock {
   std::int64_t matrix_stride = 0;
   bool row_major = false;
   std::vector<std::string> members;               // all member names, for messages
+  unsigned stages = 0;                            // StageBits
   MemoryAccess access = MemoryAccess::ReadWrite;  // readonly / writeonly
 };
 

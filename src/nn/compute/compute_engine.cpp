@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "batch_gather.hpp"
 #include "compute/mapped_gradients.hpp"
 #include "glsl/snippets.hpp"
 #include "gpgpu/error.hpp"
@@ -69,7 +70,8 @@ class ComputePlan final : public StagedPlan {
   ReplayedPass forward_pass_, backward_pass_;
   std::vector<Buffer> acts_, grads_;
   Buffer labels_;
-  std::optional<ComputeKernel> gather_, copy_, scale_output_;
+  std::optional<BatchGather> gather_;
+  std::optional<ComputeKernel> copy_, scale_output_;
   std::map<std::pair<bool, bool>, ComputeKernel> loss_kernels_;
   Augmentation gather_augmentation_;
 };
@@ -362,27 +364,22 @@ void ComputePlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
   const Shape& in = plan().input;
   if (!gather_ || gather_augmentation_.flip != augmentation.flip ||
       gather_augmentation_.shift != augmentation.shift) {
-    gather_.emplace(make_nn_kernel(engine_.context(), kernels::gather,
-                                   {{"C", std::to_string(in[0])},
-                                    {"H", std::to_string(in[1])},
-                                    {"W", std::to_string(in[2])},
-                                    {"FLIP", augmentation.flip ? "1" : "0"},
-                                    {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
-                                   "nn gather batch"));
+    gather_.emplace(engine_.context(),
+                    Defines{{"C", std::to_string(in[0])},
+                            {"H", std::to_string(in[1])},
+                            {"W", std::to_string(in[2])},
+                            {"FLIP", augmentation.flip ? "1" : "0"},
+                            {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
+                    "nn gather batch");
     gather_augmentation_ = augmentation;
   }
-  const auto norm = engine_.model().normalization;
-  Args args{{"pixels", f.data().pixels()},
-            {"order", f.order()},
-            {"x", acts_[0]},
-            {"batch_labels", labels_},
-            {"labels", f.data().label_buffer()},
-            {"first", static_cast<std::uint32_t>(first)},
-            {"valid", static_cast<std::uint32_t>(valid)},
-            {"mean", norm.mean},
-            {"inv_std", 1.0f / norm.stddev}};
-  if (augmentation.enabled()) args.emplace_back("seed", seed);
-  timer().time("gather batch", [&] { gather_->run(args, acts_[0].size()); });
+  GatherValues values{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(valid),
+                      engine_.model().normalization, std::nullopt};
+  if (augmentation.enabled()) values.seed = seed;
+  timer().time("gather batch", [&] {
+    gather_->run({f.data().pixels(), f.data().label_buffer(), f.order()}, values, acts_[0], labels_,
+                 acts_[0].size(), batch());
+  });
 }
 
 void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size_t offset) {
@@ -391,7 +388,7 @@ void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size
   const auto kernel_key = std::make_pair(gradient, predict);
   auto it = loss_kernels_.find(kernel_key);
   if (it == loss_kernels_.end()) {
-    Defines d = activation_defines(plan().output_act, Act::None);
+    Defines d = activation_defines(plan().output_act, {});
     d.emplace_back("BATCH", std::to_string(batch()));
     d.emplace_back("CLASSES", std::to_string(plan().output[0]));
     if (gradient) d.emplace_back("GRADIENT", "");
@@ -418,10 +415,10 @@ void ComputePlan::load_output_gradient(const Buffer& dy) {
   const std::size_t slot = plan().output_slot;
   const ComputePath path(engine_.context());
   if (!scale_output_) {
-    scale_output_.emplace(path.kernel(glsl::scale, activation_defines(plan().output_act, Act::None),
-                                      "nn output gradient"));
+    scale_output_.emplace(
+        path.kernel(glsl::scale, activation_defines(plan().output_act, {}), "nn output gradient"));
   }
-  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act},
+  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act.kind},
                                    {{"src", &dy}, {"dst", &grads_[slot]}, {"y", &acts_[slot]}}, {}),
                      dy.size());
 }

@@ -36,6 +36,12 @@ namespace gpgpu::nn::detail {
 namespace {
 
 constexpr const char* main_source = R"(
+// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
+#if __VERSION__ >= 320
+#define MAD(a, b, c) fma(a, b, c)
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
 #if SPLIT > 1
@@ -167,7 +173,7 @@ void main() {
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
-            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+            acc[(i * 4 + r) * RN + j] = MAD(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
           }
         }
       }
@@ -190,7 +196,7 @@ void main() {
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
-            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+            acc[(i * 4 + r) * RN + j] = MAD(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
           }
         }
       }
@@ -221,7 +227,7 @@ void main() {
 
 // Split-K: adds the partial sums of each (m, n) in split order and stores the result.
 constexpr const char* reduce_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 7) readonly buffer Partial { float partial[]; };
 void main() {
   uint i = gpgpu_index();

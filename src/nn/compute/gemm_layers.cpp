@@ -219,7 +219,7 @@ class LinearRunner final : public StageKernels {
     weights_->run({{"x", *b_.x}, {"dy", *b_.dy}}, {{"g", sc_.gradients}});
     if (!input_) return;
     Args result{{"dx", *b_.dx}};
-    if (stage_.input_act != Act::None) result.emplace_back("xin", *b_.x);
+    if (!stage_.input_act.none()) result.emplace_back("xin", *b_.x);
     input_->run({{"dy", *b_.dy}, {"p", sc_.params}}, result);
   }
 
