@@ -143,8 +143,8 @@ class GraphedStep:
         total = torch.zeros((), device=x.device)
         for s in range(steps):
             idx = perm[s * batch:(s + 1) * batch]
-            self.x.copy_(x[idx])
-            self.y.copy_(y[idx])
+            torch.index_select(x, 0, idx, out=self.x)  # the batch into the static input
+            torch.index_select(y, 0, idx, out=self.y)
             self.graph.replay()
             total += self.loss.detach()
         return steps, total
