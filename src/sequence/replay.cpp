@@ -26,26 +26,11 @@ void issue_gl(bool check_each, Call&& call, const char* text) {
 }
 #define REPLAY_GL(check_each, expr) issue_gl((check_each), [&] { expr; }, #expr)
 
-struct Binding {
-  GLuint name = 0;
-  GLsizeiptr bytes = -1;  // -1: unknown
-};
-
-struct Unit {
-  GLuint name = 0;
-  GLenum target = 0;  // 0: unknown
-};
-
-// The GL state a replay tracks between its dispatches.
-struct Bound {
-  GLuint program = 0;
-  std::vector<Binding> storage;
-  std::vector<Unit> textures, images;
-};
+using Bound = BoundState;
 
 void bind_blocks(const DispatchRecord& r, Bound& bound, bool check_each) {
   for (const auto& b : r.blocks) {
-    Binding& now = bound.storage[b.binding];
+    Bound::Binding& now = bound.storage[b.binding];
     if (now.name == b.gl_name && now.bytes == b.bytes) continue;
     REPLAY_GL(check_each,
               glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.binding, b.gl_name, 0, b.bytes));
@@ -57,14 +42,14 @@ void bind_textures(ContextState& state, const DispatchRecord& r, Bound& bound) {
   for (const auto& t : r.textures) {
     switch (t.kind) {
       case RecordedTexture::Kind::Sampler: {
-        Unit& now = bound.textures[t.unit];
+        Bound::Unit& now = bound.textures[t.unit];
         if (now.name == t.gl_name && now.target == t.target) break;
         bind_texture_unit(t.unit, t.target, t.gl_name);
         now = {t.gl_name, t.target};
         break;
       }
       case RecordedTexture::Kind::BufferTexels: {
-        Unit& now = bound.textures[t.unit];
+        Bound::Unit& now = bound.textures[t.unit];
         if (now.name == t.gl_name && now.target == GL_TEXTURE_BUFFER) break;
         attach_buffer_view(state, t.unit, t.format, t.gl_name);
         now = {t.gl_name, GL_TEXTURE_BUFFER};
@@ -72,7 +57,7 @@ void bind_textures(ContextState& state, const DispatchRecord& r, Bound& bound) {
       }
       case RecordedTexture::Kind::Image: {
         // Bound read-write, as a run binds images (the shader's qualifiers still apply).
-        Unit& now = bound.images[t.unit];
+        Bound::Unit& now = bound.images[t.unit];
         if (now.name == t.gl_name && now.target == GL_READ_WRITE) break;
         GL(glBindImageTexture(t.unit, t.gl_name, 0, t.layered, 0, GL_READ_WRITE, t.format));
         now = {t.gl_name, GL_READ_WRITE};
@@ -143,10 +128,11 @@ void unbind(SequenceData& d) {
 }  // namespace
 
 void issue(SequenceData& d) {
-  Bound bound;
-  bound.storage.resize(d.binding_points);
-  bound.textures.resize(d.texture_units);
-  bound.images.resize(d.image_units);
+  Bound& bound = d.bound;
+  bound.program = 0;
+  bound.storage.assign(d.binding_points, {});
+  bound.textures.assign(d.texture_units, {});
+  bound.images.assign(d.image_units, {});
   forget_overwritten_uniforms(d);
   try {
     GpuTimer timer(*d.state, d.timing);

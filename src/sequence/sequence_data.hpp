@@ -40,6 +40,22 @@ struct ProgramSlot {
   std::vector<std::size_t> shadows;        // its uniforms' UniformShadows
 };
 
+// The GL state a replay tracks between its dispatches (reset at the start of each replay:
+// anything may have changed it since). Kept here so that a replay allocates nothing.
+struct BoundState {
+  struct Binding {
+    GLuint name = 0;
+    GLsizeiptr bytes = -1;  // -1: unknown
+  };
+  struct Unit {
+    GLuint name = 0;
+    GLenum target = 0;  // 0: unknown
+  };
+  GLuint program = 0;
+  std::vector<Binding> storage;
+  std::vector<Unit> textures, images;
+};
+
 struct CompiledDispatch {
   std::size_t program_slot = 0;
   std::vector<std::size_t> shadow;  // per recorded uniform, its UniformShadow
@@ -63,6 +79,7 @@ struct SequenceData {
   std::vector<GLuint> storage_bindings;  // binding points used (unbound after a replay)
   GLuint binding_points = 0;             // one more than the highest
   GLuint texture_units = 0, image_units = 0;
+  BoundState bound;  // replay's scratch
 };
 
 // Derives the barriers, checks and shadows from `d.dispatches`.
