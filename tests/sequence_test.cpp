@@ -250,6 +250,16 @@ TEST(Sequence, RecordTimeErrorsAreRunsErrors) {
   Sequence s(ctx());
   EXPECT_EQ(thrown_by([&] { s.record(c.scale, disagree); }),
             thrown_by([&] { c.scale.run(disagree); }));
+  // A moved-from kernel: run()'s error. A kernel of another Context: refused.
+  {
+    ComputeKernel moved(ctx(), scale_source, {}, "moved");
+    ComputeKernel into(std::move(moved));
+    const Args args{{"x", c.bx}, {"y", c.by}, {"a", 1.0f}, {"b", 1.0f}};
+    EXPECT_EQ(thrown_by([&] { s.record(moved, args); }), thrown_by([&] { moved.run(args); }));
+    gpgpu::Context other;
+    ComputeKernel foreign(other, scale_source, {}, "foreign");
+    EXPECT_THROW(s.record(foreign, args), gpgpu::ArgumentError);
+  }
   // What only a record refuses: host arrays (they would have to travel at every replay).
   std::vector<float> host = poisoned(100);
   EXPECT_THROW(s.record(c.scale, {{"x", c.x}, {"y", c.by}, {"a", 1.0f}, {"b", 1.0f}}),

@@ -78,10 +78,12 @@ bool Sequence::capturing(const Context& context) {
 
 namespace {
 
+// A kernel of another Context would run at once (the capture is this Context's). A moved-from
+// kernel throws run()'s own error inside the capture.
 void check_kernel(const detail::SequenceData& d, const ComputeKernel& kernel) {
-  if (kernel.context_state() != d.state) {
-    throw ArgumentError(fmt::format(
-        "sequence '{}': the kernel belongs to another Context (or was moved from)", d.label));
+  if (kernel.context_state() && kernel.context_state() != d.state) {
+    throw ArgumentError(
+        fmt::format("sequence '{}': the kernel belongs to another Context", d.label));
   }
 }
 
