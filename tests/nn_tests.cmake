@@ -45,3 +45,8 @@ if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
   add_dependencies(nn_cli_test gpgpu_cli)
   target_compile_definitions(nn_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
 endif()
+if(TARGET gpgpu_nn)
+  # The compute backend's replayed passes (gpgpu::Sequence) against every kernel run alone.
+  gpgpu_add_test(nn_replay_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_replay_test.cpp
+                 LIBS gpgpu_nn_test_support)
+endif()

@@ -106,6 +106,8 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   // per-process budget that keeps a user's first run short (docs/startup.md).
   nn::BackendOptions tuned;
   tuned.autotune_seconds = std::numeric_limits<double>::infinity();
+  tuned.replay = o.replay;
+  report["replay"] = o.replay;
   for (std::size_t batch : o.batches) {
     const auto t =
         time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, 0, &last);

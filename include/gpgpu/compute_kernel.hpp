@@ -117,6 +117,10 @@ class ComputeKernel {
   std::vector<KernelVariable> variables() const;
   // The label given at construction (it names the kernel in errors and profiles).
   const std::string& label() const;
+  // Whether the kernel was made from `context` (and not moved from).
+  bool belongs_to(const Context& context) const noexcept;
+  // For the library's own use (prefer belongs_to); not part of the manual.
+  const std::shared_ptr<detail::ContextState>& context_state() const noexcept { return state_; }
 
   // GPU nanoseconds of the last run's dispatch, when timing is on and the device has
   // timer queries (GL_EXT_disjoint_timer_query); otherwise -1.

@@ -36,7 +36,8 @@
 namespace gpgpu {
 
 // What record() needs of a kernel: its label and the GPU time of its last run.
-// ComputeKernel, TransformFeedbackKernel, FragmentKernel and MatmulPlan's kernels have them.
+// ComputeKernel, TransformFeedbackKernel, FragmentKernel, MatmulPlan's kernels and Sequence
+// (a whole replay) have them.
 template <class K>
 concept TimedKernel = requires(const K& kernel) {
   { kernel.label() } -> std::convertible_to<std::string>;

@@ -27,10 +27,11 @@ Binding rules (docs/python.md has them all):
     was given; nothing runs and no array changes when an argument is wrong;
   * the GIL is released while the GPU works; a Context serves the thread that made it.
 
-Contents: Context, list_devices, ComputeKernel, TransformFeedbackKernel, FragmentKernel,
-Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
-submodule (gpgpu.js.GPGPU), the nn submodule (networks: gpgpu.nn.Sequential), the earth
-submodule (the shallow-water model: gpgpu.earth.Model), the exceptions, and default_context().
+Contents: Context, list_devices, ComputeKernel, Sequence (dispatches recorded once and
+replayed), TransformFeedbackKernel, FragmentKernel, Buffer, Texture, In/Out/InOut, row_major,
+matmul, MatmulPlan, matmul_methods, the js submodule (gpgpu.js.GPGPU), the nn submodule
+(networks: gpgpu.nn.Sequential), the earth submodule (the shallow-water model:
+gpgpu.earth.Model), the exceptions, and default_context().
 """
 
 import sys as _sys
@@ -59,6 +60,8 @@ from ._gpgpu import (
     Out,
     OutOfMemoryError,
     RowMajor,
+    Sequence,
+    SequenceUniform,
     SizeMismatchError,
     Texture,
     TransferError,

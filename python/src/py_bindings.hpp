@@ -15,6 +15,7 @@ void bind_arrays(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_texture(py::module_& m);
 void bind_compute_kernel(py::module_& m);
+void bind_sequence(py::module_& m);
 void bind_transform_feedback_kernel(py::module_& m);
 void bind_fragment_kernel(py::module_& m);
 void bind_gpgpu_js(py::module_& m);

@@ -56,21 +56,27 @@ BoundCall PyComputeKernel::bind(const py::dict& values, const py::object& out,
   return bind_call(table, kernel->label(), values, parse_out(out), sizing, copy);
 }
 
+CallSize PyComputeKernel::size_of(const py::object& items, const py::object& groups) const {
+  CallSize s;
+  if (!items.is_none()) s.items = size3_from(items, "items");
+  if (!groups.is_none()) s.groups = size3_from(groups, "groups");
+  if (s.items && s.groups) {
+    throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+  }
+  s.one_dimensional = s.items && py::isinstance<py::int_>(items);
+  return s;
+}
+
 void PyComputeKernel::launch(const Args& args, const py::object& items, const py::object& groups) {
-  const std::optional<Size3> n =
-      items.is_none() ? std::nullopt : std::optional(size3_from(items, "items"));
-  const std::optional<Size3> g =
-      groups.is_none() ? std::nullopt : std::optional(size3_from(groups, "groups"));
-  if (n && g) throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
-  const bool one_dimensional = n && py::isinstance<py::int_>(items);
+  const CallSize s = size_of(items, groups);
   context->use();
   py::gil_scoped_release unlocked;
-  if (g) {
-    kernel->run_groups(args, *g);
-  } else if (one_dimensional) {
-    kernel->run(args, n->x);
-  } else if (n) {
-    kernel->run(args, *n);
+  if (s.groups) {
+    kernel->run_groups(args, *s.groups);
+  } else if (s.one_dimensional) {
+    kernel->run(args, s.items->x);
+  } else if (s.items) {
+    kernel->run(args, *s.items);
   } else {
     kernel->run(args);
   }

@@ -525,6 +525,7 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
   const auto& pi = program().interface();
   const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
+  state_->refuse_while_capturing("a FragmentKernel run");
   const std::string& name = label_;
   const auto& info = state_->info;
   const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);

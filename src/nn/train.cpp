@@ -254,13 +254,23 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   s.feed->set_order(order);
   s.engine->reset_accumulators();
   EpochReports reports{s.engine, result, on_progress, steps, shard, start};
+  // Without hooks or a timeline, a step is one call the backend may replay from a recording.
+  const bool whole_steps = !o.gradient_hook && !o.gradients_ready && o.timeline == nullptr;
   for (std::size_t step = 0; step < steps; ++step) {
     mark(s, "step");
-    s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
-    s.plan->forward(detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step)));
-    s.plan->loss(shard, true, false, 0);
-    backward_with_hooks(s);
-    s.engine->update(o.optimizer, lr, s.steps + 1);
+    const std::size_t first = step * o.batch + o.shard.first;
+    const std::uint32_t seed = detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step));
+    if (whole_steps) {
+      s.engine->train_step(
+          *s.plan, *s.feed,
+          {first, shard, &o.augmentation, epoch_seed, seed, &o.optimizer, lr, s.steps + 1});
+    } else {
+      s.plan->gather(*s.feed, first, shard, o.augmentation, epoch_seed);
+      s.plan->forward(seed);
+      s.plan->loss(shard, true, false, 0);
+      backward_with_hooks(s);
+      s.engine->update(o.optimizer, lr, s.steps + 1);
+    }
     // With the gradients through the host the queue drained: the update and the next
     // forward pass start now rather than at the next step's first wait.
     if (o.gradients_ready) s.engine->submit();

@@ -64,6 +64,11 @@ struct ModelOptions {
   // 20% fewer steps a second with it).
   enum class SwapOverlap { Auto, On, Off };
   SwapOverlap overlap_swaps = SwapOverlap::Auto;  // (above)
+  // One process: replay each step's 8 to 10 dispatches from a recorded gpgpu::Sequence
+  // (docs/sequences.md), the same dispatches and bits for less CPU per step, which is what
+  // limits small grids. Not with kernel timing (Model::set_kernel_timing) or a timeline,
+  // which see each dispatch; never across ranks, whose steps exchange halos between them.
+  bool replay_steps = true;
 };
 
 // Throws ArgumentError for a non-positive courant, a negative correction, diffusion time or

@@ -86,6 +86,12 @@ struct BackendOptions {
   // Wall time a process spends tuning at most, over all models; GEMMs met after that run the
   // cost model's first choice now and are tuned by a later process. Infinity: no bound.
   double autotune_seconds = 1.0;
+  // Compute backend: replay a plan's forward and backward passes from a recorded
+  // gpgpu::Sequence after their first run (docs/sequences.md): the same dispatches and the
+  // same bits, far less CPU per step. Not with dropout (its masks' seeds change each pass on
+  // the host), nor under GPGPU_NN_PROFILE (which times each stage). false: every kernel runs
+  // on its own.
+  bool replay = true;
 };
 
 // The backend `backend` stands for on `context`: Auto becomes Cpu on software rasterizers

@@ -3,9 +3,11 @@
 // made once (the stages, checks and loops are plan/staged_plan.hpp's); gathering, loss and
 // update kernels.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@
 #include "model_state.hpp"
 #include "plan/gpu_engine.hpp"
 #include "plan/optimizer_step.hpp"
+#include "replayed_pass.hpp"
 #include "runners.hpp"
 
 namespace gpgpu::nn::detail {
@@ -45,6 +48,7 @@ class ComputeEngine;
 class ComputePlan final : public StagedPlan {
  public:
   ComputePlan(ComputeEngine& engine, const PlanKey& key);
+  void forward(std::uint32_t seed) override;
   using StagedPlan::backward;
   void backward(const std::function<void(std::size_t layer)>& layer_done) override;
   void load_input(const Buffer& x) override;
@@ -57,9 +61,13 @@ class ComputePlan final : public StagedPlan {
     check_input_gradient();
     return grads_[0].to_vector<float>();
   }
+  // Whether the passes may be replayed (replayed_pass.hpp): not while GPGPU_NN_PROFILE times
+  // each stage, nor with dropout, whose masks' seeds are set on the host at every pass.
+  bool replay_passes() const;
 
  private:
   ComputeEngine& engine_;
+  ReplayedPass forward_pass_, backward_pass_;
   std::vector<Buffer> acts_, grads_;
   Buffer labels_;
   std::optional<BatchGather> gather_;
@@ -106,6 +114,7 @@ class ComputeEngine final : public GpuEngine {
   std::unique_ptr<DataFeed> make_feed(const DeviceDataset& data) override {
     return std::make_unique<ComputeFeed>(context(), data);
   }
+  void train_step(Plan& plan, DataFeed& feed, const TrainStep& t) override;
   void reset_optimizer(const Optimizer& optimizer) override;
   void update(const Optimizer& optimizer, float learning_rate, std::size_t step) override;
   void reset_accumulators() override {
@@ -147,10 +156,102 @@ class ComputeEngine final : public GpuEngine {
   }
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
+  // A whole training step recorded (train_step): what decides its dispatches, and the
+  // handles on the values that change from step to step.
+  using StepKey = std::tuple<const Plan*, const DataFeed*, std::size_t, bool, int, std::size_t,
+                             std::array<float, 4>>;
+  struct RecordedStep {
+    explicit RecordedStep(StepKey k, std::size_t c = 0) : key(std::move(k)), calls(c) {}
+    StepKey key;
+    std::size_t calls = 0;
+    std::optional<Sequence> sequence;
+    std::optional<SequenceUniform> first, epoch_seed, learning_rate, correction1, correction2;
+  };
+  StepKey step_key(const Plan& plan, const DataFeed& feed, const TrainStep& t) const;
+  void record_step(ComputePlan& plan, DataFeed& feed, const TrainStep& t, RecordedStep& r);
+  void set_step_values(const TrainStep& t, RecordedStep& r);
+
   Buffer params_, grads_, acc_, first_moment_, second_moment_;
   std::optional<MappedGradients> host_grads_;
   std::optional<ComputeKernel> update_;
+  std::optional<RecordedStep> recorded_step_;
 };
+
+ComputeEngine::StepKey ComputeEngine::step_key(const Plan& plan, const DataFeed& feed,
+                                               const TrainStep& t) const {
+  std::array<float, 4> hyper{};
+  if (const auto* sgd = std::get_if<SGD>(t.optimizer)) {
+    hyper = {sgd->momentum, sgd->weight_decay, 0, 0};
+  } else {
+    const auto& adam = std::get<Adam>(*t.optimizer);
+    hyper = {adam.beta1, adam.beta2, adam.epsilon, adam.weight_decay};
+  }
+  return {&plan, &feed, t.valid, t.augmentation->flip, t.augmentation->shift, t.optimizer->index(),
+          hyper};
+}
+
+// Records the step's dispatches into one Sequence, in three captures so that each value's
+// dispatches are known: the gather (first, the augmentation's seed), the passes and loss,
+// the update (learning rate, Adam's corrections).
+void ComputeEngine::record_step(ComputePlan& plan, DataFeed& feed, const TrainStep& t,
+                                RecordedStep& r) {
+  r = RecordedStep(r.key, r.calls);
+  r.sequence.emplace(context(), "nn training step");
+  Sequence& s = *r.sequence;
+  s.capture([&] { plan.gather(feed, t.first, t.valid, *t.augmentation, t.epoch_seed); });
+  const std::size_t gathered = s.size();
+  s.capture([&] {
+    plan.forward(t.seed);
+    plan.loss(t.valid, true, false, 0);
+    plan.backward();
+  });
+  const std::size_t updating = s.size();
+  s.capture([&] { update(*t.optimizer, t.learning_rate, t.step); });
+  r.first = s.uniform("first", 0, gathered);
+  if (t.augmentation->enabled()) r.epoch_seed = s.uniform("seed", 0, gathered);
+  if (updating == s.size()) return;  // nothing trainable: no update
+  r.learning_rate = s.uniform("lr", updating, s.size());
+  if (std::holds_alternative<Adam>(*t.optimizer)) {
+    r.correction1 = s.uniform("correction1", updating, s.size());
+    r.correction2 = s.uniform("correction2", updating, s.size());
+  }
+}
+
+void ComputeEngine::set_step_values(const TrainStep& t, RecordedStep& r) {
+  r.first->set(static_cast<std::uint32_t>(t.first));
+  if (r.epoch_seed) r.epoch_seed->set(t.epoch_seed);
+  if (r.learning_rate) r.learning_rate->set(t.learning_rate);
+  if (r.correction1) {
+    const AdamCorrections c = adam_corrections(std::get<Adam>(*t.optimizer), t.step);
+    r.correction1->set(c.first);
+    r.correction2->set(c.second);
+  }
+}
+
+// The first step of a kind runs as it is (kernels made, GEMMs tuned), the second is recorded
+// and replayed, later ones only replayed with their values: the dispatches the parts would
+// issue, so the same bits.
+void ComputeEngine::train_step(Plan& plan, DataFeed& feed, const TrainStep& t) {
+  auto& p = static_cast<ComputePlan&>(plan);
+  if (!p.replay_passes()) return Engine::train_step(plan, feed, t);
+  const StepKey key = step_key(plan, feed, t);
+  if (!recorded_step_ || recorded_step_->key != key) recorded_step_.emplace(key);
+  RecordedStep& r = *recorded_step_;
+  if (r.calls++ == 0) return Engine::train_step(plan, feed, t);
+  if (!r.sequence || !r.sequence->replayable()) {
+    try {
+      record_step(p, feed, t, r);  // with this step's values
+    } catch (const UnsupportedError&) {
+      // Something in the step would have to run at once (a transfer): run it as it is.
+      r.sequence.reset();
+      return Engine::train_step(plan, feed, t);
+    }
+  } else {
+    set_step_values(t, r);
+    device_gradients_written();  // what the recorded backward pass did on the host
+  }
+  r.sequence->replay();
+}
 
 void ComputeEngine::reset_optimizer(const Optimizer& optimizer) {
   const std::size_t n = std::max<std::size_t>(model_.trainable, 1);
@@ -200,13 +301,30 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
                model_.trainable);
 }
 
+bool ComputePlan::replay_passes() const {
+  const auto& stages = plan().stages;
+  return engine_.model().options.replay && !timer().enabled() &&
+         std::none_of(stages.begin(), stages.end(),
+                      [](const Stage& s) { return s.kind == Stage::Kind::Dropout; });
+}
+
+void ComputePlan::forward(std::uint32_t seed) {
+  if (!replay_passes()) return StagedPlan::forward(seed);
+  forward_pass_.run([&] { StagedPlan::forward(seed); });
+}
+
 void ComputePlan::backward(const std::function<void(std::size_t layer)>& layer_done) {
   engine_.device_gradients_written();
-  StagedPlan::backward(layer_done);
+  // A caller told of each layer as it finishes (gradient staging) gets the stages one by one.
+  if (layer_done || !replay_passes()) return StagedPlan::backward(layer_done);
+  backward_pass_.run([&] { StagedPlan::backward({}); });
 }
 
 ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
-    : StagedPlan(engine.model(), key, "compute"), engine_(engine) {
+    : StagedPlan(engine.model(), key, "compute"),
+      engine_(engine),
+      forward_pass_(engine.context(), fmt::format("nn forward, batch {}", key.batch)),
+      backward_pass_(engine.context(), fmt::format("nn backward, batch {}", key.batch)) {
   const Context& ctx = engine.context();
   const StagePlan& p = plan();
   for (std::size_t s = 0; s < p.slot_count(); ++s) {
