@@ -42,3 +42,11 @@ if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
   add_dependencies(nn_cli_test gpgpu_cli)
   target_compile_definitions(nn_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
 endif()
+if(TARGET gpgpu_nn)
+  # The compute backend's plans of the built-in networks under every device-limit profile:
+  # each kernel's storage blocks, bindings, work group and shared memory, read from its source.
+  gpgpu_add_test(nn_planner_limits_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_planner_limits_test.cpp
+                 LIBS gpgpu::nn)
+  target_include_directories(nn_planner_limits_test PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                            ${PROJECT_SOURCE_DIR}/src/nn)
+endif()
