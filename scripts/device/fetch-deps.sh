@@ -15,7 +15,7 @@ cd .deps
 rm -f ./*.deb
 apt-get -qq $o download libgtest-dev libgmock-dev googletest libcli11-dev libfmt-dev libfmt9 \
     nlohmann-json3-dev libpng-dev libpng16-16 zlib1g-dev pybind11-dev \
-    libonnx-dev libonnx1 libprotobuf-dev libprotobuf32 2>&1 | grep -v 'unsandboxed' || true
+    libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 2>&1 | grep -v 'unsandboxed' || true
 cat > prelude.sh <<'PRE'
 # Sourced on the GPU machine: makes gpgpu's build dependencies findable by CMake.
 deps_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
