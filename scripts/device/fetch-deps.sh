@@ -21,6 +21,13 @@ cat > prelude.sh <<'PRE'
 deps_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p /opt/gpgpu-deps
 for f in "$deps_here"/*.deb; do dpkg -x "$f" /opt/gpgpu-deps; done
+# zlib1g-dev's libz.so points at Debian's libz.so.1.2.13, which the image does not have: link
+# the image's own, and drop the static libz.a, which a shared object (the Python module) cannot use.
+zdir=/opt/gpgpu-deps/usr/lib/x86_64-linux-gnu
+if [ -e /lib/x86_64-linux-gnu/libz.so.1 ]; then
+  ln -sf /lib/x86_64-linux-gnu/libz.so.1 "$zdir/libz.so"
+  rm -f "$zdir/libz.a"
+fi
 export CMAKE_PREFIX_PATH=/opt/gpgpu-deps/usr:/opt/gpgpu-deps/usr/lib/x86_64-linux-gnu/cmake:/opt/gpgpu-deps/usr/share/cmake${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
 export LD_LIBRARY_PATH=/opt/gpgpu-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export CPATH=/opt/gpgpu-deps/usr/include${CPATH:+:$CPATH}
