@@ -27,6 +27,18 @@ bool DeviceInfo::has_color_buffer_float() const {
   return has_extension("GL_EXT_color_buffer_float");
 }
 
+bool DeviceInfo::has_texture_buffers() const {
+  return gl_major > 3 || (gl_major == 3 && gl_minor >= 2) || !texture_buffer_extension().empty();
+}
+
+std::string DeviceInfo::texture_buffer_extension() const {
+  if (gl_major > 3 || (gl_major == 3 && gl_minor >= 2)) return "";
+  for (const char* name : {"GL_EXT_texture_buffer", "GL_OES_texture_buffer"}) {
+    if (has_extension(name)) return name;
+  }
+  return "";
+}
+
 bool DeviceInfo::has_subgroup_features(std::uint32_t features) const {
   return subgroup_size > 0 && subgroup_in_compute && (subgroup_features & features) == features;
 }

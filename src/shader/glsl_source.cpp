@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "shader/glsl_preprocessor.hpp"
 
 namespace gpgpu::detail {
 
@@ -85,6 +86,90 @@ void check_define(const std::string& name, const std::string& value) {
   }
 }
 
+// The text names a buffer-texture type (samplerBuffer, imageBuffer and their int/uint forms)
+// outside a // comment.
+bool names_texture_buffers(std::string_view text) {
+  static const std::set<std::string_view> types = {"samplerBuffer",  "isamplerBuffer",
+                                                   "usamplerBuffer", "imageBuffer",
+                                                   "iimageBuffer",   "uimageBuffer"};
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (!word_char(text[i])) {
+      ++i;
+    } else {
+      const std::size_t start = i;
+      while (i < text.size() && word_char(text[i])) ++i;
+      if (types.count(text.substr(start, i - start)) != 0) return true;
+    }
+  }
+  return false;
+}
+
+bool names_word(std::string_view text, std::string_view word) {
+  for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const auto end = at + word.size();
+    const bool starts =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    const bool ends = end == text.size() ||
+                      !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// The lines the compiler sees name a buffer-texture type, themselves or through #defines
+// (`#define KSAMPLER usamplerBuffer` ... `uniform highp KSAMPLER keys;`).
+bool compiles_texture_buffers(const std::string& source) {
+  Preprocessed p;
+  try {
+    p = preprocess(source);
+  } catch (const CompileError&) {
+    return true;  // a conditional the reader cannot evaluate: assume the type is used
+  }
+  std::set<std::string> typed;  // macros whose value names the type, directly or not
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, value] : p.macros) {
+      if (typed.count(name) != 0) continue;
+      bool names = names_texture_buffers(value);
+      for (const auto& t : typed) names = names || names_word(value, t);
+      if (names) grew = typed.insert(name).second;
+    }
+  }
+  if (names_texture_buffers(p.lines)) return true;
+  for (const auto& name : typed) {
+    if (names_word(p.lines, name)) return true;
+  }
+  return false;
+}
+
+// Buffer textures are core in GLSL ES 3.20; at 3.10 a shader that compiles one in enables
+// the device's extension for them (added after #version unless the source does), and a
+// device with neither is refused by name rather than with the compiler's "illegal use of
+// reserved word".
+std::string with_texture_buffers(std::string source, const DeviceInfo& info) {
+  if (info.gl_major > 3 || info.gl_minor >= 2 || !names_texture_buffers(source)) return source;
+  if (!compiles_texture_buffers(source)) return source;
+  if (!info.has_texture_buffers()) {
+    throw UnsupportedError(fmt::format(
+        "the shader uses buffer textures (samplerBuffer / imageBuffer, gpgpu::texels), which "
+        "need OpenGL ES 3.2 or GL_EXT_texture_buffer; this device has OpenGL ES {}.{} without "
+        "it{}",
+        info.gl_major, info.gl_minor,
+        info.limit_profile.empty() ? "" : " under the device-limit profile " + info.limit_profile));
+  }
+  const std::string directive = "#extension " + info.texture_buffer_extension();
+  if (source.find(directive) == std::string::npos) {
+    source.insert(source.find('\n') + 1, directive + " : require\n");
+  }
+  return source;
+}
+
 }  // namespace
 
 int group_size(const DeviceInfo& info) {
@@ -150,7 +235,7 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
     out += line;
     out += '\n';
   }
-  return out;
+  return with_texture_buffers(std::move(out), info);
 }
 
 namespace {
