@@ -142,6 +142,21 @@ std::vector<std::pair<std::string, PrimitiveTuning>> tunings(const DeviceInfo& i
     out.emplace_back("subgroups, onesweep", sg);
   }
   for (auto& [name, t] : out) t = primitives::effective_tuning(info, t, std::nullopt);
+  // Shapes stored for a larger device (store_primitive_tuning keys them by the driver, not
+  // by the profile): the largest of each family, shrunk to this device's limits.
+  PrimitiveTuning large;
+  large.reduce_local = large.scan_local = 1024;
+  large.scan_scalars = 32;
+  large.sort_serial = 0;
+  large.sort_local = 512;
+  large.sort_keys = 32;
+  large.texel_loads = 0;
+  out.emplace_back("stored, ranked", primitives::effective_tuning(info, {}, large));
+  large.sort_serial = 1;
+  large.sort_local = 64;
+  large.sort_keys = 8192;
+  large.texel_loads = 1;
+  out.emplace_back("stored, serial", primitives::effective_tuning(info, {}, large));
   return out;
 }
 
