@@ -10,7 +10,9 @@
 #include "gl/gl.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/fragment_kernel.hpp"
 #include "gpgpu/limits.hpp"
+#include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
 #include "shader/glsl_source.hpp"
 #include "shader/shared_memory.hpp"
@@ -289,6 +291,69 @@ TEST(TextureBuffers, EnabledWhereTheDeviceHasThemAndRefusedWhereNot) {
   EXPECT_THROW(complete(via_define, es31), gpgpu::UnsupportedError);
   EXPECT_NO_THROW(complete(inactive, es31));
   EXPECT_NO_THROW(complete("// samplerBuffer in a comment\nvoid main() {}\n", es31));
+}
+
+}  // namespace
+
+namespace {
+
+// Without GL_EXT_color_buffer_float, float and vec4 fragment outputs are rendered through
+// integer twins: the host arrays must receive the very bits the shader computed.
+TEST(Limits, FloatFragmentOutputsRenderThroughIntegerTargetsBitForBit) {
+  gpgpu::FragmentKernel square(minimum(), R"(
+    uniform sampler2D A;
+    out float C;
+    layout(location = 1) out vec4 D;
+    void main() {
+      float a = gpgpu_fetch(A, gpgpu_index()).r;
+      C = a * a;
+      D = vec4(a, -a, 1.0 / a, a * 0.5);
+    })");
+  const std::size_t n = 3001;
+  const auto a = gpgpu::test::random_floats(n);
+  auto texture = gpgpu::Texture::from_array(minimum(), gpgpu::TexelType::Float, a);
+  std::vector<float> c(n, gpgpu::test::poison_float()), d(4 * n, gpgpu::test::poison_float());
+  square.run({{"A", texture}, {"C", c}, {"D", d}});
+  for (std::size_t i = 0; i < n; ++i) {
+    // Each value is one correctly rounded float32 operation: exact to compare with the host's.
+    ASSERT_EQ(c[i], a[i] * a[i]) << i;
+    ASSERT_EQ(d[4 * i + 0], a[i]) << i;
+    ASSERT_EQ(d[4 * i + 1], -a[i]) << i;
+    ASSERT_NEAR(d[4 * i + 2], 1.0 / a[i], 3 * gpgpu::test::eps32 * std::abs(1.0 / a[i])) << i;
+    ASSERT_EQ(d[4 * i + 3], a[i] * 0.5f) << i;
+  }
+}
+
+TEST(Limits, FloatTextureOutputsReceiveTheBitsOfTheirIntegerTwins) {
+  // A Texture output: the twin is rendered, then copied into the float Texture by a compute
+  // pass; the Texture must hold the very values, for the next pass to sample.
+  gpgpu::FragmentKernel k(minimum(), R"(
+    uniform sampler2D A;
+    out float C;
+    void main() { float a = texelFetch(A, gpgpu_coord(), 0).r; C = a * a; })");
+  const std::size_t rows = 37, cols = 53;
+  const auto a = gpgpu::test::random_floats(rows * cols);
+  auto in = gpgpu::Texture::from(minimum(), gpgpu::TexelType::Float, {rows, cols}, a);
+  gpgpu::Texture out(minimum(), gpgpu::TexelType::Float, {rows, cols});
+  k.run({{"A", in}, {"C", out}});
+  const auto c = out.to_vector<float>();
+  ASSERT_EQ(c.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(c[i], a[i] * a[i]) << i;  // one rounding
+}
+
+TEST(Limits, FloatFragmentOutputsThatCannotBeTwinnedAreRefusedByName) {
+  const std::string vec2_message = gpgpu::test::error_message_of(
+      [] { gpgpu::FragmentKernel k(minimum(), "out vec2 C; void main() { C = vec2(1.0); }"); });
+  EXPECT_NE(vec2_message.find("GL_EXT_color_buffer_float"), std::string::npos) << vec2_message;
+  EXPECT_NE(vec2_message.find("vec4"), std::string::npos) << vec2_message;
+  // Four vec4 outputs at locations 0-3 need four more for their twins: past 4 render targets.
+  const std::string many = gpgpu::test::error_message_of([] {
+    gpgpu::FragmentKernel k(minimum(), R"(
+      layout(location = 0) out vec4 A; layout(location = 1) out vec4 B;
+      layout(location = 2) out vec4 C; layout(location = 3) out vec4 D;
+      void main() { A = B = C = D = vec4(1.0); })");
+  });
+  EXPECT_NE(many.find("GL_MAX_DRAW_BUFFERS"), std::string::npos) << many;
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_predict_command);
   add(gpgpu::cli::add_earth_command);
   add(gpgpu::cli::add_export_web_command);
+  add(gpgpu::cli::add_export_onnx_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

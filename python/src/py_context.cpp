@@ -41,6 +41,11 @@ void PyContext::collect() {
   doomed.clear();  // on the owner thread: the GL objects are deleted properly
 }
 
+std::shared_ptr<PyContext> context_or_default(const py::object& ctx) {
+  if (!ctx.is_none()) return ctx.cast<std::shared_ptr<PyContext>>();
+  return py::module_::import("gpgpu").attr("default_context")().cast<std::shared_ptr<PyContext>>();
+}
+
 namespace {
 
 py::list int_list(const std::int64_t* values, int n) {
@@ -177,14 +182,22 @@ Context alive. `with gpgpu.Context() as ctx:` releases the GL objects when the b
           "release", [](PyContext& c) { c.use().release(); },
           "Frees every GL object and the EGL context now; objects made from this Context "
           "raise afterwards.")
-      .def_property_readonly("released", [](const PyContext& c) { return c.peek().released(); })
-      .def_property_readonly("is_software",
-                             [](const PyContext& c) { return c.peek().info().is_software; })
-      .def_property_readonly("renderer",
-                             [](const PyContext& c) { return c.peek().info().renderer; })
-      .def("clear_program_cache", [](PyContext& c) { c.use().clear_program_cache(); })
-      .def_property_readonly("cached_program_count",
-                             [](const PyContext& c) { return c.peek().cached_program_count(); })
+      .def_property_readonly(
+          "released", [](const PyContext& c) { return c.peek().released(); },
+          "True after release() (or leaving a with block).")
+      .def_property_readonly(
+          "is_software", [](const PyContext& c) { return c.peek().info().is_software; },
+          "True on llvmpipe (the CPU runs the shaders).")
+      .def_property_readonly(
+          "renderer", [](const PyContext& c) { return c.peek().info().renderer; },
+          "The GL renderer string, e.g. \"NVIDIA H200/PCIe/SSE2\" or \"llvmpipe (LLVM 15.0.6, "
+          "256 bits)\".")
+      .def(
+          "clear_program_cache", [](PyContext& c) { c.use().clear_program_cache(); },
+          "Drops every cached compiled program (kernels keep their own; others recompile).")
+      .def_property_readonly(
+          "cached_program_count", [](const PyContext& c) { return c.peek().cached_program_count(); },
+          "How many compiled programs the Context keeps for reuse.")
       .def("__enter__", [](std::shared_ptr<PyContext> c) { return c; })
       .def("__exit__", [](PyContext& c, py::args) { c.use().release(); })
       .def("__repr__", &describe);

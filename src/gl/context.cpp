@@ -58,6 +58,15 @@ void ContextState::throw_if_unusable() const {
   if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
 }
 
+void ContextState::refuse_while_capturing(const char* what) const {
+  if (capture == nullptr) return;
+  throw UnsupportedError(fmt::format(
+      "{} while a gpgpu::Sequence captures this Context's kernels: only ComputeKernel runs "
+      "are recorded, and this would run at once, out of order with them; do it before or "
+      "after the capture",
+      what));
+}
+
 TransferEngine& ContextState::engine() {
   ensure_current();
   if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);
@@ -159,6 +168,7 @@ void finish_context_setup(ContextState& state, const ContextOptions& options) {
   state.ext = load_extension_functions(state.info);
   state.data_path = options.data_path;
   if (options.debug) enable_debug_output(state.info);
+  state.debug = options.debug;
   const LoopLimit loops = measure_loop_limit(state.info, state.platform);
   state.info.max_loop_iterations = loops.max_iterations;
   state.info.loop_cap_shared_by_all_loops = loops.shared_by_all_loops;

@@ -103,6 +103,7 @@ std::string DeviceInfo::to_string() const {
   line("timer queries (GL_EXT_disjoint_timer_query)", has_timer_query() ? "yes" : "no");
   line("buffer storage (GL_EXT_buffer_storage)", has_buffer_storage() ? "yes" : "no");
   line("float render targets (GL_EXT_color_buffer_float)", has_color_buffer_float() ? "yes" : "no");
+  line("texture buffers (ES 3.2, GL_EXT_texture_buffer)", has_texture_buffers() ? "yes" : "no");
   line("shader loop cap (iterations per invocation)",
        max_loop_iterations == 0
            ? fmt::format("none seen in a loop of {}", loop_probe_iterations)

@@ -520,6 +520,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   const detail::Program& program = this->program();
   const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
+  state_->refuse_while_capturing("a TransformFeedbackKernel run");
   const auto& pi = *interface_;
   const auto& plan = *plan_;
   const std::string& name = label_;

@@ -157,11 +157,11 @@ std::string with_texture_buffers(std::string source, const DeviceInfo& info) {
   if (!compiles_texture_buffers(source)) return source;
   if (!info.has_texture_buffers()) {
     throw UnsupportedError(fmt::format(
-        "the shader uses buffer textures (samplerBuffer / imageBuffer, gpgpu::texels), which "
-        "need OpenGL ES 3.2 or GL_EXT_texture_buffer; this device has OpenGL ES {}.{} without "
-        "it{}",
-        info.gl_major, info.gl_minor,
-        info.limit_profile.empty() ? "" : " under the device-limit profile " + info.limit_profile));
+        "the kernel uses a texture buffer (samplerBuffer or imageBuffer, as gpgpu::texels binds "
+        "a Buffer), which needs OpenGL ES 3.2 or GL_EXT_texture_buffer; this device ({}, OpenGL "
+        "ES {}.{}{}) has neither; read the Buffer as a storage buffer instead",
+        info.renderer, info.gl_major, info.gl_minor,
+        info.limit_profile.empty() ? "" : ", device-limit profile " + info.limit_profile));
   }
   const std::string directive = "#extension " + info.texture_buffer_extension();
   if (source.find(directive) == std::string::npos) {

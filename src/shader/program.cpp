@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "gpgpu/error.hpp"
+#include "shader/glsl_access.hpp"
 #include "shader/program_binary_cache.hpp"
 #include "shader/program_limits.hpp"
 
@@ -44,6 +45,11 @@ Program::Program(GLuint linked, const std::vector<ShaderStage>& stages, std::str
                                                       : introspect(id_, is_compute(stages));
     reject_uniform_blocks(interface_, label_);
     if (context) check_program_fits(interface_, stages, context->info, label_);
+    // Which blocks and images a compute shader only reads or only writes (for the hazards
+    // of recorded sequences); the driver does not report memory qualifiers.
+    for (const auto& stage : stages) {
+      if (stage.type == GL_COMPUTE_SHADER) read_declared_access(stage.source, interface_);
+    }
   } catch (...) {
     glDeleteProgram(id_);
     glGetError();

@@ -12,13 +12,18 @@ namespace gpgpu::detail {
 // Which stages of a program use a variable or block (GL_REFERENCED_BY_*_SHADER).
 enum StageBits : unsigned { kVertexStage = 1, kFragmentStage = 2, kComputeStage = 4 };
 
+// How a shader declares access to a storage block or an image (its memory qualifiers, read
+// from the source: glsl_access.hpp).
+enum class MemoryAccess { ReadWrite, ReadOnly, WriteOnly };
+
 struct UniformVariable {
   std::string name;  // without a trailing "[0]"
   GlslType type;
   int array_size = 1;  // 1 for a non-array
   bool is_array = false;
   GLint location = -1;
-  unsigned stages = 0;  // StageBits
+  unsigned stages = 0;                            // StageBits
+  MemoryAccess access = MemoryAccess::ReadWrite;  // images: readonly / writeonly
 };
 
 // A shader storage block. Host arrays bind to blocks whose only member is an array
@@ -35,8 +40,9 @@ struct StorageBlock {
   std::int64_t array_stride = 0;
   std::int64_t matrix_stride = 0;
   bool row_major = false;
-  std::vector<std::string> members;  // all member names, for messages
-  unsigned stages = 0;               // StageBits
+  std::vector<std::string> members;               // all member names, for messages
+  unsigned stages = 0;                            // StageBits
+  MemoryAccess access = MemoryAccess::ReadWrite;  // readonly / writeonly
 };
 
 // A vertex-shader input or a vertex/fragment output.

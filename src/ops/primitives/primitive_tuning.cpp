@@ -263,6 +263,7 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
   check_work_groups(ctx.info(), t);
   check_shared_memory(ctx, t);
   primitives::registry(ctx).tuning = t;
+  primitives::registry(ctx).forget_recordings();  // they hold the old shapes' kernels
 }
 
 PrimitiveTuning primitive_tuning(const Context& ctx) {

@@ -172,20 +172,26 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   const ScanPlan p = plan_for(ctx, in.element_type(), o.components, op, o.algorithm);
   const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
   const ScanCall call{&in, &out, r, out_first, o.components, inclusive};
-  switch (p.path) {
-    case ScanPath::Subgroup:
-      subgroup_single_pass(ctx, call, p, vec4_io);
-      break;
-    case ScanPath::SinglePass:
-      single_pass(ctx, call, p, vec4_io);
-      break;
-    case ScanPath::Serial:
-      serial_reduce_then_scan(ctx, call, p, vec4_io);
-      break;
-    case ScanPath::ReduceThenScan:
-      reduce_then_scan(ctx, call, p, vec4_io);
-      break;
-  }
+  // Replayed from a recording after the first call with the same Buffers and kernels.
+  const std::string key = fmt::format("scan {} {} {}+{} {} c{} i{} [{}] [{}] [{}]", in.gl_name(),
+                                      out.gl_name(), r.first, r.count, out_first, o.components,
+                                      inclusive, p.totals.key, p.small.key, p.pass.key);
+  primitives::registry(ctx).replay_call(ctx, key, [&] {
+    switch (p.path) {
+      case ScanPath::Subgroup:
+        subgroup_single_pass(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::SinglePass:
+        single_pass(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::Serial:
+        serial_reduce_then_scan(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::ReduceThenScan:
+        reduce_then_scan(ctx, call, p, vec4_io);
+        break;
+    }
+  });
 }
 
 template <class T>
