@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cache_support.hpp"
 #include "gl/gl.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/limits.hpp"
@@ -430,6 +431,7 @@ TEST(PrimitivePlanner, TheReadingCatchesEachLimit) {
 // for the reduction's counter, the scan's narrow tiles, the sort's keys and values apart,
 // no buffer textures, and no subgroup kernel that needs more than 4 storage blocks.
 TEST(PrimitivePlanner, EsMinimumChoosesTheAdaptedVariants) {
+  const ScopedEnv family("GPGPU_PRIMITIVES_SUBGROUPS", nullptr);  // the device defaults
   const DeviceInfo es31 = clamp_to_profile(software_device(), limit_profile("es31-minimum"));
   const PrimitiveTuning t = primitives::effective_tuning(es31, {}, std::nullopt);
   EXPECT_EQ(t.reduce_local, 64);
@@ -470,6 +472,8 @@ TEST(PrimitivePlanner, EsMinimumChoosesTheAdaptedVariants) {
 // On a device's own figures the planners choose what they chose before device limits were
 // read: the GPU's 256-wide groups, the wide tiles, the two-block counter, the subgroup scan.
 TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
+  // The device defaults, not the family $GPGPU_PRIMITIVES_SUBGROUPS asks for.
+  const ScopedEnv family("GPGPU_PRIMITIVES_SUBGROUPS", nullptr);
   const DeviceInfo gpu = gpu_device(32);
   const PrimitiveTuning t = primitives::effective_tuning(gpu, {}, std::nullopt);
   EXPECT_EQ(t.reduce_local, 256);
