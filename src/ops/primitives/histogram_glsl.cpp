@@ -184,7 +184,8 @@ std::int64_t histogram_shared_bytes(const HistogramShape& shape) {
 }
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
-  const bool strided = shape.strided && shape.mode == HistogramMode::SharedCopies;
+  // The host plans the sweep (histogram.cpp) from the same flag: both read shape.strided.
+  const bool strided = shape.strided;
   return fmt::format(
              "#define S {}\n#define S4 {}\n#define IS_FLOAT {}\n#define IS_INT {}\n#define L {}\n"
              "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define STRIDED {}\n",
