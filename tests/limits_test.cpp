@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <string>
 
+#include "gl/gl.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/fragment_kernel.hpp"
 #include "gpgpu/limits.hpp"
 #include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
+#include "shader/glsl_source.hpp"
 #include "shader/shared_memory.hpp"
 #include "test_support.hpp"
 
@@ -245,9 +247,50 @@ TEST(SharedMemoryEstimate, CountsArraysOfMacrosConstantsAndStructs) {
   EXPECT_EQ(shared_memory_bytes("// shared memory holds the tile;\nshared int s[3];"), 12);
   EXPECT_EQ(shared_memory_bytes("#if 0\nshared float no[1000];\n#endif\nshared float x;"), 4);
   EXPECT_EQ(shared_memory_bytes("shared float a[int(8)];"), 32);
+  EXPECT_EQ(shared_memory_bytes("#define E vec4\n#define T E\n#define L 64\nshared T t[L];"), 1024)
+      << "a type named by #defines";
+  EXPECT_EQ(shared_memory_bytes("#define L 8\n#define TILE (L * 2)\nshared float t[TILE + 1];"), 68)
+      << "an object-like macro whose value starts with '('";
+  EXPECT_EQ(shared_memory_bytes("#define F(x) (x)\nshared float t[F(2)];"), std::nullopt);
+  EXPECT_EQ(shared_memory_bytes("#define T sampler2D\nshared T t[4];"), std::nullopt);
   EXPECT_EQ(shared_memory_bytes("uniform int n;\nshared float a[n];"), std::nullopt)
       << "an extent that is not a constant: the driver decides";
   EXPECT_EQ(shared_memory_bytes("void main() {}"), 0);
+}
+
+// Buffer textures (gpgpu::texels) at GLSL ES 3.10: the device's extension is enabled for a
+// kernel that compiles one (directly or through a #define), and a device without them refuses
+// the kernel by name; core at 3.20, nothing is added.
+TEST(TextureBuffers, EnabledWhereTheDeviceHasThemAndRefusedWhereNot) {
+  using gpgpu::detail::complete_source;
+  const auto complete = [](const std::string& source, const gpgpu::DeviceInfo& info) {
+    return complete_source(source, GL_COMPUTE_SHADER, info, {}, "");
+  };
+  gpgpu::DeviceInfo es32;
+  es32.gl_major = 3;
+  es32.gl_minor = 2;
+  gpgpu::DeviceInfo es31_ext = es32;
+  es31_ext.gl_minor = 1;
+  es31_ext.extensions = {"GL_OES_texture_buffer"};
+  gpgpu::DeviceInfo es31 = es31_ext;
+  es31.extensions = {};
+  const std::string direct = "uniform highp samplerBuffer t;\nvoid main() {}\n";
+  const std::string via_define =
+      "#define KS usamplerBuffer\n#define KT KS\nuniform highp KT t;\nvoid main() {}\n";
+  const std::string inactive =
+      "#define KS usamplerBuffer\n#if 0\nuniform highp KS t;\n#endif\nvoid main() {}\n";
+  const std::string ext = "#extension GL_OES_texture_buffer : require\n";
+  EXPECT_EQ(complete(direct, es32).find("#extension"), std::string::npos);
+  EXPECT_NE(complete(direct, es31_ext).find(ext), std::string::npos);
+  EXPECT_NE(complete(via_define, es31_ext).find(ext), std::string::npos);
+  EXPECT_EQ(complete(inactive, es31_ext).find("#extension"), std::string::npos);
+  EXPECT_EQ(complete("#extension GL_OES_texture_buffer : enable\n" + direct, es31_ext).find(ext),
+            std::string::npos)
+      << "the kernel's own directive is kept";
+  EXPECT_THROW(complete(direct, es31), gpgpu::UnsupportedError);
+  EXPECT_THROW(complete(via_define, es31), gpgpu::UnsupportedError);
+  EXPECT_NO_THROW(complete(inactive, es31));
+  EXPECT_NO_THROW(complete("// samplerBuffer in a comment\nvoid main() {}\n", es31));
 }
 
 }  // namespace

@@ -134,9 +134,11 @@ struct DeviceInfo {
   bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
   bool has_buffer_storage() const;      // GL_EXT_buffer_storage
   bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
-  // Texture buffers (samplerBuffer, gpgpu::texels): OpenGL ES 3.2, or GL_EXT_texture_buffer /
-  // GL_OES_texture_buffer on 3.1.
+  // Buffer textures (samplerBuffer, gpgpu::texels): core in OpenGL ES 3.2, else
+  // GL_EXT_texture_buffer or GL_OES_texture_buffer.
   bool has_texture_buffers() const;
+  // The extension a shader enables for them: "" where they are core (or absent).
+  std::string texture_buffer_extension() const;
   // Compute shaders have GL_KHR_shader_subgroup with every feature bit in `features`.
   bool has_subgroup_features(std::uint32_t features) const;
   // OpenGL ES 3.1 or newer: compute shaders (and storage buffers, images). False for WebGL2

@@ -361,8 +361,10 @@ struct PrimitiveTuning {
   int sort_keys = 0;         // keys per invocation (16..32 ranked, up to 8192 serial)
   int sort_serial = -1;      // 1: each invocation sorts its own tile sequentially (CPU
                              // devices); 0: a work group ranks a tile in shared memory (GPUs)
-  int texel_loads = -1;      // 1: read inputs through buffer textures (gpgpu::texels; the
-                             // fast loads on CPU devices); 0: storage-buffer loads (GPUs)
+  int texel_loads = -1;      // 1: the CPU-style kernels, reading inputs through buffer
+                             // textures (gpgpu::texels; the fast loads on CPU devices) where
+                             // the device has them, else storage buffers; 0: the GPU-style
+                             // kernels, storage-buffer loads
   int subgroups = -1;        // 1: the subgroup kernels (GL_KHR_shader_subgroup with basic,
                              // vote, arithmetic, ballot and shuffle in compute shaders; on
                              // llvmpipe, which lacks it, emulated in shared memory: slow, for
@@ -375,7 +377,9 @@ struct PrimitiveTuning {
 };
 
 // Sets the shapes for this Context's later calls; throws ArgumentError for a value outside
-// the ranges above.
+// the ranges above, or a shape over the device's work-group or shared-memory limits (as a
+// device-limit profile clamps them: gpgpu/limits.hpp). The device defaults and stored shapes
+// shrink to those limits by themselves.
 void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& tuning);
 // The shapes in effect (defaults filled in).
 PrimitiveTuning primitive_tuning(const Context& ctx);

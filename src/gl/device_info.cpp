@@ -28,9 +28,15 @@ bool DeviceInfo::has_color_buffer_float() const {
 }
 
 bool DeviceInfo::has_texture_buffers() const {
-  return (gl_major == 3 && gl_minor >= 2) || gl_major > 3 ||
-         (has_compute_shaders() &&
-          (has_extension("GL_EXT_texture_buffer") || has_extension("GL_OES_texture_buffer")));
+  return gl_major > 3 || (gl_major == 3 && gl_minor >= 2) || !texture_buffer_extension().empty();
+}
+
+std::string DeviceInfo::texture_buffer_extension() const {
+  if (gl_major > 3 || (gl_major == 3 && gl_minor >= 2)) return "";
+  for (const char* name : {"GL_EXT_texture_buffer", "GL_OES_texture_buffer"}) {
+    if (has_extension(name)) return name;
+  }
+  return "";
 }
 
 bool DeviceInfo::has_subgroup_features(std::uint32_t features) const {

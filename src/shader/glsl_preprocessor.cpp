@@ -203,7 +203,8 @@ Preprocessed preprocess(std::string_view source) {
       stack.pop_back();
     } else if (active() && directive == "define") {
       auto [name, value] = first_word();
-      if (!value.empty() && value.front() == '(') value = {};  // a function-like macro
+      // A function-like macro has its '(' right after the name; `#define N (A * B)` is not one.
+      if (argument.size() > name.size() && argument[name.size()] == '(') value = {};
       macros[name] = std::string(value);
     } else if (active() && directive == "undef") {
       macros.erase(first_word().first);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
+#include "shader/glsl_preprocessor.hpp"
 
 namespace gpgpu::detail {
 
@@ -85,29 +86,88 @@ void check_define(const std::string& name, const std::string& value) {
   }
 }
 
-// Texture buffers (samplerBuffer, imageBuffer; gpgpu::texels) are core in GLSL ES 3.20; in
-// 3.10 they need GL_EXT_texture_buffer or GL_OES_texture_buffer, enabled for the shader
-// here where the device has one, so that one source runs on both.
-bool uses_texture_buffers(const std::vector<std::string>& lines) {
-  for (const auto& line : lines) {
-    if (line.find("samplerBuffer") != std::string::npos ||
-        line.find("imageBuffer") != std::string::npos) {
-      return true;
+// The text names a buffer-texture type (samplerBuffer, imageBuffer and their int/uint forms)
+// outside a // comment.
+bool names_texture_buffers(std::string_view text) {
+  static const std::set<std::string_view> types = {"samplerBuffer",  "isamplerBuffer",
+                                                   "usamplerBuffer", "imageBuffer",
+                                                   "iimageBuffer",   "uimageBuffer"};
+  const auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (!word_char(text[i])) {
+      ++i;
+    } else {
+      const std::size_t start = i;
+      while (i < text.size() && word_char(text[i])) ++i;
+      if (types.count(text.substr(start, i - start)) != 0) return true;
     }
   }
   return false;
 }
 
-std::string texture_buffer_extension(const DeviceInfo& info) {
-  for (const char* name : {"GL_EXT_texture_buffer", "GL_OES_texture_buffer"}) {
-    if (info.has_extension(name)) return fmt::format("#extension {} : enable\n", name);
+bool names_word(std::string_view text, std::string_view word) {
+  for (auto at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const auto end = at + word.size();
+    const bool starts =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    const bool ends = end == text.size() ||
+                      !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+    if (starts && ends) return true;
   }
-  throw UnsupportedError(fmt::format(
-      "the kernel uses a texture buffer (samplerBuffer or imageBuffer, as gpgpu::texels binds "
-      "a Buffer), which needs OpenGL ES 3.2 or GL_EXT_texture_buffer; this device ({}, OpenGL "
-      "ES 3.{}{}) has neither; read the Buffer as a storage buffer instead",
-      info.renderer, info.gl_minor,
-      info.limit_profile.empty() ? "" : ", device-limit profile " + info.limit_profile));
+  return false;
+}
+
+// The lines the compiler sees name a buffer-texture type, themselves or through #defines
+// (`#define KSAMPLER usamplerBuffer` ... `uniform highp KSAMPLER keys;`).
+bool compiles_texture_buffers(const std::string& source) {
+  Preprocessed p;
+  try {
+    p = preprocess(source);
+  } catch (const CompileError&) {
+    return true;  // a conditional the reader cannot evaluate: assume the type is used
+  }
+  std::set<std::string> typed;  // macros whose value names the type, directly or not
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, value] : p.macros) {
+      if (typed.count(name) != 0) continue;
+      bool names = names_texture_buffers(value);
+      for (const auto& t : typed) names = names || names_word(value, t);
+      if (names) grew = typed.insert(name).second;
+    }
+  }
+  if (names_texture_buffers(p.lines)) return true;
+  for (const auto& name : typed) {
+    if (names_word(p.lines, name)) return true;
+  }
+  return false;
+}
+
+// Buffer textures are core in GLSL ES 3.20; at 3.10 a shader that compiles one in enables
+// the device's extension for them (added after #version unless the source does), and a
+// device with neither is refused by name rather than with the compiler's "illegal use of
+// reserved word".
+std::string with_texture_buffers(std::string source, const DeviceInfo& info) {
+  if (info.gl_major > 3 || info.gl_minor >= 2 || !names_texture_buffers(source)) return source;
+  if (!compiles_texture_buffers(source)) return source;
+  if (!info.has_texture_buffers()) {
+    throw UnsupportedError(fmt::format(
+        "the kernel uses a texture buffer (samplerBuffer or imageBuffer, as gpgpu::texels binds "
+        "a Buffer), which needs OpenGL ES 3.2 or GL_EXT_texture_buffer; this device ({}, OpenGL "
+        "ES {}.{}{}) has neither; read the Buffer as a storage buffer instead",
+        info.renderer, info.gl_major, info.gl_minor,
+        info.limit_profile.empty() ? "" : ", device-limit profile " + info.limit_profile));
+  }
+  const std::string directive = "#extension " + info.texture_buffer_extension();
+  if (source.find(directive) == std::string::npos) {
+    source.insert(source.find('\n') + 1, directive + " : require\n");
+  }
+  return source;
 }
 
 }  // namespace
@@ -157,9 +217,6 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
       seen_code = true;
     }
   }
-  if (version == "#version 310 es" && uses_texture_buffers(lines)) {
-    hoisted += texture_buffer_extension(info);
-  }
   std::string out = version + "\n" + hoisted;
   for (const auto& [name, value] : defines) {
     check_define(name, value);
@@ -178,7 +235,7 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
     out += line;
     out += '\n';
   }
-  return out;
+  return with_texture_buffers(std::move(out), info);
 }
 
 namespace {

@@ -82,8 +82,7 @@ long long type_bytes(const std::string& type, const StructSizes& structs) {
 // Reads tokens of declarations: `TYPE name[A][B], name2;` and the like.
 class Reader {
  public:
-  Reader(const std::vector<std::string>& tokens, const Macros& names)
-      : t_(tokens), names_(names) {}
+  Reader(const std::vector<std::string>& tokens, const Macros& names) : t_(tokens), names_(names) {}
 
   bool done() const { return at_ >= t_.size(); }
   const std::string& peek(std::size_t ahead = 0) const {
@@ -156,6 +155,23 @@ void read_struct(Reader& r, StructSizes& structs) {
   if (known) structs[name] = (bytes + 15) / 16 * 16;
 }
 
+// A type named through #defines (`#define T vec4` ... `shared T t[L];`): the type it stands
+// for; any other word as it is.
+std::string macro_type(std::string word, const Macros& macros) {
+  for (int depth = 0; depth < 8; ++depth) {
+    const auto it = macros.find(word);
+    if (it == macros.end()) break;
+    std::string_view value = it->second;
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front())))
+      value.remove_prefix(1);
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
+      value.remove_suffix(1);
+    if (value.empty() || !std::all_of(value.begin(), value.end(), is_word_char)) break;
+    word = std::string(value);
+  }
+  return word;
+}
+
 }  // namespace
 
 std::optional<long long> shared_memory_bytes(std::string_view source) {
@@ -169,15 +185,14 @@ std::optional<long long> shared_memory_bytes(std::string_view source) {
     if (word == "struct" && r.peek(2) == "{") {
       r.skip();
       read_struct(r, structs);
-    } else if (word == "const" && (r.peek(1) == "int" || r.peek(1) == "uint") &&
-               r.peek(3) == "=") {
+    } else if (word == "const" && (r.peek(1) == "int" || r.peek(1) == "uint") && r.peek(3) == "=") {
       const std::string name = r.peek(2);
       r.skip(4);
       p.macros[name] = r.until(';');  // array sizes may use it as they use #defines
     } else if (word == "shared") {
       r.skip();
       if (is_precision(r.peek())) r.skip();
-      const long long element = type_bytes(r.peek(), structs);
+      const long long element = type_bytes(macro_type(r.peek(), p.macros), structs);
       if (element == 0) return std::nullopt;
       r.skip();
       const long long bytes = r.variables(element);

@@ -9,9 +9,10 @@
 namespace gpgpu::detail {
 
 // The bytes of every `shared` variable of the (complete) source: scalars, vectors, matrices
-// and structs the source declares, in arrays whose extents are integer constant expressions
-// of #defines and `const int|uint` globals; vec3 elements count 16 bytes, as std430 arrays
-// lay them out. nullopt when a declaration is beyond that (the driver then decides alone).
+// and structs the source declares (or a #define names), in arrays whose extents are integer
+// constant expressions of #defines and `const int|uint` globals; vec3 elements count 16 bytes, as
+// std430 arrays lay them out. nullopt when a declaration is beyond that (the driver then decides
+// alone).
 std::optional<long long> shared_memory_bytes(std::string_view source);
 
 }  // namespace gpgpu::detail

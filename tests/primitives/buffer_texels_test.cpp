@@ -1,6 +1,8 @@
 // gpgpu::texels(buffer): a Buffer read through a samplerBuffer in a compute kernel.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "primitives_test_support.hpp"
@@ -8,18 +10,32 @@
 namespace gpgpu::test {
 namespace {
 
-// Texture buffers are OpenGL ES 3.2's (an extension on 3.1): a device without them must
-// refuse a kernel that declares one, naming what it lacks.
+// Buffer textures are OpenGL ES 3.2's, or GL_EXT_texture_buffer's (enabled in the kernel by
+// gpgpu); a device with neither (OpenGL ES 3.1's minimum) must refuse a kernel that reads one,
+// naming the extension, and leave the output untouched. True where it did.
 bool refused_without_texture_buffers(Context& ctx) {
   if (ctx.info().has_texture_buffers()) return false;
-  const std::string message = gpgpu::test::error_message_of([&] {
-    ComputeKernel k(ctx,
-                    "layout(local_size_x = 1) in; uniform highp samplerBuffer t;\n"
-                    "layout(std430, binding = 0) buffer O { float o[]; };\n"
-                    "void main() { o[0] = texelFetch(t, 0).r; }");
-  });
-  EXPECT_NE(message.find("GL_EXT_texture_buffer"), std::string::npos) << message;
+  const Buffer fb = Buffer::from(ctx, random_floats(16));
+  std::vector<float> fo(1, poison_float());
+  try {
+    ComputeKernel k(ctx, R"(
+      layout(local_size_x = 1) in;
+      uniform highp samplerBuffer fs;
+      layout(std430, binding = 0) writeonly buffer F { float fo[]; };
+      void main() { fo[0] = texelFetch(fs, 0).x; })");
+    k.run({{"fs", texels(fb)}, {"fo", out(fo)}}, 1);
+    ADD_FAILURE() << "a kernel reading buffer textures ran on a device without them";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("GL_EXT_texture_buffer"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::isnan(fo[0]));
   return true;
+}
+
+TEST(BufferTexels, AvailableExactlyWhereTheDeviceHasThem) {
+  Context& ctx = context();
+  if (refused_without_texture_buffers(ctx)) return;
+  EXPECT_TRUE(ctx.info().gl_minor >= 2 || !ctx.info().texture_buffer_extension().empty());
 }
 
 TEST(BufferTexels, ScalarAndVec4TexelsOfEachType) {

@@ -72,14 +72,15 @@ TEST(SubgroupGlsl, Scan) {
   for (ElementType type : types) {
     for (Op op : ops) {
       for (int vec4s : {4, 8}) {
-        EXPECT_TRUE(compiles(
-            "scan", primitives::scan_subgroup_source(type, op, 256, vec4s, native(32), false)));
+        EXPECT_TRUE(
+            compiles("scan", primitives::scan_subgroup_source(type, op, 256, vec4s, native(32),
+                                                              primitives::Loads::Storage)));
       }
     }
   }
-  EXPECT_TRUE(compiles(
-      "scan 1024 / 32",
-      primitives::scan_subgroup_source(ElementType::Float32, Op::Sum, 1024, 8, native(32), false)));
+  EXPECT_TRUE(compiles("scan 1024 / 32",
+                       primitives::scan_subgroup_source(ElementType::Float32, Op::Sum, 1024, 8,
+                                                        native(32), primitives::Loads::Storage)));
 }
 
 TEST(SubgroupGlsl, Sort) {
@@ -100,9 +101,9 @@ TEST(SubgroupGlsl, Compaction) {
     for (int components : {1, 3}) {
       for (auto kind : {primitives::CompactKind::CopyIf, primitives::CompactKind::Partition,
                         primitives::CompactKind::Unique}) {
-        EXPECT_TRUE(compiles(
-            "compaction", primitives::compaction_subgroup_source(type, components, kind, "x == x",
-                                                                 256, 4, native(32), false)));
+        EXPECT_TRUE(compiles("compaction", primitives::compaction_subgroup_source(
+                                               type, components, kind, "x == x", 256, 4, native(32),
+                                               primitives::Loads::Storage)));
       }
     }
   }

@@ -137,6 +137,11 @@ TEST(Variants, OtherShapes) {
         ctx.info().max_compute_shared_memory_size) {
       t.scan_scalars = 4;
     }
+    if (local > ctx.info().max_compute_work_group_invocations) {
+      // A shape the device cannot run (under a device-limit profile): refused, named.
+      EXPECT_THROW(set_primitive_tuning(ctx, t), ArgumentError) << local;
+      continue;
+    }
     set_primitive_tuning(ctx, t);
     const auto x = random_uints(200003, 1, 100);
     const Buffer in = Buffer::from(ctx, x);

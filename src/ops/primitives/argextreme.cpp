@@ -8,6 +8,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
+#include "primitive_plans.hpp"
 #include "primitive_registry.hpp"
 #include "reduce_glsl.hpp"
 #include "reduce_plan.hpp"
@@ -78,7 +79,7 @@ std::string tree(int local) {
       local);
 }
 
-std::string pass1_source(ElementType type, Extremum which, int local, bool texels) {
+std::string pass1_source(ElementType type, Extremum which, int local, primitives::Loads loads) {
   const std::string s = primitives::scalar_type(type), v = primitives::vec4_type(type);
   return fmt::format(
       "layout(local_size_x = {0}) in;\n"
@@ -125,7 +126,7 @@ std::string pass1_source(ElementType type, Extremum which, int local, bool texel
       "  if (lid == 0u) {{ group_values[g] = best_values[0]; group_at[g] = best_at[0]; }}\n"
       "}}\n",
       local, s, v, pair_functions(type, which), 4 * local, tree(local),
-      primitives::input_glsl(type, texels, 0));
+      primitives::input_glsl(type, loads, 0));
 }
 
 std::string pass2_source(ElementType type, Extremum which, int local) {
@@ -161,6 +162,17 @@ const char* name_of(Extremum which) {
   return which == Extremum::Max ? "argmax" : "argmin";
 }
 
+// Pass 1 (4 storage blocks: the input's two and the groups' values and indices) and pass 2.
+std::array<primitives::KernelSpec, 2> kernels(const ReduceTuning& t, ElementType type,
+                                              Extremum which) {
+  const std::string key = fmt::format("{} {} {} {}", name_of(which), to_string(type), t.local,
+                                      primitives::to_string(t.loads));
+  return {
+      primitives::KernelSpec{key + " pass1",
+                             [=] { return pass1_source(type, which, t.local, t.loads); }},
+      primitives::KernelSpec{key + " pass2", [=] { return pass2_source(type, which, t.local); }}};
+}
+
 // Validates, then launches both passes; the index goes to index_out[out_offset], the value
 // to the returned scratch Buffer's element 0.
 Buffer& launch(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t out_offset,
@@ -183,7 +195,7 @@ Buffer& launch(const Context& ctx, const Buffer& in, Buffer& index_out, std::siz
   Buffer& values = reg.scratch(ctx, "argext.values", type, p.groups);
   Buffer& at = reg.scratch(ctx, "argext.indices", ElementType::Uint32, p.groups);
   Buffer& value_out = reg.scratch(ctx, "argext.value", type, 1);
-  const std::string key = fmt::format("{} {} {} {}", fn, to_string(type), t.local, t.texels);
+  const auto [pass1, pass2] = kernels(t, type, which);
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
   Args args = primitives::input_args(in);
   args.insert(args.end(), {{"group_values", values},
@@ -193,10 +205,8 @@ Buffer& launch(const Context& ctx, const Buffer& in, Buffer& index_out, std::siz
                            {"chunk", p.chunk},
                            {"trips", p.trips},
                            {"edges", edges}});
-  ComputeKernel& pass1 =
-      reg.kernel(ctx, key + " pass1", [&] { return pass1_source(type, which, t.local, t.texels); });
-  reg.run(pass1, args, {p.groups, 1, 1});
-  reg.kernel(ctx, key + " pass2", [&] { return pass2_source(type, which, t.local); })
+  reg.run(reg.kernel(ctx, pass1), args, {p.groups, 1, 1});
+  reg.kernel(ctx, pass2)
       .run_groups({{"group_values", values},
                    {"group_at", at},
                    {"index_out", index_out},
@@ -254,6 +264,14 @@ template <class T>
 Extreme<T> argmax(const Context& ctx, std::span<const T> in) {
   return host_span(ctx, in, Extremum::Max);
 }
+
+namespace primitives {
+std::vector<KernelSpec> argextreme_kernels(const DeviceInfo& info, const PrimitiveTuning& t,
+                                           ElementType type, bool max) {
+  const auto both = kernels(reduce_tuning(info, t), type, max ? Extremum::Max : Extremum::Min);
+  return {both.begin(), both.end()};
+}
+}  // namespace primitives
 
 #define GPGPU_INSTANTIATE_ARGEXTREME(T)                                \
   template Extreme<T> argmin<T>(const Context&, const Buffer&, Range); \

@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include "compaction_glsl.hpp"
+#include "device_fit.hpp"
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
+#include "primitive_plans.hpp"
 #include "primitive_registry.hpp"
+#include "primitive_tuning.hpp"
 #include "subgroup_glsl.hpp"
 #include "tile_flags.hpp"
 
@@ -57,52 +60,122 @@ void main() {
 }
 )";
 
-std::string source(ElementType type, int components, Kind kind, const std::string& predicate,
-                   int mode, bool texels) {
-  const std::string t = primitives::element_type(type, components);
+// With 4 storage blocks (OpenGL ES 3.1's minimum) the blocks take bindings from 0 (the
+// input, if a block, read as scalars at 0).
+std::string compaction_body(bool narrow) {
   std::string body = compaction_glsl;
+  if (narrow) {
+    primitives::patch(body, "binding = 2) buffer Positions", "binding = 1) buffer Positions");
+    primitives::patch(body, "binding = 3) writeonly buffer Out",
+                      "binding = 2) writeonly buffer Out");
+    primitives::patch(body, "binding = 4) writeonly buffer Count",
+                      "binding = 3) writeonly buffer Count");
+  }
+  return body;
+}
+
+std::string source(ElementType type, int components, Kind kind, const std::string& predicate,
+                   int mode, primitives::Loads loads, bool narrow) {
+  const std::string t = primitives::element_type(type, components);
+  std::string body = compaction_body(narrow);
   // keep() needs element(): insert its definition after element's.
   const std::string marker = "void main() {";
   body.replace(body.find("ELEMENT"), 7, primitives::element_glsl);
   body.insert(body.find(marker), primitives::keep_function(kind, predicate, t));
+  const primitives::Loads input =
+      narrow && loads == primitives::Loads::Storage ? primitives::Loads::Scalars : loads;
   return fmt::format(
              "#define S {}\n#define T {}\n#define C {}\n#define MODE {}\n#define PARTITION {}\n",
              primitives::scalar_type(type), t, components, mode, kind == Kind::Partition ? 1 : 0) +
-         primitives::input_glsl(type, texels, 0) + body;
+         primitives::input_glsl(type, input, 0) + body;
 }
 
 const char* name_of(Kind k) {
   return k == Kind::CopyIf ? "copy_if" : k == Kind::Partition ? "partition" : "unique";
 }
 
+// The kernels a compaction runs: on subgroups, one pass (`scatter`; partition counts first
+// with `count`), where they fit; else `flags`, a scan of them, and `scatter`.
+struct CompactionPlan {
+  bool subgroups = false;
+  primitives::Subgroups sg;
+  int local = 0, rows = 0;  // subgroups: the work group and rows per subgroup
+  primitives::KernelSpec flags, scatter, count;
+  std::vector<primitives::KernelSpec> kernels() const {
+    std::vector<primitives::KernelSpec> all;
+    for (const auto* k : {&flags, &count, &scatter}) {
+      if (!k->key.empty()) all.push_back(*k);
+    }
+    return all;
+  }
+};
+
+// The subgroup kernels' blocks: the input's (in1 only, unless texels), out, count, tile
+// values and flags, and partition's kept_total, at bindings up to 6.
+bool subgroup_compaction_fits(const primitives::DeviceFit& fit, const CompactionPlan& p, Kind kind,
+                              primitives::Loads loads) {
+  const bool partition = kind == Kind::Partition;
+  const int blocks = (partition ? 6 : 5) - (loads == primitives::Loads::Texels ? 1 : 0);
+  return primitives::fits_storage(fit, blocks, partition ? 7 : 6) && p.local <= fit.invocations &&
+         primitives::compaction_subgroup_shared_bytes(p.local, p.sg) <= fit.shared_bytes;
+}
+
+CompactionPlan plan_compaction(const DeviceInfo& info, const PrimitiveTuning& t, ElementType type,
+                               int components, Kind kind, const std::string& predicate) {
+  const primitives::DeviceFit fit = primitives::device_fit(info);
+  const primitives::Loads loads = t.texel_loads == 1 && primitives::texel_loads_possible(fit)
+                                      ? primitives::Loads::Texels
+                                      : primitives::Loads::Storage;
+  CompactionPlan p;
+  p.sg = primitives::subgroups_for(info, t.subgroups);
+  const std::string name = fmt::format("{} {} {} {}", name_of(kind), to_string(type), components,
+                                       primitives::to_string(loads));
+  if (p.sg.on) {
+    p.local = primitives::subgroup_local(t.scan_local, p.sg);
+    p.rows = info.is_software ? 4 : 8;
+    if (subgroup_compaction_fits(fit, p, kind, loads)) {
+      p.subgroups = true;
+      const auto kernel = [&, sg = p.sg, local = p.local, rows = p.rows](bool count_only) {
+        return primitives::KernelSpec{
+            fmt::format("compact_sg {} {} {}x{} sg{}{} {}", name, count_only, local, rows, sg.size,
+                        sg.native ? "" : "e", predicate),
+            [=] {
+              return primitives::compaction_subgroup_source(type, components, kind, predicate,
+                                                            local, rows, sg, loads, count_only);
+            }};
+      };
+      p.scatter = kernel(false);
+      if (kind == Kind::Partition) p.count = kernel(true);
+      return p;
+    }
+  }
+  // The scatter's input (in1 only: in4 is declared but unused, unless texels), positions,
+  // out and count at bindings up to 4.
+  const bool narrow = !primitives::fits_storage(fit, loads == primitives::Loads::Texels ? 3 : 4, 5);
+  const auto kernel = [&](int mode) {
+    return primitives::KernelSpec{
+        fmt::format("compact {} {}{} {}", name, mode, narrow ? " narrow" : "", predicate),
+        [=] { return source(type, components, kind, predicate, mode, loads, narrow); }};
+  };
+  p.flags = kernel(0);
+  p.scatter = kernel(1);
+  return p;
+}
+
 // One pass (two for partition: the count first) on the subgroup kernels
 // (compaction_subgroup_source).
-void compact_subgroups(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
-                       const std::string& predicate, Buffer& count_out, std::size_t count_offset,
-                       const CompactOptions& o, const primitives::ScalarRange& r) {
+void compact_subgroups(const Context& ctx, const CompactionPlan& p, const Buffer& in, Buffer& out,
+                       Buffer& count_out, std::size_t count_offset, const CompactOptions& o,
+                       const primitives::ScalarRange& r) {
   auto& reg = primitives::registry(ctx);
-  const primitives::Subgroups sg = primitives::subgroups(ctx);
-  const PrimitiveTuning t = primitive_tuning(ctx);
-  const bool texels = t.texel_loads == 1;
-  const int local = primitives::subgroup_local(t.scan_local, sg);
-  const int rows = ctx.info().is_software ? 4 : 8;
-  const auto kernel = [&](bool count_only) -> ComputeKernel& {
-    const std::string key = fmt::format(
-        "compact_sg {} {} {} {} {} {}x{} sg{}{} {}", name_of(kind), to_string(in.element_type()),
-        o.components, count_only, texels, local, rows, sg.size, sg.native ? "" : "e", predicate);
-    return reg.kernel(ctx, key, [&] {
-      return primitives::compaction_subgroup_source(in.element_type(), o.components, kind,
-                                                    predicate, local, rows, sg, texels, count_only);
-    });
-  };
   // Compile before anything runs, so a bad predicate changes nothing.
-  ComputeKernel& scatter = kernel(false);
-  ComputeKernel* counter = kind == Kind::Partition ? &kernel(true) : nullptr;
+  ComputeKernel& scatter = reg.kernel(ctx, p.scatter);
+  ComputeKernel* counter = p.count.key.empty() ? nullptr : &reg.kernel(ctx, p.count);
   if (r.elements == 0) {
     count_out.upload(std::vector<std::uint32_t>{0}, count_offset);
     return;
   }
-  const std::size_t tile = static_cast<std::size_t>(local) * static_cast<std::size_t>(rows);
+  const std::size_t tile = static_cast<std::size_t>(p.local) * static_cast<std::size_t>(p.rows);
   const std::size_t tiles = (r.elements + tile - 1) / tile;
   Buffer& values = reg.scratch(ctx, "compact.tile_values", ElementType::Uint32, 2 * tiles);
   bool fresh = false;
@@ -147,22 +220,15 @@ void compact(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
     throw ArgumentError(fmt::format("gpgpu::{}: the predicate is empty", fn));
   }
   auto& reg = primitives::registry(ctx);
-  const bool texels = primitive_tuning(ctx).texel_loads == 1;
-  const auto kernel = [&](int mode) -> ComputeKernel& {
-    const std::string key =
-        fmt::format("compact {} {} {} {} {} {}", fn, to_string(in.element_type()), o.components,
-                    mode, texels, predicate);
-    return reg.kernel(ctx, key, [&] {
-      return source(in.element_type(), o.components, kind, predicate, mode, texels);
-    });
-  };
-  if (primitives::subgroups(ctx).on) {
-    compact_subgroups(ctx, in, out, kind, predicate, count_out, count_offset, o, r);
+  const CompactionPlan p = plan_compaction(ctx.info(), primitives::effective_tuning(ctx),
+                                           in.element_type(), o.components, kind, predicate);
+  if (p.subgroups) {
+    compact_subgroups(ctx, p, in, out, count_out, count_offset, o, r);
     return;
   }
   // Compile both kernels before anything runs, so a bad predicate changes nothing.
-  ComputeKernel& flags = kernel(0);
-  ComputeKernel& scatter = kernel(1);
+  ComputeKernel& flags = reg.kernel(ctx, p.flags);
+  ComputeKernel& scatter = reg.kernel(ctx, p.scatter);
   if (r.elements == 0) {
     count_out.upload(std::vector<std::uint32_t>{0}, count_offset);
     return;
@@ -222,6 +288,14 @@ std::size_t unique(const Context& ctx, const Buffer& in, Buffer& out,
   unique(ctx, in, out, count, 0, options);
   return read_count(ctx, count);
 }
+
+namespace primitives {
+std::vector<KernelSpec> compaction_kernels(const DeviceInfo& info, const PrimitiveTuning& t,
+                                           ElementType type, int components, CompactKind kind,
+                                           const std::string& predicate) {
+  return plan_compaction(info, t, type, components, kind, predicate).kernels();
+}
+}  // namespace primitives
 
 template <class T>
 std::vector<T> copy_if(const Context& ctx, std::span<const T> in, const std::string& predicate,

@@ -147,9 +147,14 @@ std::string keep_function(CompactKind kind, const std::string& predicate, const 
   return fmt::format("bool keep({} x, uint i) {{ return bool({}); }}\n", t, predicate);
 }
 
+std::int64_t compaction_subgroup_shared_bytes(int local, const Subgroups& sg) {
+  // tile_id, kept_all, sg_totals[SG_COUNT], tile_prefix, tile_total.
+  return 4 * (4 + std::int64_t{local} / sg.size) + subgroup_shared_bytes(sg, local);
+}
+
 std::string compaction_subgroup_source(ElementType type, int components, CompactKind kind,
                                        const std::string& predicate, int local, int rows,
-                                       const Subgroups& sg, bool texels, bool count_only) {
+                                       const Subgroups& sg, Loads loads, bool count_only) {
   const std::string t = element_type(type, components);
   std::string main = compaction_subgroup_main_glsl;
   main.replace(main.find("LOOK_BACK"), 9, look_back_glsl);
@@ -159,7 +164,7 @@ std::string compaction_subgroup_source(ElementType type, int components, Compact
              scalar_type(type), t, components, local, rows, kind == CompactKind::Partition ? 1 : 0,
              count_only ? 1 : 0) +
          subgroup_glsl(sg, local) + subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") +
-         input_glsl(type, texels, 0) + compaction_subgroup_glsl + element_glsl +
+         input_glsl(type, loads, 0) + compaction_subgroup_glsl + element_glsl +
          keep_function(kind, predicate, t) + main;
 }
 

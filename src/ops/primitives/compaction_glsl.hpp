@@ -1,8 +1,10 @@
 // Internal: the GLSL of the compaction kernels (copy_if, partition, unique).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+#include "glsl_ops.hpp"
 #include "gpgpu/element_type.hpp"
 #include "subgroup_glsl.hpp"
 
@@ -25,6 +27,8 @@ std::string keep_function(CompactKind kind, const std::string& predicate, const 
 // tile_values, tile_flags, kept_total.
 std::string compaction_subgroup_source(ElementType type, int components, CompactKind kind,
                                        const std::string& predicate, int local, int rows,
-                                       const Subgroups& sg, bool texels, bool count_only = false);
+                                       const Subgroups& sg, Loads loads, bool count_only = false);
+// Shared memory it declares.
+std::int64_t compaction_subgroup_shared_bytes(int local, const Subgroups& sg);
 
 }  // namespace gpgpu::primitives

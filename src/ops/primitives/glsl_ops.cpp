@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <limits>
+#include <stdexcept>
 
 #include "gpgpu/error.hpp"
 
@@ -31,7 +32,16 @@ std::string element_type(ElementType type, int components) {
   return fmt::format("{}vec{}", prefix, components);
 }
 
-namespace {}  // namespace
+void patch(std::string& text, std::string_view from, std::string_view to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos || text.find(from, at + 1) != std::string::npos) {
+    throw std::logic_error(
+        fmt::format("gpgpu primitives: a kernel variant's patch does not "
+                    "apply (\"{}\" is not in its source exactly once)",
+                    from));
+  }
+  text.replace(at, from.size(), to);
+}
 
 // The identity as a GLSL scalar literal. Infinities are spelled through their bits: GLSL ES
 // has no infinity literal.
@@ -96,9 +106,29 @@ std::string op_functions(const Operator& op, ElementType scalar, const std::stri
       type, name, expression, identity);
 }
 
-std::string input_glsl(ElementType type, bool texels, int binding) {
+const char* to_string(Loads loads) {
+  switch (loads) {
+    case Loads::Storage:
+      return "storage";
+    case Loads::Texels:
+      return "texels";
+    case Loads::Scalars:
+      return "scalars";
+  }
+  return "?";
+}
+
+std::string input_glsl(ElementType type, Loads loads, int binding) {
   const std::string s = scalar_type(type), v = vec4_type(type);
-  if (texels) {
+  if (loads == Loads::Scalars) {
+    return fmt::format(
+        "layout(std430, binding = {0}) readonly buffer In1 {{ {1} in1[]; }};\n"
+        "#define LOAD4(i) {2}(in1[4u * (i)], in1[4u * (i) + 1u], in1[4u * (i) + 2u], "
+        "in1[4u * (i) + 3u])\n"
+        "#define LOAD1(i) in1[i]\n",
+        binding, s, v);
+  }
+  if (loads == Loads::Texels) {
     const char* prefix = type == ElementType::Float32 ? "" : type == ElementType::Int32 ? "i" : "u";
     return fmt::format(
         "uniform highp {0}samplerBuffer in4_texels;\n"

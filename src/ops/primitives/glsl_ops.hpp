@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "gpgpu/arg.hpp"
 #include "gpgpu/buffer.hpp"
@@ -23,15 +24,28 @@ std::string element_type(ElementType type, int components);
 std::string op_functions(const Operator& op, ElementType scalar, const std::string& type,
                          const std::string& name);
 
+// How a kernel reads its input Buffer.
+enum class Loads {
+  Storage,  // storage blocks In4 (vec4s) and In1 (scalars) at bindings b and b + 1
+  Texels,   // buffer textures in4_texels / in1_texels (gpgpu::texels): CPU devices' fast loads
+  Scalars,  // one storage block In1 at binding b; a vec4 is four scalar loads (a block fewer)
+};
+// "storage", "texels", "scalars" (for kernel names).
+const char* to_string(Loads loads);
+
 // Declarations of a kernel's input Buffer and the macros LOAD4(i) (vec4 i, as the scalar
-// type's vec4) and LOAD1(i) (scalar i): storage blocks in4 / in1 at bindings `binding` and
-// `binding + 1`, or, with `texels`, buffer textures in4_texels / in1_texels (gpgpu::texels).
-std::string input_glsl(ElementType type, bool texels, int binding);
+// type's vec4) and LOAD1(i) (scalar i), read as `loads` says from binding `binding` on.
+std::string input_glsl(ElementType type, Loads loads, int binding);
 // T element(uint e): Buffer element e, C scalars of type T read with LOAD1 (needs T, C and
 // input_glsl's macros).
 extern const char* const element_glsl;
 // The arguments input_glsl's declarations take (Registry::run drops the unused ones).
 Args input_args(const Buffer& in);
+
+// Replaces the one occurrence of `from` in `text` by `to`: how a kernel's GLSL becomes a
+// variant of itself (fewer storage blocks, other bindings) while its main form stays as
+// written. Throws std::logic_error unless `from` occurs exactly once.
+void patch(std::string& text, std::string_view from, std::string_view to);
 
 // A cache key fragment naming the operator exactly ("sum", "glsl:<expr>|<identity>").
 std::string op_key(const Operator& op);

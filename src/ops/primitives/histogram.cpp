@@ -7,11 +7,13 @@
 #include <cmath>
 #include <limits>
 
+#include "device_fit.hpp"
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "histogram_glsl.hpp"
 #include "primitive_checks.hpp"
+#include "primitive_plans.hpp"
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
 #include "reduce_plan.hpp"
@@ -24,36 +26,51 @@ namespace {
 using primitives::HistogramMode;
 using primitives::HistogramShape;
 
-HistogramShape shape_for(const Context& ctx, std::uint32_t bins) {
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  const auto shared = ctx.info().max_compute_shared_memory_size;
+HistogramShape shape_for(const DeviceInfo& info, const PrimitiveTuning& t, std::uint32_t bins) {
+  const primitives::DeviceFit fit = primitives::device_fit(info);
+  const auto shared = fit.shared_bytes;
   const std::int64_t slots = std::int64_t{bins} + 3;
   HistogramShape s;
   s.bins = static_cast<int>(bins);
-  s.texels = t.texel_loads == 1;
+  s.precise = info.gl_major > 3 || info.gl_minor >= 2;
+  s.loads = t.texel_loads == 1 && primitives::texel_loads_possible(fit)
+                ? primitives::Loads::Texels
+                : primitives::Loads::Storage;
   if (t.texel_loads == 1) {  // CPU-style kernels (llvmpipe's default)
     s.mode = HistogramMode::Private;
-    s.local = 8;
-    if (s.local * slots * 4 > shared) s.mode = HistogramMode::Global;
-    return s;
+    s.local = primitives::fit_local(8, fit);
+    if (primitives::histogram_shared_bytes(s) > shared) s.mode = HistogramMode::Global;
+  } else {
+    s.mode = HistogramMode::SharedCopies;
+    s.local = primitives::fit_local(256, fit);
+    // The subgroup path's plans sweep the input with the groups the device runs at once, as
+    // the reduction does (the contiguous chunks of the shared-memory path lost a quarter of
+    // the bandwidth at 2^28 on the H100).
+    s.strided = primitives::subgroups_for(info, t.subgroups).on;
+    s.copies = 8;  // one per 32 invocations: fewer collisions on popular bins
+    while (s.copies > 1 && s.copies * slots * 4 > std::min<std::int64_t>(shared, 32768))
+      s.copies /= 2;
+    while (s.copies > 1 && primitives::histogram_shared_bytes(s) > shared) s.copies /= 2;
+    if (primitives::histogram_shared_bytes(s) > shared) s.mode = HistogramMode::Global;
   }
-  s.mode = HistogramMode::SharedCopies;
-  s.local = 256;
-  // The subgroup path's plans sweep the input with the groups the device runs at once, as the
-  // reduction does (the contiguous chunks of the shared-memory path lost a quarter of the
-  // bandwidth at 2^28 on the H100).
-  s.strided = primitives::subgroups(ctx).on;
-  s.copies = 8;  // one per 32 invocations: fewer collisions on popular bins
-  while (s.copies > 1 && s.copies * slots * 4 > std::min<std::int64_t>(shared, 32768))
-    s.copies /= 2;
-  if (s.copies * slots * 4 > shared) s.mode = HistogramMode::Global;
+  // The input's blocks (none for texels), counts, acc and done_count at bindings 0-4.
+  s.merged_counter =
+      s.mode != HistogramMode::Global &&
+      !primitives::fits_storage(fit, s.loads == primitives::Loads::Texels ? 3 : 5, 5);
   return s;
+}
+
+primitives::KernelSpec histogram_kernel(ElementType type, const HistogramShape& s) {
+  return {
+      fmt::format("histogram {} {} {} {} {} {} {}{}{}", to_string(type), static_cast<int>(s.mode),
+                  s.local, s.copies, primitives::to_string(s.loads), s.bins, s.strided,
+                  s.merged_counter ? " merged" : "", s.precise ? "" : " es31"),
+      [=] { return primitives::histogram_source(type, s); }};
 }
 
 void clear_counts(const Context& ctx, Buffer& counts, std::size_t offset, std::size_t n) {
   auto& reg = primitives::registry(ctx);
-  ComputeKernel& k =
-      reg.kernel(ctx, "histogram_clear", [] { return primitives::clear_source(256); });
+  ComputeKernel& k = reg.kernel(ctx, primitives::clear_kernel(ctx.info()));
   k.run({{"counts", counts},
          {"out_offset", static_cast<std::uint32_t>(offset)},
          {"n", static_cast<std::uint32_t>(n)}},
@@ -82,7 +99,7 @@ int trips_for(const Context& ctx, const HistogramShape& s, std::size_t scalars) 
 }
 
 void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
-  const HistogramShape s = shape_for(ctx, c.bins);
+  const HistogramShape s = shape_for(ctx.info(), primitives::effective_tuning(ctx), c.bins);
   const bool one_dispatch = s.mode != HistogramMode::Global && c.range.count > 0;
   if (!c.options->accumulate && !one_dispatch) {
     clear_counts(ctx, *c.counts, c.options->out_offset, c.bins + 3);
@@ -111,11 +128,7 @@ void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
   }
   groups = std::max<std::size_t>(groups, 1);
   auto& reg = primitives::registry(ctx);
-  const std::string key =
-      fmt::format("histogram {} {} {} {} {} {} {}", to_string(c.in->element_type()),
-                  static_cast<int>(s.mode), s.local, s.copies, s.texels, s.bins, s.strided);
-  ComputeKernel& k =
-      reg.kernel(ctx, key, [&] { return primitives::histogram_source(c.in->element_type(), s); });
+  ComputeKernel& k = reg.kernel(ctx, histogram_kernel(c.in->element_type(), s));
   Args args = primitives::input_args(*c.in);
   args.insert(args.end(), c.bin_args.begin(), c.bin_args.end());
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
@@ -129,12 +142,18 @@ void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
                            {"out_offset", static_cast<std::uint32_t>(c.options->out_offset)}});
   if (one_dispatch) {
     bool fresh = false;
-    Buffer& acc = reg.zeroed_scratch(ctx, "histogram.acc", ElementType::Uint32,
-                                     std::size_t{c.bins} + 3, fresh);
-    Buffer& done = reg.zeroed_scratch(ctx, "histogram.done", ElementType::Uint32, 1, fresh);
-    args.insert(args.end(), {{"acc", acc},
-                             {"done_count", done},
-                             {"accumulate", static_cast<std::int32_t>(c.options->accumulate)}});
+    if (s.merged_counter) {
+      // The counter's 4 words (zeros) ahead of the totals; a block of two members binds by
+      // its name.
+      args.emplace_back("Acc", reg.zeroed_scratch(ctx, "histogram.counter_acc", ElementType::Uint32,
+                                                  std::size_t{c.bins} + 7, fresh));
+    } else {
+      Buffer& acc = reg.zeroed_scratch(ctx, "histogram.acc", ElementType::Uint32,
+                                       std::size_t{c.bins} + 3, fresh);
+      Buffer& done = reg.zeroed_scratch(ctx, "histogram.done", ElementType::Uint32, 1, fresh);
+      args.insert(args.end(), {{"acc", acc}, {"done_count", done}});
+    }
+    args.emplace_back("accumulate", static_cast<std::int32_t>(c.options->accumulate));
   }
   (void)fn;
   reg.run(k, args, {groups, 1, 1});
@@ -212,6 +231,13 @@ void histogram_int(const Context& ctx, const Buffer& in, Buffer& counts, std::ui
   c.bin_args = {{"lo_bits", static_cast<std::uint32_t>(lo)}};
   run_histogram(ctx, c, fn);
 }
+
+namespace primitives {
+std::vector<KernelSpec> histogram_kernels(const DeviceInfo& info, const PrimitiveTuning& t,
+                                          ElementType type, std::uint32_t bins) {
+  return {clear_kernel(info), histogram_kernel(type, shape_for(info, t, bins))};
+}
+}  // namespace primitives
 
 HistogramCounts histogram(const Context& ctx, std::span<const float> in, std::uint32_t bins,
                           float lo, float hi) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "device_fit.hpp"
 #include "glsl_ops.hpp"
 #include "last_group_glsl.hpp"
 
@@ -152,7 +153,35 @@ void main() {
 }
 )";
 
+// The kernel's GLSL: with merged_counter, the counter and the totals share one block.
+std::string histogram_glsl_for(const HistogramShape& shape) {
+  std::string s = histogram_glsl;
+  // GLSL ES 3.10 has no `precise` (without GL_EXT_gpu_shader5): a subtraction and a product
+  // there, left to the compiler.
+  if (!shape.precise) patch(s, "  precise float t = ", "  float t = ");
+  if (shape.merged_counter) {
+    patch(s,
+          "layout(std430, binding = 3) coherent buffer Acc { uint acc[]; };\n"
+          "layout(std430, binding = 4) coherent buffer Done { uint done_count[]; };\n",
+          "layout(std430, binding = 3) coherent buffer Acc { uint done_count[4]; uint acc[]; };\n");
+  }
+  return s;
+}
+
 }  // namespace
+
+std::int64_t histogram_shared_bytes(const HistogramShape& shape) {
+  const std::int64_t slots = std::int64_t{shape.bins} + 3;
+  switch (shape.mode) {
+    case HistogramMode::SharedCopies:
+      return 4 * shape.copies * slots + 4;  // the copies and the last-group flag
+    case HistogramMode::Private:
+      return 4 * std::int64_t{shape.local} * slots;
+    case HistogramMode::Global:
+      return 0;
+  }
+  return 0;
+}
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
   // The host plans the sweep (histogram.cpp) from the same flag: both read shape.strided.
@@ -163,7 +192,7 @@ std::string histogram_source(ElementType type, const HistogramShape& shape) {
              scalar_type(type), vec4_type(type), type == ElementType::Float32 ? 1 : 0,
              type == ElementType::Int32 ? 1 : 0, shape.local, static_cast<int>(shape.mode),
              shape.copies, shape.bins + 3, strided ? 1 : 0) +
-         input_glsl(type, shape.texels, 0) + with_last_group(histogram_glsl);
+         input_glsl(type, shape.loads, 0) + with_last_group(histogram_glsl_for(shape));
 }
 
 std::string clear_source(int local) {
@@ -177,6 +206,15 @@ std::string clear_source(int local) {
       "  if (i < n) counts[out_offset + i] = 0u;\n"
       "}}\n",
       local);
+}
+
+}  // namespace gpgpu::primitives
+
+namespace gpgpu::primitives {
+
+KernelSpec clear_kernel(const DeviceInfo& info) {
+  const int local = fit_local(256, device_fit(info));
+  return {fmt::format("histogram_clear {}", local), [=] { return clear_source(local); }};
 }
 
 }  // namespace gpgpu::primitives

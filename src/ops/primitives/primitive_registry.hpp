@@ -19,11 +19,22 @@
 
 namespace gpgpu::primitives {
 
+// One kernel variant a planner chose: its Registry key (which names the variant) and its
+// GLSL, made on first use. Planners return these from DeviceInfo and the tuning alone, so
+// that tests can check every kernel a call would compile against a device's limits.
+struct KernelSpec {
+  std::string key;
+  std::function<std::string()> source;
+};
+
 class Registry {
  public:
   // The kernel stored under `key`, compiled from make_source() on first use.
   ComputeKernel& kernel(const Context& ctx, const std::string& key,
                         const std::function<std::string()>& make_source);
+  ComputeKernel& kernel(const Context& ctx, const KernelSpec& spec) {
+    return kernel(ctx, spec.key, spec.source);
+  }
   // A scratch Buffer of at least `count` elements of `type` for `slot` (grown on demand,
   // never shrunk; its contents are undefined). Slots let one primitive call another.
   Buffer& scratch(const Context& ctx, const std::string& slot, ElementType type, std::size_t count);

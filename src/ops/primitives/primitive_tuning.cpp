@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <string>
 
+#include "device_fit.hpp"
 #include "gpgpu/error.hpp"
 #include "primitive_registry.hpp"
 #include "radix_onesweep.hpp"
+#include "radix_sort_glsl.hpp"
+#include "reduce_glsl.hpp"
+#include "scan_glsl.hpp"
 #include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -31,9 +36,9 @@ int default_subgroups(const DeviceInfo& info) {
 // group runs on one CPU thread as 8-wide SIMD with barriers as coroutine switches, so fewer
 // invocations and barriers pay, and sorting a tile sequentially per invocation beats
 // ranking in shared memory.
-PrimitiveTuning device_defaults(const Context& ctx) {
+PrimitiveTuning device_defaults(const DeviceInfo& info) {
   PrimitiveTuning t;
-  const bool software = ctx.info().is_software;
+  const bool software = info.is_software;
   t.reduce_local = software ? 64 : 256;
   t.reduce_unroll = 4;
   t.reduce_max_trips = software ? 1024 : 32;
@@ -43,7 +48,7 @@ PrimitiveTuning device_defaults(const Context& ctx) {
   t.texel_loads = software ? 1 : 0;
   t.sort_local = software ? 8 : 256;
   t.sort_keys = software ? 4096 : 16;
-  t.subgroups = default_subgroups(ctx.info());
+  t.subgroups = default_subgroups(info);
   return t;
 }
 
@@ -51,21 +56,10 @@ int pick(int set, int fallback) {
   return set > 0 ? set : fallback;
 }
 
-void require(bool ok, const char* field, int value, const char* expected) {
-  if (!ok) {
-    throw ArgumentError(
-        fmt::format("gpgpu::set_primitive_tuning: {} = {}; expected {}", field, value, expected));
-  }
-}
-
-bool power_of_two(int v) {
-  return v > 0 && std::has_single_bit(static_cast<unsigned>(v));
-}
-
 // The device defaults with the stored shapes (store_primitive_tuning) over them.
-PrimitiveTuning defaults_and_stored(const Context& ctx) {
-  PrimitiveTuning d = device_defaults(ctx);
-  const auto& s = stored_tuning(ctx);
+PrimitiveTuning defaults_and_stored(const DeviceInfo& info,
+                                    const std::optional<PrimitiveTuning>& s) {
+  PrimitiveTuning d = device_defaults(info);
   if (!s) return d;
   for (auto [field, value] : {std::pair{&d.reduce_local, s->reduce_local},
                               {&d.reduce_unroll, s->reduce_unroll},
@@ -81,11 +75,58 @@ PrimitiveTuning defaults_and_stored(const Context& ctx) {
   return d;
 }
 
+// Shapes of `t` that `user` did not set, shrunk until the device's work groups and shared
+// memory hold them (the user's were checked by set_primitive_tuning).
+PrimitiveTuning fit_to_device(const DeviceInfo& info, PrimitiveTuning t,
+                              const PrimitiveTuning& user) {
+  const DeviceFit fit = device_fit(info);
+  if (user.reduce_local == 0) {
+    t.reduce_local = fit_local(t.reduce_local, fit);
+    while (t.reduce_local > 32 && reduce_shared_need(t.reduce_local) > fit.shared_bytes) {
+      t.reduce_local /= 2;
+    }
+  }
+  if (user.scan_local == 0) t.scan_local = fit_local(t.scan_local, fit);
+  while (scan_shared_need(t) > fit.shared_bytes) {
+    if (user.scan_scalars == 0 && t.scan_scalars > 4) {
+      t.scan_scalars -= 4;
+    } else if (user.scan_local == 0 && t.scan_local > 32) {
+      t.scan_local /= 2;
+    } else {
+      break;
+    }
+  }
+  if (user.sort_local == 0) {
+    // Serial: any count of invocations; ranked: whole multiples of 32.
+    const int most = t.sort_serial == 1 ? fit.invocations : std::max(32, fit.invocations / 32 * 32);
+    t.sort_local = std::min(t.sort_local, most);
+    while (sort_shared_need(t) > fit.shared_bytes && t.sort_local > (t.sort_serial == 1 ? 1 : 32)) {
+      t.sort_local = t.sort_serial == 1 ? t.sort_local / 2 : std::max(32, t.sort_local / 64 * 32);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
-PrimitiveTuning effective_tuning(const Context& ctx) {
-  const PrimitiveTuning d = defaults_and_stored(ctx);
-  const PrimitiveTuning& u = registry(ctx).tuning;
+std::int64_t scan_shared_need(const PrimitiveTuning& t) {
+  std::int64_t most = 0;
+  for (int components = 1; components <= 4; ++components) {
+    const ScanShape shape = scan_shape(t, components);
+    for (ScanMode mode : {ScanMode::TileReduce, ScanMode::TileDownsweep, ScanMode::LookBack}) {
+      most = std::max(most, scan_shared_bytes(shape, components, mode));
+    }
+  }
+  return most;
+}
+
+std::int64_t sort_shared_need(const PrimitiveTuning& t) {
+  return sort_shared_bytes(sort_shape(t));
+}
+
+PrimitiveTuning effective_tuning(const DeviceInfo& info, const PrimitiveTuning& u,
+                                 const std::optional<PrimitiveTuning>& stored) {
+  const PrimitiveTuning d = defaults_and_stored(info, stored);
   PrimitiveTuning t;
   t.reduce_local = pick(u.reduce_local, d.reduce_local);
   t.reduce_unroll = pick(u.reduce_unroll, d.reduce_unroll);
@@ -97,32 +138,48 @@ PrimitiveTuning effective_tuning(const Context& ctx) {
   t.sort_onesweep = u.sort_onesweep >= 0 ? u.sort_onesweep : 0;
   // The subgroup scan keeps its scalars in registers: 32 per invocation halve the tiles (and
   // so the look-back's work) on GPUs.
-  const bool gpu_subgroups = t.subgroups == 1 && !ctx.info().is_software;
+  const bool gpu_subgroups = t.subgroups == 1 && !info.is_software;
   t.scan_scalars = pick(u.scan_scalars, gpu_subgroups ? 32 : d.scan_scalars);
   // The shape of the other sort variant when only the variant was asked for.
   const bool default_variant = t.sort_serial == d.sort_serial;
   t.sort_local = pick(u.sort_local, default_variant ? d.sort_local : (t.sort_serial ? 8 : 64));
   t.sort_keys = pick(u.sort_keys, default_variant ? d.sort_keys : (t.sort_serial ? 4096 : 16));
-  return t;
+  return fit_to_device(info, t, u);
+}
+
+PrimitiveTuning effective_tuning(const Context& ctx) {
+  return effective_tuning(ctx.info(), registry(ctx).tuning, stored_tuning(ctx));
 }
 
 }  // namespace gpgpu::primitives
 
 namespace gpgpu {
 
-void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
-  using primitives::require;
+namespace {
+
+void require(bool ok, const char* field, int value, const char* expected) {
+  if (!ok) {
+    throw ArgumentError(
+        fmt::format("gpgpu::set_primitive_tuning: {} = {}; expected {}", field, value, expected));
+  }
+}
+
+bool power_of_two(int v) {
+  return v > 0 && std::has_single_bit(static_cast<unsigned>(v));
+}
+
+void check_ranges(const Context& ctx, const PrimitiveTuning& t) {
   const auto zero_or = [](int v, bool ok) { return v == 0 || ok; };
-  require(zero_or(t.reduce_local, primitives::power_of_two(t.reduce_local) &&
-                                      t.reduce_local >= 32 && t.reduce_local <= 1024),
+  require(zero_or(t.reduce_local,
+                  power_of_two(t.reduce_local) && t.reduce_local >= 32 && t.reduce_local <= 1024),
           "reduce_local", t.reduce_local, "0 or a power of two in 32..1024");
   require(zero_or(t.reduce_unroll, t.reduce_unroll == 1 || t.reduce_unroll == 2 ||
                                        t.reduce_unroll == 4 || t.reduce_unroll == 8),
           "reduce_unroll", t.reduce_unroll, "0, 1, 2, 4 or 8");
   require(zero_or(t.reduce_max_trips, t.reduce_max_trips > 0 && t.reduce_max_trips <= 4096),
           "reduce_max_trips", t.reduce_max_trips, "0 or 1..4096");
-  require(zero_or(t.scan_local, primitives::power_of_two(t.scan_local) && t.scan_local >= 32 &&
-                                    t.scan_local <= 1024),
+  require(zero_or(t.scan_local,
+                  power_of_two(t.scan_local) && t.scan_local >= 32 && t.scan_local <= 1024),
           "scan_local", t.scan_local, "0 or a power of two in 32..1024");
   require(zero_or(t.scan_scalars,
                   t.scan_scalars % 4 == 0 && t.scan_scalars >= 4 && t.scan_scalars <= 32),
@@ -153,31 +210,58 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
     require(zero_or(t.sort_keys, t.sort_keys >= 16 && t.sort_keys <= 32), "sort_keys", t.sort_keys,
             "0 or 16..32 for the ranked sort");
   }
-  // Shared memory: the scan's tile (padded) and per-invocation sums of up to vec4; the
-  // ranked sort's tile and digit tables; the serial sort's 256 counters per invocation.
-  const PrimitiveTuning e = [&] {
-    auto& reg = primitives::registry(ctx);
-    const PrimitiveTuning saved = reg.tuning;
-    reg.tuning = t;
-    const PrimitiveTuning effective = primitives::effective_tuning(ctx);
-    reg.tuning = saved;
-    return effective;
-  }();
+}
+
+// " (GL_MAX_..., under the device-limit profile NAME)".
+std::string limit_note(const DeviceInfo& info, const char* limit) {
+  return info.limit_profile.empty()
+             ? fmt::format(" ({})", limit)
+             : fmt::format(" ({} under the device-limit profile {})", limit, info.limit_profile);
+}
+
+// The work groups the user asked for fit the device's.
+void check_work_groups(const DeviceInfo& info, const PrimitiveTuning& t) {
+  const int invocations = primitives::device_fit(info).invocations;
+  for (auto [field, value] : {std::pair{"reduce_local", t.reduce_local},
+                              {"scan_local", t.scan_local},
+                              {"sort_local", t.sort_local}}) {
+    if (value > invocations) {
+      throw ArgumentError(fmt::format(
+          "gpgpu::set_primitive_tuning: {} = {}; this device runs at most {} invocations per "
+          "work group{}",
+          field, value, invocations, limit_note(info, "GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS")));
+    }
+  }
+}
+
+// The scan's tile (padded) and per-invocation sums of up to vec4; the ranked sort's tile and
+// digit tables, or the serial sort's 256 counters per invocation; Onesweep's tile, counters
+// and tables when it is asked for.
+void check_shared_memory(const Context& ctx, const PrimitiveTuning& t) {
+  const PrimitiveTuning e =
+      primitives::effective_tuning(ctx.info(), t, primitives::stored_tuning(ctx));
   const auto shared_limit = ctx.info().max_compute_shared_memory_size;
-  const std::int64_t scan_bytes = 4 * (std::int64_t{e.scan_local} * e.scan_scalars * 33 / 32) +
-                                  16 * std::int64_t{e.scan_local} + 1024;
+  const std::int64_t scan_bytes = primitives::scan_shared_need(e);
   const primitives::Subgroups sg = primitives::subgroups_for(ctx.info(), e.subgroups);
   const std::int64_t sort_bytes =
       sg.on && e.sort_onesweep == 1
           ? primitives::onesweep_shared_bytes(primitives::onesweep_shape(e, sg), sg)
-      : e.sort_serial ? 1024 * std::int64_t{e.sort_local}
-                      : 4 * std::int64_t{e.sort_local} * e.sort_keys + 3200;
+          : primitives::sort_shared_need(e);
   if (scan_bytes > shared_limit || sort_bytes > shared_limit) {
     throw ArgumentError(fmt::format(
         "gpgpu::set_primitive_tuning: the scan needs {} and the sort {} bytes of shared memory "
-        "per work group; the device has {}",
-        scan_bytes, sort_bytes, shared_limit));
+        "per work group; the device has {}{}",
+        scan_bytes, sort_bytes, shared_limit,
+        limit_note(ctx.info(), "GL_MAX_COMPUTE_SHARED_MEMORY_SIZE")));
   }
+}
+
+}  // namespace
+
+void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
+  check_ranges(ctx, t);
+  check_work_groups(ctx.info(), t);
+  check_shared_memory(ctx, t);
   primitives::registry(ctx).tuning = t;
   primitives::registry(ctx).forget_recordings();  // they hold the old shapes' kernels
 }

@@ -15,8 +15,6 @@ namespace gpgpu::primitives {
 
 namespace {
 
-constexpr int histogram_local = 256;
-
 // The status words of the four passes: `slots` per pass, from the Buffer's size. Slots the
 // previous call did not write may hold an older call's codes of this call's parity: they are
 // cleared here (zeros read as not ready in either parity).
@@ -35,7 +33,7 @@ Status prepare_status(const Context& ctx, std::size_t tiles) {
   std::size_t& written = reg.value("sort.os_written");
   if (fresh) written = 0;
   if (tiles + 1 > written) {
-    ComputeKernel& clear = reg.kernel(ctx, "histogram_clear", [] { return clear_source(256); });
+    ComputeKernel& clear = reg.kernel(ctx, clear_kernel(ctx.info()));
     for (std::uint32_t pass = 0; pass < 4; ++pass) {
       const std::size_t n = 256 * (tiles + 1 - written);
       clear.run({{"counts", words},
@@ -49,14 +47,16 @@ Status prepare_status(const Context& ctx, std::size_t tiles) {
   return {&words, slots, 1 + 2 * parity, 2 + 2 * parity};
 }
 
-void run_histogram(const Context& ctx, ComputeKernel& k, std::size_t count, bool descending,
-                   const PassBuffers& first, const Status& st) {
+void run_histogram(const Context& ctx, ComputeKernel& k, int histogram_local, std::size_t count,
+                   bool descending, const PassBuffers& first, const Status& st) {
   auto& reg = registry(ctx);
   bool fresh = false;
   Buffer& totals = reg.zeroed_scratch(ctx, "sort.os_totals", ElementType::Uint32, 1024, fresh);
   Buffer& done = reg.zeroed_scratch(ctx, "sort.os_done", ElementType::Uint32, 1, fresh);
   const std::size_t groups = std::clamp<std::size_t>(
-      (count + histogram_local * 16 - 1) / (histogram_local * 16), 1,
+      (count + static_cast<std::size_t>(histogram_local) * 16 - 1) /
+          (static_cast<std::size_t>(histogram_local) * 16),
+      1,
       std::min(resident_groups(ctx, histogram_local),
                static_cast<std::size_t>(ctx.info().max_compute_work_group_count[0])));
   const std::size_t chunk = (count + groups - 1) / groups;
@@ -86,39 +86,28 @@ SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg) {
   return s;
 }
 
-// The sorted tile, per-subgroup digit counters, three digit tables, the tile number.
+// The sorted tile, per-subgroup digit counters, three digit tables, the tile number, and the
+// subgroup layer's arrays.
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg) {
   const std::int64_t groups = shape.local / std::max(1, sg.size);
-  return 4 * (std::int64_t{shape.local} * shape.keys + groups * 256 + 3 * 256 + 1);
+  return 4 * (std::int64_t{shape.local} * shape.keys + groups * 256 + 3 * 256 + 1) +
+         subgroup_shared_bytes(sg, shape.local);
 }
 
-bool use_onesweep(const Context& ctx, std::size_t count) {
-  return subgroups(ctx).on && effective_tuning(ctx).sort_onesweep == 1 &&
-         count < (std::size_t{1} << 29);
-}
-
-void onesweep_sort(const Context& ctx, ElementType key_type, std::size_t count, bool descending,
+void onesweep_sort(const Context& ctx, const SortPlan& plan, std::size_t count, bool descending,
                    const std::array<PassBuffers, 4>& passes) {
   auto& reg = registry(ctx);
-  const Subgroups sg = subgroups(ctx);
-  const SortShape shape = onesweep_shape(effective_tuning(ctx), sg);
+  const SortShape& shape = plan.shape;
   const auto tile = static_cast<std::size_t>(shape.local * shape.keys);
   const std::size_t tiles = (count + tile - 1) / tile;
   // Every kernel is compiled before the status words change: a failed compile leaves them
   // as the previous call left them.
-  ComputeKernel& histogram =
-      reg.kernel(ctx, fmt::format("sort_os_hist {}", to_string(key_type)),
-                 [&] { return onesweep_histogram_source(key_type, histogram_local); });
-  const bool with_values = passes[0].values_out != nullptr;
-  ComputeKernel& k =
-      reg.kernel(ctx,
-                 fmt::format("sort_os {} {} {}x{} sg{}{}", to_string(key_type), with_values,
-                             shape.local, shape.keys, sg.size, sg.native ? "" : "e"),
-                 [&] { return onesweep_pass_source(key_type, with_values, shape, sg); });
+  ComputeKernel& histogram = reg.kernel(ctx, plan.histogram);
+  ComputeKernel& k = reg.kernel(ctx, plan.pass);
   bool fresh = false;
   Buffer& counter = reg.zeroed_scratch(ctx, "sort.os_counter", ElementType::Uint32, 1, fresh);
   const Status st = prepare_status(ctx, tiles);
-  run_histogram(ctx, histogram, count, descending, passes[0], st);
+  run_histogram(ctx, histogram, plan.histogram_local, count, descending, passes[0], st);
   const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
   for (std::uint32_t pass = 0; pass < 4; ++pass) {
     const PassBuffers& b = passes[pass];

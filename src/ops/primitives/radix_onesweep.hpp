@@ -10,6 +10,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/primitives.hpp"
 #include "radix_sort_glsl.hpp"
+#include "sort_plan.hpp"
 #include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -28,17 +29,14 @@ struct PassBuffers {
   std::size_t iota_base = 0;
 };
 
-// The pass kernels' shape for a tuning (filled in) on subgroups `sg`, and its shared memory.
+// The pass kernels' shape for a tuning (filled in) on subgroups `sg`, and its shared memory
+// (with the subgroup layer's).
 SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg);
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg);
 
-// Onesweep was asked for (PrimitiveTuning::sort_onesweep), the subgroup kernels are on and
-// the count fits the status words' 29-bit values.
-bool use_onesweep(const Context& ctx, std::size_t count);
-
-// Sorts `count` keys through the four passes (pass p sorts by bits [8p, 8p + 8)); the
-// histogram reads passes[0]'s input.
-void onesweep_sort(const Context& ctx, ElementType key_type, std::size_t count, bool descending,
+// Sorts `count` keys through the four passes (pass p sorts by bits [8p, 8p + 8)) with the
+// kernels of `plan` (plan_sort chose Onesweep); the histogram reads passes[0]'s input.
+void onesweep_sort(const Context& ctx, const SortPlan& plan, std::size_t count, bool descending,
                    const std::array<PassBuffers, 4>& passes);
 
 }  // namespace gpgpu::primitives

@@ -251,6 +251,10 @@ void main() {
 
 }  // namespace
 
+std::int64_t onesweep_histogram_shared_bytes() {
+  return 4 * (1024 + 1);  // hist, and the last-group flag
+}
+
 std::string onesweep_histogram_source(ElementType key_type, int local) {
   SortShape shape;
   shape.local = local;

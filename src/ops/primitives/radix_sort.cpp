@@ -14,55 +14,37 @@
 #include "primitive_tuning.hpp"
 #include "radix_onesweep.hpp"
 #include "radix_sort_glsl.hpp"
+#include "sort_plan.hpp"
 
 namespace gpgpu {
 
 namespace {
 
 using primitives::PassBuffers;
-using primitives::SortShape;
+using primitives::SortPlan;
 
-SortShape sort_shape(const Context& ctx) {
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  SortShape s;
-  s.serial = t.sort_serial == 1;
-  s.local = t.sort_local;
-  s.keys = t.sort_keys;
-  s.texels = s.serial && t.texel_loads == 1;
-  return s;
-}
-
-struct SortPlan {
+struct SortCall {
   const Context* ctx;
-  ElementType key_type;
-  SortShape shape;
+  SortPlan plan;
   std::size_t count;
   std::size_t tiles;
   bool descending;
   Buffer* counts;
 };
 
-void run_pass(const SortPlan& p, const PassBuffers& b, int shift) {
+void run_pass(const SortCall& p, const PassBuffers& b, int shift) {
   auto& reg = primitives::registry(*p.ctx);
-  const std::string type = std::string(to_string(p.key_type));
   const bool with_values = b.values_out != nullptr;
-  const std::string shape = fmt::format("{}{}x{}{}", p.shape.serial ? "serial " : "", p.shape.local,
-                                        p.shape.keys, p.shape.texels ? " texels" : "");
-  ComputeKernel& up = reg.kernel(*p.ctx, fmt::format("sort_up {} {}", type, shape), [&] {
-    return p.shape.serial ? primitives::sort_serial_source(p.key_type, false, true, p.shape)
-                          : primitives::sort_upsweep_source(p.key_type, p.shape);
-  });
-  ComputeKernel& down =
-      reg.kernel(*p.ctx, fmt::format("sort_down {} {} {}", type, with_values, shape), [&] {
-        return p.shape.serial
-                   ? primitives::sort_serial_source(p.key_type, with_values, false, p.shape)
-                   : primitives::sort_downsweep_source(p.key_type, with_values, p.shape);
-      });
+  const primitives::SortShape& shape = p.plan.shape;
+  ComputeKernel& up = reg.kernel(*p.ctx, p.plan.up);
+  ComputeKernel& down = reg.kernel(*p.ctx, p.plan.down);
+  ComputeKernel* down_values = with_values && !p.plan.down_values.key.empty()
+                                   ? &reg.kernel(*p.ctx, p.plan.down_values)
+                                   : nullptr;
   // Serial: one invocation per tile, so a work group covers `local` tiles.
-  const std::size_t groups = p.shape.serial
-                                 ? (p.tiles + static_cast<std::size_t>(p.shape.local) - 1) /
-                                       static_cast<std::size_t>(p.shape.local)
-                                 : p.tiles;
+  const std::size_t groups = shape.serial ? (p.tiles + static_cast<std::size_t>(shape.local) - 1) /
+                                                static_cast<std::size_t>(shape.local)
+                                          : p.tiles;
   const Size3 grid = primitives::grid_for(*p.ctx, groups);
   const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
   reg.run(up,
@@ -98,25 +80,35 @@ void run_pass(const SortPlan& p, const PassBuffers& b, int shift) {
                              {"iota_base", u32(b.iota_base)}});
   }
   reg.run(down, args, grid);
+  // Keys and values apart (too few storage blocks for both): the values' scatter ranks the
+  // same keys again, which the keys' scatter did not change (it wrote elsewhere).
+  if (down_values != nullptr) reg.run(*down_values, args, grid);
 }
 
-SortPlan plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order) {
-  SortPlan p{&ctx, key_type, sort_shape(ctx), count, 0, order == SortOrder::Descending, nullptr};
-  if (primitives::use_onesweep(ctx, count)) return p;  // no counts: the passes chain tiles
-  const auto tile = static_cast<std::size_t>(p.shape.tile());
+SortCall plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order,
+              bool with_values) {
+  SortCall p{&ctx,
+             primitives::plan_sort(ctx.info(), primitives::effective_tuning(ctx), key_type,
+                                   with_values, count),
+             count,
+             0,
+             order == SortOrder::Descending,
+             nullptr};
+  if (p.plan.onesweep) return p;  // no counts: the passes chain tiles
+  const auto tile = static_cast<std::size_t>(p.plan.shape.tile());
   p.tiles = (count + tile - 1) / tile;
   p.counts =
       &primitives::registry(ctx).scratch(ctx, "sort.counts", ElementType::Uint32, 256 * p.tiles);
   return p;
 }
 
-// What a recorded sort depends on (Registry::replay_call): the key type, count, order and
-// kernel shape, and each pass's Buffers and offsets.
-std::string recording_key(const SortPlan& p, const std::array<PassBuffers, 4>& passes) {
+// What a recorded sort depends on (Registry::replay_call): the count, order and kernels
+// (their keys name the key type and shape), and each pass's Buffers and offsets.
+std::string recording_key(const SortCall& p, const std::array<PassBuffers, 4>& passes) {
   const auto name = [](const Buffer* b) { return b == nullptr ? 0u : b->gl_name(); };
-  std::string key = fmt::format("sort {} n{} d{} {}x{} s{} t{} c{}", to_string(p.key_type), p.count,
-                                p.descending, p.shape.local, p.shape.keys, p.shape.serial,
-                                p.shape.texels, name(p.counts));
+  std::string key =
+      fmt::format("sort n{} d{} [{}] [{}] [{}] c{}", p.count, p.descending, p.plan.up.key,
+                  p.plan.down.key, p.plan.down_values.key, name(p.counts));
   for (const auto& b : passes) {
     key += fmt::format(" | {}@{} {}@{} {}@{} {}@{} {} {}", name(b.keys_in), b.in_first,
                        name(b.keys_out), b.out_first, name(b.values_in), b.vin_first,
@@ -127,9 +119,9 @@ std::string recording_key(const SortPlan& p, const std::array<PassBuffers, 4>& p
 
 // The four digit passes: Onesweep on the subgroup kernels, else count, scan and scatter,
 // replayed from a recording after the first call with the same Buffers.
-void run_passes(const SortPlan& p, const std::array<PassBuffers, 4>& passes) {
-  if (primitives::use_onesweep(*p.ctx, p.count)) {
-    primitives::onesweep_sort(*p.ctx, p.key_type, p.count, p.descending, passes);
+void run_passes(const SortCall& p, const std::array<PassBuffers, 4>& passes) {
+  if (p.plan.onesweep) {
+    primitives::onesweep_sort(*p.ctx, p.plan, p.count, p.descending, passes);
     return;
   }
   primitives::registry(*p.ctx).replay_call(*p.ctx, recording_key(p, passes), [&] {
@@ -149,7 +141,7 @@ void sort(const Context& ctx, Buffer& keys, SortOrder order, Range range) {
   const auto r = primitives::resolve_range(keys, range, 1, fn, "keys");
   primitives::check_index_range(r.first + r.count, fn, "keys");
   if (r.count <= 1) return;
-  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  const SortCall p = plan(ctx, keys.element_type(), r.count, order, false);
   Buffer& other = primitives::registry(ctx).scratch(ctx, "sort.keys", keys.element_type(), r.count);
   std::array<PassBuffers, 4> passes;
   for (int pass = 0; pass < 4; ++pass) {
@@ -169,7 +161,7 @@ void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values, SortOrder ord
   primitives::check_room(values, r.first, r.count, fn, "values");
   primitives::check_index_range(r.first + r.count, fn, "keys");
   if (r.count <= 1) return;
-  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  const SortCall p = plan(ctx, keys.element_type(), r.count, order, true);
   auto& reg = primitives::registry(ctx);
   Buffer& other_keys = reg.scratch(ctx, "sort.keys", keys.element_type(), r.count);
   Buffer& other_values = reg.scratch(ctx, "sort.values", ElementType::Uint32, r.count);
@@ -197,7 +189,7 @@ void argsort(const Context& ctx, const Buffer& keys, Buffer& indices, SortOrder 
   primitives::check_room(indices, 0, r.count, fn, "indices");
   primitives::check_index_range(r.first + r.count, fn, "keys");
   if (r.count == 0) return;
-  const SortPlan p = plan(ctx, keys.element_type(), r.count, order);
+  const SortCall p = plan(ctx, keys.element_type(), r.count, order, true);
   auto& reg = primitives::registry(ctx);
   // Keys: keys -> a -> b -> a -> b (the caller's keys are only read); values: generated in
   // pass 0 into `v`, then v -> indices -> v -> indices.

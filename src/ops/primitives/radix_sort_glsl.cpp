@@ -290,7 +290,39 @@ void main() {
 }
 )";
 
+// The values-only scatter (4 storage blocks): no keys' output, the values' at binding 1.
+std::string values_only_downsweep() {
+  std::string s = with_sort_io(downsweep_glsl);
+  patch(s, "#define VALUES_OUT_BINDING 4", "#define VALUES_OUT_BINDING 1");
+  patch(s, "layout(std430, binding = 1) writeonly buffer KeysOut { KT keys_out[]; };\n", "");
+  patch(s, "      keys_out[out_first + dest[r]] = key_from_bits(b);\n", "");
+  return s;
+}
+
+std::string values_only_serial() {
+  std::string s = serial_glsl;
+  patch(s, "layout(std430, binding = 1) writeonly buffer KeysOut { KT keys_out[]; };\n", "");
+  patch(s, "binding = 4) writeonly buffer ValuesOut", "binding = 1) writeonly buffer ValuesOut");
+  patch(s, "    keys_out[out_first + dest] = key;\n", "");
+  return s;
+}
+
 }  // namespace
+
+SortShape sort_shape(const PrimitiveTuning& t) {
+  SortShape s;
+  s.serial = t.sort_serial == 1;
+  s.local = t.sort_local;
+  s.keys = t.sort_keys;
+  s.texels = s.serial && t.texel_loads == 1;
+  return s;
+}
+
+std::int64_t sort_shared_bytes(const SortShape& shape) {
+  // Serial: 256 counters per invocation. Ranked: the tile, three digit tables, 16 rakers.
+  if (shape.serial) return 1024 * std::int64_t{shape.local};
+  return 4 * (std::int64_t{shape.local} * shape.keys + 3 * 256 + 16);
+}
 
 std::string with_sort_io(std::string kernel) {
   kernel.replace(kernel.find("SORT_IO"), 7, sort_io_glsl);
@@ -313,14 +345,17 @@ std::string sort_upsweep_source(ElementType key_type, const SortShape& shape) {
   return sort_header(key_type, shape, false) + sort_key_glsl + upsweep_glsl;
 }
 
-std::string sort_downsweep_source(ElementType key_type, bool with_values, const SortShape& shape) {
-  return sort_header(key_type, shape, with_values) + sort_key_glsl + with_sort_io(downsweep_glsl);
+std::string sort_downsweep_source(ElementType key_type, bool with_values, const SortShape& shape,
+                                  bool values_only) {
+  return sort_header(key_type, shape, with_values) + sort_key_glsl +
+         (values_only ? values_only_downsweep() : with_sort_io(downsweep_glsl));
 }
 
 std::string sort_serial_source(ElementType key_type, bool with_values, bool upsweep,
-                               const SortShape& shape) {
+                               const SortShape& shape, bool values_only) {
   return sort_header(key_type, shape, with_values) +
-         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + sort_key_glsl + serial_glsl;
+         fmt::format("#define UPSWEEP {}\n", upsweep ? 1 : 0) + sort_key_glsl +
+         (values_only ? values_only_serial() : std::string(serial_glsl));
 }
 
 }  // namespace gpgpu::primitives

@@ -7,6 +7,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
+#include "primitive_plans.hpp"
 #include "primitive_registry.hpp"
 #include "reduce_glsl.hpp"
 #include "reduce_plan.hpp"
@@ -25,22 +26,10 @@ std::size_t max_groups(const Context& ctx) {
   return static_cast<std::size_t>(ctx.info().max_compute_work_group_count[0]);
 }
 
-ComputeKernel& vec4_kernel(const Context& ctx, ElementType type, int components, Op op,
-                           const ReduceTuning& t, const primitives::Subgroups& sg) {
-  const std::string key =
-      fmt::format("reduce_vec4 {} {} {} {} {} {} sg{}{}", to_string(type), components,
-                  to_string(op), t.local, t.unroll, t.texels, sg.size, sg.native ? "" : "e");
-  return primitives::registry(ctx).kernel(
-      ctx, key, [&] { return primitives::reduce_vec4_source(type, components, op, t, sg, sg.on); });
-}
-
 ComputeKernel& ordered_kernel(const Context& ctx, ElementType type, int components,
                               const Operator& op, const ReduceTuning& t) {
-  const std::string key = fmt::format("reduce_ordered {} {} {} {} {}", to_string(type), components,
-                                      primitives::op_key(op), t.local, t.texels);
-  return primitives::registry(ctx).kernel(ctx, key, [&] {
-    return primitives::reduce_ordered_source(type, components, op, t.local, t.texels);
-  });
+  return primitives::registry(ctx).kernel(
+      ctx, primitives::reduce_ordered_kernel(t, type, components, op));
 }
 
 // The in-order kernel over `count` elements of `in` from scalar `first`; its result(s)
@@ -74,19 +63,27 @@ void finish_partials(const Context& ctx, const Buffer& partials, std::size_t gro
 // device runs at once; the shared-memory ones give each group a contiguous chunk.
 void reduce_vec4(const Context& ctx, const Buffer& in, const ScalarRange& r, int components, Op op,
                  Buffer& out, std::size_t out_offset, const ReduceTuning& t) {
-  const primitives::Subgroups sg = primitives::subgroups(ctx);
-  const Vec4Plan p = sg.on ? primitives::plan_vec4_strided(
-                                 r.first, r.count, t, primitives::resident_groups(ctx, t.local))
-                           : primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
+  const Vec4Plan p = t.sg.on ? primitives::plan_vec4_strided(
+                                   r.first, r.count, t, primitives::resident_groups(ctx, t.local))
+                             : primitives::plan_vec4(r.first, r.count, t, max_groups(ctx));
   auto& reg = primitives::registry(ctx);
-  Buffer& partials = reg.scratch(ctx, "reduce.partials", in.element_type(), 4 * p.groups);
   bool fresh = false;
-  Buffer& done = reg.zeroed_scratch(ctx, "reduce.done", ElementType::Uint32, 1, fresh);
+  // Merged: the counter's 4 words (zeros) ahead of the partials in one Buffer.
+  Buffer& partials = t.merged_counter
+                         ? reg.zeroed_scratch(ctx, "reduce.counter_partials", in.element_type(),
+                                              4 + 4 * p.groups, fresh)
+                         : reg.scratch(ctx, "reduce.partials", in.element_type(), 4 * p.groups);
   const std::array<std::uint32_t, 4> edges = {p.head_begin, p.head_end, p.tail_begin, p.tail_end};
   Args args = primitives::input_args(in);
+  if (t.merged_counter) {
+    args.emplace_back("Partials", partials);  // a block of two members binds by its name
+  } else {
+    args.insert(
+        args.end(),
+        {{"partials", partials},
+         {"done_count", reg.zeroed_scratch(ctx, "reduce.done", ElementType::Uint32, 1, fresh)}});
+  }
   args.insert(args.end(), {{"out_values", out},
-                           {"partials", partials},
-                           {"done_count", done},
                            {"body_begin", p.body_begin},
                            {"body_count", p.body_count},
                            {"chunk", p.chunk},
@@ -94,7 +91,8 @@ void reduce_vec4(const Context& ctx, const Buffer& in, const ScalarRange& r, int
                            {"groups", p.groups},
                            {"edges", edges},
                            {"out_offset", static_cast<std::uint32_t>(out_offset)}});
-  reg.run(vec4_kernel(ctx, in.element_type(), components, op, t, sg), args, {p.groups, 1, 1});
+  reg.run(reg.kernel(ctx, primitives::reduce_vec4_kernel(t, in.element_type(), components, op)),
+          args, {p.groups, 1, 1});
 }
 
 void reduce_in_order(const Context& ctx, const Buffer& in, const ScalarRange& r, int components,
@@ -131,8 +129,7 @@ void reduce(const Context& ctx, const Buffer& in, Buffer& out, const Operator& o
                          "out");
   primitives::check_index_range(r.first + r.count, fn, "in");
   const ReduceTuning t = primitives::reduce_tuning(ctx);
-  const bool vec4_path = op.is_builtin() && options.components != 3 && r.count > 0;
-  if (vec4_path) {
+  if (primitives::vec4_path(op, options.components) && r.count > 0) {
     reduce_vec4(ctx, in, r, options.components, op.builtin(), out, options.out_offset, t);
   } else {
     reduce_in_order(ctx, in, r, options.components, op, out, options.out_offset, t);
@@ -182,9 +179,8 @@ int reduce_error_depth(const Context& ctx, std::size_t n, int components, bool b
   primitives::check_components(components, "reduce_error_depth");
   const ReduceTuning t = primitives::reduce_tuning(ctx);
   if (builtin_op && components != 3) {
-    const primitives::Subgroups sg = primitives::subgroups(ctx);
     return primitives::vec4_depth(n * static_cast<std::size_t>(components), t, max_groups(ctx),
-                                  sg.on ? primitives::resident_groups(ctx, t.local) : 0);
+                                  t.sg.on ? primitives::resident_groups(ctx, t.local) : 0);
   }
   return primitives::ordered_depth(n, t, max_groups(ctx));
 }
@@ -199,3 +195,15 @@ GPGPU_INSTANTIATE_REDUCE(std::uint32_t)
 #undef GPGPU_INSTANTIATE_REDUCE
 
 }  // namespace gpgpu
+
+namespace gpgpu::primitives {
+std::vector<KernelSpec> reduce_kernels(const DeviceInfo& info, const PrimitiveTuning& t,
+                                       ElementType type, int components, const Operator& op) {
+  const ReduceTuning r = reduce_tuning(info, t);
+  std::vector<KernelSpec> kernels = {reduce_ordered_kernel(r, type, components, op)};
+  if (vec4_path(op, components)) {
+    kernels.push_back(reduce_vec4_kernel(r, type, components, op.builtin()));
+  }
+  return kernels;
+}
+}  // namespace gpgpu::primitives

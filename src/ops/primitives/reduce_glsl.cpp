@@ -113,7 +113,26 @@ vec_type group_combine(vec_type v, uint lid) {
 )";
 }
 
+// The partial results and the last-group counter: two blocks, or one with the counter first.
+std::string scratch_blocks(const std::string& v, bool merged) {
+  if (merged) {
+    return fmt::format(
+        "layout(std430, binding = 3) coherent buffer Partials {{ uint done_count[4]; {} "
+        "partials[]; }};\n",
+        v);
+  }
+  return fmt::format(
+      "layout(std430, binding = 3) coherent buffer Partials {{ {} partials[]; }};\n"
+      "layout(std430, binding = 4) coherent buffer Done {{ uint done_count[]; }};\n",
+      v);
+}
+
 }  // namespace
+
+std::int64_t reduce_shared_need(int local) {
+  // partial[local] of vec4 values and the last-group flag (the subgroup form needs less).
+  return 16 * std::int64_t{local} + 4;
+}
 
 std::string reduce_vec4_source(ElementType type, int components, Op op, const ReduceTuning& t,
                                const Subgroups& sg, bool strided) {
@@ -140,8 +159,7 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "#define opt_type {3}\n"
       "{8}"
       "layout(std430, binding = 2) writeonly buffer Out {{ {2} out_values[]; }};\n"
-      "layout(std430, binding = 3) coherent buffer Partials {{ {1} partials[]; }};\n"
-      "layout(std430, binding = 4) coherent buffer Done {{ uint done_count[]; }};\n"
+      "{11}"
       "uniform uint body_begin;\n"
       "uniform uint body_count;\n"
       "uniform uint chunk;\n"
@@ -188,11 +206,12 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
       "  }}\n"
       "}}\n",
       t.local, v, s, e, functions, body_trip(t.local, t.unroll), range, fold_and_store(components),
-      input_glsl(type, t.texels, 0), group_combine(type, op, t.local, sg), last_group_glsl);
+      input_glsl(type, t.loads, 0), group_combine(type, op, t.local, sg), last_group_glsl,
+      scratch_blocks(v, t.merged_counter));
 }
 
 std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local,
-                                  bool texels) {
+                                  Loads loads) {
   const std::string s = scalar_type(type), t = element_type(type, components);
   std::string load = "LOAD1(first_scalar + i)";
   std::string store = "out_values[out_offset + g] = r;";
@@ -232,7 +251,7 @@ std::string reduce_ordered_source(ElementType type, int components, const Operat
       "  if (lid == 0u) {{ {2} r = partial[0]; {6} }}\n"
       "}}\n",
       local, s, t, op_functions(op, type, t, "opt"), load, shared_tree(local, "opt", true), store,
-      input_glsl(type, texels, 0));
+      input_glsl(type, loads, 0));
 }
 
 }  // namespace gpgpu::primitives

@@ -2,8 +2,10 @@
 // operator; each variant is compiled once per Context).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+#include "glsl_ops.hpp"
 #include "gpgpu/element_type.hpp"
 #include "gpgpu/primitives.hpp"
 #include "reduce_plan.hpp"
@@ -17,7 +19,8 @@ namespace gpgpu::primitives {
 // Uniforms: body_begin, body_count (vec4s), chunk (vec4s per group; strided: the stride
 // between a group's trips), trips, groups, edges (scalar head [x, y) and tail [z, w), done
 // by group 0), out_offset (scalars). Input: input_glsl; blocks out_values, partials,
-// done_count. With subgroups on, groups combine their lanes with subgroup operations.
+// done_count (t.merged_counter: done_count[4] ahead of partials in one block). With
+// subgroups on, groups combine their lanes with subgroup operations.
 std::string reduce_vec4_source(ElementType type, int components, Op op, const ReduceTuning& t,
                                const Subgroups& sg, bool strided);
 
@@ -26,7 +29,10 @@ std::string reduce_vec4_source(ElementType type, int components, Op op, const Re
 // tree that keeps operand order. Uniforms: first_scalar, count (elements), chunk,
 // per_thread, out_offset. Blocks: in1, out_values.
 std::string reduce_ordered_source(ElementType type, int components, const Operator& op, int local,
-                                  bool texels);
+                                  Loads loads);
+
+// Shared memory of the reduction kernels with work groups of `local`, at most (vec4 values).
+std::int64_t reduce_shared_need(int local);
 
 // GLSL that combines the shared array `partial[LOCAL]` of `type` into partial[0] with `op`
 // (name of the operator function); `ordered` keeps operand order (for non-commutative ops).

@@ -1,9 +1,13 @@
 #include "reduce_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 
+#include "device_fit.hpp"
 #include "primitive_tuning.hpp"
+#include "reduce_glsl.hpp"
 #include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
@@ -17,17 +21,41 @@ int ceil_log2(std::size_t n) {
 }
 }  // namespace
 
-ReduceTuning reduce_tuning(const Context& ctx) {
-  const PrimitiveTuning p = effective_tuning(ctx);
+ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p) {
+  const DeviceFit fit = device_fit(info);
   ReduceTuning t;
   t.local = p.reduce_local;
   t.unroll = p.reduce_unroll;
   t.max_trips = p.reduce_max_trips;
-  t.texels = p.texel_loads == 1;
-  const Subgroups sg = subgroups(ctx);
-  t.subgroup_size = sg.on ? sg.size : 0;
-  t.local = subgroup_local(t.local, sg);
+  t.loads = p.texel_loads == 1 && texel_loads_possible(fit) ? Loads::Texels : Loads::Storage;
+  t.sg = subgroups_for(info, p.subgroups);
+  t.subgroup_size = t.sg.on ? t.sg.size : 0;
+  t.local = subgroup_local(t.local, t.sg);
+  // The vec4 kernel's blocks: in4, in1 (unless texels), out, partials, done at bindings 0-4.
+  t.merged_counter = !fits_storage(fit, t.loads == Loads::Texels ? 3 : 5, 5);
   return t;
+}
+
+ReduceTuning reduce_tuning(const Context& ctx) {
+  return reduce_tuning(ctx.info(), effective_tuning(ctx));
+}
+
+bool vec4_path(const Operator& op, int components) {
+  return op.is_builtin() && components != 3;
+}
+
+KernelSpec reduce_vec4_kernel(const ReduceTuning& t, ElementType type, int components, Op op) {
+  return {fmt::format("reduce_vec4 {} {} {} {} {} {} sg{}{}{}", to_string(type), components,
+                      to_string(op), t.local, t.unroll, to_string(t.loads), t.sg.size,
+                      t.sg.native ? "" : "e", t.merged_counter ? " merged" : ""),
+          [=] { return reduce_vec4_source(type, components, op, t, t.sg, t.sg.on); }};
+}
+
+KernelSpec reduce_ordered_kernel(const ReduceTuning& t, ElementType type, int components,
+                                 const Operator& op) {
+  return {fmt::format("reduce_ordered {} {} {} {} {}", to_string(type), components, op_key(op),
+                      t.local, to_string(t.loads)),
+          [=] { return reduce_ordered_source(type, components, op, t.local, t.loads); }};
 }
 
 Vec4Plan plan_vec4(std::size_t first, std::size_t count, const ReduceTuning& t,

@@ -5,21 +5,39 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "glsl_ops.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/primitives.hpp"
+#include "primitive_registry.hpp"
+#include "subgroup_glsl.hpp"
 
 namespace gpgpu::primitives {
 
 struct ReduceTuning {
-  int local = 256;        // invocations per work group
-  int unroll = 4;         // independent vec4 loads per trip
-  int max_trips = 32;     // trips per invocation before another work group is added
-  int ordered_run = 32;   // elements per invocation of the in-order kernel
-  bool texels = false;    // read inputs through buffer textures
-  int subgroup_size = 0;  // > 0: the vec4 kernel combines with subgroups of this size
+  int local = 256;               // invocations per work group
+  int unroll = 4;                // independent vec4 loads per trip
+  int max_trips = 32;            // trips per invocation before another work group is added
+  int ordered_run = 32;          // elements per invocation of the in-order kernel
+  Loads loads = Loads::Storage;  // how inputs are read
+  Subgroups sg;                  // on: the vec4 kernel combines with subgroups
+  int subgroup_size = 0;         // sg.size where the subgroup kernels run, else 0
+  // The vec4 kernel keeps its last-group counter in its partials' block: 4 storage blocks
+  // (5 binding points) are too few for both apart.
+  bool merged_counter = false;
 };
 
-// The tuning for this device (with its subgroup size where the subgroup kernels run).
+// The tuning for a device (with its subgroup size where the subgroup kernels run) from the
+// primitives' (filled-in) tuning, and for this Context.
+ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p);
 ReduceTuning reduce_tuning(const Context& ctx);
+
+// The kernels of a reduction of `components`-scalar elements: the vec4 kernel for built-in
+// operators on 1, 2 or 4 components (vec4_path), the in-order one for the others and for
+// empty ranges (and its single-group pass over groups' results).
+bool vec4_path(const Operator& op, int components);
+KernelSpec reduce_vec4_kernel(const ReduceTuning& t, ElementType type, int components, Op op);
+KernelSpec reduce_ordered_kernel(const ReduceTuning& t, ElementType type, int components,
+                                 const Operator& op);
 
 // Pass 1 of the vec4 kernel over scalars [first, first + count).
 struct Vec4Plan {

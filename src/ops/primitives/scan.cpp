@@ -12,6 +12,7 @@
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
 #include "scan_glsl.hpp"
+#include "scan_plan.hpp"
 #include "subgroup_glsl.hpp"
 #include "tile_flags.hpp"
 
@@ -20,28 +21,8 @@ namespace gpgpu {
 namespace {
 
 using primitives::ScalarRange;
-using primitives::ScanMode;
-using primitives::ScanShape;
-using primitives::Subgroups;
-
-ScanShape scan_shape(const Context& ctx, int components) {
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  ScanShape s;
-  s.local = t.scan_local;
-  // A multiple of 4 (vec4 moves) and of the components: 12 for vec3 elements.
-  s.scalars = components == 3 ? std::max(12, t.scan_scalars / 12 * 12) : t.scan_scalars;
-  s.rake = 8;
-  s.window = std::min(32, s.local);
-  return s;
-}
-
-// Software devices always reduce-then-scan: llvmpipe ends an invocation's loops after 65535
-// trips in all, so a look-back wait (a loop) cannot be made long enough to be safe there
-// when the OS deschedules the tile being waited for.
-ScanAlgorithm resolve(const Context& ctx, ScanAlgorithm a) {
-  if (ctx.info().is_software) return ScanAlgorithm::ReduceThenScan;
-  return a == ScanAlgorithm::Auto ? ScanAlgorithm::SinglePass : a;
-}
+using primitives::ScanPath;
+using primitives::ScanPlan;
 
 struct ScanCall {
   const Buffer* in;
@@ -49,18 +30,13 @@ struct ScanCall {
   ScalarRange range;
   std::size_t out_first;  // scalar
   int components;
-  const Operator* op;
   bool inclusive;
 };
 
-ComputeKernel& scan_kernel(const Context& ctx, const ScanCall& c, ScanMode mode,
-                           const ScanShape& shape) {
-  const std::string key =
-      fmt::format("scan {} {} {} mode{} {}x{}", to_string(c.in->element_type()), c.components,
-                  primitives::op_key(*c.op), static_cast<int>(mode), shape.local, shape.scalars);
-  return primitives::registry(ctx).kernel(ctx, key, [&] {
-    return primitives::scan_source(c.in->element_type(), c.components, *c.op, mode, shape);
-  });
+ScanPlan plan_for(const Context& ctx, ElementType type, int components, const Operator& op,
+                  ScanAlgorithm algorithm) {
+  return primitives::plan_scan(ctx.info(), primitives::effective_tuning(ctx), type, components, op,
+                               algorithm);
 }
 
 Args tile_args(const ScanCall& c, const Buffer& tile_values, std::size_t tiles, bool vec4_io) {
@@ -77,39 +53,33 @@ Args tile_args(const ScanCall& c, const Buffer& tile_values, std::size_t tiles, 
           {"inclusive", static_cast<std::int32_t>(c.inclusive)}};
 }
 
-void single_pass(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
-                 std::size_t tiles) {
+std::size_t tiles_of(const ScanPlan& p, std::size_t scalars) {
+  const auto tile = static_cast<std::size_t>(p.shape.local * p.shape.scalars);
+  return (scalars + tile - 1) / tile;
+}
+
+void single_pass(const Context& ctx, const ScanCall& c, const ScanPlan& p, bool vec4_io) {
   auto& reg = primitives::registry(ctx);
+  const std::size_t tiles = tiles_of(p, c.range.count);
   const auto comps = static_cast<std::size_t>(c.components);
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles * comps);
   const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
   Args args = tile_args(c, values, tiles, vec4_io);
   args.emplace_back("tile_flags", *f.flags);
   args.emplace_back("epoch", f.epoch);
-  reg.run(scan_kernel(ctx, c, ScanMode::LookBack, shape), args, primitives::grid_for(ctx, tiles));
+  reg.run(reg.kernel(ctx, p.pass), args, primitives::grid_for(ctx, tiles));
 }
 
 // Scalars with a built-in operator on the subgroup kernels: one pass (scan_subgroup_source).
 // A software device never waits for another tile (spin_limit 1: a tile that is not ready
 // is reduced at once), which bounds the loops as llvmpipe needs.
-void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups& sg,
-                          bool vec4_io) {
+void subgroup_single_pass(const Context& ctx, const ScanCall& c, const ScanPlan& p, bool vec4_io) {
   auto& reg = primitives::registry(ctx);
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  const int local = primitives::subgroup_local(t.scan_local, sg);
-  const int vec4s = t.scan_scalars / 4;
-  const auto tile = static_cast<std::size_t>(local) * static_cast<std::size_t>(vec4s) * 4;
+  const auto tile = static_cast<std::size_t>(p.sg_local) * static_cast<std::size_t>(p.vec4s) * 4;
   const std::size_t tiles = (c.range.count + tile - 1) / tile;
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles);
   const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
-  const ElementType type = c.in->element_type();
-  const Op op = c.op->builtin();
-  const std::string key =
-      fmt::format("scan_sg {} {} {}x{} sg{}{} {}", to_string(type), to_string(op), local, vec4s,
-                  sg.size, sg.native ? "" : "e", t.texel_loads);
-  ComputeKernel& k = reg.kernel(ctx, key, [&] {
-    return primitives::scan_subgroup_source(type, op, t.scan_local, vec4s, sg, t.texel_loads == 1);
-  });
+  ComputeKernel& k = reg.kernel(ctx, p.pass);
   Args args = primitives::input_args(*c.in);
   args.insert(args.end(), {{"out4", *c.out},
                            {"out1", *c.out},
@@ -126,34 +96,27 @@ void subgroup_single_pass(const Context& ctx, const ScanCall& c, const Subgroups
   reg.run(k, args, primitives::grid_for(ctx, tiles));
 }
 
-// The subgroup scan applies: subgroup kernels on, scalars, a built-in operator, and not an
-// explicit reduce-then-scan.
-bool use_subgroup_scan(const Context& ctx, const Operator& op, int components, ScanAlgorithm a) {
-  return primitives::subgroups(ctx).on && op.is_builtin() && components == 1 &&
-         a != ScanAlgorithm::ReduceThenScan;
-}
-
-void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape, bool vec4_io,
-                      std::size_t tiles) {
+void reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanPlan& p, bool vec4_io) {
   auto& reg = primitives::registry(ctx);
+  const std::size_t tiles = tiles_of(p, c.range.count);
   const auto comps = static_cast<std::size_t>(c.components);
   Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), tiles * comps);
   const Args args = tile_args(c, values, tiles, vec4_io);
   const Size3 grid = primitives::grid_for(ctx, tiles);
   if (tiles > 1) {
-    reg.run(scan_kernel(ctx, c, ScanMode::TileReduce, shape), args, grid);
-    const auto local = static_cast<std::size_t>(shape.local);
+    reg.run(reg.kernel(ctx, p.totals), args, grid);
+    const auto local = static_cast<std::size_t>(p.shape.local);
     const auto per_thread = static_cast<std::uint32_t>((tiles + local - 1) / local);
     Args small = args;
     small.emplace_back("per_thread", per_thread);
-    reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+    reg.run(reg.kernel(ctx, p.small), small, {1, 1, 1});
   } else {
     // One tile: its exclusive prefix is the identity; the small scan writes exactly that.
     Args small = args;
     small.emplace_back("per_thread", std::uint32_t{1});
-    reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
+    reg.run(reg.kernel(ctx, p.small), small, {1, 1, 1});
   }
-  reg.run(scan_kernel(ctx, c, ScanMode::TileDownsweep, shape), args, grid);
+  reg.run(reg.kernel(ctx, p.pass), args, grid);
 }
 
 // Elements per invocation of the serial scan: runs long enough to amortise the passes,
@@ -164,7 +127,7 @@ std::size_t serial_chunk(std::size_t elements) {
   return std::min<std::size_t>((chunk + 3) / 4 * 4, 8192);
 }
 
-void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanShape& shape,
+void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanPlan& p,
                              bool vec4_io) {
   auto& reg = primitives::registry(ctx);
   const auto comps = static_cast<std::size_t>(c.components);
@@ -183,23 +146,14 @@ void serial_reduce_then_scan(const Context& ctx, const ScanCall& c, const ScanSh
                            {"tiles", static_cast<std::uint32_t>(tiles)},
                            {"vec4_io", static_cast<std::int32_t>(vec4_io)},
                            {"inclusive", static_cast<std::int32_t>(c.inclusive)}});
-  const auto local = static_cast<std::size_t>(shape.local);
+  const auto local = static_cast<std::size_t>(p.shape.local);
   const Size3 grid = primitives::grid_for(ctx, (tiles + local - 1) / local);
-  const auto serial = [&](ScanMode mode) -> ComputeKernel& {
-    const std::string key =
-        fmt::format("scan_serial {} {} {} mode{} {}", to_string(c.in->element_type()), c.components,
-                    primitives::op_key(*c.op), static_cast<int>(mode), shape.local);
-    return reg.kernel(ctx, key, [&] {
-      return primitives::scan_serial_source(c.in->element_type(), c.components, *c.op, mode,
-                                            shape.local);
-    });
-  };
-  if (tiles > 1) reg.run(serial(ScanMode::TileReduce), args, grid);
+  if (tiles > 1) reg.run(reg.kernel(ctx, p.totals), args, grid);
   const Args small = {{"tile_values", values},
                       {"tiles", static_cast<std::uint32_t>(tiles)},
                       {"per_thread", static_cast<std::uint32_t>((tiles + local - 1) / local)}};
-  reg.run(scan_kernel(ctx, c, ScanMode::SmallScan, shape), small, {1, 1, 1});
-  reg.run(serial(ScanMode::TileDownsweep), args, grid);
+  reg.run(reg.kernel(ctx, p.small), small, {1, 1, 1});
+  reg.run(reg.kernel(ctx, p.pass), args, grid);
 }
 
 void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
@@ -215,25 +169,27 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   primitives::check_index_range(std::max(r.first, out_first) + r.count, fn, "in");
   if (r.count == 0) return;
 
-  const ScanShape shape = scan_shape(ctx, o.components);
-  const auto tile = static_cast<std::size_t>(shape.local * shape.scalars);
-  const std::size_t tiles = (r.count + tile - 1) / tile;
+  const ScanPlan p = plan_for(ctx, in.element_type(), o.components, op, o.algorithm);
   const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
-  const ScanCall call{&in, &out, r, out_first, o.components, &op, inclusive};
-  // Replayed from a recording after the first call with the same Buffers and options.
-  const std::string key =
-      fmt::format("scan {} {} {}+{} {} c{} {} i{} a{}", in.gl_name(), out.gl_name(), r.first,
-                  r.count, out_first, o.components, primitives::op_key(op), inclusive,
-                  static_cast<int>(o.algorithm));
+  const ScanCall call{&in, &out, r, out_first, o.components, inclusive};
+  // Replayed from a recording after the first call with the same Buffers and kernels.
+  const std::string key = fmt::format("scan {} {} {}+{} {} c{} i{} [{}] [{}] [{}]", in.gl_name(),
+                                      out.gl_name(), r.first, r.count, out_first, o.components,
+                                      inclusive, p.totals.key, p.small.key, p.pass.key);
   primitives::registry(ctx).replay_call(ctx, key, [&] {
-    if (use_subgroup_scan(ctx, op, o.components, o.algorithm)) {
-      subgroup_single_pass(ctx, call, primitives::subgroups(ctx), vec4_io);
-    } else if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
-      single_pass(ctx, call, shape, vec4_io, tiles);
-    } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
-      serial_reduce_then_scan(ctx, call, shape, vec4_io);
-    } else {
-      reduce_then_scan(ctx, call, shape, vec4_io, tiles);
+    switch (p.path) {
+      case ScanPath::Subgroup:
+        subgroup_single_pass(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::SinglePass:
+        single_pass(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::Serial:
+        serial_reduce_then_scan(ctx, call, p, vec4_io);
+        break;
+      case ScanPath::ReduceThenScan:
+        reduce_then_scan(ctx, call, p, vec4_io);
+        break;
     }
   });
 }
@@ -277,13 +233,11 @@ namespace {
 // the subgroups' totals (size - 1 and a chain of chunks), 2 more. A fallback aggregate: a
 // lane's run of vec4s, the fold, a reduction. Across tiles a walk folds each passed tile
 // once and each window adds one combination: at most 2 per tile.
-int subgroup_scan_depth(const Context& ctx, std::size_t n) {
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  const Subgroups s = primitives::subgroups(ctx);
-  const int sg = s.size;
-  const int local = primitives::subgroup_local(t.scan_local, s);
-  const int v = t.scan_scalars / 4;
-  const std::size_t tile = static_cast<std::size_t>(local) * t.scan_scalars;
+int subgroup_scan_depth(const ScanPlan& p, std::size_t n) {
+  const int sg = p.sg.size;
+  const int local = p.sg_local;
+  const int v = p.vec4s;
+  const std::size_t tile = static_cast<std::size_t>(local) * 4 * static_cast<std::size_t>(v);
   const auto tiles = static_cast<int>(std::max<std::size_t>(1, (n + tile - 1) / tile));
   const int count = local / sg;
   const int in_tile = 3 + (sg - 1) + v + 2 + (sg - 1) + (count + sg - 1) / sg + 2;
@@ -294,18 +248,19 @@ int subgroup_scan_depth(const Context& ctx, std::size_t n) {
 
 int scan_error_depth(const Context& ctx, std::size_t n, int components, ScanAlgorithm algorithm) {
   primitives::check_components(components, "scan_error_depth");
-  if (use_subgroup_scan(ctx, Op::Sum, components, algorithm)) return subgroup_scan_depth(ctx, n);
-  const ScanShape s = scan_shape(ctx, components);
+  const ScanPlan p = plan_for(ctx, ElementType::Float32, components, Op::Sum, algorithm);
+  if (p.path == ScanPath::Subgroup) return subgroup_scan_depth(p, n);
+  const primitives::ScanShape& s = p.shape;
   const std::size_t per_tile = static_cast<std::size_t>(s.local * s.scalars / components);
   const std::size_t tiles = std::max<std::size_t>(1, (n + per_tile - 1) / per_tile);
   // Within a tile: a run of scalars/components elements, the raking block scan (rake, then
   // local/rake totals, then one combination) and the two combinations with the prefixes.
   const int in_tile = s.scalars / components + s.rake + s.local / s.rake + 3;
-  if (resolve(ctx, algorithm) == ScanAlgorithm::SinglePass) {
+  if (p.path == ScanPath::SinglePass) {
     // The tile prefix chains one tile total per preceding tile.
     return in_tile + static_cast<int>(tiles);
   }
-  if (primitives::effective_tuning(ctx).texel_loads == 1) {
+  if (p.path == ScanPath::Serial) {
     // Serial: a run's total (chunk elements in a row), the small scan of the totals, then
     // the run again from its prefix.
     const std::size_t chunk = serial_chunk(n);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "glsl_ops.hpp"
 
 namespace gpgpu::primitives {
@@ -318,10 +320,65 @@ void main() {
 #endif
 )";
 
+// The tile kernels with 4 storage blocks (OpenGL ES 3.1's minimum): the vec4 views of the
+// input and output go, a tile moves as vec4s of scalar loads and stores, and the blocks
+// take bindings 0-3.
+std::string narrow_tile_glsl() {
+  std::string s = tile_glsl;
+  patch(s, "layout(std430, binding = 0) readonly buffer In4 { S4 in4[]; };\n", "");
+  patch(s, "binding = 1) readonly buffer In1", "binding = 0) readonly buffer In1");
+  patch(s, "layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };\n", "");
+  patch(s, "binding = 3) writeonly buffer Out1", "binding = 1) writeonly buffer Out1");
+  patch(s, "binding = 4) coherent buffer TileValues", "binding = 2) coherent buffer TileValues");
+  patch(s, "binding = 5) coherent buffer TileFlags", "binding = 3) coherent buffer TileFlags");
+  patch(s, "      S4 x = in4[base + v];\n",
+        "      uint q = 4u * (base + v);\n"
+        "      S4 x = S4(in1[q], in1[q + 1u], in1[q + 2u], in1[q + 3u]);\n");
+  patch(s, "      out4[base + v] = S4(sh[p], sh[p + 1u], sh[p + 2u], sh[p + 3u]);\n",
+        "      uint q = 4u * (base + v);\n"
+        "      out1[q] = sh[p]; out1[q + 1u] = sh[p + 1u]; out1[q + 2u] = sh[p + 2u]; "
+        "out1[q + 3u] = sh[p + 3u];\n");
+  return s;
+}
+
+// Bytes of one T in shared memory (a vec3 takes a vec4's 16, as in arrays).
+std::int64_t element_bytes(int components) {
+  return components == 1 ? 4 : components == 2 ? 8 : 16;
+}
+
 }  // namespace
 
+ScanShape scan_shape(const PrimitiveTuning& t, int components) {
+  ScanShape s;
+  s.local = t.scan_local;
+  // A multiple of 4 (vec4 moves) and of the components: 12 for vec3 elements.
+  s.scalars = components == 3 ? std::max(12, t.scan_scalars / 12 * 12) : t.scan_scalars;
+  // Fewer than 12 scalars asked for: the vec3 tile takes fewer invocations, so that it is no
+  // larger than the tuning's (whose shared memory was checked).
+  while (s.scalars > t.scan_scalars && s.local > 32 &&
+         s.local * s.scalars > t.scan_local * t.scan_scalars) {
+    s.local /= 2;
+  }
+  s.rake = 8;
+  s.window = std::min(32, s.local);
+  return s;
+}
+
+std::int64_t scan_shared_bytes(const ScanShape& shape, int components, ScanMode mode) {
+  const std::int64_t t = element_bytes(components), l = shape.local;
+  const std::int64_t tile = l * shape.scalars;
+  std::int64_t bytes = t * (l + l / shape.rake + 1);  // thread_sums, rake_sums, tile_total
+  if (mode != ScanMode::SmallScan) bytes += 4 * (tile + tile / 32);  // sh
+  if (mode == ScanMode::TileDownsweep) bytes += t;                   // tile_prefix
+  if (mode == ScanMode::LookBack) {
+    // window_state, window_value, lb_end, lb_prefix, tile_prefix, tile_id
+    bytes += shape.window * (4 + t) + 4 + 2 * t + 4;
+  }
+  return bytes;
+}
+
 std::string scan_source(ElementType type, int components, const Operator& op, ScanMode mode,
-                        const ScanShape& shape) {
+                        const ScanShape& shape, bool narrow) {
   const std::string t = element_type(type, components);
   std::string source = fmt::format(
       "#define S {}\n#define S4 {}\n#define T {}\n#define C {}\n#define SPT {}\n#define L {}\n"
@@ -329,7 +386,7 @@ std::string scan_source(ElementType type, int components, const Operator& op, Sc
       scalar_type(type), vec4_type(type), t, components, shape.scalars, shape.local, shape.rake,
       shape.window, static_cast<int>(mode));
   source += op_functions(op, type, t, "opt");
-  source += tile_glsl;
+  source += narrow ? narrow_tile_glsl() : std::string(tile_glsl);
   source += block_scan_glsl;
   source += look_back_glsl;
   source += main_glsl;

@@ -2,6 +2,8 @@
 // elements and walks it sequentially, reading through buffer textures (vector gathers
 // there) with no shared memory and no barriers (coroutine switches there). Reduce-then-scan:
 // run totals (mode 0), the small scan of them (scan_source's mode 3), the runs (mode 1).
+// Without buffer textures (OpenGL ES 3.1 without GL_EXT_texture_buffer) they read storage
+// blocks.
 #include <fmt/format.h>
 
 #include "glsl_ops.hpp"
@@ -137,17 +139,30 @@ void main() {
 }
 )";
 
+// With 4 storage blocks (OpenGL ES 3.1's minimum): no vec4 view of the output (a vec4 is
+// stored as scalars), the blocks from binding 0 on (the input, if a block, at 0).
+std::string narrow_serial_glsl() {
+  std::string s = serial_glsl;
+  patch(s, "layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };\n", "");
+  patch(s, "binding = 3) writeonly buffer Out1", "binding = 1) writeonly buffer Out1");
+  patch(s, "binding = 4) buffer TileValues", "binding = 2) buffer TileValues");
+  patch(s, "      out4[(out_first + e * uint(C)) >> 2u] = y;\n",
+        "      uint o = out_first + e * uint(C);\n"
+        "      out1[o] = y.x; out1[o + 1u] = y.y; out1[o + 2u] = y.z; out1[o + 3u] = y.w;\n");
+  return s;
+}
+
 }  // namespace
 
 std::string scan_serial_source(ElementType type, int components, const Operator& op, ScanMode mode,
-                               int local) {
+                               int local, Loads loads, bool narrow) {
   const std::string t = element_type(type, components);
   std::string source = fmt::format(
       "#define S {}\n#define S4 {}\n#define T {}\n#define C {}\n#define L {}\n#define MODE {}\n",
       scalar_type(type), vec4_type(type), t, components, local, static_cast<int>(mode));
-  source += input_glsl(type, true, 0);
+  source += input_glsl(type, narrow && loads == Loads::Storage ? Loads::Scalars : loads, 0);
   source += op_functions(op, type, t, "opt");
-  source += serial_glsl;
+  source += narrow ? narrow_serial_glsl() : std::string(serial_glsl);
   return source;
 }
 

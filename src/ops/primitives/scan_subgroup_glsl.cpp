@@ -131,15 +131,19 @@ void main() {
 
 }  // namespace
 
+std::int64_t scan_subgroup_shared_bytes(int local, const Subgroups& sg) {
+  // tile_id, sg_totals[SG_COUNT], tile_prefix.
+  return 4 * (2 + std::int64_t{local} / sg.size) + subgroup_shared_bytes(sg, local);
+}
+
 std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s, const Subgroups& sg,
-                                 bool texels) {
+                                 Loads loads) {
   const std::string s = scalar_type(type), v = vec4_type(type);
   return fmt::format("#define S {}\n#define S4 {}\n#define L {}\n#define V {}\n", s, v, local,
                      vec4s) +
          subgroup_glsl(sg, local) + op_functions(op, type, s, "op1") +
          op_functions(op, type, v, "op4") + subgroup_op_glsl(sg, type, op, "sgop") +
-         input_glsl(type, texels, 0) + scan_subgroup_glsl + look_back_glsl +
-         scan_subgroup_main_glsl;
+         input_glsl(type, loads, 0) + scan_subgroup_glsl + look_back_glsl + scan_subgroup_main_glsl;
 }
 
 }  // namespace gpgpu::primitives

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <bit>
 
+#include "device_fit.hpp"
 #include "glsl_ops.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "primitive_checks.hpp"
+#include "primitive_plans.hpp"
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
 
@@ -62,6 +64,85 @@ void main() {
 }
 )";
 
+// Several dispatches over the parts of every segment (part p of each, in order), each
+// result combined after the previous part's: a CPU device whose work groups are too small
+// for its longest segment would otherwise loop past its cap in one invocation.
+std::string parts_glsl() {
+  std::string s = segmented_glsl;
+  primitives::patch(s, "layout(std430, binding = 3) writeonly buffer Out { S out1[]; };\n",
+                    "layout(std430, binding = 3) buffer Out { S out1[]; };\n"
+                    "uniform uint part;    // this dispatch's part of every segment\n"
+                    "uniform uint parts;\n"
+                    "T stored(uint s) {\n"
+                    "#if C == 1\n"
+                    "  return out1[s];\n"
+                    "#else\n"
+                    "  T v;\n"
+                    "  for (uint q = 0u; q < uint(C); ++q) v[q] = out1[s * uint(C) + q];\n"
+                    "  return v;\n"
+                    "#endif\n"
+                    "}\n");
+  primitives::patch(s, "    uint end = max(min(offsets[s + 1u], count), start);\n",
+                    "    uint end = max(min(offsets[s + 1u], count), start);\n"
+                    "    uint piece = (end - start + parts - 1u) / parts;\n"
+                    "    start = min(start + part * piece, end);\n"
+                    "    end = min(start + piece, end);\n");
+  primitives::patch(s, "    T r = partial[lid];\n",
+                    "    T r = partial[lid];\n"
+                    "    if (part > 0u) r = opt(stored(s), r);\n");
+  return s;
+}
+
+// The work group, the lanes per segment and the parts for segments of `average` and at most
+// `longest` elements: about one lane per 8 elements on average, a power of two up to the
+// group. llvmpipe ends an invocation's loops after 65535 trips in all: its longest segment
+// gets enough lanes that none walks more than 16384 elements, up to the work group, and
+// where that is too small, parts of at most 32768 elements per lane.
+struct SegmentedShape {
+  int local = 256;
+  std::size_t lanes = 1, parts = 1;
+};
+
+SegmentedShape segmented_shape(const DeviceInfo& info, std::size_t average, std::size_t longest) {
+  const primitives::DeviceFit fit = primitives::device_fit(info);
+  SegmentedShape s;
+  s.lanes = std::bit_ceil(std::max<std::size_t>(1, average / 8));
+  s.local = primitives::fit_local(256, fit);
+  if (info.is_software) {
+    s.lanes = std::max(s.lanes, std::bit_ceil((longest + 16383) / 16384));
+    s.local =
+        primitives::fit_local(static_cast<int>(std::clamp<std::size_t>(s.lanes, 64, 1024)), fit);
+  }
+  s.lanes = std::min(s.lanes, static_cast<std::size_t>(s.local));
+  if (info.is_software) {
+    const std::size_t per_part = s.lanes * 32768;
+    s.parts = std::max<std::size_t>(1, (longest + per_part - 1) / per_part);
+  }
+  return s;
+}
+
+primitives::KernelSpec segmented_kernel(const PrimitiveTuning& t, const DeviceInfo& info,
+                                        ElementType element, int components, const Operator& op,
+                                        const SegmentedShape& shape) {
+  const primitives::Loads loads =
+      t.texel_loads == 1 && primitives::texel_loads_possible(primitives::device_fit(info))
+          ? primitives::Loads::Texels
+          : primitives::Loads::Storage;
+  const bool parts = shape.parts > 1;
+  const int local = shape.local;
+  return {fmt::format("segmented {} {} {} {} {}{}", to_string(element), components,
+                      primitives::op_key(op), local, primitives::to_string(loads),
+                      parts ? " parts" : ""),
+          [=] {
+            const std::string type = primitives::element_type(element, components);
+            return fmt::format("#define S {}\n#define T {}\n#define C {}\n#define L {}\n",
+                               primitives::scalar_type(element), type, components, local) +
+                   primitives::input_glsl(element, loads, 0) +
+                   primitives::op_functions(op, element, type, "opt") + primitives::element_glsl +
+                   (parts ? parts_glsl() : std::string(segmented_glsl));
+          }};
+}
+
 }  // namespace
 
 void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offsets, Buffer& out,
@@ -85,46 +166,37 @@ void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offset
   primitives::check_room(out, 0, segments * c, fn, "out");
   primitives::check_index_range(r.count, fn, "in");
 
-  const PrimitiveTuning t = primitives::effective_tuning(ctx);
-  // Lanes per segment: about one per 8 elements on average, a power of two up to the group.
   const std::size_t average = r.elements / segments;
-  std::size_t lanes = std::bit_ceil(std::max<std::size_t>(1, average / 8));
-  int local = 256;
+  std::size_t longest = 0;
   if (ctx.info().is_software) {
-    // llvmpipe ends an invocation's loops after 65535 trips in all: give the longest segment
-    // enough lanes that none walks more than 16384 elements. The offsets are read back for
-    // that (on a CPU device the "device" memory is host memory; this waits for the GPU).
+    // The longest segment sizes the lanes on CPU devices (their loop cap). The offsets are
+    // read back for that (on a CPU device the "device" memory is host memory; this waits
+    // for the GPU).
     const auto o = offsets.to_vector<std::uint32_t>();
-    std::size_t longest = 0;
     for (std::size_t s = 0; s < segments; ++s) {
       const std::size_t start = std::min<std::size_t>(o[s], r.elements);
       const std::size_t end = std::max(std::min<std::size_t>(o[s + 1], r.elements), start);
       longest = std::max(longest, end - start);
     }
-    lanes = std::max(lanes, std::bit_ceil((longest + 16383) / 16384));
-    local = static_cast<int>(std::clamp<std::size_t>(lanes, 64, 1024));
   }
-  lanes = std::min(lanes, static_cast<std::size_t>(local));
-  const std::size_t per_group = static_cast<std::size_t>(local) / lanes;
-  const auto lanes32 = static_cast<std::uint32_t>(lanes);
-  const std::string type = primitives::element_type(in.element_type(), components);
+  const SegmentedShape shape = segmented_shape(ctx.info(), average, longest);
+  const std::size_t per_group = static_cast<std::size_t>(shape.local) / shape.lanes;
   auto& reg = primitives::registry(ctx);
-  const std::string key = fmt::format("segmented {} {} {} {} {}", to_string(in.element_type()),
-                                      components, primitives::op_key(op), local, t.texel_loads);
-  ComputeKernel& k = reg.kernel(ctx, key, [&] {
-    return fmt::format("#define S {}\n#define T {}\n#define C {}\n#define L {}\n",
-                       primitives::scalar_type(in.element_type()), type, components, local) +
-           primitives::input_glsl(in.element_type(), t.texel_loads == 1, 0) +
-           primitives::op_functions(op, in.element_type(), type, "opt") + primitives::element_glsl +
-           segmented_glsl;
-  });
+  ComputeKernel& k = reg.kernel(ctx, segmented_kernel(primitives::effective_tuning(ctx), ctx.info(),
+                                                      in.element_type(), components, op, shape));
   Args args = primitives::input_args(in);
   args.insert(args.end(), {{"offsets", offsets},
                            {"out1", out},
                            {"segments", static_cast<std::uint32_t>(segments)},
                            {"count", static_cast<std::uint32_t>(r.elements)},
-                           {"lanes", lanes32}});
-  reg.run(k, args, primitives::grid_for(ctx, (segments + per_group - 1) / per_group));
+                           {"lanes", static_cast<std::uint32_t>(shape.lanes)},
+                           {"parts", static_cast<std::uint32_t>(shape.parts)}});
+  const Size3 grid = primitives::grid_for(ctx, (segments + per_group - 1) / per_group);
+  for (std::size_t part = 0; part < shape.parts; ++part) {
+    Args with_part = args;
+    with_part.emplace_back("part", static_cast<std::uint32_t>(part));
+    reg.run(k, with_part, grid);
+  }
 }
 
 template <class T>
@@ -144,6 +216,14 @@ std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
   segmented_reduce(ctx, b, o, out, op, components);
   return out.to_vector<T>();
 }
+
+namespace primitives {
+std::vector<KernelSpec> segmented_kernels(const DeviceInfo& info, const PrimitiveTuning& t,
+                                          ElementType type, int components, const Operator& op,
+                                          std::size_t longest) {
+  return {segmented_kernel(t, info, type, components, op, segmented_shape(info, longest, longest))};
+}
+}  // namespace primitives
 
 #define GPGPU_INSTANTIATE_SEGMENTED(T)         \
   template std::vector<T> segmented_reduce<T>( \

@@ -51,6 +51,12 @@ int subgroup_local(int local, const Subgroups& sg) {
   return (local + sg.size - 1) / sg.size * sg.size;
 }
 
+std::int64_t subgroup_shared_bytes(const Subgroups& sg, int local) {
+  if (!sg.on || sg.native || sg.size <= 0) return 0;
+  // sgx_word[SG_COUNT] and sgx_uint / sgx_int / sgx_float[L].
+  return 4 * (std::int64_t{local} / sg.size) + 12 * std::int64_t{local};
+}
+
 namespace {
 
 // GL_KHR_shader_subgroup: the extensions (hoisted to the top by the source assembly).

@@ -43,6 +43,10 @@ Subgroups subgroups(const Context& ctx);
 // subgroup size (a group holds whole subgroups).
 int subgroup_local(int local, const Subgroups& sg);
 
+// Shared memory the layer declares for work groups of `local` invocations (the emulation's
+// exchange arrays; none natively).
+std::int64_t subgroup_shared_bytes(const Subgroups& sg, int local);
+
 // The layer for work groups of `local` invocations (a multiple of the subgroup size):
 // SG_SIZE, SG_COUNT, sg_lane(), sg_index(), sg_ballot(bool) -> uvec4,
 // sg_ballot_count(uvec4), sg_ballot_below(uvec4) (set bits of lanes below this one),
