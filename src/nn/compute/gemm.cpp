@@ -253,7 +253,7 @@ void main() {
   vec4 sum = vec4(0.0);
   for (int r = 0; r < 4; ++r) {
     if (m + r >= GM) break;
-    for (int s = 0; s < SPLIT; ++s) sum[r] += partial[(s * GM + m + r) * GN + n];
+    for (int s = SPLIT - 1; s >= 0; --s) sum[r] += partial[(s * GM + m + r) * GN + n];
   }
   store_rows(m, n, sum);
 #else
