@@ -49,6 +49,12 @@ if(TARGET gpgpu_nn)
   # The compute backend's replayed passes (gpgpu::Sequence) against every kernel run alone.
   gpgpu_add_test(nn_replay_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_replay_test.cpp
                  LIBS gpgpu_nn_test_support)
+  # The compute backend's plans of the built-in networks under every device-limit profile:
+  # each kernel's storage blocks, bindings, work group and shared memory, read from its source.
+  gpgpu_add_test(nn_planner_limits_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_planner_limits_test.cpp
+                 LIBS gpgpu::nn)
+  target_include_directories(nn_planner_limits_test PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                            ${PROJECT_SOURCE_DIR}/src/nn)
 endif()
 if(TARGET gpgpu_nn)
   # A Conv2D with its pooling fused (compute backend) against the stages apart, and the same

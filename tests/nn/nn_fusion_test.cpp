@@ -12,8 +12,9 @@
 // GEMMs read the same values. So every output, input gradient and parameter gradient must
 // be equal (float ==, under which +0 and -0 are equal: a zero's sign is all that may differ),
 // in both backward forms (through a kernel, inside the GEMMs' loads), for direct and
-// shared-memory kernels. The separate stages are held to the float64 reference's bounds
-// (tests/nn/reference.hpp) as well, so that both cannot be wrong alike.
+// shared-memory kernels. Both the separate and the fused stages are held to the float64
+// reference's bounds (tests/nn/reference.hpp: worst-case float32 error bounds per element)
+// as well, so that both cannot be wrong alike.
 //
 // Shapes: odd planes (windows of the separate GEMM's rows straddle its row tiles, and a
 // floor-mode pooling drops the last row and column), batch 1 and 3, padded and ceil-mode
@@ -21,7 +22,9 @@
 // with and without an activation before it, two blocks with a k of 200, and an overlapping
 // pooling that must stay apart. Then training on Fashion-MNIST gives the same parameters,
 // losses and accuracy fused and apart; and the plan fuses only what the device's limits
-// allow (es31-minimum: evaluation only; mali-g610-panfrost: training too).
+// allow (es31-minimum: evaluation only; mali-g610-panfrost: training too). The kernels a
+// fused plan compiles are checked against every profile's limits in nn_planner_limits_test.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -147,6 +150,12 @@ void check_case(const FusionCase& c, Kernels kernels) {
         o.fuse_pooling = Fusion::Off;
         return run(model, o, c, x2, dy2);
       }();
+      if (round == 0) {  // the fused stages against the float64 reference too
+        nntest::expect_within(fused.eval, eval.inputs.back(), "eval output fused");
+        nntest::expect_within(fused.train, trace.inputs.back(), "train output fused");
+        nntest::expect_within(fused.dx, grads.dx, "input gradient fused");
+        nntest::expect_within(fused.grads, grads.flat, "parameter gradients fused");
+      }
       expect_equal(fused.eval, want.eval, "eval output");
       expect_equal(fused.train, want.train, "train output");
       expect_equal(fused.dx, want.dx, "input gradient");
@@ -212,8 +221,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, NnFusion,
 
 // Which pairs a plan fuses: pairs whose windows are 1x1 or 2x2 and do not overlap; in
 // training only where a kernel binds 6 storage buffers (es31-minimum binds 4: evaluation
-// fuses, training runs apart; mali-g610-panfrost binds 8: both fuse); nothing when off. Auto
-// reads the gradient in the loads for a first layer and through the kernel where an input
+// fuses, training runs apart; mali-g610-panfrost binds at least 6: both fuse); nothing when off.
+// Auto reads the gradient in the loads for a first layer and through the kernel where an input
 // gradient GEMM reads it too.
 TEST(NnFusionPlan, FusesWhatTheDeviceLimitsAllow) {
   auto& ctx = gpgpu::test::context();
@@ -223,8 +232,12 @@ TEST(NnFusionPlan, FusesWhatTheDeviceLimitsAllow) {
   const auto plan = [&](nn::Mode mode) {
     return nn::detail::make_stage_plan(model.state(), {8, mode, true, false});
   };
-  const auto es31 = gpgpu::clamp_to_profile(ctx.info(), gpgpu::limit_profile("es31-minimum"));
-  const auto mali = gpgpu::clamp_to_profile(ctx.info(), gpgpu::limit_profile("mali-g610-panfrost"));
+  // The profiles clamp a large GPU's limits (not this context's, which GPGPU_LIMITS may clamp).
+  gpgpu::DeviceInfo large = ctx.info();
+  large.max_compute_shader_storage_blocks = 16;
+  large.max_combined_shader_storage_blocks = large.max_shader_storage_buffer_bindings = 96;
+  const auto es31 = gpgpu::clamp_to_profile(large, gpgpu::limit_profile("es31-minimum"));
+  const auto mali = gpgpu::clamp_to_profile(large, gpgpu::limit_profile("mali-g610-panfrost"));
   const nn::BackendOptions automatic, off{.fuse_pooling = Fusion::Off};
   EXPECT_EQ(nn::detail::pool_fusions(plan(nn::Mode::Train), es31, automatic).size(), 0u);
   EXPECT_EQ(nn::detail::pool_fusions(plan(nn::Mode::Eval), es31, automatic).size(), 2u);
@@ -237,6 +250,18 @@ TEST(NnFusionPlan, FusesWhatTheDeviceLimitsAllow) {
   EXPECT_FALSE(fused[0].gradient_kernel);  // the first layer: no input gradient
   EXPECT_TRUE(fused[1].gradient_kernel);
   EXPECT_FALSE(fused[1].pre_pool);
+
+  // GPGPU_NN_FUSE overrides the option for the process; an unknown value is refused by name.
+  ASSERT_EQ(setenv("GPGPU_NN_FUSE", "off", 1), 0);
+  EXPECT_EQ(nn::detail::pool_fusions(plan(nn::Mode::Train), mali, automatic).size(), 0u);
+  ASSERT_EQ(setenv("GPGPU_NN_FUSE", "kernel", 1), 0);
+  const auto kernel_only = nn::detail::pool_fusions(plan(nn::Mode::Train), mali, off);
+  ASSERT_EQ(kernel_only.size(), 2u);
+  EXPECT_TRUE(kernel_only[0].gradient_kernel);
+  ASSERT_EQ(setenv("GPGPU_NN_FUSE", "of", 1), 0);
+  EXPECT_THROW(nn::detail::pool_fusions(plan(nn::Mode::Eval), mali, automatic),
+               gpgpu::ArgumentError);
+  ASSERT_EQ(unsetenv("GPGPU_NN_FUSE"), 0);
 
   nn::Sequential overlapping(ctx, {1, 9, 9});
   overlapping.add(nn::Conv2D{2, 3}).add(nn::AvgPool2D{3, 2});

@@ -93,19 +93,15 @@ struct BackendOptions {
   // on its own.
   bool replay = true;
   // Compute backend: a MaxPool2D or AvgPool2D right after a Conv2D runs inside the
-  // convolution's GEMM (docs/nn-internals.md, "Convolution and pooling fused"): its epilogue
-  // adds the bias, applies the activation and pools, and writes only the pooled output (in
-  // training also each window's largest position, or the activation's output where an
-  // average pooling's backward needs its derivative); backward, dL/d(pooled output) becomes
-  // the convolution's output gradient either inside the two gradient GEMMs' loads or in one
+  // convolution's GEMM (docs/nn.md, "Fused convolution and pooling"): its epilogue adds the
+  // bias, applies the activation and pools, and writes only the pooled output (in training
+  // also each window's largest position, or the activation's output where an average
+  // pooling's backward needs its derivative); backward, dL/d(pooled output) becomes the
+  // convolution's output gradient either inside the two gradient GEMMs' loads or in one
   // kernel before them. The results are the bits of the separate kernels. Where pooling
   // windows overlap, or are not 1x1 or 2x2, or (in training) the device binds fewer than 6
-  // storage buffers per kernel, the stages run apart.
-  //   Auto            fused; backward in the loads where only a weight-gradient GEMM of few
-  //                   row tiles reads the gradient (a first layer), else in a kernel
-  //   Off             every stage its own kernels
-  //   GradientKernel  fused; backward always through the kernel
-  //   GradientInLoads fused; backward always in the GEMMs' loads
+  // storage buffers per kernel, the stages run apart. GPGPU_NN_FUSE=off|auto|kernel|loads in
+  // the environment overrides this for every model of the process.
   enum class Fusion { Auto, Off, GradientKernel, GradientInLoads };
   Fusion fuse_pooling = Fusion::Auto;
 };
@@ -128,10 +124,10 @@ std::string cpu_blas_hint();
 
 // One parameter array of the model, as it is saved.
 struct ParameterInfo {
-  std::size_t layer = 0;    // index into layers()
-  std::string name;         // "weight", "bias", "gamma", ...
-  Shape shape;              // its dimensions
-  bool trainable = true;    // false for BatchNorm's running statistics
+  std::size_t layer = 0;  // index into layers()
+  std::string name;       // "weight", "bias", "gamma", ...
+  Shape shape;            // its dimensions
+  bool trainable = true;  // false for BatchNorm's running statistics
   std::size_t offset = 0;   // position in the flat vector of parameter_values()
   std::string key() const;  // "03_conv2d.weight": the file name stem when saved
 };
@@ -159,8 +155,8 @@ class Sequential {
   // parameters (add every layer before initialize() or the first run).
   Sequential& add(Layer layer);
 
-  const std::vector<Layer>& layers() const;    // in order
-  const Shape& input_shape() const;            // of one sample
+  const std::vector<Layer>& layers() const;  // in order
+  const Shape& input_shape() const;           // of one sample
   Shape output_shape() const;                  // per sample, after the last layer
   Shape shape_after(std::size_t layer) const;  // per sample, after layers()[layer]
   // A table of the layers, their output shapes and parameter counts.
@@ -175,7 +171,7 @@ class Sequential {
 
   // Every parameter array, in layer order; trainable ones first within the flat vector.
   const std::vector<ParameterInfo>& parameters() const;
-  std::size_t parameter_count() const;            // all values, trainable or not
+  std::size_t parameter_count() const;  // all values, trainable or not
   std::size_t trainable_parameter_count() const;  // the trainable values (they come first)
   // Sets every parameter from a seeded generator (see Init in layers.hpp); BatchNorm's
   // gamma = 1, beta = 0, running mean 0 and variance 1. The same seed gives the same

@@ -9,8 +9,7 @@ namespace {
 
 // One kernel binds pixels, labels, order, the input and the batch's labels: five storage
 // buffers, one more than OpenGL ES 3.1 guarantees.
-bool one_kernel_fits(const Context& context) {
-  const auto& i = context.info();
+bool one_kernel_fits(const DeviceInfo& i) {
   return i.max_compute_shader_storage_blocks >= 5 && i.max_combined_shader_storage_blocks >= 5 &&
          i.max_shader_storage_buffer_bindings >= 5;
 }
@@ -22,12 +21,21 @@ Defines with_labels(Defines d, bool labels) {
 
 }  // namespace
 
-BatchGather::BatchGather(const Context& context, Defines shape, const std::string& label)
-    : pixels_(make_nn_kernel(context, kernels::gather, with_labels(shape, one_kernel_fits(context)),
-                             label)) {
-  if (!one_kernel_fits(context)) {
-    labels_.emplace(make_nn_kernel(context, kernels::gather_labels, {}, label + " labels"));
-  }
+std::vector<KernelSource> batch_gather_sources(const DeviceInfo& info, const Defines& shape,
+                                               const std::string& label) {
+  const bool one = one_kernel_fits(info);
+  std::vector<KernelSource> sources{
+      nn_kernel_source(kernels::gather, with_labels(shape, one), label)};
+  if (!one) sources.push_back(nn_kernel_source(kernels::gather_labels, {}, label + " labels"));
+  return sources;
+}
+
+BatchGather::BatchGather(const Context& context, const Defines& shape, const std::string& label)
+    : BatchGather(context, batch_gather_sources(context.info(), shape, label)) {}
+
+BatchGather::BatchGather(const Context& context, const std::vector<KernelSource>& sources)
+    : pixels_(compile(context, sources[0])) {
+  if (sources.size() > 1) labels_.emplace(compile(context, sources[1]));
 }
 
 void BatchGather::run(const GatherSources& from, const GatherValues& values, Buffer& x,

@@ -27,6 +27,36 @@ namespace gpgpu::nn::detail {
 
 namespace {
 
+// The optimizer's update over the flat parameters.
+KernelSource update_source(const Optimizer& optimizer) {
+  if (const auto* sgd = std::get_if<SGD>(&optimizer)) {
+    Defines d;
+    if (sgd->momentum != 0.0f) d.emplace_back("MOMENTUM", "");
+    return {kernels::sgd, d, "nn sgd update"};
+  }
+  return {kernels::adam, {}, "nn adam update"};
+}
+
+// The softmax cross-entropy over the plan's output: with its gradient (training) and/or the
+// predictions (evaluation).
+KernelSource loss_source(const StagePlan& plan, bool gradient, bool predict) {
+  Defines d = activation_defines(plan.output_act, {});
+  d.emplace_back("BATCH", std::to_string(plan.key.batch));
+  d.emplace_back("CLASSES", std::to_string(plan.output[0]));
+  if (gradient) d.emplace_back("GRADIENT", "");
+  if (predict) d.emplace_back("PREDICT", "");
+  return nn_kernel_source(kernels::loss, d, "nn softmax cross-entropy");
+}
+
+// The batch gather's C, H, W, FLIP and SHIFT.
+Defines gather_defines(const Shape& in, const Augmentation& augmentation) {
+  return {{"C", std::to_string(in[0])},
+          {"H", std::to_string(in[1])},
+          {"W", std::to_string(in[2])},
+          {"FLIP", augmentation.flip ? "1" : "0"},
+          {"SHIFT", std::to_string(std::max(0, augmentation.shift))}};
+}
+
 class ComputeFeed final : public DataFeed {
  public:
   ComputeFeed(const Context& context, const DeviceDataset& data)
@@ -256,21 +286,18 @@ void ComputeEngine::train_step(Plan& plan, DataFeed& feed, const TrainStep& t) {
 
 void ComputeEngine::reset_optimizer(const Optimizer& optimizer) {
   const std::size_t n = std::max<std::size_t>(model_.trainable, 1);
-  Defines d;
   if (const auto* sgd = std::get_if<SGD>(&optimizer)) {
     if (sgd->momentum != 0.0f) {
-      d.emplace_back("MOMENTUM", "");
       first_moment_ = Buffer(context(), ElementType::Float32, n);
       upload_zeros(first_moment_);
     }
-    update_.emplace(context(), kernels::sgd, d, "nn sgd update");
   } else {
     first_moment_ = Buffer(context(), ElementType::Float32, n);
     second_moment_ = Buffer(context(), ElementType::Float32, n);
     upload_zeros(first_moment_);
     upload_zeros(second_moment_);
-    update_.emplace(context(), kernels::adam, d, "nn adam update");
   }
+  update_.emplace(compile(context(), update_source(optimizer)));
 }
 
 void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std::size_t step) {
@@ -376,9 +403,18 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
   set_kernels(std::move(kernels));
 }
 
+KernelSource input_copy_source() {
+  return ComputePath::source(glsl::scale, {}, "nn copy");
+}
+
+KernelSource output_gradient_source(const StagePlan& plan) {
+  return ComputePath::source(glsl::scale, activation_defines(plan.output_act, {}),
+                             "nn output gradient");
+}
+
 void ComputePlan::load_input(const Buffer& x) {
   check_input(x.size());
-  if (!copy_) copy_.emplace(ComputePath(engine_.context()).kernel(glsl::scale, {}, "nn copy"));
+  if (!copy_) copy_.emplace(compile(engine_.context(), input_copy_source()));
   copy_->run({{"src", x}, {"dst", acts_[0]}}, x.size());
 }
 
@@ -389,13 +425,7 @@ void ComputePlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
   const Shape& in = plan().input;
   if (!gather_ || gather_augmentation_.flip != augmentation.flip ||
       gather_augmentation_.shift != augmentation.shift) {
-    gather_.emplace(engine_.context(),
-                    Defines{{"C", std::to_string(in[0])},
-                            {"H", std::to_string(in[1])},
-                            {"W", std::to_string(in[2])},
-                            {"FLIP", augmentation.flip ? "1" : "0"},
-                            {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
-                    "nn gather batch");
+    gather_.emplace(engine_.context(), gather_defines(in, augmentation), "nn gather batch");
     gather_augmentation_ = augmentation;
   }
   GatherValues values{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(valid),
@@ -413,15 +443,10 @@ void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size
   const auto kernel_key = std::make_pair(gradient, predict);
   auto it = loss_kernels_.find(kernel_key);
   if (it == loss_kernels_.end()) {
-    Defines d = activation_defines(plan().output_act, {});
-    d.emplace_back("BATCH", std::to_string(batch()));
-    d.emplace_back("CLASSES", std::to_string(plan().output[0]));
-    if (gradient) d.emplace_back("GRADIENT", "");
-    if (predict) d.emplace_back("PREDICT", "");
-    it = loss_kernels_
-             .emplace(kernel_key, make_nn_kernel(engine_.context(), kernels::loss, d,
-                                                 "nn softmax cross-entropy"))
-             .first;
+    it =
+        loss_kernels_
+            .emplace(kernel_key, compile(engine_.context(), loss_source(plan(), gradient, predict)))
+            .first;
   }
   Args args{{"z", acts_[slot]},
             {"labels", labels_},
@@ -439,18 +464,48 @@ void ComputePlan::load_output_gradient(const Buffer& dy) {
   check_output_gradient(dy.size());
   const std::size_t slot = plan().output_slot;
   const ComputePath path(engine_.context());
-  if (!scale_output_) {
-    scale_output_.emplace(
-        path.kernel(glsl::scale, activation_defines(plan().output_act, {}), "nn output gradient"));
-  }
+  if (!scale_output_)
+    scale_output_.emplace(compile(engine_.context(), output_gradient_source(plan())));
   scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act.kind},
                                    {{"src", &dy}, {"dst", &grads_[slot]}, {"y", &acts_[slot]}}, {}),
                      dy.size());
 }
 
 }  // namespace
+
 std::unique_ptr<Engine> make_compute_engine(const ModelState& model) {
   return std::make_unique<ComputeEngine>(model);
+}
+
+std::vector<KernelSource> compute_plan_sources(const DeviceInfo& info, const StagePlan& plan,
+                                               const BackendOptions& options) {
+  std::vector<KernelSource> sources;
+  auto add = [&](std::vector<KernelSource> more) {
+    for (auto& k : more) sources.push_back(std::move(k));
+  };
+  std::vector<bool> fused(plan.stages.size(), false);
+  for (const auto& f : pool_fusions(plan, info, options)) {
+    const Stage& conv = plan.stages[f.conv];
+    add(conv_pool_sources(info, conv, plan.stages[f.pool], f, plan.key.batch, options,
+                          plan.has_gradient(conv.input_slot)));
+    fused[f.conv] = fused[f.pool] = true;
+  }
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    if (fused[i]) continue;
+    const Stage& s = plan.stages[i];
+    const StageKernelNeeds needs{plan.train(), plan.train() && plan.has_gradient(s.input_slot)};
+    add(compute_stage_sources(info, s, plan.key.batch, plan.key.mode, options, needs));
+  }
+  if (plan.input.rank() == 3) {
+    add(batch_gather_sources(info, gather_defines(plan.input, {.flip = true, .shift = 2}),
+                             "nn gather batch"));
+  }
+  add({input_copy_source(), loss_source(plan, plan.train(), !plan.train())});
+  if (plan.train()) {
+    add({output_gradient_source(plan), update_source(SGD{}), update_source(SGD{.momentum = 0.9f}),
+         update_source(Adam{})});
+  }
+  return sources;
 }
 
 }  // namespace gpgpu::nn::detail

@@ -91,7 +91,8 @@ int channel_index(int c, int j) {
 )";
 
 // Training statistics of channel c: mean and 1/sqrt(var + EPS) (biased variance, two
-// passes), and the running statistics.
+// passes), and the running statistics; with BN_TABLE also gamma, at stats[2 C + c] (the
+// channel table of glsl::batchnorm_gradient).
 inline constexpr const char* batchnorm_stats = R"(
 layout(std430, binding = 0) readonly buffer Input { float x[]; };
 layout(std430, binding = 1) buffer Params { float p[]; };
@@ -110,17 +111,28 @@ void main() {
     stats[C + c] = inversesqrt(variance + EPS);
     p[MEAN_OFF + c] = bn_running_mean(p[MEAN_OFF + c], mean);
     p[VAR_OFF + c] = bn_running_var(p[VAR_OFF + c], variance);
+#ifdef BN_TABLE
+    stats[2 * C + c] = p[GAMMA_OFF + c];
+#endif
   }
 }
 )";
 
-// Per channel: sum(dy) and sum(dy xhat) (the gradients of beta and gamma, kept for dx).
+// Per channel: sum(dy) and sum(dy xhat) (the gradients of beta and gamma, kept for dx in
+// sums, or with BN_TABLE in the channel table, four storage buffers in all).
 inline constexpr const char* batchnorm_backward_sums = R"(
 layout(std430, binding = 0) readonly buffer Input { float x[]; };
 layout(std430, binding = 1) readonly buffer OutputGradient { float dy[]; };
+#ifdef BN_TABLE
+layout(std430, binding = 2) buffer Stats { float stats[]; };
+layout(std430, binding = 3) writeonly buffer Gradients { float g[]; };
+#define SUMS_AT(j) stats[3 * C + (j)]
+#else
 layout(std430, binding = 2) readonly buffer Stats { float stats[]; };
 layout(std430, binding = 3) writeonly buffer Gradients { float g[]; };
 layout(std430, binding = 4) writeonly buffer Sums { float sums[]; };
+#define SUMS_AT(j) sums[j]
+#endif
 void main() {
   int c = int(gl_WorkGroupID.x);
   int t = int(gl_LocalInvocationID.x);
@@ -133,8 +145,8 @@ void main() {
   if (t == 0) {
     g[GAMMA_OFF + c] = sum_dy_xhat;
     g[BETA_OFF + c] = sum_dy;
-    sums[c] = sum_dy;
-    sums[C + c] = sum_dy_xhat;
+    SUMS_AT(c) = sum_dy;
+    SUMS_AT(C + c) = sum_dy_xhat;
   }
 }
 )";
@@ -151,7 +163,12 @@ layout(std430, binding = 2) buffer Accumulators { float acc[]; };
 layout(std430, binding = 3) writeonly buffer LogitGradient { float dz[]; };
 #endif
 #ifdef PREDICT
+// At the next free binding: OpenGL ES 3.1 guarantees bindings 0-3 only.
+#ifdef GRADIENT
 layout(std430, binding = 4) writeonly buffer Predictions { int pred[]; };
+#else
+layout(std430, binding = 3) writeonly buffer Predictions { int pred[]; };
+#endif
 uniform uint pred_offset;
 #endif
 uniform uint valid;

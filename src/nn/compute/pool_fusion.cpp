@@ -2,13 +2,16 @@
 // which pairs fuse, and the runner of a fused pair.
 #include "pool_fusion.hpp"
 
+#include <cstdlib>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "gemm.hpp"
 #include "glsl/ops.hpp"
 #include "glsl/stage_defines.hpp"
+#include "gpgpu/error.hpp"
 #include "linear_gemms.hpp"
 
 namespace gpgpu::nn::detail {
@@ -27,14 +30,15 @@ int fusable_window(const PoolGeometry& g) {
   return static_cast<int>(positions);
 }
 
-// A training pair binds up to 6 storage buffers in one kernel (the input-gradient GEMM
-// reading through the pooling: dyp, p, arg, yp, dx, xin) at bindings up to 7 (the split-K
-// partial sums); in evaluation, the plain convolution's 4 (x, p, y, bias) at its bindings.
+// A training pair binds up to 6 storage buffers in one kernel, at bindings 0-5 (the forward
+// GEMM: x, p, y, bias, arg or ypre; the input-gradient GEMM reading through the pooling: dyp,
+// p, arg, yp, dx, xin); in evaluation, the plain convolution's 4 (x, p, y, bias), which
+// OpenGL ES 3.1 guarantees. Where fewer than 6 bind, training runs the pair unfused.
 bool device_binds(const DeviceInfo& info, bool train) {
   if (!train) return true;
   return info.max_compute_shader_storage_blocks >= 6 &&
          info.max_combined_shader_storage_blocks >= 6 &&
-         info.max_shader_storage_buffer_bindings >= 8;
+         info.max_shader_storage_buffer_bindings >= 6;
 }
 
 // Auto: the gradient in the GEMMs' loads where only a weight-gradient GEMM with at most 2 row
@@ -46,12 +50,26 @@ bool gradient_kernel(Fusion fusion, const Stage& conv, bool input_gradient) {
   return input_gradient || conv.conv().depth() + 1 > 128;
 }
 
+// GPGPU_NN_FUSE (off, auto, kernel, loads) overrides `asked` for every model of the process:
+// a switch for same-run comparisons and for ruling the fusion out, without a rebuild.
+Fusion fusion_setting(Fusion asked) {
+  const char* env = std::getenv("GPGPU_NN_FUSE");
+  if (env == nullptr || *env == '\0') return asked;
+  const std::string v = env;
+  if (v == "off") return Fusion::Off;
+  if (v == "auto") return Fusion::Auto;
+  if (v == "kernel") return Fusion::GradientKernel;
+  if (v == "loads") return Fusion::GradientInLoads;
+  throw ArgumentError("GPGPU_NN_FUSE=" + v + ": expected off, auto, kernel or loads");
+}
+
 }  // namespace
 
 std::vector<PoolFusion> pool_fusions(const StagePlan& plan, const DeviceInfo& info,
                                      const BackendOptions& options) {
   std::vector<PoolFusion> fusions;
-  if (options.fuse_pooling == Fusion::Off || !device_binds(info, plan.train())) return fusions;
+  const Fusion setting = fusion_setting(options.fuse_pooling);
+  if (setting == Fusion::Off || !device_binds(info, plan.train())) return fusions;
   const auto& stages = plan.stages;
   for (std::size_t i = 0; i + 1 < stages.size(); ++i) {
     const Stage &conv = stages[i], &pool = stages[i + 1];
@@ -65,7 +83,7 @@ std::vector<PoolFusion> pool_fusions(const StagePlan& plan, const DeviceInfo& in
     f.window = window;
     f.train = plan.train();
     f.gradient_kernel =
-        f.train && gradient_kernel(options.fuse_pooling, conv, plan.has_gradient(conv.input_slot));
+        f.train && gradient_kernel(setting, conv, plan.has_gradient(conv.input_slot));
     f.pre_pool = f.train && pool.kind == Stage::Kind::AvgPool && !conv.act.none();
     fusions.push_back(f);
   }
@@ -93,30 +111,44 @@ void main() {
 }
 )";
 
+std::string pair_label(const Stage& conv, const Stage& pool) {
+  return fmt::format("nn conv2d + {} (layers {}-{})", layer_type(pool.spec), conv.layer,
+                     pool.layer);
+}
+
+Mode mode_of(const PoolFusion& fusion) {
+  return fusion.train ? Mode::Train : Mode::Eval;
+}
+
+KernelSource gradient_source(const Stage& conv, const Stage& pool, const PoolFusion& fusion,
+                             std::size_t batch) {
+  Defines d = stage_defines(conv, batch, mode_of(fusion));
+  for (auto& define : pool_defines(pool, mode_of(fusion))) d.push_back(std::move(define));
+  return nn_kernel_source(gradient_kernel_source, std::move(d),
+                          pair_label(conv, pool) + " convolution output gradient");
+}
+
+constexpr const char* pair_roles[] = {" forward", " weight gradient", " input gradient"};
+
 class ConvPoolRunner final : public StageKernels {
  public:
   ConvPoolRunner(const ComputeStageContext& sc, const Stage& conv, const Stage& pool,
                  const PoolFusion& fusion, PoolFusionBuffers b)
       : sc_(sc), conv_(conv), fusion_(fusion), b_(b), max_(pool.kind == Stage::Kind::MaxPool) {
-    const Mode mode = fusion.train ? Mode::Train : Mode::Eval;
-    const Defines d = stage_defines(conv, sc.batch, mode);
+    const Defines d = stage_defines(conv, sc.batch, mode_of(fusion));
     auto gemms = conv_gemms(conv, sc.batch, d, &fusion, &pool);
-    const std::string label =
-        fmt::format("nn conv2d + {} (layers {}-{})", layer_type(pool.spec), conv.layer, pool.layer);
+    const std::string label = pair_label(conv, pool);
     auto make = [&](std::optional<Gemm>& gemm, LinearGemm& g, const char* what) {
       gemm.emplace(sc.context, g.shape, std::move(g.source), sc.options, label + what);
     };
-    make(forward_, gemms[0], " forward");
+    make(forward_, gemms[0], pair_roles[0]);
     if (!fusion.train) return;
     if (max_) arg_ = Buffer(sc.context, ElementType::Float32, b.stage.y->size());
     if (fusion.gradient_kernel) {
-      Defines gd = d;
-      for (auto& define : pool_defines(pool, mode)) gd.push_back(std::move(define));
-      gradient_.emplace(make_nn_kernel(sc.context, gradient_kernel_source, gd,
-                                       label + " convolution output gradient"));
+      gradient_.emplace(compile(sc.context, gradient_source(conv, pool, fusion, sc.batch)));
     }
-    make(weights_, gemms[1], " weight gradient");
-    if (b.stage.dx != nullptr) make(input_, gemms[2], " input gradient");
+    make(weights_, gemms[1], pair_roles[1]);
+    if (b.stage.dx != nullptr) make(input_, gemms[2], pair_roles[2]);
   }
 
   void forward(std::uint32_t) override {
@@ -173,6 +205,29 @@ std::unique_ptr<StageKernels> make_conv_pool_runner(const ComputeStageContext& s
                                                     const PoolFusion& fusion,
                                                     PoolFusionBuffers buffers) {
   return std::make_unique<ConvPoolRunner>(sc, conv, pool, fusion, buffers);
+}
+
+std::vector<KernelSource> conv_pool_sources(const DeviceInfo& info, const Stage& conv,
+                                            const Stage& pool, const PoolFusion& fusion,
+                                            std::size_t batch, const BackendOptions& options,
+                                            bool input_gradient) {
+  const auto gemms =
+      conv_gemms(conv, batch, stage_defines(conv, batch, mode_of(fusion)), &fusion, &pool);
+  const bool roles[] = {true, fusion.train, fusion.train && input_gradient};
+  const bool shared = shared_tiles(info, options);
+  std::vector<KernelSource> sources;
+  if (fusion.gradient_kernel) sources.push_back(gradient_source(conv, pool, fusion, batch));
+  for (int role = 0; role < 3; ++role) {
+    if (!roles[role]) continue;
+    const LinearGemm& g = gemms[role];
+    for (const auto& t : candidate_tilings(info, g.shape, shared, g.source.computed_loads)) {
+      for (auto& k : gemm_kernel_sources(info, g.shape, g.source, t,
+                                         pair_label(conv, pool) + pair_roles[role])) {
+        sources.push_back(std::move(k));
+      }
+    }
+  }
+  return sources;
 }
 
 }  // namespace gpgpu::nn::detail

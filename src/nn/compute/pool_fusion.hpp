@@ -55,4 +55,12 @@ std::unique_ptr<StageKernels> make_conv_pool_runner(const ComputeStageContext& s
                                                     const PoolFusion& fusion,
                                                     PoolFusionBuffers buffers);
 
+// What a fused pair compiles on a device that `info` describes, for planner tests
+// (runners.hpp: compute_plan_sources): its GEMMs with every candidate tiling, and the
+// gradient kernel where the fusion has one. The runner compiles these very sources.
+std::vector<KernelSource> conv_pool_sources(const DeviceInfo& info, const Stage& conv,
+                                            const Stage& pool, const PoolFusion& fusion,
+                                            std::size_t batch, const BackendOptions& options,
+                                            bool input_gradient);
+
 }  // namespace gpgpu::nn::detail

@@ -73,7 +73,8 @@ std::string snippets_of(const ElementKernel& k) {
 }  // namespace
 
 std::string compute_source(const ElementKernel& k) {
-  std::string text = "layout(local_size_x = gpgpu_group_size) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
+  std::string text =
+      "layout(local_size_x = gpgpu_group_size) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
   int binding = 0;
   auto buffer = [&](const Operand& o, const char* access) {
     text += declare(o, fmt::format("layout(std430, binding = {}) {} buffer B_{} {{ float {}[]; }};",
@@ -186,6 +187,14 @@ const ElementKernel batchnorm_input_gradient{"batchnorm input gradient",
                                              {{"dx"}},
                                              false,
                                              "  OUT(dx) = bn_input_gradient(i, IN(x), IN(dy));"};
+
+const ElementKernel batchnorm_input_gradient_table{batchnorm_input_gradient.name,
+                                                   batchnorm_input_gradient.snippets,
+                                                   {{"x"}, {"dy"}},
+                                                   {{"stats"}},
+                                                   {{"dx"}},
+                                                   false,
+                                                   batchnorm_input_gradient.body};
 
 const ElementKernel& forward_kernel(Stage::Kind kind) {
   switch (kind) {

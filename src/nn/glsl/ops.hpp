@@ -178,7 +178,10 @@ bool dropout_keeps(int i) {
 
 // Batch normalisation of channel (i / HW) % C, with the parameters p at GAMMA_OFF, ...;
 // stats = mean[C] then 1/sqrt(var + EPS)[C] of the batch (training), sums = sum(dy)[C] then
-// sum(dy xhat)[C]. In evaluation the running statistics normalise.
+// sum(dy xhat)[C]. In evaluation the running statistics normalise. With BN_TABLE (compute
+// shaders on devices that bind fewer than six storage buffers) the input gradient reads
+// gamma and the sums from stats as well, a table of 5 C: mean, 1/sqrt(var + EPS), gamma,
+// sum(dy), sum(dy xhat).
 inline constexpr const char* batchnorm_output = R"(
 int bn_channel(int i) { return (i / HW) % C; }
 float bn_normalized(int i, float v) {
@@ -196,12 +199,21 @@ float bn_normalized(int i, float v) {
 inline constexpr const char* batchnorm_gradient = R"(
 // dx = gamma inv_std / N (N dy - sum(dy) - xhat sum(dy xhat)), N = BATCH HW, times the
 // input activation's derivative.
+#ifdef BN_TABLE
+#define BN_GAMMA(c) LOAD(stats, 2 * C + c)
+#define BN_SUM_DY(c) LOAD(stats, 3 * C + c)
+#define BN_SUM_DY_XHAT(c) LOAD(stats, 4 * C + c)
+#else
+#define BN_GAMMA(c) LOAD(p, GAMMA_OFF + c)
+#define BN_SUM_DY(c) LOAD(sums, c)
+#define BN_SUM_DY_XHAT(c) LOAD(sums, C + c)
+#endif
 float bn_input_gradient(int i, float v, float dy) {
   int c = (i / HW) % C;
   const float N = float(BATCH * HW);
   float inv_std = LOAD(stats, C + c);
   float xhat = (v - LOAD(stats, c)) * inv_std;
-  return LOAD(p, GAMMA_OFF + c) * inv_std / N * (N * dy - LOAD(sums, c) - xhat * LOAD(sums, C + c)) *
+  return BN_GAMMA(c) * inv_std / N * (N * dy - BN_SUM_DY(c) - xhat * BN_SUM_DY_XHAT(c)) *
          in_act_grad(v);
 }
 )";
