@@ -169,10 +169,10 @@ TEST_P(NnFusion, FusedStagesGiveTheValuesOfTheStagesRunApart) {
 }
 
 // The "small" built-in net (two conv-pool blocks) trained for one epoch of 960 images, fused
-// (Auto: the first block's gradient inside its weight-gradient GEMM's loads, the second's
-// through the kernel; and each backward form everywhere) and apart: the same parameters
-// after every step's update, the same losses, and the same test accuracy (and a net that
-// learned: > 50% on 500 test images after 30 steps).
+// (Auto: on GPUs the first block's gradient inside its weight-gradient GEMM's loads, the
+// second's through the kernel, on llvmpipe apart; and each backward form everywhere) and apart: the
+// same parameters after every step's update, the same losses, and the same test accuracy (and a net
+// that learned: > 50% on 500 test images after 30 steps).
 TEST_P(NnFusion, TrainingFusedReachesTheParametersAndAccuracyOfTrainingApart) {
   auto& ctx = gpgpu::test::context();
   const auto dir = nn::default_data_dir();
@@ -236,6 +236,7 @@ TEST(NnFusionPlan, FusesWhatTheDeviceLimitsAllow) {
   gpgpu::DeviceInfo large = ctx.info();
   large.max_compute_shader_storage_blocks = 16;
   large.max_combined_shader_storage_blocks = large.max_shader_storage_buffer_bindings = 96;
+  large.is_software = false;
   const auto es31 = gpgpu::clamp_to_profile(large, gpgpu::limit_profile("es31-minimum"));
   const auto mali = gpgpu::clamp_to_profile(large, gpgpu::limit_profile("mali-g610-panfrost"));
   const nn::BackendOptions automatic, off{.fuse_pooling = Fusion::Off};
@@ -250,6 +251,13 @@ TEST(NnFusionPlan, FusesWhatTheDeviceLimitsAllow) {
   EXPECT_FALSE(fused[0].gradient_kernel);  // the first layer: no input gradient
   EXPECT_TRUE(fused[1].gradient_kernel);
   EXPECT_FALSE(fused[1].pre_pool);
+
+  // Auto leaves software rasterizers apart; a backward form asked for fuses there too.
+  gpgpu::DeviceInfo software = mali;
+  software.is_software = true;
+  EXPECT_EQ(nn::detail::pool_fusions(plan(nn::Mode::Eval), software, automatic).size(), 0u);
+  const nn::BackendOptions loads{.fuse_pooling = Fusion::GradientInLoads};
+  EXPECT_EQ(nn::detail::pool_fusions(plan(nn::Mode::Train), software, loads).size(), 2u);
 
   // GPGPU_NN_FUSE overrides the option for the process; an unknown value is refused by name.
   ASSERT_EQ(setenv("GPGPU_NN_FUSE", "off", 1), 0);

@@ -102,6 +102,12 @@ struct BackendOptions {
   // windows overlap, or are not 1x1 or 2x2, or (in training) the device binds fewer than 6
   // storage buffers per kernel, the stages run apart. GPGPU_NN_FUSE=off|auto|kernel|loads in
   // the environment overrides this for every model of the process.
+  //   Auto            fused on GPUs (apart on software rasterizers); backward in the loads
+  //                   where only a weight-gradient GEMM of few row tiles reads the gradient
+  //                   (a first layer), else through a kernel
+  //   Off             every stage its own kernels
+  //   GradientKernel  fused; backward always through the kernel
+  //   GradientInLoads fused; backward always in the GEMMs' loads
   enum class Fusion { Auto, Off, GradientKernel, GradientInLoads };
   Fusion fuse_pooling = Fusion::Auto;
 };

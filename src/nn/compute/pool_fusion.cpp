@@ -70,6 +70,10 @@ std::vector<PoolFusion> pool_fusions(const StagePlan& plan, const DeviceInfo& in
   std::vector<PoolFusion> fusions;
   const Fusion setting = fusion_setting(options.fuse_pooling);
   if (setting == Fusion::Off || !device_binds(info, plan.train())) return fusions;
+  // Auto fuses on GPUs only: on a software rasterizer (llvmpipe) the arithmetic is the cost,
+  // not the memory traffic or the launches the fusion saves, and the fused loads' window
+  // addressing made the small net's inference 1.4x slower there (docs/nn.md, Measured).
+  if (setting == Fusion::Auto && info.is_software) return fusions;
   const auto& stages = plan.stages;
   for (std::size_t i = 0; i + 1 < stages.size(); ++i) {
     const Stage &conv = stages[i], &pool = stages[i + 1];
