@@ -98,7 +98,8 @@ struct BackendOptions {
   // also each window's largest position, or the activation's output where an average
   // pooling's backward needs its derivative); backward, dL/d(pooled output) becomes the
   // convolution's output gradient either inside the two gradient GEMMs' loads or in one
-  // kernel before them. The results are the bits of the separate kernels. Where pooling
+  // kernel before them. The results are the bits of the separate kernels where both split k
+  // alike (untuned; a tuned tiling may move the last bits). Where pooling
   // windows overlap, or are not 1x1 or 2x2, or (in training) the device binds fewer than 6
   // storage buffers per kernel, the stages run apart. GPGPU_NN_FUSE=off|auto|kernel|loads in
   // the environment overrides this for every model of the process.
