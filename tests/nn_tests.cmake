@@ -56,3 +56,19 @@ if(TARGET gpgpu_nn)
   target_include_directories(nn_planner_limits_test PRIVATE ${PROJECT_SOURCE_DIR}/src
                                                             ${PROJECT_SOURCE_DIR}/src/nn)
 endif()
+if(TARGET gpgpu_nn)
+  # A Conv2D with its pooling fused (compute backend) against the stages apart, and the same
+  # under two device-limit profiles: es31-minimum (training apart, evaluation fused; direct
+  # kernels, whose 8-invocation groups fit it) and mali-g610-panfrost (all fused).
+  gpgpu_add_test(nn_fusion_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_fusion_test.cpp
+                 LIBS gpgpu_nn_test_support)
+  target_include_directories(nn_fusion_test PRIVATE ${PROJECT_SOURCE_DIR}/src/nn)
+  add_test(NAME nn_fusion_es31_minimum
+           COMMAND nn_fusion_test --gtest_color=no --gtest_filter=Kernels/NnFusion.*/direct)
+  add_test(NAME nn_fusion_mali_g610
+           COMMAND nn_fusion_test --gtest_color=no --gtest_filter=Kernels/NnFusion.*)
+  set_tests_properties(nn_fusion_es31_minimum PROPERTIES TIMEOUT 900 ENVIRONMENT
+                       "GPGPU_LIMITS=es31-minimum")
+  set_tests_properties(nn_fusion_mali_g610 PROPERTIES TIMEOUT 900 ENVIRONMENT
+                       "GPGPU_LIMITS=mali-g610-panfrost")
+endif()

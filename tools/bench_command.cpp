@@ -149,7 +149,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> cpu_threads;
     std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
     bool gpu = false, skip_gpu = false, no_torch = false, no_replay = false;
-    std::string torch_script, python = "python3";
+    std::string torch_script, python = "python3", fuse_pooling = "auto";
   };
   auto n = std::make_shared<NnOptions>();
   auto* nn =
@@ -183,6 +183,11 @@ Command add_bench_command(CLI::App& app) {
   nn->add_flag("--no-replay", n->no_replay,
                "the compute backend runs every kernel on its own instead of replaying its "
                "recorded passes (for a same-run comparison)");
+  nn->add_option("--fuse-pooling", n->fuse_pooling,
+                 "the compute backend's Conv2D + pooling fusion (BackendOptions::fuse_pooling): "
+                 "auto, off, kernel (backward through a kernel), loads (in the GEMMs' loads)")
+      ->check(CLI::IsMember({"auto", "off", "kernel", "loads"}))
+      ->capture_default_str();
   nn->add_flag("--gpu", n->gpu, "the compute-backend section on llvmpipe too (slow)");
   // `gpgpu bench grid`: the earth grid built on the CPU, the GPU, by Auto, and read warm.
   auto g = std::make_shared<GridBenchOptionsHolder>();
@@ -344,6 +349,7 @@ Command add_bench_command(CLI::App& app) {
       options.cpu_inference_batch = n->cpu_inference_batch;
       options.torch = !n->no_torch;
       options.replay = !n->no_replay;
+      options.fuse_pooling = n->fuse_pooling;
       options.torch_script = n->torch_script;
       options.python = n->python;
       return bench::run_nn_bench(options, ctx);

@@ -108,6 +108,12 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   tuned.autotune_seconds = std::numeric_limits<double>::infinity();
   tuned.replay = o.replay;
   report["replay"] = o.replay;
+  using Fusion = nn::BackendOptions::Fusion;
+  tuned.fuse_pooling = o.fuse_pooling == "off"      ? Fusion::Off
+                       : o.fuse_pooling == "kernel" ? Fusion::GradientKernel
+                       : o.fuse_pooling == "loads"  ? Fusion::GradientInLoads
+                                                    : Fusion::Auto;
+  report["fuse_pooling"] = o.fuse_pooling;
   for (std::size_t batch : o.batches) {
     const auto t =
         time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, 0, &last);

@@ -33,6 +33,9 @@ struct NnBenchOptions {
   // The compute backend replays its passes (BackendOptions::replay); false: every kernel
   // runs on its own, for a same-run comparison.
   bool replay = true;
+  // BackendOptions::fuse_pooling of the compute backend: "auto", "off", "kernel" (backward
+  // through a kernel), "loads" (in the GEMMs' loads).
+  std::string fuse_pooling = "auto";
   // The CPU section: thread counts (0: all, as BackendOptions::threads = 0 gives), the
   // training images and the inference batch (the test set is classified in such batches).
   std::vector<std::size_t> cpu_threads;

@@ -363,9 +363,12 @@ Evaluation evaluate(Sequential& model, const DeviceDataset& data, std::size_t ba
     plan.forward(0);
     plan.loss(valid, false, true, first);
   }
-  const auto [loss_sum, correct] = engine.read_accumulators();
+  // One wait for the device: the accumulators' copy is queued behind the last batch, and
+  // reading the predictions waits for both.
+  engine.request_accumulators();
   Evaluation e;
   e.predictions = engine.read_predictions();
+  const auto [loss_sum, correct] = engine.take_accumulators();
   e.seconds = seconds_since(start);
   e.stats = {loss_sum, correct, data.count()};
   e.classes = std::max(data.classes(), model.output_shape()[0]);

@@ -248,6 +248,37 @@ TEST(NnPlannerLimits, EveryKernelOfTheBuiltInNetsFitsEveryProfile) {
   }
 }
 
+// A Conv2D with its pooling fused (pool_fusion.hpp) plans within every profile too, in both
+// backward forms: evaluation fuses everywhere (its kernels bind OpenGL ES 3.1's 4 storage
+// buffers), training where a kernel binds 6 and apart elsewhere; the fused kernels are in
+// the plan's sources, so the checker reads them.
+TEST(NnPlannerLimits, FusedConvolutionAndPoolingFitEveryProfile) {
+  using Fusion = nn::BackendOptions::Fusion;
+  const auto recipe = nn::builtin_net(gpgpu::test::context(), "small", {1, 28, 28}, 10);
+  for (const auto& info : devices()) {
+    const bool six =
+        std::min({info.max_compute_shader_storage_blocks, info.max_combined_shader_storage_blocks,
+                  info.max_shader_storage_buffer_bindings}) >= 6;
+    for (const nn::Mode mode : {nn::Mode::Train, nn::Mode::Eval}) {
+      const auto plan = nn::detail::make_stage_plan(recipe.model.state(), {64, mode, true, false});
+      for (const Fusion fusion : {Fusion::GradientKernel, Fusion::GradientInLoads, Fusion::Off}) {
+        for (const Kernels kernels : {Kernels::SharedMemory, Kernels::Direct}) {
+          nn::BackendOptions options{.kernels = kernels};
+          options.fuse_pooling = fusion;
+          std::size_t fused = 0;
+          for (const auto& k : nn::detail::compute_plan_sources(info, plan, options)) {
+            if (k.label.find("nn conv2d + ") != std::string::npos) ++fused;
+            EXPECT_EQ(over_limits(k, info), "") << k.label << " on " << device_name(info);
+          }
+          const bool fuses = fusion != Fusion::Off && (mode == nn::Mode::Eval || six);
+          EXPECT_EQ(fused > 0, fuses) << device_name(info) << " mode " << static_cast<int>(mode)
+                                      << " fusion " << static_cast<int>(fusion);
+        }
+      }
+    }
+  }
+}
+
 // The GEMMs keep their shared-memory tiles under every profile (smaller blocks or slices
 // where the large GPU's do not fit), and the cost model's choice is among those that fit.
 TEST(NnPlannerLimits, GemmsKeepSharedMemoryTilesUnderEveryProfile) {

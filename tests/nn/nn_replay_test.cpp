@@ -15,7 +15,8 @@ namespace {
 namespace nn = gpgpu::nn;
 
 // A net with batch normalisation (its statistics kernels and running averages too), and
-// the "small" built-in one; no dropout, whose passes are not replayed.
+// the "small" built-in one, also with its convolutions and poolings fused; no dropout, whose
+// passes are not replayed.
 nn::Sequential with_batchnorm(const gpgpu::Context& ctx) {
   nn::Sequential model(ctx, {1, 28, 28});
   model.add(nn::Conv2D{6, 5, 1, 2})
@@ -47,10 +48,16 @@ TEST_P(NnReplay, StepsReplayedGiveTheBitsOfStepsRunOneByOne) {
   std::vector<int> predictions[2];
   double loss_sum[2] = {0, 0};
   for (int replay = 0; replay < 2; ++replay) {
-    auto model = net == "small" ? nn::builtin_net(ctx, "small", train.sample_shape(), 10).model
-                                : with_batchnorm(ctx);
+    auto model = net == "batchnorm" ? with_batchnorm(ctx)
+                                    : nn::builtin_net(ctx, "small", train.sample_shape(), 10).model;
     nn::BackendOptions backend;
     backend.replay = replay == 1;
+    // Its two Conv2D + MaxPool2D pairs fused (Auto leaves them apart on llvmpipe), with the
+    // backward pass through a kernel or inside the gradient GEMMs' loads.
+    if (net == "small_fused_kernel")
+      backend.fuse_pooling = nn::BackendOptions::Fusion::GradientKernel;
+    if (net == "small_fused_loads")
+      backend.fuse_pooling = nn::BackendOptions::Fusion::GradientInLoads;
     model.set_backend(nn::Backend::Compute, backend);
     model.set_normalization(nn::normalization_of(train));
     model.initialize(11);
@@ -74,6 +81,8 @@ TEST_P(NnReplay, StepsReplayedGiveTheBitsOfStepsRunOneByOne) {
   EXPECT_EQ(loss_sum[1], loss_sum[0]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Nets, NnReplay, ::testing::Values("small", "batchnorm"));
+INSTANTIATE_TEST_SUITE_P(Nets, NnReplay,
+                         ::testing::Values("small", "batchnorm", "small_fused_kernel",
+                                           "small_fused_loads"));
 
 }  // namespace

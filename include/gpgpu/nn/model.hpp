@@ -92,6 +92,25 @@ struct BackendOptions {
   // the host), nor under GPGPU_NN_PROFILE (which times each stage). false: every kernel runs
   // on its own.
   bool replay = true;
+  // Compute backend: a MaxPool2D or AvgPool2D right after a Conv2D runs inside the
+  // convolution's GEMM (docs/nn.md, "Fused convolution and pooling"): its epilogue adds the
+  // bias, applies the activation and pools, and writes only the pooled output (in training
+  // also each window's largest position, or the activation's output where an average
+  // pooling's backward needs its derivative); backward, dL/d(pooled output) becomes the
+  // convolution's output gradient either inside the two gradient GEMMs' loads or in one
+  // kernel before them. The results are the bits of the separate kernels where both split k
+  // alike (untuned; a tuned tiling may move the last bits). Where pooling
+  // windows overlap, or are not 1x1 or 2x2, or (in training) the device binds fewer than 6
+  // storage buffers per kernel, the stages run apart. GPGPU_NN_FUSE=off|auto|kernel|loads in
+  // the environment overrides this for every model of the process.
+  //   Auto            fused on GPUs (apart on software rasterizers); backward in the loads
+  //                   where only a weight-gradient GEMM of few row tiles reads the gradient
+  //                   (a first layer), else through a kernel
+  //   Off             every stage its own kernels
+  //   GradientKernel  fused; backward always through the kernel
+  //   GradientInLoads fused; backward always in the GEMMs' loads
+  enum class Fusion { Auto, Off, GradientKernel, GradientInLoads };
+  Fusion fuse_pooling = Fusion::Auto;
 };
 
 // The backend `backend` stands for on `context`: Auto becomes Cpu on software rasterizers

@@ -19,6 +19,7 @@
 #include "model_state.hpp"
 #include "plan/gpu_engine.hpp"
 #include "plan/optimizer_step.hpp"
+#include "pool_fusion.hpp"
 #include "replayed_pass.hpp"
 #include "runners.hpp"
 
@@ -354,18 +355,29 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
       backward_pass_(engine.context(), fmt::format("nn backward, batch {}", key.batch)) {
   const Context& ctx = engine.context();
   const StagePlan& p = plan();
+  const auto fusions = pool_fusions(p, ctx.info(), engine.model().options);
+  // A fused convolution's own output, and its gradient, exist only where backward reads them.
+  std::vector<bool> acts_needed(p.slot_count(), true), grads_needed(p.slot_count(), true);
+  for (const auto& f : fusions) {
+    acts_needed[p.stages[f.conv].slot] = f.pre_pool;
+    grads_needed[p.stages[f.conv].slot] = f.gradient_kernel;
+  }
   for (std::size_t s = 0; s < p.slot_count(); ++s) {
-    acts_.emplace_back(ctx, ElementType::Float32, p.values(s));
+    acts_.emplace_back();
     grads_.emplace_back();
-    if (p.has_gradient(s)) grads_[s] = Buffer(ctx, ElementType::Float32, p.values(s));
+    if (acts_needed[s]) acts_[s] = Buffer(ctx, ElementType::Float32, p.values(s));
+    if (p.has_gradient(s) && grads_needed[s]) {
+      grads_[s] = Buffer(ctx, ElementType::Float32, p.values(s));
+    }
   }
   labels_ = Buffer(ctx, ElementType::Uint32, key.batch);
   ComputeStageContext sc{ctx,      engine.model().options, key.batch,
                          key.mode, engine.params(),        engine.grads()};
   // The stages' kernels (a few dozen for a CNN) compile together when the batch ends.
   CompileBatch batch(ctx);
-  std::vector<std::unique_ptr<StageKernels>> kernels;
-  for (const auto& s : p.stages) {
+  std::vector<std::unique_ptr<StageKernels>> kernels(p.stages.size());
+  std::vector<bool> in_convolution(p.stages.size(), false);  // pooling stages fused
+  auto buffers = [&](const Stage& s) {
     StageBuffers b;
     b.x = &acts_[s.input_slot];
     b.y = &acts_[s.slot];
@@ -373,7 +385,20 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
       b.dy = &grads_[s.slot];
       if (grads_[s.input_slot].valid()) b.dx = &grads_[s.input_slot];
     }
-    kernels.push_back(make_compute_runner(sc, s, b));
+    return b;
+  };
+  for (const auto& f : fusions) {
+    const Stage &conv = p.stages[f.conv], &pool = p.stages[f.pool];
+    PoolFusionBuffers b{buffers(conv), &acts_[conv.slot], &grads_[conv.slot]};
+    b.stage.y = &acts_[pool.slot];  // the pooled output, and its gradient
+    if (p.train()) b.stage.dy = &grads_[pool.slot];
+    kernels[f.conv] = make_conv_pool_runner(sc, conv, pool, f, b);
+    in_convolution[f.pool] = true;
+  }
+  for (std::size_t i = 0; i < p.stages.size(); ++i) {
+    if (!kernels[i] && !in_convolution[i]) {
+      kernels[i] = make_compute_runner(sc, p.stages[i], buffers(p.stages[i]));
+    }
   }
   set_kernels(std::move(kernels));
 }
@@ -458,7 +483,16 @@ std::vector<KernelSource> compute_plan_sources(const DeviceInfo& info, const Sta
   auto add = [&](std::vector<KernelSource> more) {
     for (auto& k : more) sources.push_back(std::move(k));
   };
-  for (const auto& s : plan.stages) {
+  std::vector<bool> fused(plan.stages.size(), false);
+  for (const auto& f : pool_fusions(plan, info, options)) {
+    const Stage& conv = plan.stages[f.conv];
+    add(conv_pool_sources(info, conv, plan.stages[f.pool], f, plan.key.batch, options,
+                          plan.has_gradient(conv.input_slot)));
+    fused[f.conv] = fused[f.pool] = true;
+  }
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    if (fused[i]) continue;
+    const Stage& s = plan.stages[i];
     const StageKernelNeeds needs{plan.train(), plan.train() && plan.has_gradient(s.input_slot)};
     add(compute_stage_sources(info, s, plan.key.batch, plan.key.mode, options, needs));
   }

@@ -206,6 +206,19 @@ void main() {
 #endif
 
   for (int i = 0; i < RM; ++i) {
+#if defined(STORE_ROWS) && SPLIT == 1
+    // An invocation's rows come in runs of 4 that start at a multiple of 4.
+    int m4 = m0 + 4 * (ty + i * THREADS_M);
+    if (m4 >= GM) continue;
+    for (int j = 0; j < RN; ++j) {
+      int n = n0 + 4 * (tx + j * THREADS_N);
+      for (int q = 0; q < 4; ++q) {
+        if (n + q >= GN) continue;
+        store_rows(m4, n + q, vec4(acc[(i * 4) * RN + j][q], acc[(i * 4 + 1) * RN + j][q],
+                                   acc[(i * 4 + 2) * RN + j][q], acc[(i * 4 + 3) * RN + j][q]));
+      }
+    }
+#else
     for (int r = 0; r < 4; ++r) {
       int m = m0 + 4 * (ty + i * THREADS_M) + r;
       if (m >= GM) continue;
@@ -222,6 +235,7 @@ void main() {
         }
       }
     }
+#endif
   }
 }
 )";
@@ -234,11 +248,23 @@ layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
 void main() {
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
+#ifdef STORE_ROWS
+  // One invocation per 4 rows of a column.
+  int m = 4 * (int(i) / GN);
+  int n = int(i) - m / 4 * GN;
+  vec4 sum = vec4(0.0);
+  for (int r = 0; r < 4; ++r) {
+    if (m + r >= GM) break;
+    for (int s = 0; s < SPLIT; ++s) sum[r] += partial[(s * GM + m + r) * GN + n];
+  }
+  store_rows(m, n, sum);
+#else
   int m = int(i) / GN;
   int n = int(i) - m * GN;
   float sum = 0.0;
   for (int s = 0; s < SPLIT; ++s) sum += partial[(s * GM + m) * GN + n];
   store_c(m, n, sum);
+#endif
 }
 )";
 
@@ -428,10 +454,12 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   }
   using K = BackendOptions::Kernels;
   shared_ = shared_tiles(context.info(), options);
-  if (const auto known = known_tiling()) {
+  bool far_sibling = false;
+  if (const auto known = known_tiling(&far_sibling)) {
     try {
       compiled_ = build(*known);
-      return;
+      if (!far_sibling) return;
+      sibling_ = *known;  // runs until a tuning, which times it too
     } catch (const CompileError&) {
       // kept from a run where it compiled: tune again rather than fail
     }
@@ -441,8 +469,10 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
                   (!context.info().is_software || options.kernels == K::SharedMemory);
   tune_budget_seconds_ = options.autotune_seconds;
-  compiled_ =
-      build(candidate_tilings(context.info(), shape, shared_, source_.computed_loads).front());
+  if (!compiled_) {
+    compiled_ =
+        build(candidate_tilings(context.info(), shape, shared_, source_.computed_loads).front());
+  }
 }
 
 namespace {
@@ -464,11 +494,15 @@ std::string tuning_device(const DeviceInfo& info) {
 }  // namespace
 
 // Only the shared-memory kernels have tilings to choose from.
-std::optional<GemmTiling> Gemm::known_tiling() const {
+std::optional<GemmTiling> Gemm::known_tiling(bool* far_sibling) const {
   if (!shared_) return std::nullopt;
   const GemmIdentity id = identity();
   auto known = tuned_tiling(id);
-  if (!known) known = sibling_tiling(id);
+  GemmShape sibling;
+  if (!known) {
+    known = sibling_tiling(id, &sibling);
+    *far_sibling = known && far_larger(shape_, sibling);
+  }
   if (!known) return std::nullopt;
   return fitted_tiling(context_->info(), shape_, *known);
 }
@@ -525,6 +559,7 @@ std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape 
   if (t.shared) d.emplace_back("SHARED", "");
   if (source.a_k_fast) d.emplace_back("A_K_FAST", "");
   if (source.b_k_fast) d.emplace_back("B_K_FAST", "");
+  if (source.store_rows) d.emplace_back("STORE_ROWS", "");
   std::string main_text = source.operands;
   if (t.split == 1) main_text += source.result;
   main_text += main_source;
@@ -578,8 +613,9 @@ void Gemm::run(Compiled& c, const Args& operand_args, const Args& result_args) {
   if (c.reduce) {
     Args reduce_args = result_args;
     reduce_args.emplace_back("partial", c.partial);
-    c.reduce->run(reduce_args,
-                  static_cast<std::size_t>(shape_.m) * static_cast<std::size_t>(shape_.n));
+    const std::size_t rows =
+        static_cast<std::size_t>(source_.store_rows ? ceil_div(shape_.m, 4) : shape_.m);
+    c.reduce->run(reduce_args, rows * static_cast<std::size_t>(shape_.n));
   }
 }
 
@@ -608,6 +644,11 @@ void Gemm::warm_up(Compiled& c, const Args& operand_args, const Args& result_arg
 
 std::vector<GemmTiling> Gemm::tuning_candidates() const {
   auto candidates = candidate_tilings(context_->info(), shape_, shared_, source_.computed_loads);
+  if (sibling_) {  // a far smaller sibling's tiling, timed first
+    std::erase_if(candidates,
+                  [&](const GemmTiling& t) { return t.to_string() == sibling_->to_string(); });
+    candidates.insert(candidates.begin(), *sibling_);
+  }
   if (candidates.size() > 8) candidates.resize(8);
   return candidates;
 }

@@ -7,7 +7,10 @@
 //             float load_a(int m, int k); float load_b(int k, int n);
 //             called only for m < GM, n < GN, k < GK
 //   result:   buffer declarations (bindings 2-3) and void store_c(int m, int n, float v);
-//             called once per (m, n) with the complete sum
+//             called once per (m, n) with the complete sum; or, with `store_rows`,
+//             void store_rows(int m, int n, vec4 v): rows m .. m + 3 of column n at once
+//             (m a multiple of 4; components past GM are to be ignored), so that an
+//             epilogue can combine neighbouring rows (a pooling window) without another pass
 // (four storage buffers in all, OpenGL ES 3.1's minimum: the split-K kernels bind their
 // partial sums at 2 beside the operands and at 0 beside the result),
 // and says which operand is contiguous along k (A_K_FAST, B_K_FAST: the threads of a load
@@ -48,6 +51,7 @@ struct GemmSource {
   // The loads compute their addresses (a convolution's im2col and col2im): see
   // candidate_tilings.
   bool computed_loads = false;
+  bool store_rows = false;  // the result snippet defines store_rows instead of store_c
 };
 
 struct GemmTiling {
@@ -98,8 +102,8 @@ class Gemm {
   // warm-up and in rounds (time_in_rounds, gemm_tuning.hpp), keeps the fastest and remembers
   // it; the kept tiling runs last, so the results are written. run() does it on its first call when
   // BackendOptions::autotune is on, the device is a GPU, no tiling is known for this GEMM or a
-  // sibling, and at least two candidates fit in what is left of the process's tuning budget (the
-  // first that fit).
+  // sibling (or only one with far fewer rows: far_larger), and at least two candidates fit in
+  // what is left of the process's tuning budget (the first that fit).
   void autotune(const Args& operand_args, const Args& result_args, std::size_t max_candidates = 8);
   const GemmTiling& tiling() const;
   double last_gpu_ns() const;
@@ -120,7 +124,8 @@ class Gemm {
   void log_tuning(const std::vector<GemmTiling>& tilings,
                   const std::vector<std::vector<double>>& timings) const;
   // A tiling known before tuning (gemm_tuning.hpp), if any, and what that is looked up by.
-  std::optional<GemmTiling> known_tiling() const;
+  // `far_sibling`: it is a sibling's with far fewer rows (far_larger), to be tuned still.
+  std::optional<GemmTiling> known_tiling(bool* far_sibling) const;
   GemmIdentity identity() const;
 
   const Context* context_;
@@ -130,6 +135,7 @@ class Gemm {
   bool shared_ = true;
   bool tune_pending_ = false;  // autotune on the first run (GPUs with timer queries)
   double tune_budget_seconds_ = 0;
+  std::optional<GemmTiling> sibling_;  // a far smaller sibling's tiling (known_tiling)
   std::unique_ptr<Compiled> compiled_;
 };
 

@@ -21,6 +21,8 @@
 #include "glsl/ops.hpp"
 #include "glsl/snippets.hpp"
 #include "glsl/stage_defines.hpp"
+#include "linear_gemms.hpp"
+#include "pool_fusion.hpp"
 #include "runners.hpp"
 
 namespace gpgpu::nn::detail {
@@ -115,11 +117,6 @@ std::string operands(const char* first, const char* second, std::string layout, 
       first, second, layout, loads);
 }
 
-struct LinearGemm {
-  GemmShape shape;
-  GemmSource source;
-};
-
 int as_int(std::size_t v, const char* what) {
   return std::stoi(glsl_int(v, what));
 }
@@ -129,10 +126,114 @@ GemmSource source(std::string operand_text, const char* stores, const std::strin
   return {std::move(operand_text), stores + result, a_k_fast, b_k_fast, d};
 }
 
-// The three GEMMs of a convolution.
-std::array<LinearGemm, 3> conv_gemms(const Stage& s, std::size_t batch, const Defines& d) {
+// The gradient GEMMs read dL/d(convolution output) at index `at` through
+// conv_output_gradient: from the array dy, or, with a pooling fused in, from the pooled
+// gradient dyp through the pooling (glsl::pooled_gradient; arg and yp, or ypre, beside it).
+constexpr const char* read_output_gradient =
+    "float conv_output_gradient(int at) { return dy[at]; }\n";
+constexpr const char* pooled_gradient_arrays = R"(
+#ifndef LOAD
+#define LOAD(a, j) a[j]
+#endif
+#ifdef MAX_POOL
+layout(std430, binding = 4) readonly buffer PoolIndices { float arg[]; };
+layout(std430, binding = 5) readonly buffer PooledOutput { float yp[]; };
+#elif ACT != 0
+layout(std430, binding = 5) readonly buffer PrePool { float ypre[]; };
+#endif
+)";
+constexpr const char* read_pooled_gradient =
+    "float conv_output_gradient(int at) { return pooled_gradient(at); }\n";
+
+// A fused forward GEMM's row m: element m % WIN of pooling window m / WIN, the window
+// (img, py, px) of the pooled output, the element at (oy, ox) of the convolution's output;
+// false where that lies outside it (the pooling's padding or a ceil-mode window). Both the
+// loads and the epilogue (which the split-K sum compiles alone) include it.
+constexpr const char* window_rows = R"(
+#ifndef WINDOW_ROW
+#define WINDOW_ROW
+bool window_row(int m, out int img, out int py, out int px, out int oy, out int ox) {
+  int w = m / WIN;
+  int e = m - w * WIN;
+  img = w / (P_OH * P_OW);
+  int r = w - img * (P_OH * P_OW);
+  py = r / P_OW;
+  px = r - py * P_OW;
+  int wy = e / P_SIZE_X;
+  oy = py * P_STRIDE - P_PAD_T + wy;
+  ox = px * P_STRIDE - P_PAD_L + e - wy * P_SIZE_X;
+  return oy >= 0 && oy < OH && ox >= 0 && ox < OW;
+}
+#endif
+)";
+constexpr const char* pooled_forward_loads = R"(
+float load_a(int m, int k) {
+  int img, py, px, oy, ox;
+  if (!window_row(m, img, py, px, oy, ox)) return 0.0;
+  int ci = k / KK;
+  int kr = k - ci * KK;
+  int ky = kr / KS;
+  int at = conv_input_index(img, ci, oy, ox, ky, kr - ky * KS);
+  if (at < 0) return 0.0;
+  return x[at];
+}
+float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }
+)";
+// The fused epilogue: act(v + bias) of each position a window covers, reduced as the pooling
+// kernel does (pool_output), value by value in window order.
+constexpr const char* pooled_forward_result = R"(
+layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+#if defined(MAX_POOL) && defined(TRAIN)
+layout(std430, binding = 4) writeonly buffer PoolIndices { float arg[]; };
+#endif
+#ifdef PRE_POOL
+layout(std430, binding = 5) writeonly buffer PrePool { float ypre[]; };
+#endif
+void store_rows(int m, int n, vec4 v) {
+  for (int w = 0; w < 4; w += WIN) {
+    if (m + w >= GM) return;
+    int img, py, px, oy, ox;
+    int best_at = -1;
+    float best = 0.0;
+    float sum = 0.0;
+    for (int e = 0; e < WIN; ++e) {
+      if (!window_row(m + w + e, img, py, px, oy, ox)) continue;
+      float a = apply_act(v[w + e] + bias[B_OFF + n]);
+#ifdef PRE_POOL
+      ypre[((img * CO + n) * OH + oy) * OW + ox] = a;
+#endif
+      pool_add(a, oy * OW + ox, best_at, best, sum);
+    }
+    int o = ((img * CO + n) * P_OH + py) * P_OW + px;
+    y[o] = pool_value(best, sum, py, px);
+#if defined(MAX_POOL) && defined(TRAIN)
+    arg[o] = float(best_at);
+#endif
+  }
+}
+)";
+
+}  // namespace
+
+// The three GEMMs of a convolution (linear_gemms.hpp).
+std::array<LinearGemm, 3> conv_gemms(const Stage& s, std::size_t batch, const Defines& defines,
+                                     const PoolFusion* fusion, const Stage* pool) {
   const ConvGeometry g = s.conv();
-  const int rows = as_int(batch * g.out_plane(), "batch x output positions");
+  Defines d = defines;
+  const int positions = as_int(batch * g.out_plane(), "batch x output positions");
+  int rows = positions;
+  if (fusion != nullptr) {
+    const PoolGeometry pg = pool->pool();
+    for (auto& define : pool_defines(*pool, fusion->train ? Mode::Train : Mode::Eval)) {
+      d.push_back(std::move(define));
+    }
+    d.emplace_back("WIN", std::to_string(fusion->window));
+    if (fusion->pre_pool) d.emplace_back("PRE_POOL", "");
+    rows = as_int(batch * pg.oh * pg.ow * static_cast<std::size_t>(fusion->window),
+                  "batch x pooling windows x window");
+  }
+  const bool pooled_loads = fusion != nullptr && !fusion->gradient_kernel;
   const int filters = as_int(g.co, "filters"), depth = as_int(g.depth(), "CI k k");
   const char* dx_loads = R"(
 float load_a(int m, int k) {
@@ -140,7 +241,7 @@ float load_a(int m, int k) {
   split_mk(m, IHW, IW, k, img, iy, ix, co, ky, kx);
   int at = conv_output_index(img, co, iy, ix, ky, kx);
   if (at < 0) return 0.0;
-  return dy[at];
+  return conv_output_gradient(at);
 }
 float load_b(int k, int n) {
   int co = k / KK;
@@ -151,25 +252,42 @@ float load_b(int k, int n) {
   const std::string with_im2col = layout + conv_im2col;
   const char* dw_loads = R"(
 float load_a(int m, int k) { return m == KC ? 1.0 : im2col(k, m); }
-float load_b(int k, int n) { return dy[(k / OHW * CO + n) * OHW + k - k / OHW * OHW]; }
+float load_b(int k, int n) { return conv_output_gradient((k / OHW * CO + n) * OHW + k - k / OHW * OHW); }
 )";
+  // What the gradient GEMMs read dL/d(output) from, and through what.
+  const char* gradient = pooled_loads ? "dyp" : "dy";
+  const std::string reading = pooled_loads ? std::string(activation_glsl) + pooled_gradient_arrays +
+                                                 glsl::pooling_area + glsl::pooled_gradient +
+                                                 read_pooled_gradient
+                                           : read_output_gradient;
+  LinearGemm forward{
+      {rows, filters, depth},
+      source(operands("x", "p", with_im2col,
+                      "float load_a(int m, int k) { return im2col(m, k); }\n"
+                      "float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }\n"),
+             conv_stores, forward_result, false, true, d)};
+  if (fusion != nullptr) {
+    forward.source = {
+        operands("x", "p", layout + window_rows, pooled_forward_loads),
+        std::string(activation_glsl) + glsl::pooling_area + window_rows + pooled_forward_result,
+        false, true, d};
+    forward.source.store_rows = true;
+  }
   std::array<LinearGemm, 3> gemms{
-      LinearGemm{{rows, filters, depth},
-                 source(operands("x", "p", with_im2col,
-                                 "float load_a(int m, int k) { return im2col(m, k); }\n"
-                                 "float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }\n"),
-                        conv_stores, forward_result, false, true, d)},
-      LinearGemm{{depth + 1, filters, rows},
-                 source(operands("x", "dy", with_im2col, dw_loads), conv_stores,
+      std::move(forward),
+      LinearGemm{{depth + 1, filters, positions},
+                 source(operands("x", gradient, with_im2col + reading, dw_loads), conv_stores,
                         weight_gradient_result, true, true, d)},
       LinearGemm{{as_int(batch * g.in_plane(), "batch x input positions"), as_int(g.ci, "channels"),
                   as_int(g.co * g.taps(), "CO k k")},
-                 source(operands("dy", "p", layout, dx_loads), conv_stores, input_gradient_result,
-                        false, true, d)}};
+                 source(operands(gradient, "p", layout + reading, dx_loads), conv_stores,
+                        input_gradient_result, false, true, d)}};
   // Their loads compute im2col and col2im addresses (candidate_tilings).
   for (auto& gemm : gemms) gemm.source.computed_loads = true;
   return gemms;
 }
+
+namespace {
 
 // The three GEMMs of a dense layer.
 std::array<LinearGemm, 3> dense_gemms(const Stage& s, std::size_t batch, const Defines& d) {

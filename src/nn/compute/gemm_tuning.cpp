@@ -20,9 +20,14 @@ namespace {
 // Bump when the candidate tilings or the payload change.
 constexpr std::uint32_t store_version = 1;
 
+struct Tuned {
+  GemmTiling tiling;
+  GemmShape shape;  // where it was tuned
+};
+
 struct Memory {
   std::mutex mutex;
-  std::map<std::string, GemmTiling> tilings;  // by exact and sibling keys
+  std::map<std::string, Tuned> tilings;  // by exact and sibling keys
   double spent_seconds = 0;
   std::map<std::string, double> compile_seconds;  // per device: one program's compile
 };
@@ -51,24 +56,28 @@ std::array<std::string, 3> sibling_keys(const GemmIdentity& id) {
   return {key("n k", s.n, s.k), key("m k", s.m, s.k), key("m n", s.m, s.n)};
 }
 
-std::string encode(const GemmTiling& t) {
-  return fmt::format("{} {} {} {} {} {} {}", t.bm, t.bn, t.bk, t.tm, t.tn, t.split,
-                     t.shared ? 1 : 0);
+// The tiling and the shape it was tuned at (entries written before the shape was kept have
+// only the tiling: their shape reads as 0 x 0 x 0).
+std::string encode(const Tuned& t) {
+  const GemmTiling& g = t.tiling;
+  return fmt::format("{} {} {} {} {} {} {} {} {} {}", g.bm, g.bn, g.bk, g.tm, g.tn, g.split,
+                     g.shared ? 1 : 0, t.shape.m, t.shape.n, t.shape.k);
 }
 
-std::optional<GemmTiling> decode(const std::vector<std::byte>& bytes) {
+std::optional<Tuned> decode(const std::vector<std::byte>& bytes) {
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  GemmTiling t;
+  Tuned t;
+  GemmTiling& g = t.tiling;
   int shared = 0;
-  if (std::sscanf(text.c_str(), "%d %d %d %d %d %d %d", &t.bm, &t.bn, &t.bk, &t.tm, &t.tn, &t.split,
-                  &shared) != 7) {
-    return std::nullopt;
-  }
-  t.shared = shared != 0;
+  const int read = std::sscanf(text.c_str(), "%d %d %d %d %d %d %d %d %d %d", &g.bm, &g.bn, &g.bk,
+                               &g.tm, &g.tn, &g.split, &shared, &t.shape.m, &t.shape.n, &t.shape.k);
+  if (read != 7 && read != 10) return std::nullopt;
+  if (read == 7) t.shape = {};
+  g.shared = shared != 0;
   return t;
 }
 
-std::optional<GemmTiling> find(const std::string& key) {
+std::optional<Tuned> find(const std::string& key) {
   auto& m = memory();
   {
     std::lock_guard lock(m.mutex);
@@ -87,26 +96,35 @@ std::optional<GemmTiling> find(const std::string& key) {
 }  // namespace
 
 std::optional<GemmTiling> tuned_tiling(const GemmIdentity& id) {
-  return find(exact_key(id));
+  if (auto t = find(exact_key(id))) return t->tiling;
+  return std::nullopt;
 }
 
-std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id) {
+std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id, GemmShape* tuned_at) {
   for (const auto& key : sibling_keys(id)) {
-    if (auto t = find(key)) return t;
+    if (auto t = find(key)) {
+      if (tuned_at != nullptr) *tuned_at = t->shape;
+      return t->tiling;
+    }
   }
   return std::nullopt;
+}
+
+bool far_larger(GemmShape shape, GemmShape sibling) {
+  return sibling.m > 0 && static_cast<double>(shape.m) >= 8.0 * static_cast<double>(sibling.m);
 }
 
 void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling) {
   std::vector<std::string> keys{exact_key(id)};
   for (auto& key : sibling_keys(id)) keys.push_back(std::move(key));
-  const std::string text = encode(tiling);
+  const Tuned tuned{tiling, id.shape};
+  const std::string text = encode(tuned);
   const cache::Store store = disk();
   auto& m = memory();
   for (const auto& key : keys) {
     {
       std::lock_guard lock(m.mutex);
-      m.tilings[key] = tiling;
+      m.tilings[key] = tuned;
     }
     store.store(key, std::as_bytes(std::span(text.data(), text.size())));
   }

@@ -9,7 +9,9 @@
 // tuning, a GEMM takes:
 //   1. its own tiling, tuned before (in this process or an earlier one);
 //   2. else a sibling's: the same code at a shape that differs in one of m, n, k (the same
-//      layer at another batch size), whose blocks are refitted to its shape;
+//      layer at another batch size), whose blocks are refitted to its shape; a GEMM with 8
+//      times its sibling's rows or more (far_larger) is still tuned while the budget lasts,
+//      with the sibling's tiling among the candidates;
 //   3. else it is tuned on its first run while the process's budget lasts
 //      (BackendOptions::autotune_seconds); past it, the cost model's first choice runs and
 //      the shape is left for a later process to tune.
@@ -35,8 +37,14 @@ struct GemmIdentity {
 
 // Its tiling, tuned earlier (this process or the disk cache).
 std::optional<GemmTiling> tuned_tiling(const GemmIdentity& id);
-// The tiling tuned earlier for a sibling (the same code, one of m, n, k different).
-std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id);
+// The tiling tuned earlier for a sibling (the same code, one of m, n, k different), and
+// (`tuned_at`) the shape it was tuned at (0 x 0 x 0 for entries older than that record).
+std::optional<GemmTiling> sibling_tiling(const GemmIdentity& id, GemmShape* tuned_at = nullptr);
+// Whether `shape` has at least 8 times the rows of the sibling `tuned_at` (a batch that much
+// larger): a tiling chosen to fill the GPU with few rows leaves large ones on too-small
+// blocks, so such a GEMM is tuned itself while the process's budget lasts (a smaller one
+// takes its sibling's tiling: its run is short, and tuning it would only delay the start).
+bool far_larger(GemmShape shape, GemmShape tuned_at);
 // Keeps a tuned tiling for later GEMMs of this process and for later processes.
 void remember_tiling(const GemmIdentity& id, const GemmTiling& tiling);
 

@@ -10,68 +10,47 @@
 
 namespace gpgpu::nn::detail::glsl {
 
-// Pooling over SIZE_Y x SIZE_X windows with stride STRIDE on planes IH x IW -> OH x OW; the
-// window of output (oy, ox) starts at row oy STRIDE - PAD_T, column ox STRIDE - PAD_L. With
-// CLIPPED (padding, or a partial last window) the positions outside the plane are skipped:
-// a maximum is over the input values a window covers; a mean divides by pool_area, the
-// positions of the window within the padded plane (COUNT_PAD) or within the plane
-// (PoolGeometry::area). pool_output: output o's value and, for max pooling, the index
-// within its plane of the first largest input. pool_input_gradient: dL/d(input i), summed
-// over the windows that hold it: oy in [ceil((iy + PAD_T - SIZE_Y + 1) / STRIDE),
-// floor((iy + PAD_T) / STRIDE)] within [0, OH), likewise ox (arg: the forward pass's
-// indices, as floats). Kernels include pooling_area before either.
+// Pooling over P_SIZE_Y x P_SIZE_X windows with stride P_STRIDE on planes P_IH x P_IW ->
+// P_OH x P_OW (the pooling defines carry a P_ so that a convolution's own can sit beside them
+// in a kernel that fuses both); the window of output (oy, ox) starts at row
+// oy P_STRIDE - P_PAD_T, column ox P_STRIDE - P_PAD_L. With P_CLIPPED (padding, or a partial
+// last window) the positions outside the plane are skipped: a maximum is over the input
+// values a window covers; a mean divides by pool_area, the positions of the window within
+// the padded plane (P_COUNT_PAD) or within the plane (PoolGeometry::area). A window is
+// reduced value by value in row-major window order: pool_add, then pool_value.
+// pool_output: output o's value and, for max pooling, the index within its plane of the
+// first largest input. pool_input_gradient: dL/d(input i), summed over the windows that
+// hold it: oy in [ceil((iy + P_PAD_T - P_SIZE_Y + 1) / P_STRIDE), floor((iy + P_PAD_T) /
+// P_STRIDE)] within [0, P_OH), likewise ox (arg: the forward pass's indices, as floats).
+// Kernels include pooling_area before any of them.
 inline constexpr const char* pooling_area = R"(
 float pool_area(int oy, int ox) {
-#ifdef CLIPPED
-  int y0 = oy * STRIDE;
-  int x0 = ox * STRIDE;
-#ifdef COUNT_PAD
-  int h = min(y0 + SIZE_Y, PAD_T + IH + PAD_B) - y0;
-  int w = min(x0 + SIZE_X, PAD_L + IW + PAD_R) - x0;
+#ifdef P_CLIPPED
+  int y0 = oy * P_STRIDE;
+  int x0 = ox * P_STRIDE;
+#ifdef P_COUNT_PAD
+  int h = min(y0 + P_SIZE_Y, P_PAD_T + P_IH + P_PAD_B) - y0;
+  int w = min(x0 + P_SIZE_X, P_PAD_L + P_IW + P_PAD_R) - x0;
 #else
-  int h = min(y0 + SIZE_Y, PAD_T + IH) - max(y0, PAD_T);
-  int w = min(x0 + SIZE_X, PAD_L + IW) - max(x0, PAD_L);
+  int h = min(y0 + P_SIZE_Y, P_PAD_T + P_IH) - max(y0, P_PAD_T);
+  int w = min(x0 + P_SIZE_X, P_PAD_L + P_IW) - max(x0, P_PAD_L);
 #endif
   return float(h * w);
 #else
-  return float(SIZE_Y * SIZE_X);
+  return float(P_SIZE_Y * P_SIZE_X);
 #endif
 }
-)";
-inline constexpr const char* pooling = R"(
-float pool_output(int o, out int best_at) {
-  int plane = o / (OH * OW);
-  int r = o - plane * (OH * OW);
-  int oy = r / OW;
-  int ox = r - oy * OW;
-  int base = plane * (IH * IW);
-  int y0 = oy * STRIDE - PAD_T;
-  int x0 = ox * STRIDE - PAD_L;
-  best_at = -1;
-  float best = 0.0;
-  float sum = 0.0;
-  for (int ky = 0; ky < SIZE_Y; ++ky) {
-    int iy = y0 + ky;
-#ifdef CLIPPED
-    if (iy < 0 || iy >= IH) continue;
-#endif
-    for (int kx = 0; kx < SIZE_X; ++kx) {
-      int ix = x0 + kx;
-#ifdef CLIPPED
-      if (ix < 0 || ix >= IW) continue;
-#endif
-      int at = iy * IW + ix;
-      float v = LOAD(x, base + at);
+void pool_add(float v, int at, inout int best_at, inout float best, inout float sum) {
 #ifdef MAX_POOL
-      if (best_at < 0 || v > best) {
-        best = v;
-        best_at = at;
-      }
-#else
-      sum += v;
-#endif
-    }
+  if (best_at < 0 || v > best) {
+    best = v;
+    best_at = at;
   }
+#else
+  sum += v;
+#endif
+}
+float pool_value(float best, float sum, int oy, int ox) {
 #ifdef MAX_POOL
   return best;
 #else
@@ -79,20 +58,49 @@ float pool_output(int o, out int best_at) {
 #endif
 }
 )";
+inline constexpr const char* pooling = R"(
+float pool_output(int o, out int best_at) {
+  int plane = o / (P_OH * P_OW);
+  int r = o - plane * (P_OH * P_OW);
+  int oy = r / P_OW;
+  int ox = r - oy * P_OW;
+  int base = plane * (P_IH * P_IW);
+  int y0 = oy * P_STRIDE - P_PAD_T;
+  int x0 = ox * P_STRIDE - P_PAD_L;
+  best_at = -1;
+  float best = 0.0;
+  float sum = 0.0;
+  for (int ky = 0; ky < P_SIZE_Y; ++ky) {
+    int iy = y0 + ky;
+#ifdef P_CLIPPED
+    if (iy < 0 || iy >= P_IH) continue;
+#endif
+    for (int kx = 0; kx < P_SIZE_X; ++kx) {
+      int ix = x0 + kx;
+#ifdef P_CLIPPED
+      if (ix < 0 || ix >= P_IW) continue;
+#endif
+      int at = iy * P_IW + ix;
+      pool_add(LOAD(x, base + at), at, best_at, best, sum);
+    }
+  }
+  return pool_value(best, sum, oy, ox);
+}
+)";
 inline constexpr const char* pooling_gradient = R"(
 float pool_input_gradient(int i) {
-  int plane = i / (IH * IW);
-  int r = i - plane * (IH * IW);
-  int iy = r / IW;
-  int ix = r - iy * IW;
-  int oy0 = max(0, (iy + PAD_T - SIZE_Y + STRIDE) / STRIDE);
-  int oy1 = min(OH - 1, (iy + PAD_T) / STRIDE);
-  int ox0 = max(0, (ix + PAD_L - SIZE_X + STRIDE) / STRIDE);
-  int ox1 = min(OW - 1, (ix + PAD_L) / STRIDE);
+  int plane = i / (P_IH * P_IW);
+  int r = i - plane * (P_IH * P_IW);
+  int iy = r / P_IW;
+  int ix = r - iy * P_IW;
+  int oy0 = max(0, (iy + P_PAD_T - P_SIZE_Y + P_STRIDE) / P_STRIDE);
+  int oy1 = min(P_OH - 1, (iy + P_PAD_T) / P_STRIDE);
+  int ox0 = max(0, (ix + P_PAD_L - P_SIZE_X + P_STRIDE) / P_STRIDE);
+  int ox1 = min(P_OW - 1, (ix + P_PAD_L) / P_STRIDE);
   float sum = 0.0;
   for (int oy = oy0; oy <= oy1; ++oy) {
     for (int ox = ox0; ox <= ox1; ++ox) {
-      int o = plane * (OH * OW) + oy * OW + ox;
+      int o = plane * (P_OH * P_OW) + oy * P_OW + ox;
 #ifdef MAX_POOL
       if (int(LOAD(arg, o)) == r) sum += LOAD(dy, o);
 #else
@@ -101,6 +109,41 @@ float pool_input_gradient(int i) {
     }
   }
   return sum;
+}
+)";
+// The same gradient where windows do not overlap (P_STRIDE >= P_SIZE_Y, P_SIZE_X), so that an
+// input lies in one window at most, and where the pooling's input is the output of an
+// activation ACT that the pooling's producer applied (a convolution with the pooling fused
+// into it): dL/d(the activation's input i), from the pooled gradient dyp, the indices arg
+// and the pooled values yp (max pooling: the derivative is taken at the window's largest
+// value, which is the input's own where the gradient is not zero) or the activation's
+// outputs ypre (average pooling after an activation). The sum and the products are those of
+// pool_input_gradient times in_act_grad, term for term: the same bits.
+inline constexpr const char* pooled_gradient = R"(
+float pooled_gradient(int i) {
+  int plane = i / (P_IH * P_IW);
+  int r = i - plane * (P_IH * P_IW);
+  int iy = r / P_IW;
+  int ix = r - iy * P_IW;
+  int oy = (iy + P_PAD_T) / P_STRIDE;
+  int ox = (ix + P_PAD_L) / P_STRIDE;
+  if (oy >= P_OH || ox >= P_OW || iy + P_PAD_T - oy * P_STRIDE >= P_SIZE_Y ||
+      ix + P_PAD_L - ox * P_STRIDE >= P_SIZE_X) {
+    return 0.0;
+  }
+  int o = plane * (P_OH * P_OW) + oy * P_OW + ox;
+  float sum = 0.0;
+#ifdef MAX_POOL
+  if (int(LOAD(arg, o)) != r) return 0.0;
+  sum += LOAD(dyp, o);
+  return sum * act_grad_of_output(LOAD(yp, o));
+#else
+  sum += LOAD(dyp, o) * (1.0 / pool_area(oy, ox));
+#if ACT != 0
+  sum *= act_grad_of_output(LOAD(ypre, i));
+#endif
+  return sum;
+#endif
 }
 )";
 

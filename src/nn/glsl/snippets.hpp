@@ -15,8 +15,11 @@ namespace gpgpu::nn::detail {
 // produced an input, whose derivative in_act_grad(x) takes that activation's output x.
 // tanh is written out with exp(-2|v|), which never overflows (GLSL's tanh may return NaN
 // for large |v| on some drivers). LeakyReLU's alpha >= 0 keeps the output's sign that of
-// the input, so its derivative is read from the output as ReLU's is.
+// the input, so its derivative is read from the output as ReLU's is. Guarded, so that a
+// kernel may include it twice (a GEMM whose loads and epilogue both use it).
 inline constexpr const char* activation_glsl = R"(
+#ifndef NN_ACTIVATIONS
+#define NN_ACTIVATIONS
 #ifndef ACT
 #define ACT 0
 #endif
@@ -72,6 +75,7 @@ float in_act_grad(float x) {
   return 1.0;
 #endif
 }
+#endif
 )";
 
 // PCG's output permutation as a 32-bit hash (the same in C++ below).

@@ -46,6 +46,24 @@ void add_ints(Defines& d, std::initializer_list<std::pair<const char*, std::size
   for (auto [name, value] : values) d.emplace_back(name, glsl_int(value, name));
 }
 
+void add_pool(Defines& d, const PoolGeometry& g, Mode mode) {
+  add_ints(d, {{"P_IH", g.ih},
+               {"P_IW", g.iw},
+               {"P_OH", g.oh},
+               {"P_OW", g.ow},
+               {"P_SIZE_Y", g.size_y},
+               {"P_SIZE_X", g.size_x},
+               {"P_STRIDE", g.stride},
+               {"P_PAD_T", g.pad.top},
+               {"P_PAD_L", g.pad.left},
+               {"P_PAD_B", g.pad.bottom},
+               {"P_PAD_R", g.pad.right}});
+  if (g.max) d.emplace_back("MAX_POOL", "");
+  if (g.clipped()) d.emplace_back("P_CLIPPED", "");
+  if (g.count_include_pad) d.emplace_back("P_COUNT_PAD", "");
+  if (mode == Mode::Train) d.emplace_back("TRAIN", "");
+}
+
 void add_kind(Defines& d, const Stage& s, std::size_t batch, Mode mode) {
   switch (s.kind) {
     case Stage::Kind::Conv: {
@@ -77,25 +95,9 @@ void add_kind(Defines& d, const Stage& s, std::size_t batch, Mode mode) {
                    {"B_OFF", s.offsets[1]}});
       return;
     case Stage::Kind::MaxPool:
-    case Stage::Kind::AvgPool: {
-      const PoolGeometry g = s.pool();
-      add_ints(d, {{"IH", g.ih},
-                   {"IW", g.iw},
-                   {"OH", g.oh},
-                   {"OW", g.ow},
-                   {"SIZE_Y", g.size_y},
-                   {"SIZE_X", g.size_x},
-                   {"STRIDE", g.stride},
-                   {"PAD_T", g.pad.top},
-                   {"PAD_L", g.pad.left},
-                   {"PAD_B", g.pad.bottom},
-                   {"PAD_R", g.pad.right}});
-      if (g.max) d.emplace_back("MAX_POOL", "");
-      if (g.clipped()) d.emplace_back("CLIPPED", "");
-      if (g.count_include_pad) d.emplace_back("COUNT_PAD", "");
-      if (mode == Mode::Train) d.emplace_back("TRAIN", "");
+    case Stage::Kind::AvgPool:
+      add_pool(d, s.pool(), mode);
       return;
-    }
     case Stage::Kind::Dropout: {
       const double rate = s.dropout_rate();
       d.emplace_back("RATE", glsl_float(rate));
@@ -125,6 +127,12 @@ void add_kind(Defines& d, const Stage& s, std::size_t batch, Mode mode) {
 }
 
 }  // namespace
+
+Defines pool_defines(const Stage& pool, Mode mode) {
+  Defines d;
+  add_pool(d, pool.pool(), mode);
+  return d;
+}
 
 Defines stage_defines(const Stage& stage, std::size_t batch, Mode mode) {
   Defines d = activation_defines(stage.act, stage.input_act);

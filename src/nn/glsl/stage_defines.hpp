@@ -4,8 +4,10 @@
 //   every stage   ACT ACT_A ACT_B, IN_ACT IN_ACT_A IN_ACT_B (glsl/snippets.hpp)
 //   Conv          BATCH CI IH IW CO OH OW KS STRIDE PAD_T PAD_L KK KC OHW IHW W_OFF B_OFF
 //   Dense         BATCH NIN NOUT W_OFF B_OFF
-//   pooling       IH IW OH OW SIZE_Y SIZE_X STRIDE PAD_T PAD_L PAD_B PAD_R, MAX_POOL, TRAIN,
-//                 CLIPPED (some window reaches past the input), COUNT_PAD
+//   pooling       P_IH P_IW P_OH P_OW P_SIZE_Y P_SIZE_X P_STRIDE P_PAD_T P_PAD_L P_PAD_B
+//                 P_PAD_R, MAX_POOL, TRAIN, P_CLIPPED (some window reaches past the input),
+//                 P_COUNT_PAD (prefixed, so that a Conv2D with its pooling fused in, on the
+//                 compute backend, has both stages' defines)
 //   Dropout       RATE SCALE
 //   Softmax       F
 //   BatchNorm     BATCH C HW GAMMA_OFF BETA_OFF MEAN_OFF VAR_OFF EPS MOMENTUM, TRAIN
@@ -20,6 +22,8 @@
 namespace gpgpu::nn::detail {
 
 Defines stage_defines(const Stage& stage, std::size_t batch, Mode mode);
+// A pooling stage's own defines (those above, without the activations).
+Defines pool_defines(const Stage& pool, Mode mode);
 
 // A float as a GLSL literal ("0.5", "1e-05").
 std::string glsl_float(double value);

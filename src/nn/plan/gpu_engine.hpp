@@ -28,7 +28,10 @@ class GpuEngine : public Engine {
   Buffer& predictions() { return predictions_; }
 
   void begin_predictions(std::size_t count) override {
-    predictions_ = Buffer(context(), ElementType::Int32, std::max<std::size_t>(count, 1));
+    const std::size_t size = std::max<std::size_t>(count, 1);
+    if (!predictions_.valid() || predictions_.size() != size) {
+      predictions_ = Buffer(context(), ElementType::Int32, size);
+    }
   }
   std::vector<int> read_predictions() override { return predictions_.to_vector<int>(); }
   void submit() override { context().flush(); }
