@@ -1,0 +1,25 @@
+// Settings that Mesa's drivers read from the environment when they load, made before gpgpu's
+// first EGL call of the process (egl_devices.cpp calls this first).
+//
+// ZINK_INLINE_UNIFORMS=false: Mesa's zink (22.3, and later releases with the same code) on a
+// CPU Vulkan device such as lavapipe compiles a variant of each program per value of the
+// uniforms its loops and branches test, and after a switch to another compute program and
+// back it dispatches a pipeline built for earlier values (zink_bind_cs_state never restores
+// the program's module hash, so the pipeline cached without one is reused): a reduction
+// summed 1024 of 65,537 values. Turning the variants off costs that driver its loop
+// unrolling by uniform bounds and changes nothing elsewhere: only zink reads the variable,
+// and it inlines uniforms only on CPU devices unless told to. A value the user set is kept.
+// gl/uniform_probe.hpp checks the result on every device.
+#include <cstdlib>
+#include <mutex>
+
+#include "platform/egl/egl_devices.hpp"
+
+namespace gpgpu::detail {
+
+void prepare_driver_environment() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("ZINK_INLINE_UNIFORMS", "false", /*overwrite=*/0); });
+}
+
+}  // namespace gpgpu::detail
