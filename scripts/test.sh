@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpgpu once with -Wall -Wextra -Werror and AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs every test under them; then replays and briefly fuzzes the .npy reader with
-# libFuzzer.
+# and runs every test under them, then the GL tests once more with Mesa's zink driver over
+# lavapipe (the same binaries); then replays and briefly fuzzes the .npy reader with libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).
@@ -42,6 +42,18 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # attempt).
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"
+
+echo "== the GL tests again on a second Mesa driver: zink (GL on Vulkan) over lavapipe"
+# The same sanitized binaries; only the driver changes (docs/portability.md, "zink"). Tests
+# labelled host, browser or packaging cannot differ by GL driver and are not run again.
+# Mesa's shader cache gets a folder of its own, so that shaders compiled under other settings
+# (ZINK_INLINE_UNIFORMS) are not reused.
+zink_runtime=$(mktemp -d)
+GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR="$zink_runtime" \
+  MESA_SHADER_CACHE_DIR="$PWD/build/asan/zink-shader-cache" \
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging'
+rm -rf "$zink_runtime"
+stage_done "the GL tests on zink over lavapipe"
 
 echo "== packages: the .debs, the wheel and the npm package, each installed clean and used"
 # The npm package is packed from the browser suite's WebAssembly build (no second web build).

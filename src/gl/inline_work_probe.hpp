@@ -16,13 +16,12 @@ namespace gpgpu::detail {
 // the probe could not run. Never throws.
 bool measure_work_completes_in_call(const DeviceInfo& info, const PlatformTraits& platform);
 
-// A CPU device that queues its work (zink over lavapipe): there the data path copies
-// directly and in order on the calling thread (transfer_engine.cpp). A CPU device has no copy
-// engine to overlap with, and on this one (Mesa 22.3's zink with its threaded context) the
-// overlapping modes measured wrong: glWaitSync across contexts is ignored (the copy lanes), a
-// fence waited from another thread can signal before the copy it follows has landed (the
-// delivery thread), and a copy out of a buffer can run before the glReadPixels that filled it
-// or reach a texture upload late (staged transfers; docs/portability.md).
+// A CPU device that queues its work (zink over lavapipe): there every wait of the data path
+// stays on the context's own thread and context (transfer_engine.cpp). A CPU device has no
+// copy engine for a delivery thread or copy lanes to overlap with, and on this one (Mesa
+// 22.3's zink) both measured wrong: a fence waited from another thread can signal before the
+// copy it follows has landed, and glWaitSync across contexts is ignored
+// (docs/portability.md).
 inline bool cpu_device_queues_work(const DeviceInfo& info) {
   return info.is_software && !info.work_completes_in_call;
 }

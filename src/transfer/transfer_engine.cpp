@@ -63,15 +63,16 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   if (o.staging_chunks == 0) o.staging_chunks = 8;
   if (o.direct_upload_bytes == 0) o.direct_upload_bytes = 256 * kib;
   if (o.pool_bytes == 0) o.pool_bytes = info.is_software ? 256 * mib : 2048 * mib;
-  // A CPU device that queues its work copies directly and in order, whatever was asked
-  // (gl/inline_work_probe.hpp): staging, a delivery thread and copy lanes overlap copies with
-  // a GPU's work, and on such a device each of them measured wrong results.
-  if (cpu_device_queues_work(info)) o.staging = StagingMode::Direct;
   // The delivery thread copies straight out of persistently mapped memory; the other modes
-  // map a buffer per chunk, a GL call that only the context's thread may make.
-  const bool can_deliver = o.staging == StagingMode::PersistentMapped && platform.thread_fences;
+  // map a buffer per chunk, a GL call that only the context's thread may make. A CPU device
+  // that queues its work keeps every wait on the context's own thread: neither a delivery
+  // thread nor copy lanes (gl/inline_work_probe.hpp).
+  const bool in_order = cpu_device_queues_work(info);
+  const bool can_deliver =
+      o.staging == StagingMode::PersistentMapped && platform.thread_fences && !in_order;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
   o.copy_context = resolve_copy_context(o, platform);
+  if (in_order) o.copy_context = -1;
   return o;
 }
 
@@ -82,9 +83,9 @@ std::string in_order_reason(const DataPathOptions& asked, const DataPathOptions&
   if (asked.copy_context != 1 || resolved.copy_context == 1 || !cpu_device_queues_work(info)) {
     return "";
   }
-  return "this CPU device queues its work: there the data path copies directly and in order "
-         "(the copy lanes' contexts were not kept in order by sync objects, glWaitSync being "
-         "ignored; docs/portability.md), and a CPU device has no copy engine to overlap with";
+  return "this CPU device queues its work, and there the copy lanes' contexts were not kept in "
+         "order by sync objects (glWaitSync is ignored; docs/portability.md); a CPU device has "
+         "no copy engine for them to overlap with anyway";
 }
 }  // namespace
 

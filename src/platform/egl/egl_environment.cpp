@@ -10,6 +10,13 @@
 // unrolling by uniform bounds and changes nothing elsewhere: only zink reads the variable,
 // and it inlines uniforms only on CPU devices unless told to. A value the user set is kept.
 // gl/uniform_probe.hpp checks the result on every device.
+//
+// ZINK_DEBUG=noreorder: zink (22.3) moves transfers it judges independent of the work before
+// them into a command buffer that runs first, and misjudges some: a copy out of a buffer ran
+// before the glReadPixels that filled it (tests/drivers/pack_copy: 9-32 of 1000 rounds), a
+// staged texture upload arrived after the draw that read it, and under load a fragment
+// kernel's output came back as the texture's earlier zeros. With the reordering off none of
+// them shows. Set only where ZINK_DEBUG is unset, so a user's debug flags are kept.
 #include <cstdlib>
 #include <mutex>
 
@@ -19,7 +26,10 @@ namespace gpgpu::detail {
 
 void prepare_driver_environment() {
   static std::once_flag once;
-  std::call_once(once, [] { setenv("ZINK_INLINE_UNIFORMS", "false", /*overwrite=*/0); });
+  std::call_once(once, [] {
+    setenv("ZINK_INLINE_UNIFORMS", "false", /*overwrite=*/0);
+    setenv("ZINK_DEBUG", "noreorder", /*overwrite=*/0);
+  });
 }
 
 }  // namespace gpgpu::detail
