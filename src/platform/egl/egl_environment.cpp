@@ -24,11 +24,19 @@
 
 namespace gpgpu::detail {
 
+namespace {
+// Sets `name` unless the user gave it a value (an empty one counts as none).
+void default_to(const char* name, const char* value) {
+  const char* given = std::getenv(name);
+  if (given == nullptr || *given == '\0') setenv(name, value, /*overwrite=*/1);
+}
+}  // namespace
+
 void prepare_driver_environment() {
   static std::once_flag once;
   std::call_once(once, [] {
-    setenv("ZINK_INLINE_UNIFORMS", "false", /*overwrite=*/0);
-    setenv("ZINK_DEBUG", "noreorder", /*overwrite=*/0);
+    default_to("ZINK_INLINE_UNIFORMS", "false");
+    default_to("ZINK_DEBUG", "noreorder");
   });
 }
 
