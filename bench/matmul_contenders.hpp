@@ -2,12 +2,12 @@
 // CPU references and CUDA, behind one interface. Internal to gpgpu_bench_matmul.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpgpu/context.hpp"
+#include "harness.hpp"
 
 namespace gpgpu::bench::detail {
 
@@ -15,12 +15,6 @@ namespace gpgpu::bench::detail {
 struct BenchProblem {
   int m = 0, k = 0, n = 0;
   std::vector<float> a, b;
-};
-
-struct RunBudget {
-  int warmup = 1;
-  int repeats = 5;
-  double max_seconds = 4.0;  // for all timed runs of the point together
 };
 
 struct Measurement {
@@ -43,8 +37,9 @@ class Contender {
   const std::string& family() const { return family_; }  // "gl", "cpu" or "cuda"
   // Why it cannot run here (not implemented, no CUDA device...); empty when it can.
   virtual std::string unavailable_reason() const { return {}; }
-  // Warms up and times one size. Throws gpgpu::Error if the method fails.
-  virtual Measurement measure(const BenchProblem& problem, const RunBudget& budget) = 0;
+  // Warms up and times one size (Budget::max_seconds for all its timed runs together).
+  // Throws gpgpu::Error if the method fails.
+  virtual Measurement measure(const BenchProblem& problem, const Budget& budget) = 0;
 
  private:
   std::string name_, family_;
@@ -54,11 +49,5 @@ class Contender {
 std::vector<std::string> contender_names();
 // Throws gpgpu::ArgumentError for an unknown name.
 std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Context& context);
-
-// `warmup` untimed calls, then timed ones until `repeats` or until their total passes
-// max_seconds (at least one). `run` returns milliseconds. With `cpu_ms`, also records the
-// CPU time of this process during each timed call.
-std::vector<double> timed_runs(const RunBudget& budget, const std::function<double()>& run,
-                               std::vector<double>* cpu_ms = nullptr);
 
 }  // namespace gpgpu::bench::detail

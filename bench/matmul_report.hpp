@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness.hpp"
 #include "matmul_check.hpp"
 
 namespace gpgpu::bench::detail {
@@ -29,30 +30,24 @@ struct PointResult {
 };
 
 struct BenchReport {
-  std::string date, command;
+  RunFacts facts;
   unsigned seed = 0;
-  std::string renderer, vendor, gl_version, glsl_version;
-  bool is_software = false, timer_query = false;
-  std::string cpu_model, openblas_config;
-  int hardware_threads = 0;
-  std::string load_before, load_after;  // /proc/loadavg: other work competes for the CPU
-  std::string cuda;                     // "not built", "unavailable: <why>", or the device name
+  std::string openblas_config;
   int repeats = 0, warmup = 0, full_check_max_n = 0, sampled_entries = 0;
   double max_seconds_per_point = 0, max_seconds_per_run = 0;
   std::vector<int> sizes;
   std::vector<std::string> methods;                              // that ran, in report order
   std::vector<std::pair<std::string, std::string>> unavailable;  // method, why
   std::vector<PointResult> results;
-  double total_seconds = 0;
 };
 
 // Markdown tables: kernel GFLOPS, end-to-end GFLOPS, precision; then notes.
 void print_report(std::ostream& out, const BenchReport& report);
-void write_json(const std::filesystem::path& file, const BenchReport& report);
-void write_csv(const std::filesystem::path& file, const BenchReport& report);
-// Writes matmul_chart.dat and matmul_chart.gp into out_dir and runs gnuplot on them, making
-// matmul_gflops.png, matmul_gflops_end_to_end.png and matmul_precision.png. Returns a line
-// saying what was drawn, or why nothing was (gnuplot missing or failing).
+// matmul.json and matmul.csv in out_dir.
+void write_files(const std::filesystem::path& out_dir, const BenchReport& report);
+// matmul_chart.dat and .gp in out_dir, and gnuplot's matmul_gflops.png,
+// matmul_gflops_end_to_end.png and matmul_precision.png. Returns a line saying what was drawn,
+// or why nothing was (gnuplot missing or failing).
 std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport& report);
 
 // 3 significant digits: 0.0123, 1.23, 12.3, 1234.

@@ -1,4 +1,4 @@
-// bench/matmul_runner.hpp — the matrix-multiplication speed test (seed 003's, redone):
+// bench/matmul_runner.hpp — `gpgpu bench matmul`, the matrix-multiplication speed test:
 // every gpgpu method, the CPU loops and OpenBLAS, and CUDA where it is built and usable,
 // over square sizes, each result checked against float64.
 //
@@ -7,8 +7,8 @@
 //   options.out_dir = "results";                 // matmul.json, matmul.csv, PNG charts
 //   return gpgpu::bench::run_matmul_bench(options, ctx);
 //
-// Part of the static library gpgpu_bench_matmul (bench/matmul.cmake), which the standalone
-// bench/matmul_bench.cpp and the CLI's `gpgpu bench matmul` both call.
+// Part of the static library gpgpu_bench_matmul, which the CLI (`gpgpu bench matmul`) and the
+// matmul_bench program (every option) call.
 //
 // What is measured, per method and size n (m = k = n), after `warmup` untimed runs:
 //   kernel      the multiplication alone on device-resident data: GL_TIME_ELAPSED around

@@ -9,7 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/transfer_queue.hpp"
 #include "gpgpu/work_group.hpp"
-#include "memory_bench_env.hpp"
+#include "memory_bench.hpp"
 
 namespace gpgpu::bench {
 
@@ -67,9 +67,9 @@ const char* op_name(int op) {
 
 }  // namespace
 
-void run_bandwidth_bench(BenchEnv& env) {
+void run_bandwidth_bench(MemoryEnv& env) {
   auto& ctx = env.context;
-  const std::size_t n = env.options.bandwidth_floats;
+  const std::size_t n = env.o.bandwidth_floats;
   const double array_bytes = 4.0 * static_cast<double>(n);
   env.log << fmt::format("bandwidth: {} floats ({} MiB per array) ...\n", n, n * 4 >> 20);
   std::vector<float> xs(n), y0(n, 1.0f);
@@ -85,7 +85,7 @@ void run_bandwidth_bench(BenchEnv& env) {
   // Enough invocations for any current GPU, fewer than elements: each loops.
   const std::size_t grid_invocations = std::min<std::size_t>(n / 4, std::size_t{1} << 20);
 
-  ResultTable table(
+  Table table(
       "bandwidth",
       fmt::format("element-wise kernels over {} floats ({} MiB per array), work group {}", n,
                   n * 4 >> 20, local),
@@ -100,7 +100,7 @@ void run_bandwidth_bench(BenchEnv& env) {
   std::vector<float> result(n);
   for (const int op : {0, 1, 2}) {
     std::vector<Variant> variants{{op, false, 1}, {op, true, 1}, {op, true, 2},
-                                  {op, true, 4}, {op, true, 8}, {op, true, 0}};
+                                  {op, true, 4},  {op, true, 8}, {op, true, 0}};
     if (op == 0) variants.push_back({op, true, 4, false});  // what restrict is worth
     for (const Variant& v : variants) {
       const std::size_t elements = v.vec4 ? n / 4 : n;
@@ -118,7 +118,7 @@ void run_bandwidth_bench(BenchEnv& env) {
                            fmt::format("bench {}", op_name(op)));
       Args args{{"x", x}, {"y", y}, {"n", static_cast<std::uint32_t>(elements)}};
       if (op != 0) args.emplace_back("alpha", alpha);
-      const Timing t = env.measure([&] { kernel.run(args, invocations); });
+      const Timing t = env.profile([&] { kernel.run(args, invocations); });
       // Check one fresh run: every 97th element.
       queue.copy(y_init, y).wait();
       kernel.run(args, invocations);
@@ -131,7 +131,7 @@ void run_bandwidth_bench(BenchEnv& env) {
         }
       }
       const double bytes = array_bytes * (op == 2 ? 3.0 : 2.0);
-      const double g = BenchEnv::gbps(bytes, t.kernel_ms());
+      const double g = gbps(bytes, t.kernel_ms());
       table.add(
           {op_name(op), v.vec4 ? "vec4" : "float",
            (v.per_thread == 0 ? fmt::format("grid-stride ({} invocations)", invocations)
@@ -144,7 +144,7 @@ void run_bandwidth_bench(BenchEnv& env) {
   table.note(
       "GB/s counts every byte read and written once (copy and scale 8 bytes a float, "
       "SAXPY 12); device copies count read + write as well");
-  table.note(env.cuda_status());
+  table.note("CUDA reference: " + env.cuda.status);
   env.finish(table);
 }
 

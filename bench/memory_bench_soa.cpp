@@ -6,7 +6,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/work_group.hpp"
-#include "memory_bench_env.hpp"
+#include "memory_bench.hpp"
 #include "particles.hpp"
 
 namespace gpgpu::bench {
@@ -27,9 +27,9 @@ void check_step(const Particles& device, const Particles& cpu, ParticleLayout la
 
 }  // namespace
 
-void run_soa_bench(BenchEnv& env) {
+void run_soa_bench(MemoryEnv& env) {
   auto& ctx = env.context;
-  const std::size_t n = env.options.particles;
+  const std::size_t n = env.o.particles;
   env.log << fmt::format("soa: {} particles ...\n", n);
   std::mt19937 rng(12345);
   const Particles host = random_particles(n, rng);
@@ -38,11 +38,11 @@ void run_soa_bench(BenchEnv& env) {
   cpu_step(expected, params);
   const int local = preferred_work_group_size(ctx);
 
-  ResultTable table("soa",
-                    fmt::format("particle update, {} particles, work group {}; GB/s of the bytes "
-                                "the update needs (step 56, drift 36 a particle)",
-                                n, local),
-                    {"kernel", "layout", "bytes/particle", "median ms", "GB/s", "vs AoS"});
+  Table table("soa",
+              fmt::format("particle update, {} particles, work group {}; GB/s of the bytes "
+                          "the update needs (step 56, drift 36 a particle)",
+                          n, local),
+              {"kernel", "layout", "bytes/particle", "median ms", "GB/s", "vs AoS"});
   double aos_step = 0, aos_drift = 0;
   for (const auto layout : {ParticleLayout::AoS, ParticleLayout::SoA, ParticleLayout::SoAVec4}) {
     {
@@ -51,12 +51,10 @@ void run_soa_bench(BenchEnv& env) {
       check_step(check.download(), expected, layout);
     }
     DeviceParticles device(ctx, layout, host, local);
-    const Timing step = env.measure([&] { device.step(params); });
-    const Timing drift = env.measure([&] { device.drift(params); });
-    const double step_g =
-        BenchEnv::gbps(static_cast<double>(n * step_useful_bytes), step.kernel_ms());
-    const double drift_g =
-        BenchEnv::gbps(static_cast<double>(n * drift_useful_bytes), drift.kernel_ms());
+    const Timing step = env.profile([&] { device.step(params); });
+    const Timing drift = env.profile([&] { device.drift(params); });
+    const double step_g = gbps(static_cast<double>(n * step_useful_bytes), step.kernel_ms());
+    const double drift_g = gbps(static_cast<double>(n * drift_useful_bytes), drift.kernel_ms());
     if (layout == ParticleLayout::AoS) {
       aos_step = step_g;
       aos_drift = drift_g;

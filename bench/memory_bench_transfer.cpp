@@ -9,7 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/transfer_queue.hpp"
-#include "memory_bench_env.hpp"
+#include "memory_bench.hpp"
 
 namespace gpgpu::bench {
 
@@ -39,7 +39,7 @@ void check(bool ok, const std::string& what) {
   if (!ok) throw Error("bench transfer: " + what + " delivered wrong data");
 }
 
-void overlap_table(BenchEnv& env, std::size_t bytes) {
+void overlap_table(MemoryEnv& env, std::size_t bytes) {
   auto& ctx = env.context;
   const std::size_t chunks = 8;
   const std::size_t n = std::max<std::size_t>(bytes / 4 / chunks, 1);
@@ -54,7 +54,7 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
   Buffer x[2] = {Buffer(ctx, ElementType::Float32, n), Buffer(ctx, ElementType::Float32, n)};
   Buffer y[2] = {Buffer(ctx, ElementType::Float32, n), Buffer(ctx, ElementType::Float32, n)};
 
-  const auto sequential = env.measure([&] {
+  const auto sequential = env.profile([&] {
     for (std::size_t c = 0; c < chunks; ++c) {
       x[0].upload(std::span<const float>(in.data() + c * n, n));
       scale.run({{"x", x[0]}, {"y", y[0]}}, n);
@@ -64,7 +64,7 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
   check(out[n * chunks - 1] == 2.0f * in[n * chunks - 1], "sequential pipeline");
   std::fill(out.begin(), out.end(), -1.0f);
   TransferQueue queue(ctx, queue_options(TransferMethod::Auto, n * 4));
-  const auto overlapped = env.measure([&] {
+  const auto overlapped = env.profile([&] {
     std::vector<PendingTransfer> downloads;
     for (std::size_t c = 0; c < chunks; ++c) {
       queue.upload(x[c % 2], std::span<const float>(in.data() + c * n, n));
@@ -76,16 +76,16 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
   for (std::size_t i = 0; i < out.size(); i += 997)
     check(out[i] == 2.0f * in[i], "overlapped pipeline");
 
-  ResultTable table("overlap",
-                    fmt::format("upload + compute + download of {} MiB in {} chunks",
-                                n * chunks * 4 / mib, chunks),
-                    {"pipeline", "median ms", "GB/s (up + down)", "speed-up"});
+  Table table("overlap",
+              fmt::format("upload + compute + download of {} MiB in {} chunks",
+                          n * chunks * 4 / mib, chunks),
+              {"pipeline", "median ms", "GB/s (up + down)", "speed-up"});
   const double moved = 2.0 * static_cast<double>(n * chunks) * 4;
   table.add({"sequential: Buffer::upload, run, Buffer::download", Cell(sequential.wall_ms, 3),
-             Cell(BenchEnv::gbps(moved, sequential.wall_ms)), ratio(1.0, 1.0)});
+             Cell(gbps(moved, sequential.wall_ms)), ratio(1.0, 1.0)});
   table.add(
       {fmt::format("overlapped: TransferQueue ({}), 2 buffer pairs", to_string(queue.method())),
-       Cell(overlapped.wall_ms, 3), Cell(BenchEnv::gbps(moved, overlapped.wall_ms)),
+       Cell(overlapped.wall_ms, 3), Cell(gbps(moved, overlapped.wall_ms)),
        ratio(sequential.wall_ms, overlapped.wall_ms)});
   table.note("wall time (fenced): the whole pipeline as the caller waits for it");
   env.finish(table);
@@ -93,13 +93,13 @@ void overlap_table(BenchEnv& env, std::size_t bytes) {
 
 }  // namespace
 
-void run_transfer_bench(BenchEnv& env) {
+void run_transfer_bench(MemoryEnv& env) {
   auto& ctx = env.context;
   const bool storage = ctx.info().has_buffer_storage();
   const std::size_t threads = copy_threads();
-  ResultTable table("transfer", "host <-> device transfers (fenced wall time)",
-                    {"direction", "method", "MiB", "median ms", "GB/s", "vs CUDA pinned"});
-  for (const std::size_t bytes : transfer_sizes(env.options.transfer_max_bytes)) {
+  Table table("transfer", "host <-> device transfers (fenced wall time)",
+              {"direction", "method", "MiB", "median ms", "GB/s", "vs CUDA pinned"});
+  for (const std::size_t bytes : transfer_sizes(env.o.transfer_max_bytes)) {
     const std::size_t n = bytes / 4;
     env.log << fmt::format("transfer: {:.2f} MiB ...\n", static_cast<double>(bytes) / mib);
     std::vector<float> host(n), back(n);
@@ -109,60 +109,49 @@ void run_transfer_bench(BenchEnv& env) {
     const double cuda_down = env.cuda_pinned_gbps(bytes, false);
     const Cell size(static_cast<double>(bytes) / mib, bytes < mib ? 3 : 0);
     auto row = [&](const char* direction, std::string method, const Timing& t, double cuda) {
-      const double g = BenchEnv::gbps(static_cast<double>(bytes), t.wall_ms);
+      const double g = gbps(static_cast<double>(bytes), t.wall_ms);
       table.add({direction, std::move(method), size, Cell(t.wall_ms, 3), Cell(g), ratio(g, cuda)});
     };
 
     std::vector<Buffer> made;  // freed after timing, so deletion is not timed
     row("upload", "glBufferData (a new Buffer::from)",
-        env.measure([&] { made.push_back(Buffer::from(ctx, host)); }), cuda_up);
+        env.profile([&] { made.push_back(Buffer::from(ctx, host)); }), cuda_up);
     made.clear();
-    row("upload", "glBufferSubData (Buffer::upload)", env.measure([&] { device.upload(host); }),
+    row("upload", "glBufferSubData (Buffer::upload)", env.profile([&] { device.upload(host); }),
         cuda_up);
-    {
-      TransferQueue q(ctx, queue_options(TransferMethod::StagingBuffers, bytes));
-      row("upload", "staging buffers mapped by glMapBufferRange",
-          env.measure([&] { q.upload(device, host).wait(); }), cuda_up);
-    }
-    if (storage) {
-      TransferQueue q(ctx, queue_options(TransferMethod::PersistentMapped, bytes));
-      row("upload", "persistent-mapped staging (TransferQueue)",
-          env.measure([&] { q.upload(device, host).wait(); }), cuda_up);
-      if (threads > 1) {
-        TransferQueue qt(ctx, queue_options(TransferMethod::PersistentMapped, bytes, threads));
-        row("upload", fmt::format("persistent-mapped staging, {} host threads", threads),
-            env.measure([&] { qt.upload(device, host).wait(); }), cuda_up);
+    for (const bool up : {true, false}) {
+      const char* direction = up ? "upload" : "download";
+      const double cuda = up ? cuda_up : cuda_down;
+      if (!up) {
+        device.download(std::span<float>(back));
+        check(back == host, "upload");
+        std::fill(back.begin(), back.end(), -1.0f);
+        row(direction, "glMapBufferRange read (Buffer::download)",
+            env.profile([&] { device.download(std::span<float>(back)); }), cuda);
       }
-      HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Write);
-      std::copy(host.begin(), host.end(), pinned.span<float>().begin());
-      row("upload", "persistently mapped HostBuffer (GPU copy only)",
-          env.measure([&] { q.copy(pinned, device).wait(); }), cuda_up);
-    }
-    device.download(std::span<float>(back));
-    check(back == host, "upload");
-
-    std::fill(back.begin(), back.end(), -1.0f);
-    row("download", "glMapBufferRange read (Buffer::download)",
-        env.measure([&] { device.download(std::span<float>(back)); }), cuda_down);
-    {
-      TransferQueue q(ctx, queue_options(TransferMethod::StagingBuffers, bytes));
-      row("download", "staging buffers mapped by glMapBufferRange",
-          env.measure([&] { q.download(device, back).wait(); }), cuda_down);
-    }
-    if (storage) {
-      TransferQueue q(ctx, queue_options(TransferMethod::PersistentMapped, bytes));
-      row("download", "persistent-mapped staging (TransferQueue)",
-          env.measure([&] { q.download(device, back).wait(); }), cuda_down);
+      const auto queued = [&](std::string method, TransferMethod how, std::size_t host_threads) {
+        TransferQueue q(ctx, queue_options(how, bytes, host_threads));
+        row(direction, std::move(method),
+            env.profile([&] { (up ? q.upload(device, host) : q.download(device, back)).wait(); }),
+            cuda);
+      };
+      queued("staging buffers mapped by glMapBufferRange", TransferMethod::StagingBuffers, 1);
+      if (!storage) continue;
+      queued("persistent-mapped staging (TransferQueue)", TransferMethod::PersistentMapped, 1);
       if (threads > 1) {
-        TransferQueue qt(ctx, queue_options(TransferMethod::PersistentMapped, bytes, threads));
-        row("download", fmt::format("persistent-mapped staging, {} host threads", threads),
-            env.measure([&] { qt.download(device, back).wait(); }), cuda_down);
+        queued(fmt::format("persistent-mapped staging, {} host threads", threads),
+               TransferMethod::PersistentMapped, threads);
       }
-      HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Read);
-      row("download", "persistently mapped HostBuffer (GPU copy only)",
-          env.measure([&] { q.copy(device, pinned).wait(); }), cuda_down);
-      check(std::equal(host.begin(), host.end(), pinned.span<const float>().begin()),
-            "HostBuffer download");
+      TransferQueue q(ctx, queue_options(TransferMethod::PersistentMapped, bytes));
+      HostBuffer pinned(ctx, ElementType::Float32, n, up ? HostAccess::Write : HostAccess::Read);
+      if (up) std::copy(host.begin(), host.end(), pinned.span<float>().begin());
+      row(direction, "persistently mapped HostBuffer (GPU copy only)",
+          env.profile([&] { (up ? q.copy(pinned, device) : q.copy(device, pinned)).wait(); }),
+          cuda);
+      if (!up) {
+        check(std::equal(host.begin(), host.end(), pinned.span<const float>().begin()),
+              "HostBuffer download");
+      }
     }
     check(back == host, "download");
     if (cuda_up > 0) {
@@ -176,9 +165,9 @@ void run_transfer_bench(BenchEnv& env) {
   table.note(
       "GPU copy only: the data already sits in mapped host memory, as with CUDA pinned "
       "memory; the other rows start from an ordinary std::vector");
-  table.note(env.cuda_status());
+  table.note("CUDA reference: " + env.cuda.status);
   env.finish(table);
-  overlap_table(env, env.options.transfer_max_bytes);
+  overlap_table(env, env.o.transfer_max_bytes);
 }
 
 }  // namespace gpgpu::bench

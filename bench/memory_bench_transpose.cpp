@@ -6,19 +6,19 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/transpose.hpp"
-#include "memory_bench_env.hpp"
+#include "memory_bench.hpp"
 
 namespace gpgpu::bench {
 
-void run_transpose_bench(BenchEnv& env) {
+void run_transpose_bench(MemoryEnv& env) {
   auto& ctx = env.context;
-  const std::size_t n = env.options.transpose_n;
+  const std::size_t n = env.o.transpose_n;
   struct Shape {
     std::size_t rows, cols;
   };
   const Shape shapes[] = {{n, n}, {n, n / 4}, {n / 4, n}, {n - 1, n + 1}};
-  ResultTable table("transpose", "matrix transpose (float32); GB/s counts the read and the write",
-                    {"matrix", "method", "median ms", "GB/s", "vs GL copy", "vs naive"});
+  Table table("transpose", "matrix transpose (float32); GB/s counts the read and the write",
+              {"matrix", "method", "median ms", "GB/s", "vs GL copy", "vs naive"});
   for (const Shape s : shapes) {
     const std::size_t count = s.rows * s.cols;
     env.log << fmt::format("transpose: {} x {} ...\n", s.rows, s.cols);
@@ -34,7 +34,7 @@ void run_transpose_bench(BenchEnv& env) {
     std::vector<float> result(count);
     for (const auto method :
          {TransposeMethod::Naive, TransposeMethod::Tiled, TransposeMethod::TiledPadded}) {
-      const Timing t = env.measure([&] { transpose(ctx, in, out, s.rows, s.cols, method); });
+      const Timing t = env.profile([&] { transpose(ctx, in, out, s.rows, s.cols, method); });
       out.download(std::span<float>(result));
       for (std::size_t i = 0; i < count; i += 101) {
         const std::size_t r = i % s.rows, c = i / s.rows;  // result is cols x rows
@@ -42,7 +42,7 @@ void run_transpose_bench(BenchEnv& env) {
           throw Error(fmt::format("bench transpose: {} is wrong at {}", to_string(method), i));
         }
       }
-      const double g = BenchEnv::gbps(2.0 * 4.0 * static_cast<double>(count), t.kernel_ms());
+      const double g = gbps(2.0 * 4.0 * static_cast<double>(count), t.kernel_ms());
       if (method == TransposeMethod::Naive) naive = g;
       table.add({shape, to_string(method), Cell(t.kernel_ms(), 3), Cell(g), ratio(g, copy),
                  ratio(g, naive)});

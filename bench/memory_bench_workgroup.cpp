@@ -6,7 +6,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/transpose.hpp"
 #include "gpgpu/work_group.hpp"
-#include "memory_bench_env.hpp"
+#include "memory_bench.hpp"
 
 namespace gpgpu::bench {
 
@@ -24,21 +24,21 @@ void main() {
 
 }  // namespace
 
-void run_workgroup_bench(BenchEnv& env) {
+void run_workgroup_bench(MemoryEnv& env) {
   auto& ctx = env.context;
-  const std::size_t n = env.options.bandwidth_floats;
-  const std::size_t t = env.options.transpose_n;
+  const std::size_t n = env.o.bandwidth_floats;
+  const std::size_t t = env.o.transpose_n;
   env.log << fmt::format("workgroup: SAXPY over {} floats, transpose {} x {} ...\n", n, t, t);
   Buffer x = Buffer::from(ctx, std::vector<float>(n, 0.5f));
   Buffer y = Buffer::from(ctx, std::vector<float>(n, 1.0f));
   Buffer in = Buffer::from(ctx, std::vector<float>(t * t, 2.0f));
   Buffer out(ctx, ElementType::Float32, t * t);
 
-  ResultTable table("workgroup",
-                    fmt::format("work-group sizes: vec4 SAXPY over {} floats, 32 x k tiled "
-                                "transpose (padded) of {} x {}",
-                                n, t, t),
-                    {"kernel", "work group", "median ms", "GB/s", "vs best"});
+  Table table("workgroup",
+              fmt::format("work-group sizes: vec4 SAXPY over {} floats, 32 x k tiled "
+                          "transpose (padded) of {} x {}",
+                          n, t, t),
+              {"kernel", "work group", "median ms", "GB/s", "vs best"});
   struct Row {
     std::string kernel, group;
     double ms, gbps;
@@ -47,9 +47,9 @@ void run_workgroup_bench(BenchEnv& env) {
   for (const int size : work_group_size_candidates(ctx.info())) {
     ComputeKernel kernel(ctx, saxpy_vec4, {{"LOCAL", std::to_string(size)}}, "bench saxpy");
     const Args args{{"x", x}, {"y", y}, {"alpha", 0.25f}};
-    const Timing time = env.measure([&] { kernel.run(args, n / 4); });
+    const Timing time = env.profile([&] { kernel.run(args, n / 4); });
     saxpy_rows.push_back({"SAXPY vec4", std::to_string(size), time.kernel_ms(),
-                          BenchEnv::gbps(12.0 * static_cast<double>(n), time.kernel_ms())});
+                          gbps(12.0 * static_cast<double>(n), time.kernel_ms())});
   }
   for (const int rows : {1, 2, 4, 8, 16, 32}) {
     if (32 * rows > ctx.info().max_compute_work_group_invocations) break;
@@ -58,12 +58,12 @@ void run_workgroup_bench(BenchEnv& env) {
         {}, "bench transpose");
     const auto side = static_cast<std::uint32_t>(t);
     const Args args{{"src", in}, {"dst", out}, {"rows", side}, {"cols", side}};
-    const Timing time = env.measure([&] {
+    const Timing time = env.profile([&] {
       kernel.run_groups(args, Size3{(t + 31) / 32, (t + 31) / 32, 1});
     });
     transpose_rows.push_back({"transpose tiled-padded",
                               fmt::format("32 x {} = {}", rows, 32 * rows), time.kernel_ms(),
-                              BenchEnv::gbps(8.0 * static_cast<double>(t * t), time.kernel_ms())});
+                              gbps(8.0 * static_cast<double>(t * t), time.kernel_ms())});
   }
   for (const auto* rows : {&saxpy_rows, &transpose_rows}) {
     double best = 0;

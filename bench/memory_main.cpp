@@ -1,4 +1,4 @@
-// bench_memory — the memory benchmarks without the CLI:
+// bench_memory — `gpgpu bench memory` as a program of its own, with every size option:
 //   bench_memory [which] [--out DIR] [--quick] [--repeats N] [--warmup N] [--device D]
 //                [--transfer-max BYTES] [--floats N] [--transpose-n N] [--particles N]
 #include <cstdlib>

@@ -1,5 +1,5 @@
-// bench/memory_runner.hpp — the memory benchmarks of issue 5 (seed 004), callable from the
-// CLI (`gpgpu bench memory`) and from the bench_memory program.
+// bench/memory_runner.hpp — `gpgpu bench memory`: how fast data moves between the host and
+// the device and within the device (also the bench_memory program, with every size option).
 //
 //   transfer   host <-> device GB/s: glBufferData, glBufferSubData, staging buffers mapped
 //              with glMapBufferRange, persistent-mapped staging (TransferQueue), a
@@ -41,9 +41,6 @@ struct MemoryBenchOptions {
   bool cuda = true;                  // compare with CUDA when gpgpu_cuda_ref is built
   std::ostream* log = nullptr;       // progress and tables; nullptr: std::cout
 };
-
-// The benchmark names `which` accepts.
-const char* const* memory_bench_names();  // null-terminated: "transfer", ..., "all"
 
 // Runs the chosen benchmarks on `context`. Returns 0; throws gpgpu::ArgumentError for an
 // unknown `which` or bad counts, gpgpu::Error when a kernel or file fails.

@@ -75,40 +75,64 @@ layout(std430, binding = 1) buffer VelCharge { vec4 vel_charge[]; };
 #define STORE_VEL(i, v) vel_charge[i].xyz = (v)
 )";
 
-const char* block_for(ParticleLayout layout) {
-  switch (layout) {
-    case ParticleLayout::AoS:
-      return aos_block;
-    case ParticleLayout::SoA:
-      return soa_block;
-    case ParticleLayout::SoAVec4:
-      return soa_vec4_block;
-  }
-  return aos_block;
+// Where each layout keeps a particle: its buffers, each an interleaving of fields (0..7 are
+// px py pz vx vy vz mass charge, 8..11 the colour's four channels). The mass and charge
+// arrays of SoA are bound only to the step, whose forces read them.
+struct LayoutBuffer {
+  const char* name;
+  std::vector<int> fields;
+  bool forces_only = false;
+};
+
+struct LayoutInfo {
+  const char* block;
+  const char* label;
+  std::vector<LayoutBuffer> buffers;
+};
+
+const LayoutInfo& layout_info(ParticleLayout layout) {
+  static const LayoutInfo aos{
+      aos_block, "AoS (48-byte struct)", {{"Particles", {0, 1, 2, 6, 3, 4, 5, 7, 8, 9, 10, 11}}}};
+  static const LayoutInfo soa{soa_block,
+                              "SoA (8 float arrays)",
+                              {{"px", {0}},
+                               {"py", {1}},
+                               {"pz", {2}},
+                               {"vx", {3}},
+                               {"vy", {4}},
+                               {"vz", {5}},
+                               {"mass", {6}, true},
+                               {"charge", {7}, true}}};
+  static const LayoutInfo soa_vec4{soa_vec4_block,
+                                   "SoA of vec4 (pos+mass, vel+charge)",
+                                   {{"pos_mass", {0, 1, 2, 6}}, {"vel_charge", {3, 4, 5, 7}}}};
+  return layout == ParticleLayout::AoS ? aos : layout == ParticleLayout::SoA ? soa : soa_vec4;
 }
 
-constexpr const char* soa_names[] = {"px", "py", "pz", "vx", "vy", "vz", "mass", "charge"};
+// Field f of particle i (a colour channel for f >= 8).
+template <class P>
+auto& field(P& p, int f, std::size_t i) {
+  decltype(&p.px) fields[] = {&p.px, &p.py, &p.pz, &p.vx, &p.vy, &p.vz, &p.mass, &p.charge};
+  return f < 8 ? (*fields[f])[i] : p.color[4 * i + static_cast<std::size_t>(f - 8)];
+}
+
+Particles sized(std::size_t n) {
+  Particles p;
+  for (auto* v : {&p.px, &p.py, &p.pz, &p.vx, &p.vy, &p.vz, &p.mass, &p.charge}) v->resize(n);
+  p.color.resize(4 * n);
+  return p;
+}
 
 }  // namespace
 
 std::string to_string(ParticleLayout layout) {
-  switch (layout) {
-    case ParticleLayout::AoS:
-      return "AoS (48-byte struct)";
-    case ParticleLayout::SoA:
-      return "SoA (8 float arrays)";
-    case ParticleLayout::SoAVec4:
-      return "SoA of vec4 (pos+mass, vel+charge)";
-  }
-  return "?";
+  return layout_info(layout).label;
 }
 
 Particles random_particles(std::size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> pos(-10.0f, 10.0f), vel(-1.0f, 1.0f), mass(0.5f, 2.0f),
       unit(0.0f, 1.0f);
-  Particles p;
-  for (auto* v : {&p.px, &p.py, &p.pz, &p.vx, &p.vy, &p.vz, &p.mass, &p.charge}) v->resize(n);
-  p.color.resize(4 * n);
+  Particles p = sized(n);
   for (std::size_t i = 0; i < n; ++i) {
     p.px[i] = pos(rng);
     p.py[i] = pos(rng);
@@ -149,45 +173,23 @@ DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout, 
                                  int local_size)
     : layout_(layout), count_(h.size()) {
   if (count_ == 0) throw ArgumentError("DeviceParticles: no particles");
-  const std::size_t n = count_;
-  switch (layout) {
-    case ParticleLayout::AoS: {
-      std::vector<float> packed(12 * n);
-      for (std::size_t i = 0; i < n; ++i) {
-        float* q = &packed[12 * i];
-        q[0] = h.px[i], q[1] = h.py[i], q[2] = h.pz[i], q[3] = h.mass[i];
-        q[4] = h.vx[i], q[5] = h.vy[i], q[6] = h.vz[i], q[7] = h.charge[i];
-        for (std::size_t c = 0; c < 4; ++c) q[8 + c] = h.color[4 * i + c];
-      }
-      buffers_.push_back(Buffer::from(context, packed));
-      break;
+  const LayoutInfo& info = layout_info(layout);
+  for (const auto& buffer : info.buffers) {
+    const std::size_t stride = buffer.fields.size();
+    std::vector<float> packed(stride * count_);
+    for (std::size_t i = 0; i < count_; ++i) {
+      for (std::size_t s = 0; s < stride; ++s)
+        packed[stride * i + s] = field(h, buffer.fields[s], i);
     }
-    case ParticleLayout::SoA:
-      for (const auto* v : {&h.px, &h.py, &h.pz, &h.vx, &h.vy, &h.vz, &h.mass, &h.charge}) {
-        buffers_.push_back(Buffer::from(context, *v));
-      }
-      break;
-    case ParticleLayout::SoAVec4: {
-      std::vector<float> pm(4 * n), vq(4 * n);
-      for (std::size_t i = 0; i < n; ++i) {
-        pm[4 * i] = h.px[i], pm[4 * i + 1] = h.py[i], pm[4 * i + 2] = h.pz[i],
-               pm[4 * i + 3] = h.mass[i];
-        vq[4 * i] = h.vx[i], vq[4 * i + 1] = h.vy[i], vq[4 * i + 2] = h.vz[i],
-               vq[4 * i + 3] = h.charge[i];
-      }
-      buffers_.push_back(Buffer::from(context, pm));
-      buffers_.push_back(Buffer::from(context, vq));
-      break;
-    }
+    buffers_.push_back(Buffer::from(context, packed));
   }
-  const std::string source = std::string(block_for(layout)) + step_body;
-  const std::string label = "particles " + to_string(layout);
-  step_ = std::make_unique<ComputeKernel>(
-      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "1"}},
-      label + " step");
-  drift_ = std::make_unique<ComputeKernel>(
-      context, source, Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", "0"}},
-      label + " drift");
+  const std::string source = std::string(info.block) + step_body;
+  for (const bool forces : {true, false}) {
+    (forces ? step_ : drift_) = std::make_unique<ComputeKernel>(
+        context, source,
+        Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", forces ? "1" : "0"}},
+        fmt::format("particles {} {}", info.label, forces ? "step" : "drift"));
+  }
 }
 
 Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
@@ -197,18 +199,9 @@ Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
     a.emplace_back("field", k.field);
     a.emplace_back("drag", k.drag);
   }
-  switch (layout_) {
-    case ParticleLayout::AoS:
-      a.emplace_back("Particles", buffers_[0]);
-      break;
-    case ParticleLayout::SoA:
-      for (std::size_t b = 0; b < (with_forces ? 8u : 6u); ++b)
-        a.emplace_back(soa_names[b], buffers_[b]);
-      break;
-    case ParticleLayout::SoAVec4:
-      a.emplace_back("pos_mass", buffers_[0]);
-      a.emplace_back("vel_charge", buffers_[1]);
-      break;
+  const auto& buffers = layout_info(layout_).buffers;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (with_forces || !buffers[b].forces_only) a.emplace_back(buffers[b].name, buffers_[b]);
   }
   return a;
 }
@@ -221,39 +214,17 @@ void DeviceParticles::drift(const ParticleParams& params) {
 }
 
 Particles DeviceParticles::download() const {
-  const std::size_t n = count_;
-  Particles h;
-  for (auto* v : {&h.px, &h.py, &h.pz, &h.vx, &h.vy, &h.vz, &h.mass, &h.charge}) v->resize(n);
-  h.color.resize(4 * n);
-  switch (layout_) {
-    case ParticleLayout::AoS: {
-      const auto packed = buffers_[0].to_vector<float>();
-      for (std::size_t i = 0; i < n; ++i) {
-        const float* q = &packed[12 * i];
-        h.px[i] = q[0], h.py[i] = q[1], h.pz[i] = q[2], h.mass[i] = q[3];
-        h.vx[i] = q[4], h.vy[i] = q[5], h.vz[i] = q[6], h.charge[i] = q[7];
-        for (std::size_t c = 0; c < 4; ++c) h.color[4 * i + c] = q[8 + c];
-      }
-      break;
-    }
-    case ParticleLayout::SoA: {
-      std::vector<float>* out[] = {&h.px, &h.py, &h.pz, &h.vx, &h.vy, &h.vz, &h.mass, &h.charge};
-      for (std::size_t b = 0; b < 8; ++b) *out[b] = buffers_[b].to_vector<float>();
-      h.color.clear();  // not on the device in this layout
-      break;
-    }
-    case ParticleLayout::SoAVec4: {
-      const auto pm = buffers_[0].to_vector<float>(), vq = buffers_[1].to_vector<float>();
-      for (std::size_t i = 0; i < n; ++i) {
-        h.px[i] = pm[4 * i], h.py[i] = pm[4 * i + 1], h.pz[i] = pm[4 * i + 2],
-        h.mass[i] = pm[4 * i + 3];
-        h.vx[i] = vq[4 * i], h.vy[i] = vq[4 * i + 1], h.vz[i] = vq[4 * i + 2],
-        h.charge[i] = vq[4 * i + 3];
-      }
-      h.color.clear();
-      break;
+  Particles h = sized(count_);
+  const auto& buffers = layout_info(layout_).buffers;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    const auto packed = buffers_[b].to_vector<float>();
+    const std::size_t stride = buffers[b].fields.size();
+    for (std::size_t i = 0; i < count_; ++i) {
+      for (std::size_t s = 0; s < stride; ++s)
+        field(h, buffers[b].fields[s], i) = packed[stride * i + s];
     }
   }
+  if (layout_ != ParticleLayout::AoS) h.color.clear();  // not on the device in this layout
   return h;
 }
 

@@ -2,8 +2,6 @@
 // benchmark's runner and its tuning sweep. Internal to gpgpu_bench_primitives.
 #pragma once
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,7 +9,7 @@
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
-#include "gpgpu/profiler.hpp"
+#include "harness.hpp"
 #include "primitives_report.hpp"
 
 namespace gpgpu::bench {
@@ -22,55 +20,23 @@ struct Measured {
   std::string timing;
 };
 
-// Median time of call() over `repeats` runs (fewer when repeats_for(first run ms) says so),
-// after `warmup` runs; setup() runs before each, untimed. GPU timestamps where the device
-// has working timer queries, else the fenced wall clock (gpgpu::Profiler).
-template <class Setup, class Call, class RepeatsFor>
-Measured time_gpgpu(const Context& ctx, Setup setup, Call call, int warmup, int repeats,
-                    RepeatsFor repeats_for) {
-  double first_ms = 0;
-  for (int i = 0; i < std::max(1, warmup); ++i) {
-    setup();
-    ctx.finish();
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    ctx.finish();
-    first_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-  const int runs = std::max(1, std::min(repeats, repeats_for(first_ms)));
-  Profiler prof(ctx);
-  for (int i = 0; i < runs; ++i) {
-    setup();
-    auto scope = prof.scope("run");
-    call();
-    scope.stop();
-  }
-  const ProfileStats s = prof.stats("run");
-  const bool gpu = !ctx.info().is_software && s.gpu_samples > 0;
-  return {gpu ? s.gpu_median_ms : s.wall_median_ms, runs,
-          gpu ? "GPU timestamps" : "fenced wall clock"};
+// The median time of call(), setup() running before each, untimed: GPU timestamps where the
+// device has working timer queries, else the fenced wall clock (gpgpu::Profiler).
+inline Measured time_gpgpu(const Context& ctx, const Budget& budget,
+                           const std::function<void()>& call,
+                           const std::function<void()>& setup = {}) {
+  const Timing t = profile(ctx, budget, call, setup);
+  const bool gpu = !ctx.info().is_software && t.gpu_ms >= 0;
+  return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
 }
 
-template <class Call, class RepeatsFor>
-Measured time_cpu(Call call, int warmup, int repeats, RepeatsFor repeats_for) {
-  double first_ms = 0;
-  for (int i = 0; i < std::max(1, warmup); ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
+inline Measured time_cpu(const Budget& budget, const std::function<void()>& call) {
+  const auto ms = sample(budget, [&] {
+    const auto start = Clock::now();
     call();
-    first_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-  const int runs = std::max(1, std::min(repeats, repeats_for(first_ms)));
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], runs, "steady_clock"};
+    return ms_since(start);
+  });
+  return {median(ms), static_cast<int>(ms.size()), "steady_clock"};
 }
 
 // Reproducible data from a seed (splitmix64).
@@ -86,9 +52,6 @@ class DeviceCopy {
  private:
   ComputeKernel vec4_, scalar_;
 };
-
-std::string cpu_model_name();
-std::string load_average();
 
 // Times a few PrimitiveTuning shapes per primitive at 2^26 and 2^28 (what fits), gpgpu
 // only, each result checked; restores the Context's tuning afterwards.

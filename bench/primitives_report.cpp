@@ -1,15 +1,12 @@
 #include "primitives_report.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gnuplot.hpp"
-#include "gpgpu/error.hpp"
 
 namespace gpgpu::bench::primitives_detail {
 
@@ -104,10 +101,12 @@ double bytes_per_element(const std::string& p) {
 }
 
 void print(std::ostream& out, const Report& r) {
-  out << fmt::format("# gpgpu bench primitives\n\n{} ({}), {}\n", r.renderer, r.gl_version, r.date);
+  const RunFacts& f = r.facts;
   out << fmt::format(
-      "command: {}\nCPU: {} ({})\nCUDA: {}\ntiming: {}\nload: {} before, {} after\n\n", r.command,
-      r.cpu_model, r.cpu_backend, r.cuda, r.timing, r.load_before, r.load_after);
+      "# gpgpu bench primitives\n\n{} ({}), {}\ncommand: {}\nCPU: {} ({})\nCUDA: {}\n"
+      "timing: {}\nload: {} before, {} after\n\n",
+      f.renderer, f.gl_version, f.date, f.command, f.cpu_model, r.cpu_backend, f.cuda, r.timing,
+      f.load_before, f.load_after);
   for (const char* p : primitive_order) {
     const auto names = contenders_of(r, p);
     if (names.empty()) continue;
@@ -156,22 +155,24 @@ void print(std::ostream& out, const Report& r) {
                          s.status == "ok" ? "ok" : s.status + ": " + s.note);
     }
   }
-  out << fmt::format("\ntotal {:.1f} s\n", r.seconds);
+  out << fmt::format("\ntotal {:.1f} s\n", f.seconds);
 }
 
-void write_json(const std::filesystem::path& file, const Report& r) {
+void write_files(const std::filesystem::path& dir, const Report& r) {
+  const RunFacts& f = r.facts;
   nlohmann::json j;
-  j["date"] = r.date;
-  j["command"] = r.command;
-  j["device"] = {{"renderer", r.renderer},
-                 {"gl_version", r.gl_version},
-                 {"kind", r.device_kind},
-                 {"is_software", r.is_software}};
-  j["cpu"] = {{"model", r.cpu_model}, {"backend", r.cpu_backend}};
-  j["cuda"] = r.cuda;
+  j["date"] = f.date;
+  j["command"] = f.command;
+  j["device"] = {{"renderer", f.renderer},
+                 {"gl_version", f.gl_version},
+                 {"kind", f.device_kind},
+                 {"is_software", f.is_software}};
+  j["cpu"] = {{"model", f.cpu_model}, {"backend", r.cpu_backend}};
+  j["cuda"] = f.cuda;
   j["timing"] = r.timing;
-  j["load"] = {{"before", r.load_before}, {"after", r.load_after}};
+  j["load"] = {{"before", f.load_before}, {"after", f.load_after}};
   j["sizes"] = r.sizes;
+  j["results"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     j["results"].push_back({{"primitive", row.primitive},
                             {"contender", row.contender},
@@ -195,66 +196,38 @@ void write_json(const std::filesystem::path& file, const Report& r) {
                           {"status", s.status},
                           {"note", s.note}});
   }
-  j["seconds"] = r.seconds;
-  std::ofstream out(file, std::ios::trunc);
-  out << j.dump(2) << "\n";
-  if (!out) throw Error(fmt::format("primitives bench: cannot write {}", file.string()));
-}
-
-void write_csv(const std::filesystem::path& file, const Report& r) {
-  std::ofstream out(file, std::ios::trunc);
-  out << "primitive,contender,family,n,ms,gbps,gelements_per_s,runs,status,timing,note\n";
-  const auto field = [](std::string s) {
-    for (auto& ch : s) {
-      if (ch == '"') ch = '\'';
-    }
-    return "\"" + s + "\"";
-  };
-  for (const auto& row : r.rows) {
-    out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{},{}\n", row.primitive,
-                       field(row.contender), row.family, row.n, row.ms, row.gbps(), row.gelems(),
-                       row.runs, row.status, field(row.timing), field(row.note));
-  }
-  if (!out) throw Error(fmt::format("primitives bench: cannot write {}", file.string()));
+  j["seconds"] = f.seconds;
+  write_file(dir / "primitives.json", j.dump(2) + "\n");
+  write_file(dir / "primitives.csv",
+             csv_of(j["results"], {"primitive", "contender", "family", "n", "ms", "gbps",
+                                   "gelements_per_s", "runs", "status", "timing", "note"}));
 }
 
 std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
-  std::string script =
-      "# Made by `gpgpu bench primitives`; run `gnuplot primitives_chart.gp` here to redraw.\n"
-      "set terminal pngcairo size 1000,600 noenhanced font 'DejaVu Sans,11'\n"
-      "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
-      "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n";
-  std::ofstream dat(dir / "primitives_chart.dat", std::ios::trunc);
-  int block = 0;
-  std::vector<std::string> drawn;
+  Chart chart(dir, "primitives_chart",
+              "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
+              "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n");
   for (const char* p : primitive_order) {
-    const auto names = contenders_of(r, p);
-    std::string plot;
-    for (const auto& c : names) {
-      std::string lines;
+    std::vector<std::string> series;
+    for (const auto& c : contenders_of(r, p)) {
+      std::string rows;
       for (std::size_t n : r.sizes) {
         const Row* row = find(r, p, c, n);
-        if (row && row->status == "ok") lines += fmt::format("{} {:.6g}\n", n, row->gbps());
+        if (row && row->status == "ok") rows += fmt::format("{} {:.6g}\n", n, row->gbps());
       }
-      if (lines.empty()) continue;
-      dat << "# " << p << " " << c << "\n" << lines << "\n\n";
-      plot += fmt::format(
-          "{}'primitives_chart.dat' index {} using 1:2 with linespoints lw 2 title '{}'",
-          plot.empty() ? "" : ", ", block++, c);
+      if (const int block = chart.block(fmt::format("{} {}", p, c), rows); block >= 0) {
+        series.push_back(fmt::format(
+            "'primitives_chart.dat' index {} using 1:2 with linespoints lw 2 title {}", block,
+            gnuplot_string(c)));
+      }
     }
-    if (plot.empty()) continue;
-    script += fmt::format("set output 'primitives_{}.png'\nset title '{} — {} ({})'\nplot {}\n", p,
-                          p, r.renderer, r.date.substr(0, 10), plot);
-    drawn.push_back(fmt::format("primitives_{}.png", p));
+    chart.plot(fmt::format("primitives_{}.png", p),
+               fmt::format("set title {}\n", gnuplot_string(fmt::format(
+                                                 "{} — {} ({})", p, r.facts.renderer,
+                                                 r.facts.date.substr(0, 10)))),
+               series);
   }
-  dat.close();
-  {
-    std::ofstream gp(dir / "primitives_chart.gp", std::ios::trunc);
-    gp << script;
-  }
-  if (drawn.empty()) return "no correct results to chart";
-  if (auto why = gnuplot::draw(dir, "primitives_chart.gp"); !why.empty()) return why;
-  return fmt::format("charts: {}", fmt::join(drawn, ", "));
+  return chart.draw();
 }
 
 }  // namespace gpgpu::bench::primitives_detail

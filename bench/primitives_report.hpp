@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness.hpp"
+
 namespace gpgpu::bench::primitives_detail {
 
 struct Row {
@@ -41,23 +43,19 @@ struct SweepRow {
 };
 
 struct Report {
-  std::string date, command;
-  std::string renderer, gl_version, device_kind;
-  bool is_software = false;
-  std::string cpu_model, cpu_backend, cuda, timing;
-  std::string load_before, load_after;
+  RunFacts facts;
+  std::string cpu_backend, timing;
   std::vector<std::size_t> sizes;
   std::vector<Row> rows;
   std::vector<SweepRow> sweep;
-  double seconds = 0;
 };
 
 // Bytes per element the GB/s figures count, per primitive.
 double bytes_per_element(const std::string& primitive);
 
 void print(std::ostream& out, const Report& report);
-void write_json(const std::filesystem::path& file, const Report& report);
-void write_csv(const std::filesystem::path& file, const Report& report);
+// primitives.json and primitives.csv in dir.
+void write_files(const std::filesystem::path& dir, const Report& report);
 // primitives_chart.dat/.gp and one PNG per primitive (GB/s against n); a line saying what
 // was drawn or why not.
 std::string draw_charts(const std::filesystem::path& dir, const Report& report);

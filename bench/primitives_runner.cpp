@@ -1,10 +1,9 @@
+// `gpgpu bench primitives` (primitives_runner.hpp): per size, each primitive timed and
+// checked for every contender, the slow ones stopped at the size where they became too slow.
 #include "primitives_runner.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <ctime>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -16,7 +15,6 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
-#include "gpgpu/profiler.hpp"
 #include "primitives_bench_common.hpp"
 #include "primitives_checks.hpp"
 #include "primitives_cpu.hpp"
@@ -38,6 +36,11 @@ namespace {
 
 constexpr std::uint32_t histogram_bins = 256;
 
+struct Outcome {
+  Measured m;
+  checks::Check check;
+};
+
 struct Bench {
   const Context& ctx;
   const PrimitivesBenchOptions& o;
@@ -45,45 +48,45 @@ struct Bench {
   bool cuda = false;
   std::map<std::string, std::string> stopped;  // "primitive/contender" -> why it stopped growing
 
-  int repeats_for(double first_run_ms) const {
-    const double budget_ms = 1000.0 * o.max_seconds_per_run * 2;
-    return std::clamp(static_cast<int>(budget_ms / std::max(first_run_ms, 1e-3)), 3, o.repeats);
+  // Up to o.repeats timed runs, at least 3, fewer once they total twice the slow limit.
+  Budget budget() const {
+    return {o.warmup, o.repeats, 2 * o.max_seconds_per_run, std::min(3, o.repeats)};
   }
+  Measured gpu(const std::function<void()>& call, const std::function<void()>& setup = {}) const {
+    return time_gpgpu(ctx, budget(), call, setup);
+  }
+  Measured cpu_time(const std::function<void()>& call) const { return time_cpu(budget(), call); }
 
-  // Adds a row, unless this contender was already too slow at a smaller size.
-  bool skip(const std::string& primitive, const std::string& contender, const std::string& family,
-            std::size_t n) {
-    const auto it = stopped.find(primitive + "/" + contender);
-    if (it == stopped.end()) return false;
+  // One contender at size n: `body` times and checks it. A row is added either way: skipped
+  // when the contender became too slow at a smaller size, an error when body throws.
+  void attempt(const std::string& primitive, const std::string& contender,
+               const std::string& family, std::size_t n, const std::function<Outcome()>& body) {
     Row row{primitive, contender, family, n};
-    row.status = "skipped";
-    row.note = it->second;
-    report.rows.push_back(row);
-    return true;
-  }
-  void add(Row row, const Measured& m, const checks::Check& c) {
-    row.ms = m.ms;
-    row.runs = m.runs;
-    row.timing = m.timing;
-    row.bytes = primitives_detail::bytes_per_element(row.primitive) * static_cast<double>(row.n);
-    row.status = c.ok ? "ok" : "WRONG";
-    row.note = c.note;
-    if (m.ms > 1000.0 * o.max_seconds_per_run) {
-      stopped[row.primitive + "/" + row.contender] =
-          fmt::format("n={} took {:.1f} s per run", row.n, m.ms / 1000);
+    const std::string key = primitive + "/" + contender;
+    if (const auto it = stopped.find(key); it != stopped.end()) {
+      row.status = "skipped";
+      row.note = it->second;
+    } else {
+      try {
+        const Outcome r = body();
+        row.ms = r.m.ms;
+        row.runs = r.m.runs;
+        row.timing = r.m.timing;
+        row.bytes = primitives_detail::bytes_per_element(primitive) * static_cast<double>(n);
+        row.status = r.check.ok ? "ok" : "WRONG";
+        row.note = r.check.note;
+        if (row.ms > 1000.0 * o.max_seconds_per_run)
+          stopped[key] = fmt::format("n={} took {:.1f} s per run", n, row.ms / 1000);
+        std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
+                                 primitive, contender, n, row.ms, row.gbps(),
+                                 row.status == "ok" ? "" : row.note);
+      } catch (const std::exception& e) {
+        row.status = "error";
+        row.note = e.what();
+        std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, e.what());
+      }
     }
-    std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
-                             row.primitive, row.contender, row.n, row.ms, row.gbps(),
-                             row.status == "ok" ? "" : row.note);
     report.rows.push_back(std::move(row));
-  }
-  void error(const std::string& primitive, const std::string& contender, const std::string& family,
-             std::size_t n, const std::string& what) {
-    Row row{primitive, contender, family, n};
-    row.status = "error";
-    row.note = what;
-    std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, what);
-    report.rows.push_back(row);
   }
   // Runs `body` once per gpgpu contender: "gpgpu" (the device's default kernels) and, with
   // both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
@@ -104,16 +107,6 @@ struct Bench {
     set_primitive_tuning(ctx, {});
   }
   bool cpu() const { return o.cpu; }
-  // Runs `body` for one contender, turning exceptions into an error row.
-  void attempt(const std::string& primitive, const std::string& contender,
-               const std::string& family, std::size_t n, const std::function<void()>& body) {
-    if (skip(primitive, contender, family, n)) return;
-    try {
-      body();
-    } catch (const std::exception& e) {
-      error(primitive, contender, family, n, e.what());
-    }
-  }
 };
 
 void bench_reduce(Bench& b, std::size_t n) {
@@ -124,12 +117,9 @@ void bench_reduce(Bench& b, std::size_t n) {
     b.attempt("reduce", who, "gpgpu", n, [&] {
       const Buffer in = Buffer::from(b.ctx, x);
       Buffer out(b.ctx, ElementType::Float32, 1);
-      const Measured m = time_gpgpu(
-          b.ctx, [] {}, [&] { reduce(b.ctx, in, out); }, b.o.warmup, b.o.repeats,
-          [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.gpu([&] { reduce(b.ctx, in, out); });
       const float got = out.to_vector<float>()[0];
-      b.add({"reduce", who, "gpgpu", n}, m,
-            checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n)));
+      return Outcome{m, checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n))};
     });
   });
 #if GPGPU_BENCH_HAVE_CUB
@@ -139,19 +129,17 @@ void bench_reduce(Bench& b, std::size_t n) {
       const double ms = cuda_ref::cub_reduce_sum(x, got, b.o.warmup, b.o.repeats);
       // CUB's order is its own; checked against a tree bound of depth 2 log2(n) + 64.
       const int depth = 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 64;
-      b.add({"reduce", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
-            checks::reduce(got, exact, magnitude, depth));
+      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
+                     checks::reduce(got, exact, magnitude, depth)};
     });
   }
 #endif
   if (b.cpu())
     b.attempt("reduce", "cpu", "cpu", n, [&] {
       double got = 0;
-      const Measured m = time_cpu([&] { got = cpu::reduce_sum(x); }, b.o.warmup, b.o.repeats,
-                                  [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.cpu_time([&] { got = cpu::reduce_sum(x); });
       // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
-      b.add({"reduce", "cpu", "cpu", n}, m,
-            checks::reduce(got, exact, magnitude, static_cast<int>(n)));
+      return Outcome{m, checks::reduce(got, exact, magnitude, static_cast<int>(n))};
     });
 }
 
@@ -162,27 +150,24 @@ void bench_scan(Bench& b, std::size_t n) {
     b.attempt("scan", who, "gpgpu", n, [&] {
       const Buffer in = Buffer::from(b.ctx, x);
       Buffer result(b.ctx, ElementType::Float32, n);
-      const Measured m = time_gpgpu(
-          b.ctx, [] {}, [&] { inclusive_scan(b.ctx, in, result); }, b.o.warmup, b.o.repeats,
-          [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.gpu([&] { inclusive_scan(b.ctx, in, result); });
       result.download(std::span<float>(out));
-      b.add({"scan", who, "gpgpu", n}, m, checks::scan(out, x, scan_error_depth(b.ctx, n)));
+      return Outcome{m, checks::scan(out, x, scan_error_depth(b.ctx, n))};
     });
   });
 #if GPGPU_BENCH_HAVE_CUB
   if (b.cuda) {
     b.attempt("scan", "cub", "cuda", n, [&] {
       const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
-      b.add({"scan", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
-            checks::scan(out, x, static_cast<int>(n)));
+      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
+                     checks::scan(out, x, static_cast<int>(n))};
     });
   }
 #endif
   if (b.cpu())
     b.attempt("scan", "cpu", "cpu", n, [&] {
-      const Measured m = time_cpu([&] { cpu::inclusive_sum(x, out); }, b.o.warmup, b.o.repeats,
-                                  [&](double ms) { return b.repeats_for(ms); });
-      b.add({"scan", "cpu", "cpu", n}, m, checks::scan(out, x, static_cast<int>(n)));
+      const Measured m = b.cpu_time([&] { cpu::inclusive_sum(x, out); });
+      return Outcome{m, checks::scan(out, x, static_cast<int>(n))};
     });
 }
 
@@ -196,19 +181,16 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
   if (b.cpu())
     b.attempt(name, "cpu", "cpu", n, [&] {
       std::vector<std::uint32_t> k, v;
-      const Measured m = time_cpu(
-          [&] {
-            k = keys;
-            v = iota;
-            pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
-          },
-          b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.cpu_time([&] {
+        k = keys;
+        v = iota;
+        pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
+      });
       ref_keys = k;
       ref_values = v;
       const bool sorted = std::is_sorted(k.begin(), k.end());
-      b.add({name, "cpu", "cpu", n}, m,
-            pairs ? checks::stable_pairs(keys, k, v)
-                  : checks::Check{sorted, sorted ? "sorted" : "not sorted"});
+      return Outcome{m, pairs ? checks::stable_pairs(keys, k, v)
+                              : checks::Check{sorted, sorted ? "sorted" : "not sorted"}};
     });
   if (!b.cpu() || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
     ref_keys = keys;
@@ -226,14 +208,11 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
         copy.run(pristine, k);
         if (pairs) copy.run(pristine_values, v);
       };
-      const Measured m = time_gpgpu(
-          b.ctx, restore, [&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, b.o.warmup,
-          b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.gpu([&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, restore);
       k.download(std::span<std::uint32_t>(got_keys));
       v.download(std::span<std::uint32_t>(got_values));
-      b.add({name, who, "gpgpu", n}, m,
-            pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                  : checks::same(got_keys, ref_keys, "keys"));
+      return Outcome{m, pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                              : checks::same(got_keys, ref_keys, "keys")};
     });
   });
 #if GPGPU_BENCH_HAVE_CUB
@@ -242,9 +221,9 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
       const double ms = pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values,
                                                          b.o.warmup, b.o.repeats)
                               : cuda_ref::cub_sort_keys(keys, got_keys, b.o.warmup, b.o.repeats);
-      b.add({name, "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
-            pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                  : checks::same(got_keys, ref_keys, "keys"));
+      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
+                     pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                           : checks::same(got_keys, ref_keys, "keys")};
     });
   }
 #endif
@@ -255,23 +234,18 @@ void bench_histogram(Bench& b, std::size_t n) {
   std::vector<std::uint32_t> want;
   if (b.cpu())
     b.attempt("histogram", "cpu", "cpu", n, [&] {
-      const Measured m =
-          time_cpu([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); }, b.o.warmup,
-                   b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.cpu_time([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); });
       const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
-      b.add({"histogram", "cpu", "cpu", n}, m,
-            {total == n, fmt::format("{} values counted", total)});
+      return Outcome{m, {total == n, fmt::format("{} values counted", total)}};
     });
   if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
   b.gpgpu_paths([&](const std::string& who) {
     b.attempt("histogram", who, "gpgpu", n, [&] {
       const Buffer in = Buffer::from(b.ctx, x);
       Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
-      const Measured m = time_gpgpu(
-          b.ctx, [] {}, [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); },
-          b.o.warmup, b.o.repeats, [&](double ms) { return b.repeats_for(ms); });
+      const Measured m = b.gpu([&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
       const auto got = counts.to_vector<std::uint32_t>();
-      b.add({"histogram", who, "gpgpu", n}, m, checks::histogram(got, want, 0));
+      return Outcome{m, checks::histogram(got, want, 0)};
     });
   });
 #if GPGPU_BENCH_HAVE_CUB
@@ -282,9 +256,10 @@ void bench_histogram(Bench& b, std::size_t n) {
       // one bin over; checked within 0.1% of a bin's expected count.
       const double ms = cuda_ref::cub_histogram_even(x, 0.0f, 1.0f, got, b.o.warmup, b.o.repeats);
       const auto tolerance = static_cast<std::uint32_t>(1 + n / histogram_bins / 1000);
-      b.add({"histogram", "cub", "cuda", n}, {ms, b.o.repeats, "CUDA events"},
-            checks::histogram(got, std::span<const std::uint32_t>(want).first(histogram_bins),
-                              tolerance));
+      return Outcome{
+          Measured{ms, b.o.repeats, "CUDA events"},
+          checks::histogram(got, std::span<const std::uint32_t>(want).first(histogram_bins),
+                            tolerance)};
     });
   }
 #endif
@@ -296,9 +271,8 @@ void bench_copy(Bench& b, std::size_t n) {
   if (b.cuda) {
     b.attempt("copy", "cuda memcpy", "cuda", n, [&] {
       const double gbps = cuda_ref::device_copy_gbps(n * 4);
-      b.add({"copy", "cuda memcpy", "cuda", n},
-            {8.0 * static_cast<double>(n) / (gbps * 1e9) * 1e3, 10, "CUDA events"},
-            {true, "cudaMemcpy device to device"});
+      return Outcome{Measured{8.0 * static_cast<double>(n) / (gbps * 1e9) * 1e3, 10, "CUDA events"},
+                     {true, "cudaMemcpy device to device"}};
     });
   }
 #endif
@@ -307,19 +281,9 @@ void bench_copy(Bench& b, std::size_t n) {
     const Buffer in = Buffer::from(b.ctx, x);
     Buffer out(b.ctx, ElementType::Uint32, n);
     DeviceCopy copy(b.ctx);
-    const Measured m = time_gpgpu(
-        b.ctx, [] {}, [&] { copy.run(in, out); }, b.o.warmup, b.o.repeats,
-        [&](double ms) { return b.repeats_for(ms); });
-    b.add({"copy", "gpgpu copy", "gpgpu", n}, m,
-          checks::same(out.to_vector<std::uint32_t>(), x, "elements"));
+    const Measured m = b.gpu([&] { copy.run(in, out); });
+    return Outcome{m, checks::same(out.to_vector<std::uint32_t>(), x, "elements")};
   });
-}
-
-std::string now() {
-  const std::time_t t = std::time(nullptr);
-  char buffer[64];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&t));
-  return buffer;
 }
 
 }  // namespace
@@ -329,44 +293,32 @@ std::vector<std::string> primitives_bench_names() {
 }
 
 int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
-  const auto start = std::chrono::steady_clock::now();
-  Report report;
-  report.date = now();
-  report.command = o.command_line;
-  report.renderer = ctx.info().renderer;
-  report.gl_version = ctx.info().version;
-  report.device_kind = ctx.info().device_kind;
-  report.is_software = ctx.info().is_software;
-  report.cpu_model = cpu_model_name();
-  report.cpu_backend = cpu::backend();
-  report.load_before = load_average();
-  report.timing =
-      ctx.info().is_software
-          ? "gpgpu: fenced wall clock (llvmpipe's timer queries do not see shader work); CPU: "
-            "steady_clock"
-          : "gpgpu: GPU timestamps (gpgpu::Profiler); CUB: CUDA events; CPU: steady_clock";
-  Bench b{ctx, o, report, false, {}};
-  report.cuda = "not built";
-#if GPGPU_BENCH_HAVE_CUDA
-  std::string why;
-  b.cuda = cuda_ref::available(&why);
-  report.cuda = b.cuda ? cuda_ref::device_name() : "unavailable: " + why;
-#endif
-#if !GPGPU_BENCH_HAVE_CUB
-  if (report.cuda != "not built") report.cuda += " (CUB reference not built)";
-#endif
-  const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
-  std::vector<int> log2s = o.log2_sizes;
-  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24, 26, 27, 28};
-  std::vector<std::string> which = o.primitives.empty() ? primitives_bench_names() : o.primitives;
+  const auto names = primitives_bench_names();
+  const std::vector<std::string> which = o.primitives.empty() ? names : o.primitives;
   for (const auto& w : which) {
-    const auto names = primitives_bench_names();
     if (std::find(names.begin(), names.end(), w) == names.end()) {
       throw ArgumentError(
           fmt::format("bench primitives: unknown primitive '{}'; expected one of {}", w,
                       fmt::join(names, ", ")));
     }
   }
+  Report report;
+  report.facts = RunFacts::begin(ctx, o.command_line, "%Y-%m-%d %H:%M:%S UTC");
+  report.cpu_backend = cpu::backend();
+  report.timing =
+      ctx.info().is_software
+          ? "gpgpu: fenced wall clock (llvmpipe's timer queries do not see shader work); CPU: "
+            "steady_clock"
+          : "gpgpu: GPU timestamps (gpgpu::Profiler); CUB: CUDA events; CPU: steady_clock";
+  Bench b{ctx, o, report, false, {}};
+  b.cuda = cuda_reference().ok;
+#if !GPGPU_BENCH_HAVE_CUB
+  if (report.facts.cuda != "not built") report.facts.cuda += " (CUB reference not built)";
+#endif
+  const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+  const std::vector<int> log2s = o.log2_sizes.empty()
+                                     ? std::vector<int>{10, 12, 14, 16, 18, 20, 22, 24, 26, 27, 28}
+                                     : o.log2_sizes;
   for (int l : log2s) {
     if (l < 1 || l > 31)
       throw ArgumentError(fmt::format("bench primitives: size 2^{} is out of 2^1..2^31", l));
@@ -380,19 +332,16 @@ int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
     for (const auto& w : which) {
       if (w == "reduce") bench_reduce(b, n);
       if (w == "scan") bench_scan(b, n);
-      if (w == "sort") bench_sort(b, n, false);
-      if (w == "sort_pairs") bench_sort(b, n, true);
+      if (w == "sort" || w == "sort_pairs") bench_sort(b, n, w == "sort_pairs");
       if (w == "histogram") bench_histogram(b, n);
       if (w == "copy") bench_copy(b, n);
     }
   }
   if (o.sweep) run_tuning_sweep(ctx, report, o.warmup, o.repeats);
-  report.load_after = load_average();
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.facts.end();
   std::filesystem::create_directories(o.out_dir);
   primitives_detail::print(std::cout, report);
-  primitives_detail::write_json(o.out_dir / "primitives.json", report);
-  primitives_detail::write_csv(o.out_dir / "primitives.csv", report);
+  primitives_detail::write_files(o.out_dir, report);
   std::cout << "wrote " << (o.out_dir / "primitives.json").string() << " and primitives.csv\n";
   if (o.charts) std::cout << primitives_detail::draw_charts(o.out_dir, report) << "\n";
   bool wrong = false;

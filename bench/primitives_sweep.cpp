@@ -1,6 +1,5 @@
 // The tuning sweep of `gpgpu bench primitives --sweep`, and the helpers the runner shares.
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -59,22 +58,6 @@ void DeviceCopy::run(const Buffer& from, Buffer& to) {
   } else {
     scalar_.run({{"a", from}, {"b", to}}, from.size());
   }
-}
-
-std::string cpu_model_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a.empty() ? "" : a + " " + b + " " + c;
 }
 
 namespace {
@@ -191,22 +174,20 @@ void run_tuning_sweep(const Context& ctx, primitives_detail::Report& report, int
       primitives_detail::SweepRow row{v.primitive, n, describe(v.tuning, v.primitive)};
       row.bytes = primitives_detail::bytes_per_element(v.primitive) * static_cast<double>(n);
       try {
-        const auto few = [&](double) { return repeats; };
+        const Budget few{warmup, repeats};
         checks::Check c;
         Measured m;
         if (v.primitive == "reduce") {
-          m = time_gpgpu(
-              ctx, [] {}, [&] { reduce(ctx, fin, fout); }, warmup, repeats, few);
+          m = time_gpgpu(ctx, few, [&] { reduce(ctx, fin, fout); });
           c = checks::reduce(fout.to_vector<float>()[0], exact, magnitude,
                              reduce_error_depth(ctx, n));
         } else if (v.primitive == "scan") {
-          m = time_gpgpu(
-              ctx, [] {}, [&] { inclusive_scan(ctx, fin, fout); }, warmup, repeats, few);
+          m = time_gpgpu(ctx, few, [&] { inclusive_scan(ctx, fin, fout); });
           fout.download(std::span<float>(scanned));
           c = checks::scan(scanned, x, scan_error_depth(ctx, n));
         } else {
           m = time_gpgpu(
-              ctx, [&] { copy.run(kin, kout); }, [&] { sort(ctx, kout); }, warmup, repeats, few);
+              ctx, few, [&] { sort(ctx, kout); }, [&] { copy.run(kin, kout); });
           kout.download(std::span<std::uint32_t>(got));
           c = checks::same(got, sorted, "keys");
         }

@@ -33,8 +33,9 @@ set(CPACK_COMPONENTS_ALL dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libgpgpu-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 string(CONCAT CPACK_COMPONENT_DEV_DESCRIPTION
-  "Development files: headers, static libraries (gpgpu, gpgpu::nn, gpgpu::earth) and the\n"
-  "CMake package (find_package(gpgpu), target gpgpu::gpgpu). gpgpu runs GLSL kernels over\n"
+  "Development files: headers, static libraries (gpgpu, gpgpu::nn, gpgpu::earth,\n"
+  "gpgpu::earth_netcdf) and the CMake package (find_package(gpgpu), target gpgpu::gpgpu).\n"
+  "gpgpu runs GLSL kernels over\n"
   "host arrays on any OpenGL ES 3.1+ GPU through EGL, and on the CPU through Mesa's\n"
   "llvmpipe.")
 # What find_package(gpgpu) and the static libraries' links need (gpgpuConfig.cmake.in):
@@ -44,6 +45,11 @@ string(CONCAT CPACK_COMPONENT_DEV_DESCRIPTION
 set(gpgpu_dev_depends libegl-dev libopengl-dev libgles-dev libfmt-dev zlib1g-dev libpng-dev)
 if(TARGET gpgpu_mpi)
   list(APPEND gpgpu_dev_depends mpi-default-dev)
+endif()
+# gpgpu::earth_netcdf (where the build found libnetcdf): find_dependency(netCDF) reads its
+# CMake package.
+if(TARGET gpgpu_earth_netcdf)
+  list(APPEND gpgpu_dev_depends libnetcdf-dev)
 endif()
 # gpgpu::nn links OpenBLAS by the full path of the flavour found at build time (cmake/
 # openblas.cmake), so its users need that flavour's -dev package: Debian installs each
@@ -79,7 +85,8 @@ if(TARGET gpgpu_python AND NOT IS_ABSOLUTE "${GPGPU_PYTHON_INSTALL_DIR}")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
   string(CONCAT CPACK_COMPONENT_PYTHON_DESCRIPTION
     "The Python module: import gpgpu runs GLSL kernels over NumPy arrays bound by name,\n"
-    "on any OpenGL ES 3.1+ GPU or on the CPU through Mesa's llvmpipe.")
+    "on any OpenGL ES 3.1+ GPU or on the CPU through Mesa's llvmpipe; gpgpu.nn trains and\n"
+    "runs networks and gpgpu.earth the shallow-water model from NumPy arrays.")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS ON)
   # The extension is built for one interpreter version (its ABI tag names it).
   get_target_property(gpgpu_python_version gpgpu_python GPGPU_PYTHON_VERSION)

@@ -1,16 +1,17 @@
-// reduction_sum — the sum of 2^24 floats by a tree reduction in shared memory.
+// reduction_sum — the sum of 2^23 floats by a tree reduction in shared memory.
 //
-// Each work group of 256 invocations sums 512 consecutive values: every invocation loads two
+// Each work group of 128 invocations sums 256 consecutive values: every invocation loads two
 // and adds them, then the group halves its partial sums in shared memory until one is left,
-// which it writes out. One pass turns n values into n / 512 partial sums; passes repeat until
-// one value remains (2^24 -> 32768 -> 64 -> 1). The data and the partial sums stay on the
+// which it writes out. One pass turns n values into n / 256 partial sums; passes repeat until
+// one value remains (2^23 -> 32768 -> 128 -> 1; at most 65535 groups a pass, the
+// dispatch size OpenGL ES 3.1 guarantees). The data and the partial sums stay on the
 // GPU in gpgpu::Buffers between passes; only the final float is read back.
 //
-// Accuracy: a tree adds every value through at most `levels` additions (here 9 per pass:
-// the pairwise load and 8 halvings of 256), each rounding with relative error at most
+// Accuracy: a tree adds every value through at most `levels` additions (here 8 per pass:
+// the pairwise load and 7 halvings of 128), each rounding with relative error at most
 // u = 2^-24, so |sum - exact| <= gamma(levels) * sum |x_i| with gamma(k) = k u / (1 - k u)
 // (Higham, Accuracy and Stability of Numerical Algorithms, section 4.2). A serial float32
-// loop would instead have n - 1 = 16.7 million levels.
+// loop would instead have n - 1 = 8.4 million levels.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -21,27 +22,27 @@
 
 namespace {
 
-constexpr std::uint32_t kGroupSize = 256;
+constexpr std::uint32_t kGroupSize = 128;  // OpenGL ES 3.1 guarantees 128 invocations
 constexpr std::uint32_t kValuesPerGroup = 2 * kGroupSize;
-constexpr int kLevelsPerPass = 9;  // 1 pairwise add on load + log2(256) halvings
+constexpr int kLevelsPerPass = 8;  // 1 pairwise add on load + log2(128) halvings
 
 constexpr const char* kReduceSource = R"(
-  layout(local_size_x = 256) in;
+  layout(local_size_x = 128) in;
   layout(std430, binding = 0) readonly buffer Input { float values[]; };
   layout(std430, binding = 1) writeonly buffer Output { float partial_sums[]; };
   uniform uint n;  // how many values this pass sums (values[] may be longer)
-  shared float scratch[256];
+  shared float scratch[128];
 
   void main() {
     uint local = gl_LocalInvocationID.x;
-    uint first = gl_WorkGroupID.x * 512u + local;
+    uint first = gl_WorkGroupID.x * 256u + local;
     // Past the end, add zeros: exact, so they do not change the result or the error bound.
     float a = first < n ? values[first] : 0.0;
-    float b = first + 256u < n ? values[first + 256u] : 0.0;
+    float b = first + 128u < n ? values[first + 128u] : 0.0;
     scratch[local] = a + b;
     memoryBarrierShared();
     barrier();
-    for (uint half_size = 128u; half_size > 0u; half_size >>= 1) {
+    for (uint half_size = 64u; half_size > 0u; half_size >>= 1) {
       if (local < half_size) scratch[local] += scratch[local + half_size];
       memoryBarrierShared();
       barrier();  // every invocation of the group reaches it, also those with nothing to add
@@ -57,7 +58,7 @@ int main() {
     std::printf("device: %s\n", ctx.info().renderer.c_str());
     gpgpu::ComputeKernel reduce(ctx, kReduceSource);
 
-    const std::size_t n = std::size_t{1} << 24;
+    const std::size_t n = std::size_t{1} << 23;
     const auto seed = std::random_device{}();
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(0.0f, 1.0f);
@@ -94,7 +95,7 @@ int main() {
     const double bound = levels * u / (1 - levels * u) * magnitude;
     const double error = std::abs(gpu_sum - exact);
 
-    std::printf("sum of %zu floats in [0, 1) (seed %u), %d passes of 256-wide groups\n", n, seed,
+    std::printf("sum of %zu floats in [0, 1) (seed %u), %d passes of 128-wide groups\n", n, seed,
                 passes);
     std::printf("  GPU (float32 tree):     %.1f\n", static_cast<double>(gpu_sum));
     std::printf("  reference (float64):    %.4f\n", exact);

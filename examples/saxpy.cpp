@@ -15,7 +15,7 @@ int main() {
     std::printf("device: %s\n", ctx.info().renderer.c_str());
 
     gpgpu::ComputeKernel saxpy(ctx, R"(
-      layout(local_size_x = 256) in;
+      layout(local_size_x = 128) in;
       layout(std430, binding = 0) readonly buffer X { float x[]; };
       layout(std430, binding = 1) buffer Y { float y[]; };  // read and written
       uniform float alpha;

@@ -15,7 +15,7 @@ int main() {
     std::printf("device: %s\n", ctx.info().renderer.c_str());
 
     gpgpu::ComputeKernel add(ctx, R"(
-      layout(local_size_x = 256) in;
+      layout(local_size_x = 128) in;
       layout(std430, binding = 0) readonly buffer A { float a[]; };
       layout(std430, binding = 1) readonly buffer B { float b[]; };
       layout(std430, binding = 2) writeonly buffer C { float c[]; };

@@ -25,6 +25,7 @@ packages=(
   libonnx-dev libprotobuf-dev python3-onnx                               # ONNX models in and out
   libnetcdf-dev netcdf-bin python3-netcdf4 python3-xarray                # the earth model's NetCDF output
   doxygen                                                                # the API reference
+  graphviz                                                               # docs/architecture/layers.svg
   python3-matplotlib                                                     # the Python examples' plots
 )
 # Optional: ffmpeg turns the earth simulator's frames into an MP4 (skipped when absent).

@@ -6,13 +6,14 @@ between two ranks measures (gpgpu-mpi-rates) and the halo sizes of the partition
 
     python3 scripts/scale-model.py [--bench DIR] [--partition DIR] [--depth-runs DIR]
 
---bench: a folder of `measure-all.sh OUT info mpi-rates mpi mpi-cnn` results (default
-docs/results/h200-x2/2026-11-26-model-check); --cnn-bench: the CNN's own (default
-docs/results/h200-x2/2026-11-26-mapped-gradients, the training as it is now): mpi-rates/rates.json (the transfer costs),
-mpi/one*-L<level>/run.json and mpi-cnn/cnn-half, cnn-np1* (one GPU: the calibration) and
-mpi/np2*-L<level>/run.json, mpi-cnn/cnn-np2* (two GPUs: the check, never an input).
---partition: where partition-L<level>*.json files (`gpgpu earth partition --json`) are
-(default docs/results/llvmpipe/2026-11-26-partition).
+--bench: a folder of `measure-all.sh OUT info mpi-rehearse mpi-rates mpi mpi-cnn` results
+(default docs/results/h200-x2/2026-11-26-halo-flush-2): mpi/one*-L<level>/run.json (one GPU:
+the calibration) and mpi/np2*-L<level>/run.json (two GPUs: the check, never an input), and
+mpi-rehearse/rehearse (one rank's share timed alone). --rates: the folder whose
+mpi-rates/rates.json holds the transfer costs, where the bench has none; --cnn-bench: the CNN's
+runs, mpi-cnn/cnn-half, cnn-np1* (calibration) and cnn-np2* (check) (both default
+docs/results/h200-x2/2026-11-26-halo-flush). --partition: where partition-L<level>*.json files
+(`gpgpu earth partition --json`) are (default docs/results/llvmpipe/2026-11-26-partition).
 Prints Markdown (the tables of docs/scale.md).
 """
 import argparse
@@ -202,11 +203,10 @@ class Earth:
     def exchange(self, size, links, ranks, inner):
         """The GPU time one swap of `size` bytes each way with `links` neighbours adds to a
         rank's step: the packed halo's way down and the received one's way up (kernels reading
-        and writing mapped memory since the ninth session of 2026-11-26, one GPU copy each way
-        before; taken at gpgpu-mpi-rates' copy rates, in the kernels' queue), plus whatever of the host's
-        MPI part (the 2-rank message, a latency per further link, between nodes InfiniBand's
-        rate instead) outlasts `inner`, the step of the inner cells the GPU runs meanwhile
-        (model.cpp; since 2026-11-26-halo-flush the GPU does run it then)."""
+        and writing mapped memory, taken at gpgpu-mpi-rates' mapped copy rates, in the kernels'
+        queue), plus whatever of the host's MPI part (the 2-rank message, a latency per further
+        link, between nodes InfiniBand's rate instead) outlasts `inner`, the step of the inner
+        cells the GPU runs meanwhile (model.cpp)."""
         down, up = (("mapped_download", "mapped_upload") if "mapped_download" in self.rates.points
                     else ("download", "upload"))
         host = self.rates("sendrecv", size) + (links - 1) * self.rates("sendrecv", 4096)
@@ -266,7 +266,7 @@ class Cnn:
         if ranks == 1:
             return compute, compute, 0.0
         top, last = CNN_BUCKETS
-        # Through a mapped HostBuffer since 2026-11-26 (older rates files: the data path's).
+        # Through a mapped HostBuffer (rates files without mapped rows: the data path's).
         down, up = (("mapped_download", "mapped_upload") if "mapped_download" in self.rates.points
                     else ("download", "upload"))
         copies = sum(self.rates(down, b) + self.rates(up, b) for b in CNN_BUCKETS)
@@ -382,8 +382,8 @@ def main():
                    help="the CNN's bench folder (mpi-rates, mpi-cnn), when not --bench")
     p.add_argument("--partition", default="docs/results/llvmpipe/2026-11-26-partition")
     p.add_argument("--depth-runs", default="",
-                   help="a call's earth runs at several steps a swap (see depth_check), e.g. "
-                   "docs/results/h200-x2/2026-11-26-halo-depths")
+                   help="a call's earth runs at several steps a swap (see depth_check): the mpi "
+                   "stage run with MPI_BENCH_HALO_STEPS set")
     p.add_argument("--rehearse", default="",
                    help="the rehearse stage's folder (default: the bench's mpi-rehearse/rehearse)")
     a = p.parse_args()

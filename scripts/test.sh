@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds gpgpu once with -Wall -Wextra -Werror and AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs every test under them, then the GL tests once more with Mesa's zink driver over
-# lavapipe (the same binaries); then replays and briefly fuzzes the .npy reader with libFuzzer.
+# Checks the docs (scripts/check-docs.py); builds gpgpu once with -Wall -Wextra -Werror and
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs every test under them (the API
+# reference among them: docs_api), then the GL tests once more with Mesa's zink driver over
+# lavapipe (the same binaries); then replays and briefly fuzzes the .npy and ONNX readers with
+# libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).
@@ -17,6 +19,9 @@ stage_done() {
   stage_start=$SECONDS
 }
 
+echo "== the docs: links and images resolve, every results folder is cited, no development diary"
+python3 scripts/check-docs.py
+
 echo "== build with -Wall -Wextra -Werror, AddressSanitizer and UndefinedBehaviorSanitizer; test"
 # One build serves both checks: every source compiles with warnings as errors, and every
 # test, example and CLI run happens under the sanitizers (two separate builds took longer
@@ -29,17 +34,14 @@ stage_done "the build"
 # intercept_tls_get_addr=0: GCC 12's libasan takes a dynamic TLS block that happens to start
 # 16 bytes into a page for glibc 2.19's layout and hands LeakSanitizer the two words before
 # it as a range to scan; since glibc 2.25 that is garbage, and a Mesa TLS block landing there
-# by chance killed LSan's tracer at exit ("Tracer caught signal 11: addr=0x2140", the first
-# read of ScanRangeForPointers; nn_training_test's first attempt in 7 of 9 fresh-clone runs,
-# google/sanitizers#1322). On glibc >= 2.25 the interceptor records no range (every block is
+# by chance kills LSan's tracer at exit ("Tracer caught signal 11: addr=0x2140", the first
+# read of ScanRangeForPointers; google/sanitizers#1322; docs/reliability.md). On glibc >= 2.25 the interceptor records no range (every block is
 # "static tls" or "Can't guess glibc version", size 0), so the leak check loses nothing: the
 # blocks are malloc'd and reachable through each thread's TLS table.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# Every test passes on its first run or the suite fails: no retries (the rerun kept while the
-# option above proved itself went after seven fresh-clone runs in a row passed on the first
-# attempt).
+# Every test passes on its first run or the suite fails: no retries.
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"
 
@@ -61,13 +63,18 @@ GPGPU_WEB_BUILD_DIR=build/asan/tests/browser/web bash tests/packaging/test-packa
 stage_done "the packages (docs/packaging.md)"
 
 if command -v clang++ >/dev/null; then
-  echo "== fuzz the .npy reader (replay the corpus, then 30 s of new inputs)"
+  echo "== fuzz the .npy reader (30 s) and the ONNX reader (20 s): the corpus, then new inputs"
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DGPGPU_FUZZ=ON -DGPGPU_CUDA=OFF \
         -DGPGPU_BUILD_BENCH=OFF -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_TOOLS=OFF >/dev/null
-  cmake --build build/fuzz --target npy_fuzz -j"$jobs"
+  cmake --build build/fuzz --target npy_fuzz onnx_fuzz -j"$jobs"
   work=$(mktemp -d)
   cp tests/fuzz/corpus/npy/* "$work"/
   build/fuzz/tests/fuzz/npy_fuzz -max_total_time=30 -max_len=4096 "$work" 2>&1 | tail -3
+  rm -rf "$work"
+  work=$(mktemp -d)
+  cp tests/fuzz/corpus/onnx/* "$work"/
+  build/fuzz/tests/fuzz/onnx_fuzz -max_total_time=20 -max_len=4096 -dict=tests/fuzz/onnx.dict \
+    "$work" 2>&1 | tail -3
   rm -rf "$work"
   stage_done "fuzzing"
 fi

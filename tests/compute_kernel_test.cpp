@@ -654,14 +654,14 @@ TEST(ComputeKernel, RunGroupsRunsExactlyThoseGroups) {
   EXPECT_EQ(count_seen[0], groups * local);
 }
 
-// 2^28 work items need 2^20 groups of 256, beyond the 65535 groups GL guarantees in x, so
+// 2^28 work items need 2^21 groups of 128, beyond the 65535 groups GL guarantees in x, so
 // gpgpu splits the dispatch into rows and gpgpu_index() flattens them. A storage array of 2^28
 // words would exceed llvmpipe's 128 MiB block limit, so each invocation counts itself into
 // word i / 32 instead: every word must end up exactly 32 higher, which shows every index ran
 // exactly once (a skipped index leaves a word short, a repeated one makes it long).
 TEST(ComputeKernel, DispatchBeyondTheGroupCountLimitCoversEveryIndexOnce) {
   gpgpu::ComputeKernel kernel(ctx(), R"(
-    layout(local_size_x = 256) in;
+    layout(local_size_x = 128) in;
     layout(std430, binding = 0) buffer Counts { uint counts[]; };
     void main() {
       uint i = gpgpu_index();
@@ -671,7 +671,7 @@ TEST(ComputeKernel, DispatchBeyondTheGroupCountLimitCoversEveryIndexOnce) {
   // GL guarantees only 65535 groups in x (llvmpipe's limit); some GPUs allow 2^31 - 1 and
   // run this in one row. Either way every index must run exactly once.
   const bool split =
-      items / 256 > static_cast<std::size_t>(ctx().info().max_compute_work_group_count[0]);
+      items / 128 > static_cast<std::size_t>(ctx().info().max_compute_work_group_count[0]);
   RecordProperty("dispatch_split_into_rows", split ? "yes" : "no");
   const auto start = gpgpu::test::random_uints(items / 32, 1, 1u << 30);
   auto counts = start;

@@ -3,6 +3,10 @@
 gpgpu_add_test(context_test ${CMAKE_CURRENT_LIST_DIR}/context_test.cpp)
 gpgpu_add_test(compute_kernel_test ${CMAKE_CURRENT_LIST_DIR}/compute_kernel_test.cpp)
 gpgpu_add_test(errors_test ${CMAKE_CURRENT_LIST_DIR}/errors_test.cpp)
+# Device-limit profiles: the clamp, and kernels refused at link time (includes src/ for the
+# shared-memory estimate's unit tests).
+gpgpu_add_test(limits_test ${CMAKE_CURRENT_LIST_DIR}/limits_test.cpp)
+target_include_directories(limits_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
 # Unit tests of internal helpers: they include headers from src/ and use the static
 # library's internal symbols.

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "shader/glsl_source.hpp"
 #include "gpgpu/error.hpp"
+#include "shader/glsl_source.hpp"
 
 namespace {
 

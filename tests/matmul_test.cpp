@@ -164,17 +164,39 @@ std::vector<Config> configs() {
 
 class MatmulAllConfigs : public ::testing::TestWithParam<Config> {};
 
-bool is_fragment(MatmulMethod method) {
-  return method == MatmulMethod::FragmentNaive || method == MatmulMethod::FragmentPacked;
+// What a device too small for the configuration must name when it refuses it: the tuning's
+// work group or shared memory past the device's (validate_matmul_tuning), or the packed
+// fragment method's 4 vec4 outputs, which without float render targets need 8 (their
+// integer twins at 4 more locations); empty where the device runs it.
+std::string refusal_here(const Config& config, const gpgpu::DeviceInfo& info) {
+  if (config.options.tuning) {
+    try {
+      gpgpu::validate_matmul_tuning(*config.options.tuning, info);
+    } catch (const gpgpu::ArgumentError&) {
+      return "the device";
+    }
+  }
+  if (config.options.method == MatmulMethod::FragmentPacked && !info.has_color_buffer_float() &&
+      info.max_draw_buffers < 8) {
+    return "GL_MAX_DRAW_BUFFERS";
+  }
+  return "";
+}
+
+// A device that cannot run the configuration must refuse it by name.
+bool refused_here(const Config& config, gpgpu::Context& ctx) {
+  const std::string named = refusal_here(config, ctx.info());
+  if (named.empty()) return false;
+  const std::string message =
+      test::error_message_of([&] { gpgpu::MatmulPlan plan(ctx, 4, 4, 4, config.options); });
+  EXPECT_NE(message.find(named), std::string::npos) << message;
+  return true;
 }
 
 TEST_P(MatmulAllConfigs, HostArraysMatchFloat64OnEveryShape) {
   auto& ctx = test::context();
   SCOPED_TRACE("seed " + std::to_string(test::seed()));
-  if (is_fragment(GetParam().options.method) && !ctx.info().has_color_buffer_float()) {
-    EXPECT_THROW(gpgpu::MatmulPlan(ctx, 4, 4, 4, GetParam().options), gpgpu::UnsupportedError);
-    GTEST_SKIP() << "no GL_EXT_color_buffer_float: the fragment methods cannot render floats";
-  }
+  if (refused_here(GetParam(), ctx)) return;
   for (const Shape& s : kShapes) {
     const Problem p(s);
     std::vector<float> c(count(s.m, s.n), test::poison_float());
@@ -189,9 +211,7 @@ INSTANTIATE_TEST_SUITE_P(Methods, MatmulAllConfigs, ::testing::ValuesIn(configs(
 TEST_P(MatmulAllConfigs, BuffersInAndOut) {
   auto& ctx = test::context();
   SCOPED_TRACE("seed " + std::to_string(test::seed()));
-  if (is_fragment(GetParam().options.method) && !ctx.info().has_color_buffer_float()) {
-    GTEST_SKIP() << "no GL_EXT_color_buffer_float";
-  }
+  if (refused_here(GetParam(), ctx)) return;
   const Shape s{37, 53, 29};
   const Problem p(s);
   const auto a = gpgpu::Buffer::from(ctx, p.a);
@@ -334,7 +354,8 @@ TEST(Matmul, InvalidTuningsAreRejectedNamingTheField) {
   expect_rejected(tuning(60, 64, 8, 8, 4, true), "block_m");
   expect_rejected(tuning(64, 64, 6, 4, 4, true), "block_k");
   expect_rejected(tuning(512, 512, 8, 4, 4, true), "invocations");
-  expect_rejected(tuning(128, 128, 256, 8, 8, true), "shared memory");
+  // 64 invocations (within every device's) of 32 x 32 blocks, BK 512: 272 KB of shared memory.
+  expect_rejected(tuning(32, 32, 512, 4, 4, true), "shared memory");
   EXPECT_THROW(
       gpgpu::MatmulPlan(ctx, 8, 8, 8,
                         with(MatmulMethod::ComputeRegisterBlocked, tuning(64, 64, 6, 4, 4, true))),

@@ -78,6 +78,16 @@ if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)
                                                         GPGPU_MPIEXEC="${MPIEXEC_EXECUTABLE}")
   set_tests_properties(earth_mpi_cli_test PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
 endif()
+# `mpirun -np 2 gpgpu earth --netcdf` (and --initial): rank 0 writes one process's records.
+if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli AND TARGET gpgpu_earth_netcdf)
+  gpgpu_add_test(earth_netcdf_ranks_test mpi/earth_netcdf_ranks_test.cpp
+                 LIBS gpgpu::earth gpgpu::earth_netcdf)
+  add_dependencies(earth_netcdf_ranks_test gpgpu_cli gpgpu_mpi_cli)
+  target_compile_definitions(earth_netcdf_ranks_test PRIVATE
+                             GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>"
+                             GPGPU_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+  set_tests_properties(earth_netcdf_ranks_test PROPERTIES TIMEOUT 300 ENVIRONMENT "${_mpi_env}")
+endif()
 # `mpirun -np 2 gpgpu train` as typed by a user: data-parallel, rank 0 prints and writes; and
 # a bad input on one rank only (its --data missing) ends the job with that rank's message.
 if(TARGET gpgpu_cli AND TARGET gpgpu_mpi_cli)

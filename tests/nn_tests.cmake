@@ -19,6 +19,9 @@ endif()
 if(TARGET gpgpu_nn)
   gpgpu_add_test(nn_training_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_training_test.cpp
                  LIBS gpgpu_nn_test_support)
+  # Training, predicting and evaluating from float32 samples in host memory (arrays.hpp).
+  gpgpu_add_test(nn_arrays_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_arrays_test.cpp
+                 LIBS gpgpu_nn_test_support)
 endif()
 if(TARGET gpgpu_nn)
   find_package(ZLIB REQUIRED)
@@ -41,4 +44,15 @@ if(TARGET gpgpu_nn AND TARGET gpgpu_cli)
   gpgpu_add_test(nn_cli_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_cli_test.cpp LIBS gpgpu::nn)
   add_dependencies(nn_cli_test gpgpu_cli)
   target_compile_definitions(nn_cli_test PRIVATE GPGPU_CLI_PATH="$<TARGET_FILE:gpgpu_cli>")
+endif()
+if(TARGET gpgpu_nn)
+  # The compute backend's replayed passes (gpgpu::Sequence) against every kernel run alone.
+  gpgpu_add_test(nn_replay_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_replay_test.cpp
+                 LIBS gpgpu_nn_test_support)
+  # The compute backend's plans of the built-in networks under every device-limit profile:
+  # each kernel's storage blocks, bindings, work group and shared memory, read from its source.
+  gpgpu_add_test(nn_planner_limits_test ${CMAKE_CURRENT_LIST_DIR}/nn/nn_planner_limits_test.cpp
+                 LIBS gpgpu::nn)
+  target_include_directories(nn_planner_limits_test PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                            ${PROJECT_SOURCE_DIR}/src/nn)
 endif()

@@ -27,3 +27,21 @@ add_test(NAME python_example
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(python_pytest python_example PROPERTIES TIMEOUT 900
                      ENVIRONMENT "${gpgpu_python_env}")
+# The nn and earth examples at a size CI runs quickly on llvmpipe (their defaults are the full
+# data set and level 6).
+add_test(NAME python_example_train_cnn
+         COMMAND ${gpgpu_interpreter} ${PROJECT_SOURCE_DIR}/examples/python/train_cnn.py
+                 --limit 1200 --net small
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_test(NAME python_example_earth_plot
+         COMMAND ${gpgpu_interpreter} ${PROJECT_SOURCE_DIR}/examples/python/earth_plot.py
+                 --level 3 --days 0.5 --out ${CMAKE_CURRENT_BINARY_DIR}/earth_case2.png
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(python_example_train_cnn python_example_earth_plot PROPERTIES TIMEOUT 900
+                     ENVIRONMENT "${gpgpu_python_env}")
+if(TARGET gpgpu_cli)
+  # The nn and earth tests compare with the command-line tool's results (GPGPU_CLI).
+  add_dependencies(gpgpu_python gpgpu_cli)
+  set_property(TEST python_pytest APPEND PROPERTY ENVIRONMENT
+               "GPGPU_CLI=$<TARGET_FILE:gpgpu_cli>")
+endif()

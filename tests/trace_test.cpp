@@ -133,11 +133,19 @@ TEST(TracedKernel, CoalescedAndStridedReads) {
   }
 }
 
+// 32 x 8 work groups, or 32 x 4 where the device's hold fewer than 256 invocations (OpenGL ES
+// 3.1 guarantees 128).
+int group_rows() {
+  return context().info().max_compute_work_group_invocations >= 256 ? 8 : 4;
+}
+
 TEST(TracedKernel, NaiveTransposeWritesExactlyWhereExpected) {
   const std::size_t rows = 40, cols = 72;  // not multiples of the 32 x 8 group
   const auto in = random_floats(rows * cols);
   std::vector<float> out(in.size(), poison_float());
-  TracedKernel traced(context(), gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::Naive),
+  TracedKernel traced(context(),
+                      gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::Naive,
+                                                     gpgpu::ElementType::Float32, 32, group_rows()),
                       TraceOptions{.buffer = "Out"});  // by block name
   const auto trace = traced.run({{"src", in},
                                  {"dst", gpgpu::out(out)},
@@ -149,12 +157,15 @@ TEST(TracedKernel, NaiveTransposeWritesExactlyWhereExpected) {
   }
   EXPECT_EQ(trace.buffer, "dst");
   ASSERT_EQ(trace.accesses.size(), rows * cols);
-  // Groups of 32 x 8 over a grid of ceil(72/32) = 3 by 5 groups, numbered x fastest.
+  // Groups of 32 x R over a grid of ceil(72/32) = 3 by ceil(40/R) groups, numbered x fastest.
+  const auto rows_per_group = static_cast<std::uint32_t>(group_rows());
   std::set<std::uint32_t> invocations;
   for (const auto& a : trace.accesses) {
     EXPECT_EQ(a.kind, AccessKind::Write);
-    const std::uint32_t group = a.invocation / 256, local = a.invocation % 256;
-    const std::uint32_t c = (group % 3) * 32 + local % 32, r = (group / 3) * 8 + local / 32;
+    const std::uint32_t group = a.invocation / (32 * rows_per_group),
+                        local = a.invocation % (32 * rows_per_group);
+    const std::uint32_t c = (group % 3) * 32 + local % 32,
+                        r = (group / 3) * rows_per_group + local / 32;
     ASSERT_LT(c, cols);
     ASSERT_LT(r, rows);
     EXPECT_EQ(a.element, c * rows + r) << "invocation " << a.invocation;
@@ -173,9 +184,11 @@ TEST(TracedKernel, TiledTransposeCoalescesBothWays) {
   const auto in = random_floats(rows * cols);
   std::vector<float> out(in.size(), poison_float());
   for (const char* array : {"src", "dst"}) {
-    TracedKernel traced(context(),
-                        gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::TiledPadded),
-                        TraceOptions{.buffer = array});
+    TracedKernel traced(
+        context(),
+        gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::TiledPadded,
+                                       gpgpu::ElementType::Float32, 32, group_rows()),
+        TraceOptions{.buffer = array});
     const auto trace = traced.run_groups({{"src", in},
                                           {"dst", gpgpu::out(out)},
                                           {"rows", static_cast<std::uint32_t>(rows)},
@@ -243,7 +256,9 @@ TEST(AccessPicture, WritesAPngAndRejectsBadWindows) {
   const std::size_t rows = 64, cols = 64;
   const auto in = random_floats(rows * cols);
   std::vector<float> out(in.size(), poison_float());
-  TracedKernel traced(context(), gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::Naive),
+  TracedKernel traced(context(),
+                      gpgpu::transpose_kernel_source(gpgpu::TransposeMethod::Naive,
+                                                     gpgpu::ElementType::Float32, 32, group_rows()),
                       TraceOptions{.buffer = "dst"});
   const auto trace = traced.run({{"src", in},
                                  {"dst", gpgpu::out(out)},

@@ -121,10 +121,17 @@ TEST(ZeroCopy, BadHostBufferArguments) {
   HostBuffer x(ctx, ElementType::Float32, 16), foreign(other, ElementType::Float32, 16);
   HostBuffer ints(ctx, ElementType::Int32, 16);
   std::vector<float> y(16, 1.0f);
-  EXPECT_THROW(k.run({{"x", std::as_const(foreign)}, {"y", y}, {"alpha", 1.0f}}), ArgumentError);
   EXPECT_THROW(k.run({{"x", std::as_const(ints)}, {"y", y}, {"alpha", 1.0f}}), TypeMismatchError);
-  EXPECT_THROW(k.run({{"x", std::as_const(x)}, {"y", y}, {"alpha", std::as_const(x)}}),
-               TypeMismatchError);
+  if (x.is_mapped()) {
+    EXPECT_THROW(k.run({{"x", std::as_const(foreign)}, {"y", y}, {"alpha", 1.0f}}), ArgumentError);
+    EXPECT_THROW(k.run({{"x", std::as_const(x)}, {"y", y}, {"alpha", std::as_const(x)}}),
+                 TypeMismatchError);
+  } else {
+    // Without GL_EXT_buffer_storage a HostBuffer is ordinary host memory (host_buffer.hpp):
+    // another Context's binds like any array, and as a scalar it is 16 values too many.
+    EXPECT_THROW(k.run({{"x", std::as_const(x)}, {"y", y}, {"alpha", std::as_const(x)}}),
+                 SizeMismatchError);
+  }
   EXPECT_EQ(y, std::vector<float>(16, 1.0f));  // nothing ran
 }
 

@@ -25,12 +25,21 @@
 #if GPGPU_HAVE_STARTUP_BENCH
 #include "startup_bench.hpp"
 #endif
+#if GPGPU_HAVE_DISPATCH_BENCH
+#include "dispatch_bench.hpp"
+#endif
 
 namespace gpgpu::cli {
 
 namespace {
 
 // `gpgpu bench grid`'s options as the command line gives them (bench/grid/grid_bench.hpp).
+// `gpgpu bench dispatch`'s options (bench/dispatch/dispatch_bench.hpp).
+struct DispatchCli {
+  int chain = 256, rounds = 21, warmup = 3;
+  bool no_cuda = false;
+};
+
 struct GridBenchOptionsHolder {
   std::vector<int> levels{4, 5, 6, 7};
   int repeats = 3, cpu_max_level = 9;
@@ -43,7 +52,7 @@ Command add_bench_command(CLI::App& app) {
   auto* sub = app.add_subcommand("bench",
                                  "Speed tests: matrix multiplication, memory access, the data "
                                  "path, stage ceilings, parallel primitives, CNN training, "
-                                 "start-up times");
+                                 "start-up times, dispatch costs");
   sub->require_subcommand(1);
   struct Options {
     std::string device = "auto";
@@ -139,7 +148,7 @@ Command add_bench_command(CLI::App& app) {
     std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
     std::vector<std::string> cpu_threads;
     std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
-    bool gpu = false, skip_gpu = false, no_torch = false;
+    bool gpu = false, skip_gpu = false, no_torch = false, no_replay = false;
     std::string torch_script, python = "python3";
   };
   auto n = std::make_shared<NnOptions>();
@@ -171,6 +180,9 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--torch-script", n->torch_script, "bench/nn/torch_cnn.py elsewhere");
   nn->add_option("--python", n->python, "the python that imports torch")->capture_default_str();
   nn->add_flag("--skip-gpu", n->skip_gpu, "only the cpu section");
+  nn->add_flag("--no-replay", n->no_replay,
+               "the compute backend runs every kernel on its own instead of replaying its "
+               "recorded passes (for a same-run comparison)");
   nn->add_flag("--gpu", n->gpu, "the compute-backend section on llvmpipe too (slow)");
   // `gpgpu bench grid`: the earth grid built on the CPU, the GPU, by Auto, and read warm.
   auto g = std::make_shared<GridBenchOptionsHolder>();
@@ -209,12 +221,43 @@ Command add_bench_command(CLI::App& app) {
   probe->add_option("what", st->probe, "context, kernel, sort or predict")->required();
   probe->add_option("file", st->probe_file, "keys .npy (sort) or model (predict)");
   probe->add_option("--data", st->data, "IDX data directory");
-  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid, startup}) {
+  // `gpgpu bench dispatch`: run and replay per dispatch, beside CUDA (bench/dispatch/).
+  auto d = std::make_shared<DispatchCli>();
+  auto* dispatch = sub->add_subcommand(
+      "dispatch",
+      "CPU microseconds per dispatch through ComputeKernel::run and a replayed Sequence, GPU "
+      "microseconds per dependent dispatch, beside CUDA stream launches and a CUDA graph");
+  dispatch->add_option("--chain", d->chain, "dispatches per round (even)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100000));
+  dispatch->add_option("--rounds", d->rounds, "timed rounds (median)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  dispatch->add_option("--warmup", d->warmup, "untimed rounds first")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  dispatch->add_flag("--no-cuda", d->no_cuda, "do not compare with CUDA");
+  for (auto* s : {matmul, memory, datapath, ceiling, primitives, nn, grid, startup, dispatch}) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, n, g, st, matmul, memory, datapath, ceiling, primitives, nn, grid, startup,
-          probe]() -> int {
+  return [o, n, g, st, d, matmul, memory, datapath, ceiling, primitives, nn, grid, startup, probe,
+          dispatch]() -> int {
+    if (dispatch->parsed()) {
+#if GPGPU_HAVE_DISPATCH_BENCH
+      Context ctx({.device = o->device});
+      bench::DispatchBenchOptions options;
+      options.chain = d->chain;
+      options.rounds = d->rounds;
+      options.warmup = d->warmup;
+      options.cuda = !d->no_cuda;
+      options.out_dir = std::filesystem::path(o->out_dir) / "dispatch";
+      return bench::run_dispatch_bench(options, ctx);
+#else
+      throw UnsupportedError(
+          "this gpgpu was built without the benchmarks (configure with -DGPGPU_BUILD_BENCH=ON)");
+#endif
+    }
     if (startup->parsed() || probe->parsed()) {
 #if GPGPU_HAVE_STARTUP_BENCH
       if (probe->parsed()) return bench::run_startup_probe(st->probe, st->probe_file, st->data);
@@ -300,6 +343,7 @@ Command add_bench_command(CLI::App& app) {
       options.cpu_images = n->cpu_images;
       options.cpu_inference_batch = n->cpu_inference_batch;
       options.torch = !n->no_torch;
+      options.replay = !n->no_replay;
       options.torch_script = n->torch_script;
       options.python = n->python;
       return bench::run_nn_bench(options, ctx);

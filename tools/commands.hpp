@@ -23,5 +23,6 @@ Command add_train_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_earth_command(CLI::App& app);
 Command add_export_web_command(CLI::App& app);
+Command add_export_onnx_command(CLI::App& app);
 
 }  // namespace gpgpu::cli

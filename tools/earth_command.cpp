@@ -13,11 +13,13 @@
 #include <iostream>
 #include <optional>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "earth_command.hpp"
 #include "earth_grid_source.hpp"
+#include "earth_netcdf.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/earth.hpp"
 #include "gpgpu/earth/grid_cache.hpp"
@@ -41,8 +43,10 @@ struct RunOptions {
   TimelineRequest timeline;
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   GridSource grid_source;  // --grid-device, --grid-file, --verbose
+  NetcdfRequest netcdf;    // --netcdf, --netcdf-every, --initial, --initial-record
   // Filled in by check_options:
   double run_days = 0, at_day = -1;  // the run's length; the day of --save/--reference (-1: none)
+  double time_offset = 0;            // s: the time of the --initial record the run starts from
 };
 
 // What one run produced, for the table and the JSON.
@@ -119,11 +123,15 @@ void write_frame(const RunOptions& o, Drawing& d, const ge::Model& model, int in
                 image);
 }
 
-// Runs to o.run_days, stopping at each frame time and at the comparison day.
-void integrate(const RunOptions& o, ge::Model& model, RunResult& r, Drawing& d, bool root) {
+// Runs to o.run_days, stopping at each frame time, the comparison day and the NetCDF records.
+void integrate(const RunOptions& o, ge::Model& model, RunResult& r, Drawing& d, bool root,
+               NetcdfOutput* netcdf) {
   std::vector<double> stops;
   for (int f = 1; f <= o.frames; ++f) stops.push_back(o.run_days * f / o.frames);
   if (o.at_day > 0 && o.at_day < o.run_days) stops.push_back(o.at_day);
+  if (netcdf) {
+    for (const double day : netcdf->stops(o.run_days)) stops.push_back(day);
+  }
   stops.push_back(o.run_days);
   std::sort(stops.begin(), stops.end());
   stops.erase(std::unique(stops.begin(), stops.end(),
@@ -143,6 +151,7 @@ void integrate(const RunOptions& o, ge::Model& model, RunResult& r, Drawing& d, 
     if (o.at_day > 0 && std::abs(stop - o.at_day) < 1e-9) r.compare_height = model.fields().height;
     if (o.frames > 0 && frame <= o.frames && std::abs(stop - o.run_days * frame / o.frames) < 1e-9)
       write_frame(o, d, model, frame++);
+    if (netcdf) netcdf->at(stop, model);
   }
   if (root) progress.done();
 }
@@ -166,7 +175,7 @@ void write_pictures(const RunOptions& o, const ge::Model& model, Drawing& d, Run
   save("speed.png", speed, "SPEED |U|", "M/S", ge::Palette::Speed);
   save("vorticity.png", zeta, "RELATIVE VORTICITY", "1/S", ge::Palette::Diverging);
   if (ge::has_analytic_solution(model.setup())) {
-    const auto exact = ge::analytic_height(g, model.setup(), model.time());
+    const auto exact = ge::analytic_height(g, model.setup(), o.time_offset + model.time());
     std::vector<double> error(g.cell_count());
     for (std::size_t i = 0; i < error.size(); ++i) error[i] = f.height[i] - exact[i];
     save("height_error.png", error, "HEIGHT - EXACT", "M", ge::Palette::Diverging);
@@ -322,6 +331,7 @@ void check_options(RunOptions& o, bool root) {
         fmt::format("earth: --diffusion-hours must be >= 0 (0: off); got {}", o.diffusion_hours));
   }
   check_timeline_request(o.timeline, "earth");
+  check_netcdf_request(o.netcdf);
   if (o.halo != "step" && o.halo != "stage")
     throw ArgumentError(fmt::format("earth: --halo must be step or stage; got '{}'", o.halo));
   const bool compares = o.save || !o.reference.empty();
@@ -377,9 +387,21 @@ void finish_run(const RunOptions& o, const ge::Model& model, RunResult& r,
   r.end = ge::host_sums(grid, setup, f);
   r.state_hash = fields_hash(f);
   if (ge::has_analytic_solution(setup))
-    r.errors = ge::height_errors(grid, f.height, ge::analytic_height(grid, setup, model.time()));
+    r.errors = ge::height_errors(grid, f.height,
+                                 ge::analytic_height(grid, setup, o.time_offset + model.time()));
   if (reference) r.reference_l2 = reference_difference(*reference, grid, *r.compare_height);
   if (o.save) save_height(o, r);
+}
+
+// The NetCDF file's `history`: when and with which case, grid and length it was made.
+std::string history_line(const RunOptions& o) {
+  const auto now =
+      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format(
+      "{:%Y-%m-%dT%H:%M:%SZ}: gpgpu earth --case {} --alpha {} --level {} --grid {}{} "
+      "--days {} --courant {}{}",
+      now, o.case_number, o.alpha, o.level, o.grid, o.no_recentre ? " --no-recentre" : "",
+      o.run_days, o.courant, o.netcdf.initial.empty() ? "" : " --initial " + o.netcdf.initial);
 }
 
 int run_case(RunOptions o, ge::Team& team) {
@@ -418,6 +440,7 @@ int run_case(RunOptions o, ge::Team& team) {
                      : o.overlap == "off" ? Overlap::Off
                                           : Overlap::Auto;
   ge::Model model(ctx, grid, setup, mo, team);
+  o.time_offset = start_from_netcdf(o.netcdf, model);  // --initial: the file's fields
   r.rank_lines = describe_ranks(team, ctx, model);
   const auto f0 = model.fields();
   r.gpu_start = model.sums();
@@ -427,11 +450,17 @@ int run_case(RunOptions o, ge::Team& team) {
     if (pictures) start_drawing(o, ctx, grid, frame_style(setup, f0.height), drawing);
   }
   if (pictures && o.frames > 0) write_frame(o, drawing, model, 0);
+  o.netcdf.command_line = history_line(o);
+  const auto netcdf = start_netcdf(o.netcdf, model, team, o.time_offset);
   const auto timeline = earth::start_timeline(o.timeline, ctx, model);
-  integrate(o, model, r, drawing, root);
+  integrate(o, model, r, drawing, root, netcdf.get());
   if (timeline) earth::finish_timeline(o.timeline, team, model, *timeline);
   finish_run(o, model, r, reference);
   if (pictures) write_pictures(o, model, drawing, r);
+  // After the last collective step: a failure here stops rank 0 alone, and no rank waits.
+  if (netcdf) {
+    if (const auto file = netcdf->finish(); !file.empty()) r.files.push_back(file);
+  }
   if (!root) return 0;
   if (pictures && o.frames > 0) encode_video(o, r);
   print_report(o, ctx, model, r);
@@ -489,6 +518,7 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
   sub->add_option("--map-width", o->map_width, "Map width in pixels")->check(CLI::Range(64, 8192));
   sub->add_option("--json", o->json, "Also write the results as JSON here");
   add_grid_source_options(*sub, o->grid_source);
+  add_netcdf_options(*sub, o->netcdf);
   sub->add_option("--halo", o->halo,
                   "Across MPI ranks: swap the halo once a step (step, 8 rings) or before every "
                   "stage (stage, 2 rings)");

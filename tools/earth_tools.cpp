@@ -166,17 +166,19 @@ struct Variant {
   std::string name;
   int work_group_size = 128;
   bool preload = false;
+  bool replay = true;  // ModelOptions::replay_steps
 };
 
 Variant parse_variant(const std::string& v) {
-  if (v == "default") return {v, 128, false};
-  if (v == "preload") return {v, 128, true};
+  if (v == "default") return {v, 128, false, true};
+  if (v == "preload") return {v, 128, true, true};
+  if (v == "direct") return {v, 128, false, false};  // every dispatch run on its own
   if (v.rfind("wg", 0) == 0) {
     const int size = std::atoi(v.c_str() + 2);
-    if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false};
+    if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false, true};
   }
-  throw ArgumentError(
-      fmt::format("earth bench: variant '{}' is not default, preload or wg<32..1024>", v));
+  throw ArgumentError(fmt::format(
+      "earth bench: variant '{}' is not default, preload, direct or wg<32..1024>", v));
 }
 
 struct BenchRow {
@@ -237,6 +239,7 @@ BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, const BenchSetu
   mo.diffusion_time = b.diffusion_hours * 3600;
   mo.work_group_size = v.work_group_size;
   mo.preload_neighbours = v.preload;
+  mo.replay_steps = v.replay;
   ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, team);
   BenchRow r;
   r.level = grid.level;
@@ -316,7 +319,9 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
   sub->add_option("--levels", o->levels, "Grid levels")
       ->delimiter(',')
       ->check(CLI::Range(0, ge::max_grid_level));
-  sub->add_option("--variants", o->variants, "Kernel variants: default, preload, wg64, wg256, ...")
+  sub->add_option("--variants", o->variants,
+                  "Kernel variants: default, preload, wg64, wg256, ...; direct: steps not "
+                  "replayed (every dispatch run on its own)")
       ->delimiter(',');
   sub->add_option("--case", o->setup.case_number, "Test case 1, 2, 5 or 6")
       ->check(CLI::IsMember({1, 2, 5, 6}));

@@ -1,6 +1,6 @@
-// `gpgpu export-web MODEL OUT`: a model saved by `gpgpu train` (a directory or a .npz) made
-// ready for the browser build: OUT becomes a model directory (model.json and one .npy per
-// parameter; the browser build has no zlib to read a .npz), checked by loading it, plus
+// `gpgpu export-web MODEL OUT`: a model saved by `gpgpu train` (a directory or a .npz) or an
+// ONNX file made ready for the browser build: OUT becomes a model directory (model.json and one
+// .npy per parameter; the browser build has no zlib to read a .npz), checked by loading it, plus
 // --samples test images as raw bytes (samples.u8, sample-labels.u8) for the page's demo.
 // The page loads it with gpgpu.loadModel(URL of OUT); docs/browser.md.
 #include <fstream>
@@ -12,6 +12,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
+#include "gpgpu/nn/onnx.hpp"
 #include "output_files.hpp"
 
 namespace gpgpu::cli {
@@ -34,7 +35,7 @@ void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
 
 int export_web(const ExportWebCli& o) {
   Context ctx({.device = o.device});
-  const auto model = nn::load_model(ctx, o.model);
+  const auto model = nn::load_any(ctx, o.model);
   if (fs::path(o.out).extension() == ".npz") {
     throw ArgumentError(fmt::format(
         "export-web writes a directory (the browser build reads no .npz); got {}", o.out));
@@ -76,9 +77,10 @@ int export_web(const ExportWebCli& o) {
 
 Command add_export_web_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "export-web", "Write a model saved by `gpgpu train` as a directory the browser build loads");
+      "export-web", "Write a model (gpgpu's own or ONNX) as a directory the browser build loads");
   auto o = std::make_shared<ExportWebCli>();
-  sub->add_option("model", o->model, "the model directory (or .npz) saved by gpgpu train")
+  sub->add_option("model", o->model,
+                  "the model: a directory or .npz saved by gpgpu train, or an .onnx file")
       ->required();
   sub->add_option("out", o->out, "the directory to write (replaced if it holds a model)")
       ->required();

@@ -7,10 +7,100 @@
 #include "commands.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/limits.hpp"
+#include "info_features.hpp"
 
 namespace gpgpu::cli {
 
 namespace {
+
+nlohmann::json limits_json(const DeviceInfo& info) {
+  nlohmann::json limits = nlohmann::json::object();
+  for (const auto& name : limit_names()) {
+    limits[std::string(name.gl_name)] = limit_value(info, name.gl_name);
+  }
+  return limits;
+}
+
+// A profile's figure for `gl_name`, or "-" where it leaves the driver's own.
+std::string profile_figure(const LimitProfile& p, std::string_view gl_name) {
+  for (const auto& l : p.limits) {
+    if (l.gl_name == gl_name) return std::to_string(l.value);
+  }
+  return "-";
+}
+
+// `gpgpu info --profiles`: every profile's figures side by side, then each one's source.
+void print_profiles(bool json) {
+  const auto& profiles = limit_profiles();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : profiles) {
+      nlohmann::json limits = nlohmann::json::object();
+      for (const auto& l : p.limits) limits[l.gl_name] = l.value;
+      out.push_back({{"name", p.name},
+                     {"device", p.device},
+                     {"source", p.source},
+                     {"gles", fmt::format("3.{}", p.gles_minor)},
+                     {"limits", limits},
+                     {"extensions", p.extensions},
+                     {"subgroup_features", p.subgroup_features}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::string header = fmt::format("{:<50}", "limit");
+  for (const auto& p : profiles) header += fmt::format(" {:>20}", p.name);
+  std::cout << header << "\n";
+  std::cout << fmt::format("{:<50}", "OpenGL ES");
+  for (const auto& p : profiles)
+    std::cout << fmt::format(" {:>20}", fmt::format("3.{}", p.gles_minor));
+  std::cout << "\n";
+  for (const auto& name : limit_names()) {
+    std::cout << fmt::format("{:<50}", name.gl_name);
+    for (const auto& p : profiles)
+      std::cout << fmt::format(" {:>20}", profile_figure(p, name.gl_name));
+    std::cout << "\n";
+  }
+  std::cout << fmt::format("{:<50}", "subgroup features");
+  for (const auto& p : profiles) {
+    std::cout << fmt::format(" {:>20}", p.subgroup_features == 0
+                                            ? std::string("none")
+                                            : fmt::format("0x{:x}", p.subgroup_features));
+  }
+  std::cout << "\n\n('-': the profile leaves the driver's own figure; every figure is the smaller "
+               "of the profile's and the driver's)\n\n";
+  for (const auto& p : profiles) {
+    std::cout << fmt::format(
+        "{}: {}\n  source: {}\n  optional extensions: {}\n", p.name, p.device, p.source,
+        p.extensions.empty() ? "none" : fmt::format("{}", fmt::join(p.extensions, " ")));
+  }
+}
+
+nlohmann::json features_json(const std::vector<Feature>& features) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : features) {
+    out.push_back({{"feature", f.name},
+                   {"status", std::string(to_string(f.result.status))},
+                   {"detail", f.result.detail}});
+  }
+  return out;
+}
+
+void print_features(const std::vector<Feature>& features) {
+  std::cout << "features (each run once, small, checked against the host):\n";
+  for (const auto& f : features) {
+    std::cout << fmt::format("  {:<44} {:<8} {}\n", f.name, to_string(f.result.status),
+                             f.result.detail);
+  }
+}
+
+bool features_wrong(const std::vector<Feature>& features) {
+  for (const auto& f : features) {
+    if (f.result.status == FeatureStatus::Wrong) return true;
+  }
+  return false;
+}
 
 nlohmann::json to_json(const DeviceInfo& i) {
   return {
@@ -23,6 +113,8 @@ nlohmann::json to_json(const DeviceInfo& i) {
       {"egl_vendor", i.egl_vendor},
       {"egl_version", i.egl_version},
       {"is_software", i.is_software},
+      {"limit_profile", i.limit_profile},
+      {"limits", limits_json(i)},
       {"max_texture_size", i.max_texture_size},
       {"max_shader_storage_block_size", i.max_shader_storage_block_size},
       {"max_compute_work_group_count",
@@ -59,6 +151,8 @@ Command add_info_command(CLI::App& app) {
     std::string device = "auto";
     bool json = false;
     bool all = false;
+    bool profiles = false;
+    bool features = false;
   };
   auto options = std::make_shared<Options>();
   sub->add_option("-d,--device", options->device,
@@ -66,7 +160,17 @@ Command add_info_command(CLI::App& app) {
                   "default: $GPGPU_DEVICE or auto");
   sub->add_flag("--json", options->json, "Print JSON");
   sub->add_flag("--all", options->all, "Make a context on every device and show each");
+  sub->add_flag(
+      "--profiles", options->profiles,
+      "List the device-limit profiles (gpgpu --limits NAME, GPGPU_LIMITS) and their figures");
+  sub->add_flag("--features", options->features,
+                "Run each feature once, small, checked against the host: which work on this "
+                "device (and its limit profile), and which are refused and why");
   return [options]() {
+    if (options->profiles) {
+      print_profiles(options->json);
+      return 0;
+    }
     const auto devices = list_devices();
     nlohmann::json out = nlohmann::json::array();
     if (!options->json) {
@@ -88,10 +192,15 @@ Command add_info_command(CLI::App& app) {
     for (const auto& w : wanted) {
       try {
         Context ctx({.device = w});
+        const auto features = options->features ? probe_features(ctx) : std::vector<Feature>{};
+        failures += features_wrong(features) ? 1 : 0;
         if (options->json) {
-          out.push_back(to_json(ctx.info()));
+          auto json = to_json(ctx.info());
+          if (options->features) json["features"] = features_json(features);
+          out.push_back(json);
         } else {
           std::cout << ctx.info().to_string() << "\n";
+          if (options->features) print_features(features);
         }
       } catch (const Error& e) {
         ++failures;

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "gpgpu/error.hpp"
+#include "gpgpu/limits.hpp"
 #include "mpi_launch.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,20 @@ int main(int argc, char** argv) {
       "llvmpipe)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "gpgpu " GPGPU_VERSION);  // the project's version
+  // A device-limit profile for every command: the Contexts they make read GPGPU_LIMITS.
+  app.add_option_function<std::string>(
+         "--limits",
+         [](const std::string& name) {
+           try {
+             if (name != "device") gpgpu::limit_profile(name);
+           } catch (const gpgpu::Error& e) {
+             throw CLI::ValidationError("--limits", e.what());
+           }
+           ::setenv("GPGPU_LIMITS", name.c_str(), 1);
+         },
+         "Run as if on a smaller GPU: a device-limit profile (gpgpu info --profiles) that "
+         "clamps the limits every kernel is planned with; default: $GPGPU_LIMITS")
+      ->type_name("NAME");
   std::vector<std::pair<CLI::App*, gpgpu::cli::Command>> commands;
   auto add = [&](auto adder) {
     const std::size_t before = app.get_subcommands({}).size();
@@ -39,6 +54,7 @@ int main(int argc, char** argv) {
   add(gpgpu::cli::add_predict_command);
   add(gpgpu::cli::add_earth_command);
   add(gpgpu::cli::add_export_web_command);
+  add(gpgpu::cli::add_export_onnx_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
-// `gpgpu predict MODEL IMAGES.npy | --data DIR`: classifies images with a saved model,
-// prints the accuracy when labels are known, and writes the predictions.
+// `gpgpu predict MODEL IMAGES.npy | --data DIR`: classifies images with a saved model (gpgpu's
+// own, or an .onnx file), prints the accuracy when labels are known, and writes the
+// predictions.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
+#include "gpgpu/nn/onnx.hpp"
 #include "gpgpu/npy.hpp"
 #include "nn_backend_options.hpp"
 #include "nn_plots.hpp"
@@ -31,6 +33,7 @@ struct PredictCli {
   std::size_t batch = 1000, limit = 0;
   bool no_plots = false;
   bool autotune = false, no_autotune = false;
+  std::vector<float> normalization;  // --normalization MEAN STD: overrides the model's
 };
 
 // IMAGES.npy as normalised float pixels: float32 in [0, 1] (as torchvision's ToTensor gives),
@@ -108,10 +111,13 @@ int predict(const PredictCli& o) {
   const nn::Backend backend = nn::backend_from_name(o.backend.backend);
   Context ctx({.device = o.device});
   laps.lap("context");
-  auto model = nn::load_model(ctx, o.model);
+  auto model = nn::load_any(ctx, o.model);
   laps.lap("model");
   model.set_backend(backend,
                     {.autotune = o.autotune && !o.no_autotune, .threads = o.backend.threads});
+  if (!o.normalization.empty()) {
+    model.set_normalization({o.normalization[0], o.normalization[1]});
+  }
   print_backend_hint(model);
   std::cout << fmt::format("device: {}, backend {}\nmodel: {} ({} parameters)\n",
                            ctx.info().renderer, backend_description(model), o.model,
@@ -143,9 +149,11 @@ int predict(const PredictCli& o) {
 }  // namespace
 
 Command add_predict_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("predict", "Classify images with a model saved by `gpgpu train`");
+  auto* sub = app.add_subcommand(
+      "predict", "Classify images with a model saved by `gpgpu train` or an ONNX file");
   auto o = std::make_shared<PredictCli>();
-  sub->add_option("model", o->model, "the model directory (or .npz) saved by gpgpu train")
+  sub->add_option("model", o->model,
+                  "the model: a directory or .npz saved by gpgpu train, or an .onnx file")
       ->required();
   sub->add_option("images", o->images,
                   "IMAGES.npy: (N, H, W) or (N, C, H, W), float32 in [0, 1] or int 0..255");
@@ -155,6 +163,10 @@ Command add_predict_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--limit", o->limit, "only the first N images of --data");
   sub->add_option("--batch", o->batch, "images per batch")->capture_default_str();
+  sub->add_option("--normalization", o->normalization,
+                  "MEAN STD: pixels in [0, 1] go in as (p - MEAN) / STD (default: the model's; "
+                  "an ONNX file from PyTorch carries none)")
+      ->expected(2);
   add_backend_options(*sub, o->backend);
   sub->add_option("--out", o->out, "directory for predictions, confusion matrix and plots")
       ->capture_default_str();

@@ -102,12 +102,7 @@ nn::NetRecipe make_recipe(const Context& ctx, const TrainCli& o, const nn::Datas
 }
 
 void print_progress(const nn::Progress& p, std::size_t epochs) {
-  const int width = 30;
-  const int done = static_cast<int>(width * p.step / std::max<std::size_t>(p.steps, 1));
-  std::fprintf(stderr, "\r  epoch %zu/%zu [%s%s] %3zu%%  %8.0f img/s  loss %.4f ", p.epoch + 1,
-               epochs, std::string(static_cast<std::size_t>(done), '#').c_str(),
-               std::string(static_cast<std::size_t>(width - done), ' ').c_str(),
-               100 * p.step / std::max<std::size_t>(p.steps, 1), p.images_per_second, p.loss);
+  std::fprintf(stderr, "\r%s", nn::progress_line(p, epochs).c_str());
   std::fflush(stderr);
 }
 

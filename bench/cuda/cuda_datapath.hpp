@@ -15,7 +15,4 @@ namespace gpgpu::cuda_ref {
 // result is checked (throws gpgpu::Error when wrong).
 double saxpy_round_trip_ms(std::size_t n, bool pinned, int warmup, int repeats);
 
-// Median wall milliseconds to move `bytes` of pageable host memory one way with cudaMemcpy.
-double pageable_copy_ms(std::size_t bytes, bool host_to_device, int warmup, int repeats);
-
 }  // namespace gpgpu::cuda_ref

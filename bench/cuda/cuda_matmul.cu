@@ -1,11 +1,10 @@
 // The CUDA reference: cuBLAS SGEMM and two hand-written kernels, timed with CUDA events.
 //
-// Device 0 is used throughout. Resources are held by small RAII wrappers so that an
-// exception thrown by a failed call (every call is checked) frees what was allocated.
+// Device 0 is used throughout. Resources are held by small RAII wrappers (cuda_common.cuh) so
+// that an exception thrown by a failed call (every call is checked) frees what was allocated.
 #include "cuda_matmul.hpp"
 
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -15,23 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "gpgpu/error.hpp"
+#include "cuda_common.cuh"
 
 namespace gpgpu::cuda_ref {
-namespace {
-
-constexpr int kTile = 16;             // tiled kernel: 16 x 16 threads, 16 x 16 tiles
-constexpr int kNaiveBlockSize = 256;  // naive kernel: threads per block
-constexpr int kCopyWarmup = 2;        // bandwidth measurements: untimed copies first
-constexpr int kCopyRepeats = 10;      // then this many timed ones, median taken
-constexpr int kMaxGridY = 65535;      // CUDA's limit on gridDim.y
-
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw Error(std::string(call) + " failed: " + cudaGetErrorName(status) + " (" +
-                cudaGetErrorString(status) + ")");
-  }
-}
 
 void check(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) {
@@ -40,43 +25,13 @@ void check(cublasStatus_t status, const char* call) {
   }
 }
 
-// The call's own text goes into the message, so a failure names exactly what failed.
-#define GPGPU_CUDA_CHECK(call) check((call), #call)
+namespace {
 
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
-    GPGPU_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&pointer_), bytes()));
-  }
-  ~DeviceBuffer() { cudaFree(pointer_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  T* get() const { return pointer_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  std::size_t count_;
-  T* pointer_ = nullptr;
-};
-
-// Page-locked host memory, so that copies run at full PCIe/NVLink speed and asynchronously.
-template <class T>
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    GPGPU_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pointer_), bytes()));
-  }
-  ~PinnedBuffer() { cudaFreeHost(pointer_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  T* get() const { return pointer_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  std::size_t count_;
-  T* pointer_ = nullptr;
-};
+constexpr int kTile = 16;             // tiled kernel: 16 x 16 threads, 16 x 16 tiles
+constexpr int kNaiveBlockSize = 256;  // naive kernel: threads per block
+constexpr int kCopyWarmup = 2;        // bandwidth measurements: untimed copies first
+constexpr int kCopyRepeats = 10;      // then this many timed ones, median taken
+constexpr int kMaxGridY = 65535;      // CUDA's limit on gridDim.y
 
 class Stream {
  public:
@@ -88,35 +43,6 @@ class Stream {
 
  private:
   cudaStream_t stream_ = nullptr;
-};
-
-// Times work queued on a stream between start() and stop_ms().
-class EventTimer {
- public:
-  explicit EventTimer(cudaStream_t stream) : stream_(stream) {
-    GPGPU_CUDA_CHECK(cudaEventCreate(&start_));
-    GPGPU_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~EventTimer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-
-  void start() { GPGPU_CUDA_CHECK(cudaEventRecord(start_, stream_)); }
-  double stop_ms() {
-    GPGPU_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    GPGPU_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float milliseconds = 0.0f;
-    GPGPU_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_));
-    return milliseconds;
-  }
-
- private:
-  cudaStream_t stream_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
 };
 
 class CublasHandle {
@@ -172,14 +98,6 @@ __global__ void tiled_kernel(const float* __restrict__ a, const float* __restric
     __syncthreads();
   }
   if (row < m && col < n) c[std::int64_t{row} * n + col] = sum;
-}
-
-double median(std::vector<double> values) {
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  const double upper = *middle;
-  return (*std::max_element(values.begin(), middle) + upper) / 2.0;
 }
 
 void check_matmul_arguments(std::span<const float> a, std::span<const float> b, std::span<float> c,
@@ -277,10 +195,10 @@ Timing matmul(Method method, std::span<const float> a, std::span<const float> b,
   const std::size_t b_count = static_cast<std::size_t>(k) * static_cast<std::size_t>(n);
   const std::size_t c_count = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
 
-  PinnedBuffer<float> host_a(a_count), host_b(b_count), host_c(c_count);
+  CudaArray<float> host_a(a_count, true), host_b(b_count, true), host_c(c_count, true);
   std::memcpy(host_a.get(), a.data(), host_a.bytes());
   std::memcpy(host_b.get(), b.data(), host_b.bytes());
-  DeviceBuffer<float> device_a(a_count), device_b(b_count), device_c(c_count);
+  CudaArray<float> device_a(a_count), device_b(b_count), device_c(c_count);
   Stream stream;
   std::optional<CublasHandle> cublas;  // created only for Method::Cublas
   if (method == Method::Cublas) cublas.emplace(stream.get());
@@ -356,9 +274,9 @@ Timing matmul(Method method, std::span<const float> a, std::span<const float> b,
 double pinned_copy_gbps(std::size_t bytes, bool host_to_device) {
   check_copy_size("pinned_copy_gbps", bytes);
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  PinnedBuffer<std::byte> host(bytes);
+  CudaArray<std::byte> host(bytes, true);
   std::memset(host.get(), 0x5a, bytes);  // touch every page before timing
-  DeviceBuffer<std::byte> device(bytes);
+  CudaArray<std::byte> device(bytes);
   Stream stream;
   const auto copy = [&] {
     if (host_to_device) {
@@ -383,7 +301,7 @@ double pinned_copy_gbps(std::size_t bytes, bool host_to_device) {
 double device_copy_gbps(std::size_t bytes) {
   check_copy_size("device_copy_gbps", bytes);
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceBuffer<std::byte> source(bytes), destination(bytes);
+  CudaArray<std::byte> source(bytes), destination(bytes);
   Stream stream;
   GPGPU_CUDA_CHECK(cudaMemsetAsync(source.get(), 0x5a, bytes, stream.get()));
   const auto copy = [&] {

@@ -1,50 +1,12 @@
 // CUB reference for the primitives benchmark (see cuda_primitives.hpp).
 #include "cuda_primitives.hpp"
 
-#include <cuda_runtime.h>
 #include <cub/cub.cuh>
 
-#include <algorithm>
-#include <string>
-#include <vector>
-
-#include "gpgpu/error.hpp"
+#include "cuda_common.cuh"
 
 namespace gpgpu::cuda_ref {
 namespace {
-
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw Error(std::string(call) + " failed: " + cudaGetErrorName(status) + " (" +
-                cudaGetErrorString(status) + ")");
-  }
-}
-#define GPGPU_CUDA_CHECK(call) check((call), #call)
-
-template <class T>
-class DeviceArray {
- public:
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    GPGPU_CUDA_CHECK(
-        cudaMalloc(reinterpret_cast<void**>(&pointer_), std::max<std::size_t>(bytes(), 1)));
-  }
-  DeviceArray(std::span<const T> host) : DeviceArray(host.size()) {
-    GPGPU_CUDA_CHECK(cudaMemcpy(pointer_, host.data(), bytes(), cudaMemcpyHostToDevice));
-  }
-  ~DeviceArray() { cudaFree(pointer_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  T* get() const { return pointer_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-  void download(std::span<T> out) const {
-    GPGPU_CUDA_CHECK(cudaMemcpy(out.data(), pointer_, std::min(out.size_bytes(), bytes()),
-                                cudaMemcpyDeviceToHost));
-  }
-
- private:
-  std::size_t count_;
-  T* pointer_ = nullptr;
-};
 
 // Runs `call(temp, temp_bytes)` once to size the temporary storage, then warmup + repeats
 // times with events around each timed call; returns the median milliseconds.
@@ -52,32 +14,23 @@ template <class Call>
 double time_cub(Call call, int warmup, int repeats) {
   std::size_t temp_bytes = 0;
   GPGPU_CUDA_CHECK(call(nullptr, temp_bytes));
-  DeviceArray<std::byte> temp(std::max<std::size_t>(temp_bytes, 1));
+  CudaArray<std::byte> temp(temp_bytes);
   for (int i = 0; i < warmup; ++i) GPGPU_CUDA_CHECK(call(temp.get(), temp_bytes));
-  cudaEvent_t start, stop;
-  GPGPU_CUDA_CHECK(cudaEventCreate(&start));
-  GPGPU_CUDA_CHECK(cudaEventCreate(&stop));
+  EventTimer timer;
   std::vector<double> ms;
   for (int i = 0; i < repeats; ++i) {
-    GPGPU_CUDA_CHECK(cudaEventRecord(start));
+    timer.start();
     GPGPU_CUDA_CHECK(call(temp.get(), temp_bytes));
-    GPGPU_CUDA_CHECK(cudaEventRecord(stop));
-    GPGPU_CUDA_CHECK(cudaEventSynchronize(stop));
-    float t = 0;
-    GPGPU_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
+    ms.push_back(timer.stop_ms());
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median(ms);
 }
 
 }  // namespace
 
 double cub_reduce_sum(std::span<const float> in, float& result, int warmup, int repeats) {
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceArray<float> d_in(in), d_out(1);
+  CudaArray<float> d_in(in), d_out(1);
   const auto n = static_cast<std::int64_t>(in.size());
   const double ms = time_cub(
       [&](void* temp, std::size_t& bytes) {
@@ -90,7 +43,7 @@ double cub_reduce_sum(std::span<const float> in, float& result, int warmup, int 
 
 double cub_inclusive_sum(std::span<const float> in, std::span<float> out, int warmup, int repeats) {
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceArray<float> d_in(in), d_out(in.size());
+  CudaArray<float> d_in(in), d_out(in.size());
   const auto n = static_cast<std::int64_t>(in.size());
   const double ms = time_cub(
       [&](void* temp, std::size_t& bytes) {
@@ -104,7 +57,7 @@ double cub_inclusive_sum(std::span<const float> in, std::span<float> out, int wa
 double cub_sort_keys(std::span<const std::uint32_t> in, std::span<std::uint32_t> out, int warmup,
                      int repeats) {
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceArray<std::uint32_t> d_in(in), d_out(in.size());
+  CudaArray<std::uint32_t> d_in(in), d_out(in.size());
   const auto n = static_cast<std::int64_t>(in.size());
   const double ms = time_cub(
       [&](void* temp, std::size_t& bytes) {
@@ -119,7 +72,7 @@ double cub_sort_pairs(std::span<const std::uint32_t> keys, std::span<const std::
                       std::span<std::uint32_t> keys_out, std::span<std::uint32_t> values_out,
                       int warmup, int repeats) {
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceArray<std::uint32_t> d_keys(keys), d_values(values), d_keys_out(keys.size()),
+  CudaArray<std::uint32_t> d_keys(keys), d_values(values), d_keys_out(keys.size()),
       d_values_out(values.size());
   const auto n = static_cast<std::int64_t>(keys.size());
   const double ms = time_cub(
@@ -136,8 +89,8 @@ double cub_sort_pairs(std::span<const std::uint32_t> keys, std::span<const std::
 double cub_histogram_even(std::span<const float> in, float lo, float hi,
                           std::span<std::uint32_t> counts, int warmup, int repeats) {
   GPGPU_CUDA_CHECK(cudaSetDevice(0));
-  DeviceArray<float> d_in(in);
-  DeviceArray<unsigned int> d_counts(counts.size());
+  CudaArray<float> d_in(in);
+  CudaArray<unsigned int> d_counts(counts.size());
   const int levels = static_cast<int>(counts.size()) + 1;
   const auto n = static_cast<std::int64_t>(in.size());
   const double ms = time_cub(

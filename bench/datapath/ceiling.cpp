@@ -3,9 +3,11 @@
 // shader — and the fragment and transform-feedback matmuls as fractions of their stage's
 // ceilings. On the H100 the vertex and fragment stages run on few graphics-capable
 // multiprocessors: their ALU ceiling is about 1/32 of the compute stage's.
+#include <type_traits>
+
 #include <fmt/format.h>
 
-#include "datapath_env.hpp"
+#include "datapath.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
@@ -46,42 +48,27 @@ vec4 fetch(int i) {
 }
 )";
 
-std::string compute_source(const char* body, const char* call, bool fetch) {
+// One stage's shader: `fetch` times texel fetches, else the ALU chains. The compute stage
+// writes o[i], the vertex and fragment stages their output `result`.
+std::string stage_source(bool compute, bool fetch) {
+  const std::string head =
+      fmt::format("uniform int rounds;\nuniform int fetches;\n{}\n{}",
+                  fetch ? "uniform highp sampler2D texels;" : "", fetch ? fetch_body : alu_body);
+  const char* call = fetch ? "fetch(int(i))" : "alu(float(i))";
+  if (!compute) {
+    return fmt::format(
+        "{}\nout vec4 result;\nvoid main() {{ int i = gpgpu_index(); result = {}; }}", head, call);
+  }
   return fmt::format(R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) writeonly buffer Out {{ vec4 o[]; }};
-uniform int rounds;
-uniform int fetches;
-{}
 {}
 void main() {{
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
   o[i] = {};
 }})",
-                     fetch ? "uniform highp sampler2D texels;" : "", body, call);
-}
-
-std::string fragment_source(const char* body, const char* call, bool fetch) {
-  return fmt::format(R"(
-uniform int rounds;
-uniform int fetches;
-{}
-out vec4 result;
-{}
-void main() {{ int i = gpgpu_index(); result = {}; }})",
-                     fetch ? "uniform highp sampler2D texels;" : "", body, call);
-}
-
-std::string vertex_source(const char* body, const char* call, bool fetch) {
-  return fmt::format(R"(
-uniform int rounds;
-uniform int fetches;
-{}
-out vec4 result;
-{}
-void main() {{ int i = gpgpu_index(); result = {}; }})",
-                     fetch ? "uniform highp sampler2D texels;" : "", body, call);
+                     head, call);
 }
 
 struct StageRates {
@@ -89,26 +76,39 @@ struct StageRates {
   double fetches_per_s = -1;
 };
 
-template <class Kernel, class Run>
-double timed_ms(Env& env, Kernel& kernel, Run&& run) {
-  const bool gpu_clock = !env.software() && env.context.info().has_timer_query();
-  kernel.set_timing(gpu_clock);
-  std::vector<double> ms;
-  for (int i = 0; i < env.warmup + env.repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    env.context.finish();
-    const double wall =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (i >= env.warmup)
-      ms.push_back(gpu_clock && kernel.last_gpu_ns() > 0 ? kernel.last_gpu_ns() * 1e-6 : wall);
+// The median milliseconds of `run`: the kernel's GL_TIME_ELAPSED on a GPU, the fenced wall
+// clock on llvmpipe (whose timer queries do not see the shader's work).
+template <class Kernel>
+double timed_ms(Session& env, Kernel& kernel, const std::function<void()>& run) {
+  const bool gpu = !env.software() && env.context.info().has_timer_query();
+  return kernel_ms(env.context, kernel, gpu, env.budget(), run);
+}
+
+// A stage's ALU and fetch rates: `work` is {alu args, fetch args, ALU FLOP, fetch count},
+// the kernels write `out` as `target`, and dispatch(kernel, args) runs one.
+struct Work {
+  Args alu, fetch;
+  double alu_flop, fetch_count;
+};
+template <class Kernel, class Out, class Dispatch>
+StageRates stage_rates(Session& env, const Work& work, const char* stage, const Out& out,
+                       const char* target, Dispatch dispatch) {
+  StageRates r;
+  for (const bool fetch : {false, true}) {
+    Kernel kernel(env.context, stage_source(std::is_same_v<Kernel, ComputeKernel>, fetch), {},
+                  fmt::format("ceiling {} {}", stage, fetch ? "fetch" : "alu"));
+    Args args = fetch ? work.fetch : work.alu;
+    args.emplace_back(target, out);
+    const double ms = timed_ms(env, kernel, [&] { dispatch(kernel, args); });
+    (fetch ? r.fetches_per_s : r.alu_gflops) =
+        fetch ? work.fetch_count / (ms * 1e-3) : work.alu_flop / (ms * 1e6);
   }
-  return median(ms);
+  return r;
 }
 
 }  // namespace
 
-void run_ceiling(Env& env, bool quick) {
+void run_ceiling(Session& env, bool quick) {
   auto& ctx = env.context;
   const bool sw = env.software();
   // Work sizes: enough that launch overhead is negligible on a GPU, seconds at most on a CPU.
@@ -117,66 +117,35 @@ void run_ceiling(Env& env, bool quick) {
   // A CPU device needs long loops too, or the dispatch dominates (but fewer invocations).
   const int rounds = quick ? 16 : sw ? 512 : 1024;
   const int fetches = quick ? 16 : 256;
-  const double alu_flop = static_cast<double>(items) * rounds * 64;
-  const double fetch_count = static_cast<double>(items) * fetches;
   const std::size_t tex_side = quick || sw ? 256 : 2048;
   std::vector<float> texel_values(tex_side * tex_side * 4);
   for (std::size_t i = 0; i < texel_values.size(); ++i)
     texel_values[i] = static_cast<float>(i % 17);
   const auto texels = Texture::from(ctx, TexelType::Vec4, {tex_side, tex_side}, texel_values);
-  const Args alu_args{{"rounds", std::int32_t{rounds}}};
-  const Args fetch_args{{"fetches", std::int32_t{fetches}}, {"texels", texels}};
-  auto with = [](Args args, const char* name, const auto& target) {
-    args.emplace_back(name, target);
-    return args;
-  };
-
+  const Work work{{{"rounds", std::int32_t{rounds}}},
+                  {{"fetches", std::int32_t{fetches}}, {"texels", texels}},
+                  static_cast<double>(items) * rounds * 64,
+                  static_cast<double>(items) * fetches};
+  const auto run = [](auto& kernel, const Args& args) { kernel.run(args); };
   StageRates compute, vertex, fragment;
   {
-    Buffer out(ctx, ElementType::Float32, items * 4);
-    ComputeKernel alu(ctx, compute_source(alu_body, "alu(float(i))", false), {},
-                      "ceiling compute alu");
-    compute.alu_gflops =
-        alu_flop / (timed_ms(env, alu, [&] { alu.run(with(alu_args, "o", out), items); }) * 1e6);
-    ComputeKernel fetch(ctx, compute_source(fetch_body, "fetch(int(i))", true), {},
-                        "ceiling compute fetch");
-    compute.fetches_per_s =
-        fetch_count /
-        (timed_ms(env, fetch, [&] { fetch.run(with(fetch_args, "o", out), items); }) * 1e-3);
-  }
-  {
-    Buffer out(ctx, ElementType::Float32, items * 4);
-    TransformFeedbackKernel alu(ctx, vertex_source(alu_body, "alu(float(i))", false), {},
-                                "ceiling vertex alu");
-    vertex.alu_gflops =
-        alu_flop / (timed_ms(env, alu, [&] { alu.run(with(alu_args, "result", out)); }) * 1e6);
-    TransformFeedbackKernel fetch(ctx, vertex_source(fetch_body, "fetch(i)", true), {},
-                                  "ceiling vertex fetch");
-    vertex.fetches_per_s =
-        fetch_count /
-        (timed_ms(env, fetch, [&] { fetch.run(with(fetch_args, "result", out)); }) * 1e-3);
+    const Buffer out(ctx, ElementType::Float32, items * 4);
+    compute = stage_rates<ComputeKernel>(env, work, "compute", out, "o",
+                                         [&](auto& k, const Args& args) { k.run(args, items); });
+    vertex = stage_rates<TransformFeedbackKernel>(env, work, "vertex", out, "result", run);
   }
   if (ctx.info().has_color_buffer_float()) {
-    Texture out(ctx, TexelType::Vec4, {side, side});
-    FragmentKernel alu(ctx, fragment_source(alu_body, "alu(float(i))", false), {},
-                       "ceiling fragment alu");
-    fragment.alu_gflops =
-        alu_flop / (timed_ms(env, alu, [&] { alu.run(with(alu_args, "result", out)); }) * 1e6);
-    FragmentKernel fetch(ctx, fragment_source(fetch_body, "fetch(i)", true), {},
-                         "ceiling fragment fetch");
-    fragment.fetches_per_s =
-        fetch_count /
-        (timed_ms(env, fetch, [&] { fetch.run(with(fetch_args, "result", out)); }) * 1e-3);
+    const Texture out(ctx, TexelType::Vec4, {side, side});
+    fragment = stage_rates<FragmentKernel>(env, work, "fragment", out, "result", run);
   }
 
-  ResultTable stages("ceiling", "per-stage ceilings: ALU-bound FMA chains and texel fetches",
-                     {"stage", "ALU GFLOPS", "vs compute", "G texel fetches/s", "vs compute"});
+  Table stages("ceiling", "per-stage ceilings: ALU-bound FMA chains and texel fetches",
+               {"stage", "ALU GFLOPS", "vs compute", "G texel fetches/s", "vs compute"});
   auto add = [&](const char* name, const StageRates& r) {
-    stages.add({name,
-                r.alu_gflops > 0 ? Cell(r.alu_gflops, r.alu_gflops < 100 ? 1 : 0) : Cell::missing(),
-                ratio(r.alu_gflops, compute.alu_gflops),
-                r.fetches_per_s > 0 ? Cell(r.fetches_per_s * 1e-9, 3) : Cell::missing(),
-                ratio(r.fetches_per_s, compute.fetches_per_s)});
+    stages.add({name, Cell::positive(r.alu_gflops, r.alu_gflops < 100 ? 1 : 0),
+                ratio_text(r.alu_gflops, compute.alu_gflops),
+                Cell::positive(r.fetches_per_s * 1e-9, 3),
+                ratio_text(r.fetches_per_s, compute.fetches_per_s)});
   };
   add("compute shader", compute);
   add("vertex shader + transform feedback", vertex);
@@ -189,9 +158,9 @@ void run_ceiling(Env& env, bool quick) {
   env.finish(stages);
 
   // The texture-based matmuls against their stage: 64 FMAs per 8 RGBA32F fetches.
-  ResultTable paths(
-      "ceiling-matmul", "fragment and transform-feedback matmul against their stage's ceilings",
-      {"method", "n", "GFLOPS", "of stage ALU", "G fetches/s", "of stage fetch rate"});
+  Table paths("ceiling-matmul",
+              "fragment and transform-feedback matmul against their stage's ceilings",
+              {"method", "n", "GFLOPS", "of stage ALU", "G fetches/s", "of stage fetch rate"});
   const int n = quick || sw ? 256 : 2048;
   const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   std::vector<float> ones(count, 0.5f);
@@ -206,9 +175,9 @@ void run_ceiling(Env& env, bool quick) {
     const double ms = timed_ms(env, plan, [&] { plan.run(a, b, c); });
     const double gflops = 2.0 * n * static_cast<double>(n) * n / (ms * 1e6);
     const double fetch_rate = gflops * 1e9 / 16.0;  // 8 fetches per 64 FMAs = 128 FLOP
-    paths.add({std::string(to_string(method)), Cell(static_cast<std::size_t>(n)),
-               Cell(gflops, gflops < 100 ? 1 : 0), ratio(gflops, stage->alu_gflops),
-               Cell(fetch_rate * 1e-9, 3), ratio(fetch_rate, stage->fetches_per_s)});
+    paths.add({std::string(to_string(method)), Cell(n), Cell(gflops, gflops < 100 ? 1 : 0),
+               ratio_text(gflops, stage->alu_gflops), Cell(fetch_rate * 1e-9, 3),
+               ratio_text(fetch_rate, stage->fetches_per_s)});
   }
   paths.note("times include packing the operands into textures and gathering C (every pass)");
   env.finish(paths);

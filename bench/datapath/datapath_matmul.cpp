@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "datapath_env.hpp"
+#include "datapath.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
 
-#ifdef GPGPU_BENCH_HAVE_CUDA
+#if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
 #endif
 
@@ -54,26 +54,21 @@ double gflops(int n, double ms) {
   return ms > 0 ? 2.0 * n * static_cast<double>(n) * n / (ms * 1e6) : -1;
 }
 
-Cell number(double v, int decimals = 0) {
-  return v > 0 ? Cell(v, decimals) : Cell::missing();
-}
-
 }  // namespace
 
-void run_matmul(Env& env, const std::vector<int>& sizes) {
+void run_matmul(Session& env, const std::vector<int>& sizes) {
   auto& ctx = env.context;
-  ResultTable table(
-      "matmul",
-      "C = A B, float32, square: end to end from host arrays and the kernel on "
-      "Buffers (GFLOPS, median)",
-      {"n", "gpgpu end to end", "cuBLAS end to end (pinned)", "vs cuBLAS e2e", "OpenBLAS",
-       "vs OpenBLAS", "gpgpu kernel", "cuBLAS kernel", "vs cuBLAS", "what Auto ran"});
+  Table table("matmul",
+              "C = A B, float32, square: end to end from host arrays and the kernel on "
+              "Buffers (GFLOPS, median)",
+              {"n", "gpgpu end to end", "cuBLAS end to end (pinned)", "vs cuBLAS e2e", "OpenBLAS",
+               "vs OpenBLAS", "gpgpu kernel", "cuBLAS kernel", "vs cuBLAS", "what Auto ran"});
   for (const int n : sizes) {
     env.log << fmt::format("matmul: n = {} ...\n", n) << std::flush;
     const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     const auto a = random_matrix(count, 1), b = random_matrix(count, 2);
     std::vector<float> c(count);
-    const int repeats = n >= 4096 ? std::min(env.repeats, 5) : env.repeats;
+    const int repeats = n >= 4096 ? std::min(env.options.repeats, 5) : env.options.repeats;
 
     MatmulPlan plan(ctx, n, n, n);
     plan.run(a, b, c);
@@ -82,21 +77,10 @@ void run_matmul(Env& env, const std::vector<int>& sizes) {
 
     const auto da = Buffer::from(ctx, a), db = Buffer::from(ctx, b);
     Buffer dc(ctx, ElementType::Float32, count);
-    plan.set_timing(true);
-    std::vector<double> kernel_ms;
-    for (int i = 0; i < env.warmup + repeats; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      plan.run(da, db, dc);
-      ctx.finish();
-      const double wall =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      const double gpu = plan.last_gpu_ns();
-      if (i >= env.warmup) kernel_ms.push_back(gpu > 0 ? gpu * 1e-6 : wall);
-    }
+    const double kernel =
+        kernel_ms(ctx, plan, true, env.budget(repeats), [&] { plan.run(da, db, dc); });
     plan.set_timing(false);
     check(a, b, dc.to_vector<float>(), n, "Buffers");
-    const double kernel = median(kernel_ms);
 
     double blas = -1;
     if (n <= 4096 || !env.software()) {
@@ -105,26 +89,27 @@ void run_matmul(Env& env, const std::vector<int>& sizes) {
           env.median_ms([&] { cpu::matmul_openblas(a, b, c_blas, n, n, n); }, std::min(repeats, 3));
     }
     double cublas_e2e = -1, cublas_kernel = -1;
-#ifdef GPGPU_BENCH_HAVE_CUDA
-    if (env.cuda()) {
+#if GPGPU_BENCH_HAVE_CUDA
+    if (env.cuda.ok) {
       std::vector<float> c_cuda(count);
-      const auto t =
-          cuda_ref::matmul(cuda_ref::Method::Cublas, a, b, c_cuda, n, n, n, env.warmup, repeats);
+      const auto t = cuda_ref::matmul(cuda_ref::Method::Cublas, a, b, c_cuda, n, n, n,
+                                      env.options.warmup, repeats);
       cublas_e2e = t.end_to_end_ms_median;
       cublas_kernel = t.kernel_ms_median;
     }
 #endif
-    table.add({Cell(static_cast<std::size_t>(n)), number(gflops(n, e2e)),
-               number(gflops(n, cublas_e2e)), ratio(cublas_e2e, e2e), number(gflops(n, blas)),
-               ratio(blas, e2e), number(gflops(n, kernel)), number(gflops(n, cublas_kernel)),
-               ratio(cublas_kernel, kernel), plan.description()});
+    table.add({Cell(n), Cell::positive(gflops(n, e2e), 0), Cell::positive(gflops(n, cublas_e2e), 0),
+               ratio_text(cublas_e2e, e2e), Cell::positive(gflops(n, blas), 0),
+               ratio_text(blas, e2e), Cell::positive(gflops(n, kernel), 0),
+               Cell::positive(gflops(n, cublas_kernel), 0), ratio_text(cublas_kernel, kernel),
+               plan.description()});
   }
   table.note(fmt::format("OpenBLAS with {} threads on the host; cuBLAS FP32 (no TF32)",
                          cpu::openblas_threads()));
   table.note(
       "vs X: X's time / gpgpu's (above 1: gpgpu is faster); kernel: GL_TIME_ELAPSED of "
       "every pass on Buffers (fenced wall clock where there are no timer queries)");
-  table.note(env.cuda_status());
+  table.note("CUDA reference: " + env.cuda.status);
   env.finish(table);
 }
 

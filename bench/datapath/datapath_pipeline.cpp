@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "datapath_env.hpp"
+#include "datapath.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 
@@ -51,18 +51,19 @@ struct Timing {
 
 }  // namespace
 
-void run_pipeline(Env& env, std::size_t bytes) {
+void run_pipeline(Session& env, std::size_t bytes) {
   ComputeKernel scale(env.context, scale_source, {}, "bench pipeline");
   const std::size_t total = bytes / 4;
   std::vector<float> in(total), out(total);
   for (std::size_t i = 0; i < total; ++i) in[i] = static_cast<float>(i % 4096);
-  ResultTable table("pipeline",
-                    fmt::format("{} MiB through y = 2x + 1 in chunks, host arrays in and out "
-                                "(wall ms, median)",
-                                bytes >> 20),
-                    {"chunks", "in flight", "copy lanes", "sequential ms", "overlapped ms",
-                     "speed-up", "vs in-order sequential", "GB/s (up + down) overlapped"});
-  const int repeats = env.software() ? std::min(env.repeats, 3) : std::min(env.repeats, 5);
+  Table table("pipeline",
+              fmt::format("{} MiB through y = 2x + 1 in chunks, host arrays in and out "
+                          "(wall ms, median)",
+                          bytes >> 20),
+              {"chunks", "in flight", "copy lanes", "sequential ms", "overlapped ms", "speed-up",
+               "vs in-order sequential", "GB/s (up + down) overlapped"});
+  const int repeats =
+      env.software() ? std::min(env.options.repeats, 3) : std::min(env.options.repeats, 5);
   const std::vector<std::size_t> depths = {2, 4};
   const DataPathOptions original = env.context.data_path();
   std::string lanes_note = "copy lanes: on";
@@ -115,8 +116,8 @@ void run_pipeline(Env& env, std::size_t bytes) {
       if (!lanes) in_order = t;
       for (std::size_t d = 0; d < depths.size(); ++d) {
         table.add({Cell(chunks), Cell(depths[d]), lanes ? "on" : "off", Cell(t.sequential, 2),
-                   Cell(t.overlapped[d], 2), ratio(t.sequential, t.overlapped[d]),
-                   ratio(in_order.sequential, t.overlapped[d]),
+                   Cell(t.overlapped[d], 2), ratio_text(t.sequential, t.overlapped[d]),
+                   ratio_text(in_order.sequential, t.overlapped[d]),
                    Cell(2.0 * static_cast<double>(bytes) / (t.overlapped[d] * 1e6), 2)});
       }
     }

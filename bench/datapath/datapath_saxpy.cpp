@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "datapath_env.hpp"
+#include "datapath.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/host_buffer.hpp"
 
-#ifdef GPGPU_BENCH_HAVE_CUDA
+#if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_datapath.hpp"
 #endif
 
@@ -75,7 +75,7 @@ struct Row {
          cuda_pageable = -1, cuda_pinned = -1, zero_copy = -1;
 };
 
-Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
+Row measure(Session& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
   auto& ctx = env.context;
   Inputs in(n);
   Row r;
@@ -135,10 +135,10 @@ Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
         saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}});
       },
       repeats);
-#ifdef GPGPU_BENCH_HAVE_CUDA
-  if (env.cuda()) {
-    r.cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.warmup, repeats);
-    r.cuda_pinned = cuda_ref::saxpy_round_trip_ms(n, true, env.warmup, repeats);
+#if GPGPU_BENCH_HAVE_CUDA
+  if (env.cuda.ok) {
+    r.cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.options.warmup, repeats);
+    r.cuda_pinned = cuda_ref::saxpy_round_trip_ms(n, true, env.options.warmup, repeats);
   }
 #endif
   return r;
@@ -146,31 +146,32 @@ Row measure(Env& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
 
 }  // namespace
 
-void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
+void run_saxpy(Session& env, const std::vector<int>& log2_sizes) {
   ComputeKernel saxpy(env.context, saxpy_source, {}, "bench saxpy");
-  ResultTable table(
-      "saxpy",
-      "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
-      "(wall ms, median)",
-      {"n", "gpgpu run", "run, copy lanes off", "run_async+wait", "parts: up + run + down",
-       "run / parts", "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned", "GB/s",
-       "HostBuffer zero-copy", "zero-copy vs CUDA pinned"});
+  Table table("saxpy",
+              "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
+              "(wall ms, median)",
+              {"n", "gpgpu run", "run, copy lanes off", "run_async+wait", "parts: up + run + down",
+               "run / parts", "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned",
+               "GB/s", "HostBuffer zero-copy", "zero-copy vs CUDA pinned"});
   for (const int e : log2_sizes) {
     const std::size_t n = std::size_t{1} << e;
     env.log << fmt::format("saxpy: n = 2^{} ...\n", e) << std::flush;
     // Fewer repeats for the largest sizes on a CPU device: each run is long.
-    const int repeats = env.software() && e >= 22 ? std::min(env.repeats, 3) : env.repeats;
+    const int repeats =
+        env.software() && e >= 22 ? std::min(env.options.repeats, 3) : env.options.repeats;
     const Row r = measure(env, saxpy, n, repeats);
     const double parts = r.up + r.resident + r.down;
     const double bytes = 3.0 * static_cast<double>(n) * 4;
-    table.add(
-        {fmt::format("2^{}", e), Cell(r.run, 3),
-         r.run_in_order > 0 ? Cell(r.run_in_order, 3) : Cell::missing(), Cell(r.async, 3),
-         fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, r.up, r.resident, r.down),
-         ratio(r.run, parts), r.cuda_pageable > 0 ? Cell(r.cuda_pageable, 3) : Cell::missing(),
-         r.cuda_pinned > 0 ? Cell(r.cuda_pinned, 3) : Cell::missing(),
-         ratio(r.cuda_pageable, r.run), ratio(r.cuda_pinned, r.run), Cell(bytes / (r.run * 1e6), 2),
-         Cell(r.zero_copy, 3), ratio(r.cuda_pinned, r.zero_copy)});
+    table.add({fmt::format("2^{}", e), Cell(r.run, 3),
+               r.run_in_order > 0 ? Cell(r.run_in_order, 3) : Cell::missing(), Cell(r.async, 3),
+               fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, r.up, r.resident, r.down),
+               ratio_text(r.run, parts),
+               r.cuda_pageable > 0 ? Cell(r.cuda_pageable, 3) : Cell::missing(),
+               r.cuda_pinned > 0 ? Cell(r.cuda_pinned, 3) : Cell::missing(),
+               ratio_text(r.cuda_pageable, r.run), ratio_text(r.cuda_pinned, r.run),
+               Cell(bytes / (r.run * 1e6), 2), Cell(r.zero_copy, 3),
+               ratio_text(r.cuda_pinned, r.zero_copy)});
   }
   const auto stats = env.context.data_path_stats();
   table.note(
@@ -185,7 +186,7 @@ void run_saxpy(Env& env, const std::vector<int>& log2_sizes) {
       "zero-copy: x and y in HostBuffers bound to the kernel, which reads and writes them over "
       "the bus (the round trip's copies are the kernel's own loads and stores)");
   table.note(host_import_routes(env.context.info()));
-  table.note(env.cuda_status());
+  table.note("CUDA reference: " + env.cuda.status);
   env.finish(table);
 }
 

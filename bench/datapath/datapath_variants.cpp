@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "datapath_env.hpp"
+#include "datapath.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
@@ -49,7 +49,7 @@ struct Probe {
 };
 
 // Upload and download of `bytes`, and SAXPY round trips at 2^10, 2^20 and 2^24.
-Probe probe(Env& env, std::size_t bytes) {
+Probe probe(Session& env, std::size_t bytes) {
   auto& ctx = env.context;
   const std::size_t n = bytes / 4;
   std::vector<float> host(n, 1.5f), back(n);
@@ -72,16 +72,16 @@ Probe probe(Env& env, std::size_t bytes) {
   return p;
 }
 
-void engine_options(Env& env, bool quick) {
+void engine_options(Session& env, bool quick) {
   auto& ctx = env.context;
   const DataPathOptions defaults = ctx.data_path();
   const std::size_t bytes = quick ? 16 * mib : 256 * mib;
-  ResultTable table("engine",
-                    fmt::format("the engine's options, one at a time around the defaults: "
-                                "{} MiB up / down, SAXPY round trips (wall ms, median)",
-                                bytes >> 20),
-                    {"option", "value", "upload ms", "GB/s", "download ms", "GB/s", "saxpy 2^10 ms",
-                     "saxpy 2^20 ms", "saxpy 2^24 ms"});
+  Table table("engine",
+              fmt::format("the engine's options, one at a time around the defaults: "
+                          "{} MiB up / down, SAXPY round trips (wall ms, median)",
+                          bytes >> 20),
+              {"option", "value", "upload ms", "GB/s", "download ms", "GB/s", "saxpy 2^10 ms",
+               "saxpy 2^20 ms", "saxpy 2^24 ms"});
   auto row = [&](const std::string& option, const std::string& value, DataPathOptions o) {
     env.log << fmt::format("variants: {} = {} ...\n", option, value) << std::flush;
     try {
@@ -138,11 +138,11 @@ void engine_options(Env& env, bool quick) {
 
 // Does the driver run a host->device copy while a kernel computes? One context issuing both,
 // and two contexts on two threads (one copying, one computing).
-void copy_compute_overlap(Env& env, bool quick) {
+void copy_compute_overlap(Session& env, bool quick) {
   auto& ctx = env.context;
   const std::size_t bytes = quick ? 16 * mib : 512 * mib;
   const std::size_t n = bytes / 4;
-  ResultTable table(
+  Table table(
       "overlap",
       fmt::format("copy ({} MiB from a HostBuffer) and compute at once? (wall ms)", bytes >> 20),
       {"how", "copy alone", "compute alone", "both", "sum", "overlap"});
@@ -167,7 +167,7 @@ void copy_compute_overlap(Env& env, bool quick) {
       ctx.finish();
     });
     table.add({"one context: copy, then a kernel", Cell(copy, 3), Cell(compute, 3), Cell(both, 3),
-               Cell(copy + compute, 3), ratio(copy + compute, both)});
+               Cell(copy + compute, 3), ratio_text(copy + compute, both)});
   };
   auto two_contexts = [&] {
     // Each thread owns its Context; they start together and each times its own loop.
@@ -213,7 +213,7 @@ void copy_compute_overlap(Env& env, bool quick) {
     const double both = std::max(copy_both, compute_both);
     table.add({"two contexts on two threads (8 copies | 8 kernels)", Cell(copy_alone, 3),
                Cell(compute_alone, 3), Cell(both, 3), Cell(copy_alone + compute_alone, 3),
-               ratio(copy_alone + compute_alone, both)});
+               ratio_text(copy_alone + compute_alone, both)});
   };
   try {
     one_context();
@@ -230,7 +230,7 @@ void copy_compute_overlap(Env& env, bool quick) {
   env.finish(table);
 }
 
-double kernel_gflops(Env& env, int n, const MatmulOptions& options, std::string* what) {
+double kernel_gflops(Session& env, int n, const MatmulOptions& options, std::string* what) {
   auto& ctx = env.context;
   const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
   static std::vector<float> ones;
@@ -240,48 +240,29 @@ double kernel_gflops(Env& env, int n, const MatmulOptions& options, std::string*
   Buffer c(ctx, ElementType::Float32, count);
   MatmulPlan plan(ctx, n, n, n, options);
   if (what != nullptr) *what = plan.tuning().to_string();
-  plan.set_timing(true);
-  std::vector<double> ms;
-  for (int i = 0; i < 1 + 5; ++i) {
-    plan.run(a, b, c);
-    if (i >= 1) ms.push_back(plan.last_gpu_ns() * 1e-6);
-  }
+  const double t = kernel_ms(ctx, plan, true, {1, 5}, [&] { plan.run(a, b, c); });
   const auto check = c.to_vector<float>();
   if (check[count / 2] != 0.25f * static_cast<float>(n)) {
     throw Error(fmt::format("bench variants: matmul {} gave {} instead of {}",
                             plan.tuning().to_string(), check[count / 2],
                             0.25f * static_cast<float>(n)));
   }
-  const double t = median(ms);
   return t > 0 ? 2.0 * n * static_cast<double>(n) * n / (t * 1e6) : -1;
 }
 
-MatmulTuning shape(int bm, int bn, int bk, int tm, int tn, int split = 1) {
-  MatmulTuning t;
-  t.block_m = bm;
-  t.block_n = bn;
-  t.block_k = bk;
-  t.thread_m = tm;
-  t.thread_n = tn;
-  t.split_k = split;
-  return t;
-}
-
-void matmul_tiles(Env& env, bool quick) {
-  ResultTable table("tiles", "matmul kernel GFLOPS by tile and split-K (Buffers, GL_TIME_ELAPSED)",
-                    {"n", "tuning", "GFLOPS", "vs Auto"});
+void matmul_tiles(Session& env, bool quick) {
+  Table table("tiles", "matmul kernel GFLOPS by tile and split-K (Buffers, GL_TIME_ELAPSED)",
+              {"n", "tuning", "GFLOPS", "vs Auto"});
   const std::vector<int> sizes =
       quick ? std::vector<int>{256, 512} : std::vector<int>{256, 512, 1024, 2048, 4096, 8192};
-  const std::vector<MatmulTuning> tiles = {shape(128, 128, 8, 8, 8),  shape(128, 128, 16, 8, 8),
-                                           shape(128, 64, 8, 8, 8),   shape(64, 128, 8, 8, 8),
-                                           shape(64, 64, 8, 8, 8),    shape(64, 64, 8, 4, 4),
-                                           shape(128, 256, 8, 8, 16), shape(256, 128, 8, 16, 8)};
+  const std::vector<MatmulTuning> tiles = {
+      {128, 128, 8, 8, 8}, {128, 128, 16, 8, 8}, {128, 64, 8, 8, 8},   {64, 128, 8, 8, 8},
+      {64, 64, 8, 8, 8},   {64, 64, 8, 4, 4},    {128, 256, 8, 8, 16}, {256, 128, 8, 16, 8}};
   for (const int n : sizes) {
     env.log << fmt::format("variants: tiles at n = {} ...\n", n) << std::flush;
     std::string auto_what;
     const double automatic = kernel_gflops(env, n, {}, &auto_what);
-    table.add(
-        {Cell(static_cast<std::size_t>(n)), "Auto: " + auto_what, Cell(automatic, 0), "1.00x"});
+    table.add({Cell(n), "Auto: " + auto_what, Cell(automatic, 0), "1.00x"});
     for (const auto& tile : tiles) {
       for (int split : {1, 2, 4, 8}) {
         if (split > 1 && n > 2048) continue;
@@ -294,11 +275,9 @@ void matmul_tiles(Env& env, bool quick) {
         try {
           validate_matmul_tuning(t, env.context.info());
           const double g = kernel_gflops(env, n, o, nullptr);
-          table.add(
-              {Cell(static_cast<std::size_t>(n)), t.to_string(), Cell(g, 0), ratio(g, automatic)});
+          table.add({Cell(n), t.to_string(), Cell(g, 0), ratio_text(g, automatic)});
         } catch (const Error& e) {
-          table.add({Cell(static_cast<std::size_t>(n)), t.to_string(),
-                     std::string("failed: ") + e.what(), "-"});
+          table.add({Cell(n), t.to_string(), std::string("failed: ") + e.what(), "-"});
         }
       }
     }
@@ -306,10 +285,10 @@ void matmul_tiles(Env& env, bool quick) {
   env.finish(table);
 }
 
-void matmul_panels(Env& env, bool quick) {
+void matmul_panels(Session& env, bool quick) {
   auto& ctx = env.context;
-  ResultTable table("panels", "matmul end to end from host arrays by row panels (wall ms, median)",
-                    {"n", "panels", "ms", "GFLOPS"});
+  Table table("panels", "matmul end to end from host arrays by row panels (wall ms, median)",
+              {"n", "panels", "ms", "GFLOPS"});
   const std::vector<int> sizes = quick ? std::vector<int>{512} : std::vector<int>{2048, 4096, 8192};
   for (const int n : sizes) {
     env.log << fmt::format("variants: panels at n = {} ...\n", n) << std::flush;
@@ -322,8 +301,8 @@ void matmul_panels(Env& env, bool quick) {
       const double ms = env.median_ms([&] { plan.run(a, b, c); }, 5);
       if (c[count - 1] != 0.25f * static_cast<float>(n))
         throw Error("bench variants: panels gave a wrong C");
-      table.add({Cell(static_cast<std::size_t>(n)), Cell(static_cast<std::size_t>(panels)),
-                 Cell(ms, 2), Cell(2.0 * n * static_cast<double>(n) * n / (ms * 1e6), 0)});
+      table.add({Cell(n), Cell(panels), Cell(ms, 2),
+                 Cell(2.0 * n * static_cast<double>(n) * n / (ms * 1e6), 0)});
     }
   }
   env.finish(table);
@@ -331,7 +310,7 @@ void matmul_panels(Env& env, bool quick) {
 
 }  // namespace
 
-void run_variants(Env& env, bool quick) {
+void run_variants(Session& env, bool quick) {
   engine_options(env, quick);
   copy_compute_overlap(env, quick);
   if (!env.software()) matmul_tiles(env, quick);

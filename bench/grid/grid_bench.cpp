@@ -19,6 +19,7 @@
 #include "gpgpu/earth/diagnostics.hpp"
 #include "gpgpu/earth/grid.hpp"
 #include "gpgpu/earth/grid_cache.hpp"
+#include "harness.hpp"
 
 namespace gpgpu::bench {
 
@@ -70,21 +71,15 @@ struct Timed {
   std::vector<double> seconds;
   ge::GridBuildReport report;
   bool ran() const { return !seconds.empty(); }
-  double median() const {
-    if (seconds.empty()) return NAN;
-    auto s = seconds;
-    std::sort(s.begin(), s.end());
-    return s[s.size() / 2];
-  }
+  double median() const { return bench::median(seconds); }
 };
 
 // Times build() into `into`; returns the grid it made.
 template <class Build>
 ge::Grid timed(Timed& into, const Build& build) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   ge::GridBuild b = build();
-  into.seconds.push_back(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  into.seconds.push_back(ms_since(start) / 1e3);
   into.report = std::move(b.report);
   return std::move(b.grid);
 }
@@ -263,8 +258,8 @@ int run_grid_bench(const GridBenchOptions& o, const Context& ctx) {
   print_times(rows);
   const nlohmann::json grids = print_grids(rows);
   fs::create_directories(o.out / "grid");
-  std::ofstream(o.out / "grid" / "bench-grid.json")
-      << nlohmann::json{{"device", ctx.info().renderer}, {"levels", grids}}.dump(2) << "\n";
+  write_file(o.out / "grid" / "bench-grid.json",
+             nlohmann::json{{"device", ctx.info().renderer}, {"levels", grids}}.dump(2) + "\n");
   std::cout << "wrote " << (o.out / "grid" / "bench-grid.json").string() << "\n";
   return 0;
 }

@@ -17,21 +17,9 @@
 
 namespace gpgpu::bench {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 namespace {
 
 namespace nn = gpgpu::nn;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // Multiply-adds x 2 of one training image: each Conv2D and Dense forward, weight gradient
 // and (except for the first layer) input gradient.
 double training_flops(const nn::Sequential& model) {
@@ -67,7 +55,7 @@ double dispatch_overhead_us(const Context& ctx) {
   const auto start = Clock::now();
   for (int i = 0; i < runs; ++i) k.run({{"b", b}, {"s", 0.5f}}, 64);
   ctx.finish();
-  return 1e6 * seconds_since(start) / runs;
+  return 1e3 * ms_since(start) / runs;
 }
 
 }  // namespace
@@ -118,6 +106,8 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   // per-process budget that keeps a user's first run short (docs/startup.md).
   nn::BackendOptions tuned;
   tuned.autotune_seconds = std::numeric_limits<double>::infinity();
+  tuned.replay = o.replay;
+  report["replay"] = o.replay;
   for (std::size_t batch : o.batches) {
     const auto t =
         time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, 0, &last);

@@ -30,6 +30,9 @@ struct NnBenchOptions {
   double tf_ceiling_tflops = 1.63;  // vertex-stage ALU ceiling of the device (H100, measured)
   std::filesystem::path out = "out/bench";
   bool gpu = true;  // the compute-backend section
+  // The compute backend replays its passes (BackendOptions::replay); false: every kernel
+  // runs on its own, for a same-run comparison.
+  bool replay = true;
   // The CPU section: thread counts (0: all, as BackendOptions::threads = 0 gives), the
   // training images and the inference batch (the test set is classified in such batches).
   std::vector<std::size_t> cpu_threads;

@@ -8,13 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "gpgpu/nn.hpp"
+#include "harness.hpp"
 #include "nn_bench.hpp"
 
 namespace gpgpu::bench {
 
 using json = nlohmann::json;
-
-double median(std::vector<double> v);
 
 struct TrainTiming {
   std::size_t batch = 0, steps = 0;

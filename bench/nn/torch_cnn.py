@@ -12,6 +12,11 @@ GPU and indexes batches from it (dropping the last incomplete batch, as gpgpu do
 Epoch times are measured with torch.cuda.synchronize() around each epoch; the first epoch
 of each batch size is a warm-up (cuDNN algorithm choice, allocator growth). Inference: the
 10k test images classified in batches of --inference-batch (one batch by default).
+--cuda-graph captures the whole training step (forward, loss, backward and a capturable Adam
+step) in a CUDA graph per batch size, replayed with each batch copied into its static input,
+and the inference batches likewise: the launch-free reference for `gpgpu bench dispatch`'s
+recorded sequences (warm-up steps on a side stream before the capture, as PyTorch's CUDA
+graph notes prescribe, are the graph's first-epoch cost).
 
 Usage: python3 bench/nn/torch_cnn.py --data /usr/share/datasets/fashion-mnist \
            --batches 64 256 --epochs 3 --out out/torch-cnn.json
@@ -111,6 +116,65 @@ def train_epoch(net, opt, loss_fn, x, y, batch):
     return steps, total
 
 
+class GraphedStep:
+    """The training step of `net` for batches of `batch`, captured in a CUDA graph."""
+
+    def __init__(self, net, opt, loss_fn, x, y, batch):
+        self.x = x[:batch].clone()
+        self.y = y[:batch].clone()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                opt.zero_grad(set_to_none=True)
+                loss_fn(net(self.x), self.y).backward()
+                opt.step()
+        torch.cuda.current_stream().wait_stream(side)
+        self.graph = torch.cuda.CUDAGraph()
+        opt.zero_grad(set_to_none=True)
+        with torch.cuda.graph(self.graph):
+            self.loss = loss_fn(net(self.x), self.y)
+            self.loss.backward()
+            opt.step()
+
+    def epoch(self, x, y, batch):
+        perm = torch.randperm(x.shape[0], device=x.device)
+        steps = x.shape[0] // batch
+        total = torch.zeros((), device=x.device)
+        for s in range(steps):
+            idx = perm[s * batch:(s + 1) * batch]
+            torch.index_select(x, 0, idx, out=self.x)  # the batch into the static input
+            torch.index_select(y, 0, idx, out=self.y)
+            self.graph.replay()
+            total += self.loss.detach()
+        return steps, total
+
+
+def classify(net, test_x, test_y, batch, graphs):
+    """Correct predictions over the test set in batches; with `graphs` (a dict, filled on first
+    use), each batch size's forward pass replays a CUDA graph of it."""
+    correct = 0
+    for first in range(0, test_x.shape[0], batch):
+        x = test_x[first:first + batch]
+        if graphs is None:
+            logits = net(x)
+        else:
+            if first not in graphs:
+                static = x.clone()
+                net(static)  # warm-up outside the capture
+                torch.cuda.synchronize()
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    out = net(static)
+                graphs[first] = (g, static, out)
+            g, static, out = graphs[first]
+            static.copy_(x)
+            g.replay()
+            logits = out
+        correct += int((logits.argmax(1) == test_y[first:first + batch]).sum())
+    return correct
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default=os.environ.get("GPGPU_NN_DATA", "/usr/share/datasets/fashion-mnist"))
@@ -122,6 +186,8 @@ def main():
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: PyTorch's default)")
     p.add_argument("--train-limit", type=int, default=0, help="train on the first N images")
     p.add_argument("--test-limit", type=int, default=0, help="classify the first N test images")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="replay the training step and inference from CUDA graphs (GPU only)")
     p.add_argument("--out", default="")
     a = p.parse_args()
     import_torch(a.threads)
@@ -139,6 +205,7 @@ def main():
               "torch": torch.__version__, "threads": torch.get_num_threads(),
               "cudnn": torch.backends.cudnn.version() if cuda else None,
               "cudnn_benchmark": a.cudnn_benchmark, "tf32": False,
+              "cuda_graph": a.cuda_graph and cuda,
               "train_images": int(train_x.shape[0]), "test_images": int(test_x.shape[0]),
               "train": []}
     synchronize = torch.cuda.synchronize if cuda else (lambda: None)
@@ -146,12 +213,19 @@ def main():
     net = None
     for batch in a.batches:
         net = make_net().to(device)
-        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        graphed = a.cuda_graph and cuda
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3, capturable=graphed)
+        step = None
         seconds = []
         for e in range(a.epochs):
             synchronize()
             start = time.perf_counter()
-            steps, total = train_epoch(net, opt, loss_fn, train_x, train_y, batch)
+            if graphed:
+                if step is None:  # captured in the warm-up epoch, as it would be in training
+                    step = GraphedStep(net, opt, loss_fn, train_x, train_y, batch)
+                steps, total = step.epoch(train_x, train_y, batch)
+            else:
+                steps, total = train_epoch(net, opt, loss_fn, train_x, train_y, batch)
             synchronize()
             seconds.append(time.perf_counter() - start)
             print(f"  batch {batch:4}: epoch {e + 1} of {steps} steps in {seconds[-1]:.3f} s "
@@ -162,14 +236,12 @@ def main():
                                 "images_per_second": steps * batch / steady})
     net.eval()
     times = []
+    graphs = {} if a.cuda_graph and cuda else None
     with torch.no_grad():
         for r in range(4):
             synchronize()
             start = time.perf_counter()
-            correct = 0
-            for first in range(0, test_x.shape[0], a.inference_batch):
-                logits = net(test_x[first:first + a.inference_batch])
-                correct += int((logits.argmax(1) == test_y[first:first + a.inference_batch]).sum())
+            correct = classify(net, test_x, test_y, a.inference_batch, graphs)
             synchronize()
             times.append(1e3 * (time.perf_counter() - start))
     report["inference_ms"] = times

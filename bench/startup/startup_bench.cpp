@@ -25,6 +25,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn.hpp"
 #include "gpgpu/npy.hpp"
+#include "harness.hpp"
 
 extern char** environ;
 
@@ -35,7 +36,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Timing {
+struct ProcessTime {
   double wall = 0, cpu = 0;  // seconds
 };
 
@@ -88,8 +89,8 @@ std::string tail_of(const fs::path& log) {
 }
 
 // Runs this gpgpu with `args` and `env`, output into `log`; its wall and CPU time.
-Timing run_child(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                 const fs::path& log) {
+ProcessTime run_child(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                      const fs::path& log) {
   const std::string program = self_path().string();
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -101,7 +102,7 @@ Timing run_child(const std::vector<std::string>& args, const std::vector<std::st
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&files, 1, 2);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   pid_t pid = 0;
   const int failed = posix_spawn(&pid, program.c_str(), &files, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&files);
@@ -109,8 +110,8 @@ Timing run_child(const std::vector<std::string>& args, const std::vector<std::st
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
-  Timing t;
-  t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ProcessTime t;
+  t.wall = ms_since(start) / 1e3;
   t.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
           1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -118,11 +119,6 @@ Timing run_child(const std::vector<std::string>& args, const std::vector<std::st
                             fmt::join(args, " "), log.string(), tail_of(log)));
   }
   return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // 2^20 random keys (fixed seed) for the sort case.
@@ -211,21 +207,18 @@ std::string program_line(const fs::path& log) {
 
 struct Row {
   std::string name, command;
-  std::map<Mode, std::vector<Timing>> runs;
+  std::map<Mode, std::vector<ProcessTime>> runs;
   double steady = 0;
   std::map<Mode, std::string> programs;  // train: what was compiled or restored
 };
 
-double median_wall(const Row& row, Mode m) {
+double median_of(const Row& row, Mode m, double ProcessTime::*field) {
   std::vector<double> v;
-  for (const auto& t : row.runs.at(m)) v.push_back(t.wall);
+  for (const auto& t : row.runs.at(m)) v.push_back(t.*field);
   return median(v);
 }
-
-double median_cpu(const Row& row, Mode m) {
-  std::vector<double> v;
-  for (const auto& t : row.runs.at(m)) v.push_back(t.cpu);
-  return median(v);
+double median_wall(const Row& row, Mode m) {
+  return median_of(row, m, &ProcessTime::wall);
 }
 
 Row measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, int index) {
@@ -264,15 +257,6 @@ void prepare(const StartupBenchOptions& o, const fs::path& dir) {
             environment(dir / "caches" / "model", Mode::Warm, o.device), dir / "model-run.log");
 }
 
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &utc);
-  return text;
-}
-
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
                      const StartupBenchOptions& o) {
   std::string md = fmt::format(
@@ -282,10 +266,10 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
       "with GPGPU_CACHE=off; steady: the same work again inside a warm process.\n\n"
       "| case | empty cache | warm cache | driver only | steady state | warm - steady |\n"
       "|---|---|---|---|---|---|\n",
-      device, today(), o.repeats);
+      device, utc_now("%Y-%m-%d %H:%M UTC"), o.repeats);
   for (const auto& r : rows) {
     const auto cell = [&](Mode m) {
-      return fmt::format("{:.3f} ({:.2f})", median_wall(r, m), median_cpu(r, m));
+      return fmt::format("{:.3f} ({:.2f})", median_wall(r, m), median_of(r, m, &ProcessTime::cpu));
     };
     md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} |\n", r.name, cell(Mode::Empty),
                       cell(Mode::Warm), cell(Mode::DriverOnly), r.steady,
@@ -303,16 +287,19 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
 
 json to_json(const std::vector<Row>& rows, const std::string& device, const std::string& gl,
              const StartupBenchOptions& o) {
-  json j{{"device", device},     {"gl", gl},
-         {"date", today()},      {"net", o.net},
-         {"repeats", o.repeats}, {"cases", json::array()}};
+  json j{{"device", device},
+         {"gl", gl},
+         {"date", utc_now("%Y-%m-%d %H:%M UTC")},
+         {"net", o.net},
+         {"repeats", o.repeats},
+         {"cases", json::array()}};
   for (const auto& r : rows) {
     json c{{"case", r.name}, {"command", r.command}, {"steady_seconds", r.steady}};
     for (const Mode m : modes) {
       json runs = json::array();
       for (const auto& t : r.runs.at(m)) runs.push_back({{"wall", t.wall}, {"cpu", t.cpu}});
       c[mode_name(m)] = {{"median_wall_seconds", median_wall(r, m)},
-                         {"median_cpu_seconds", median_cpu(r, m)},
+                         {"median_cpu_seconds", median_of(r, m, &ProcessTime::cpu)},
                          {"runs", runs}};
       if (r.programs.count(m) != 0) c[mode_name(m)]["programs"] = r.programs.at(m);
     }
@@ -343,8 +330,8 @@ int run_startup_bench(const StartupBenchOptions& o) {
   }
   fs::remove_all(dir / "caches");
   const std::string md = markdown(rows, device, o);
-  std::ofstream(dir / "startup.md") << md;
-  std::ofstream(dir / "startup.json") << to_json(rows, device, gl, o).dump(2) << "\n";
+  write_file(dir / "startup.md", md);
+  write_file(dir / "startup.json", to_json(rows, device, gl, o).dump(2) + "\n");
   std::cout << md << "\nwritten: " << (dir / "startup.md").string() << ", startup.json\n";
   return 0;
 }

@@ -16,27 +16,17 @@
 #include "gpgpu/nn.hpp"
 #include "gpgpu/npy.hpp"
 #include "gpgpu/primitives.hpp"
+#include "harness.hpp"
 #include "startup_bench.hpp"
 
 namespace gpgpu::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_of(const std::function<void()>& work) {
-  const auto start = Clock::now();
-  work();
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The first run of `work`, then the median of five more.
+// The first run of `work`, then the median of five more, in seconds.
 std::pair<double, double> first_and_steady(const std::function<void()>& work) {
-  const double first = seconds_of(work);
-  std::vector<double> again;
-  for (int i = 0; i < 5; ++i) again.push_back(seconds_of(work));
-  std::sort(again.begin(), again.end());
-  return {first, again[again.size() / 2]};
+  const double first = median_ms({0, 1}, work) / 1e3;
+  return {first, median_ms({0, 5}, work) / 1e3};
 }
 
 constexpr const char* saxpy = R"(
@@ -80,9 +70,8 @@ std::pair<double, double> time_first_kernel() {
 class Laps {
  public:
   void lap(const char* name) {
-    const auto now = Clock::now();
-    phases_[name] = std::chrono::duration<double>(now - start_).count();
-    start_ = now;
+    phases_[name] = ms_since(start_) / 1e3;
+    start_ = Clock::now();
   }
   nlohmann::json& json() { return phases_; }
 

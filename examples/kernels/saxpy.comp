@@ -1,6 +1,6 @@
 // y = alpha * x + y over float32 arrays of any length: the kernel of the README's command
 // line example (gpgpu run examples/kernels/saxpy.comp x=x.npy y=y.npy --set alpha=2 ...).
-layout(local_size_x = 256) in;
+layout(local_size_x = 128) in;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) buffer Y { float y[]; };
 uniform float alpha;

@@ -21,7 +21,7 @@ int main(int argc, char** argv) try {
   const std::size_t n = mib * (std::size_t{1} << 20) / 4 / chunks;  // floats per chunk
   gpgpu::Context ctx;
   gpgpu::ComputeKernel polynomial(ctx, R"(
-    layout(local_size_x = 256) in;
+    layout(local_size_x = 128) in;
     layout(std430, binding = 0) readonly buffer X { float x[]; };
     layout(std430, binding = 1) writeonly buffer Y { float y[]; };
     void main() {

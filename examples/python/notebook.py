@@ -21,7 +21,7 @@ rng = np.random.default_rng(2026)
 
 # %% [2] SAXPY with a compute shader: y += alpha * x, y updated in place.
 saxpy = gpgpu.ComputeKernel(ctx, """
-    layout(local_size_x = 256) in;
+    layout(local_size_x = 128) in;
     layout(std430, binding = 0) readonly buffer X { float x[]; };
     layout(std430, binding = 1) buffer Y { float y[]; };
     uniform float alpha;

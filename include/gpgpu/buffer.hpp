@@ -24,17 +24,24 @@ namespace gpgpu {
 
 class Context;
 
+// An array on the GPU that stays there between kernel runs (the manual at the top of this
+// header). Move-only; binding a moved-from or released Buffer throws ArgumentError.
 class Buffer {
  public:
   Buffer() = default;  // holds nothing; binding it is an error
   // An uninitialised device array of `count` elements.
   Buffer(const Context& context, ElementType type, std::size_t count);
   ~Buffer();
+  // @{
+  // Moves the device array; Args bound to `other` follow it to this Buffer.
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
+  // @}
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
+  // @{
+  // A new Buffer holding a copy of `data` (float, int32_t or uint32_t).
   template <class T>
   static Buffer from(const Context& context, std::span<const T> data) {
     Buffer b(context, element_type_of<T>(), data.size());
@@ -45,7 +52,9 @@ class Buffer {
   static Buffer from(const Context& context, const std::vector<T>& data) {
     return from(context, std::span<const T>(data));
   }
+  // @}
 
+  // @{
   // Copies host data into the buffer, starting at element `offset`.
   template <class T>
   void upload(std::span<const T> data, std::size_t offset = 0) {
@@ -55,6 +64,7 @@ class Buffer {
   void upload(const std::vector<T>& data, std::size_t offset = 0) {
     upload(std::span<const T>(data), offset);
   }
+  // @}
   // Copies elements [offset, offset + out.size()) into `out`. Waits for the GPU.
   template <class T>
   void download(std::span<T> out, std::size_t offset = 0) const {
@@ -66,6 +76,7 @@ class Buffer {
   PendingRun download_async(std::span<T> out, std::size_t offset = 0) const {
     return download_bytes_async(element_type_of<T>(), out.data(), out.size(), offset);
   }
+  // The whole buffer, downloaded into a new vector. Waits for the GPU.
   template <class T>
   std::vector<T> to_vector() const {
     std::vector<T> out(size());
@@ -73,10 +84,10 @@ class Buffer {
     return out;
   }
 
-  ElementType element_type() const noexcept { return type_; }
+  ElementType element_type() const noexcept { return type_; }  // float32, int32 or uint32
   std::size_t size() const noexcept { return count_; }  // elements
-  std::size_t bytes() const noexcept { return count_ * element_size; }
-  bool valid() const noexcept { return name_.id() != 0; }
+  std::size_t bytes() const noexcept { return count_ * element_size; }  // size() * 4
+  bool valid() const noexcept { return name_.id() != 0; }  // holds device memory
   unsigned gl_name() const noexcept { return name_.id(); }  // for interoperation with raw GL
   // Whether the buffer was made from `context` (and is not released).
   bool belongs_to(const Context& context) const noexcept;

@@ -46,6 +46,7 @@ bool enabled();
 // handler; the default writes one line to stderr. Returns the previous handler. Setting an
 // empty function restores the default.
 using WarningHandler = std::function<void(const std::string&)>;
+// Installs `handler` for the cache's warnings; returns the previous one.
 WarningHandler set_warning_handler(WarningHandler handler);
 // Sends a warning to the handler (for the library's own parts).
 void warn(const std::string& message);
@@ -53,7 +54,7 @@ void warn(const std::string& message);
 // The default size limit of a store, in bytes.
 inline constexpr std::uint64_t default_store_limit = 256ull << 20;
 
-// One kind of cached result: files in <directory>/<name>/, keyed by arbitrary text.
+// One kind of cached result: files in `<directory>/<name>/`, keyed by arbitrary text.
 class Store {
  public:
   // `name`: the folder, letters, digits, '-' and '_' only. `format_version`: bump it when the
@@ -73,8 +74,9 @@ class Store {
 
   // The file that holds (or would hold) `key`.
   std::filesystem::path file_for(std::string_view key) const;
-  const std::filesystem::path& folder() const noexcept { return folder_; }
-  const std::string& name() const noexcept { return name_; }
+  const std::filesystem::path& folder() const noexcept { return folder_; }  // where it lives
+  const std::string& name() const noexcept { return name_; }  // its folder's name
+  // The store loads and stores (the cache is enabled and its folder usable).
   bool active() const noexcept { return active_; }
 
  private:
@@ -88,8 +90,9 @@ class Store {
 };
 
 // The device and driver a result was compiled or measured on, as the first part of a key:
-// renderer, vendor and GL version string (which carries the driver's version), one per line.
-// A result keyed by it is not reused on another device or after a driver update.
+// renderer, vendor and GL version string (which carries the driver's version), one per line,
+// and the device-limit profile where one is active (limits.hpp). A result keyed by it is not
+// reused on another device, after a driver update, or under other limits.
 std::string device_key(const DeviceInfo& info);
 
 // A stable 64-bit hash of text (FNV-1a), for keys and file names.

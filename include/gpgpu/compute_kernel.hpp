@@ -1,7 +1,7 @@
 // gpgpu/compute_kernel.hpp — a GLSL compute shader you run over host arrays or Buffers.
 //
 //   gpgpu::ComputeKernel add(ctx, R"(
-//     layout(local_size_x = 256) in;
+//     layout(local_size_x = 128) in;
 //     layout(std430, binding = 0) readonly buffer A { float a[]; };
 //     layout(std430, binding = 1) readonly buffer B { float b[]; };
 //     layout(std430, binding = 2) writeonly buffer C { float c[]; };
@@ -44,10 +44,15 @@ struct ProgramRequest;
 
 // A 1-, 2- or 3-dimensional size.
 struct Size3 {
+  // @{
+  // The extent along each axis (1 for unused axes).
   std::size_t x = 1, y = 1, z = 1;
-  std::size_t total() const { return x * y * z; }
+  // @}
+  std::size_t total() const { return x * y * z; }  // x * y * z
 };
 
+// A GLSL compute shader run over host arrays or Buffers bound by name (the manual at the top
+// of this header). Move-only.
 class ComputeKernel {
  public:
   // Compiles (or takes from the context's cache) the kernel. Throws CompileError with the
@@ -56,8 +61,11 @@ class ComputeKernel {
   ComputeKernel(const Context& context, std::string_view source, const Defines& defines = {},
                 std::string label = "compute kernel");
   ~ComputeKernel();
+  // @{
+  // Moves the compiled kernel; running a moved-from kernel throws Error.
   ComputeKernel(ComputeKernel&&) noexcept;
   ComputeKernel& operator=(ComputeKernel&&) noexcept;
+  // @}
   ComputeKernel(const ComputeKernel&) = delete;
   ComputeKernel& operator=(const ComputeKernel&) = delete;
 
@@ -95,20 +103,29 @@ class ComputeKernel {
   // The same runs, asynchronously (pending_run.hpp): each returns once the arguments are
   // checked and the host inputs copied; the host outputs are written by the handle's wait().
   // Runs on Buffers only need no wait: GL orders later commands after them.
+  // @{
   PendingRun run_async(const Args& args);
   PendingRun run_async(const Args& args, std::size_t items);
   PendingRun run_async(const Args& args, Size3 items);
   PendingRun run_groups_async(const Args& args, Size3 groups);
+  // @}
 
   // These throw Error on a moved-from kernel, as run() does.
+  // The work-group size the shader declares (local_size_x, _y, _z).
   std::array<int, 3> local_size() const;
+  // The kernel's variables as the driver reports them (what Args bind to).
   std::vector<KernelVariable> variables() const;
+  // The label given at construction (it names the kernel in errors and profiles).
   const std::string& label() const;
+  // Whether the kernel was made from `context` (and not moved from).
+  bool belongs_to(const Context& context) const noexcept;
+  // For the library's own use (prefer belongs_to); not part of the manual.
+  const std::shared_ptr<detail::ContextState>& context_state() const noexcept { return state_; }
 
   // GPU nanoseconds of the last run's dispatch, when timing is on and the device has
   // timer queries (GL_EXT_disjoint_timer_query); otherwise -1.
   void set_timing(bool enabled) { timing_ = enabled; }
-  double last_gpu_ns() const { return last_gpu_ns_; }
+  double last_gpu_ns() const { return last_gpu_ns_; }  // see set_timing
 
  private:
   enum class SizeMode { Derived, Items1D, Items3D, Groups };
@@ -131,9 +148,9 @@ class ComputeKernel {
 
 // What a ComputeKernel is constructed from, for precompile.
 struct KernelSource {
-  std::string source;
-  Defines defines;
-  std::string label = "compute kernel";
+  std::string source;                    // the GLSL, as for ComputeKernel's constructor
+  Defines defines;                       // the #defines to compile it with
+  std::string label = "compute kernel";  // names the kernel in errors
 };
 
 // Compiles kernels ahead of their construction, all at once: where the driver compiles on
@@ -160,6 +177,7 @@ std::size_t precompile(const Context& context, std::span<const KernelSource> ker
 //   }  // compiled here, on several threads where the platform allows
 class CompileBatch {
  public:
+  // Starts a batch: ComputeKernels made on `context` from now on only note their source.
   explicit CompileBatch(const Context& context);
   ~CompileBatch();  // compiles what is noted (outermost batch); never throws
   CompileBatch(const CompileBatch&) = delete;

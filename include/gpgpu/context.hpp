@@ -43,20 +43,41 @@ std::vector<DeviceDescription> list_devices();
 
 // Capabilities and limits of a context, read once when it is made.
 struct DeviceInfo {
+  // @{
+  // GL_VENDOR, GL_RENDERER, GL_VERSION, GL_SHADING_LANGUAGE_VERSION as the driver reports them.
   std::string vendor, renderer, version, glsl_version;
+  // @}
+  // @{
+  // EGL_VENDOR and EGL_VERSION of the display.
   std::string egl_vendor, egl_version;
+  // @}
   std::string device_kind;  // as in DeviceDescription::kind
-  int device_index = -1;
+  int device_index = -1;    // position in list_devices(); -1 for the surfaceless platform
+  // @{
+  // The OpenGL ES version of the context (3.1 or newer for compute shaders).
   int gl_major = 0, gl_minor = 0;
+  // @}
   // The CPU runs the shaders (llvmpipe, softpipe, zink over lavapipe), as the EGL device
   // reports it (EGL_MESA_device_software); gpgpu's own kernels take their CPU-tuned shapes.
   bool is_software = false;
+  // The device-limit profile the limits below are clamped to (limits.hpp); empty: the
+  // driver's own figures.
+  std::string limit_profile;
 
+  // @{
+  // The driver's limit of the same name (glGetIntegerv(GL_MAX_TEXTURE_SIZE) for
+  // max_texture_size, and so on): texels, components or counts; bytes where marked.
   std::int64_t max_texture_size = 0;
   std::int64_t max_3d_texture_size = 0;
   std::int64_t max_array_texture_layers = 0;
   std::int64_t max_shader_storage_block_size = 0;  // bytes
   std::int64_t max_shader_storage_buffer_bindings = 0;
+  // Storage blocks one program may use, per stage and in all (OpenGL ES 3.1 guarantees 4
+  // in compute shaders and in all, none in vertex and fragment shaders).
+  std::int64_t max_compute_shader_storage_blocks = 0;
+  std::int64_t max_combined_shader_storage_blocks = 0;
+  std::int64_t max_vertex_shader_storage_blocks = 0;
+  std::int64_t max_fragment_shader_storage_blocks = 0;
   std::int64_t max_compute_work_group_count[3] = {0, 0, 0};
   std::int64_t max_compute_work_group_size[3] = {0, 0, 0};
   std::int64_t max_compute_work_group_invocations = 0;
@@ -70,10 +91,14 @@ struct DeviceInfo {
   std::int64_t max_renderbuffer_size = 0;
   std::int64_t max_uniform_block_size = 0;
   std::int64_t max_image_units = 0;
+  std::int64_t max_compute_image_uniforms = 0;
+  std::int64_t max_compute_texture_image_units = 0;
+  std::int64_t max_compute_uniform_components = 0;
   std::int64_t max_texture_image_units = 0;
   std::int64_t max_vertex_texture_image_units = 0;
   std::int64_t max_combined_texture_image_units = 0;
   std::int64_t max_viewport_dims[2] = {0, 0};
+  // @}
   // Multiprocessors (SMs, compute units) that run compute work groups, where known: GL has
   // no query, so gpgpu recognises common GPUs by their renderer string (GPGPU_COMPUTE_UNITS
   // overrides); the hardware threads on a CPU device; 0 when unknown. Matmul sizes its
@@ -87,8 +112,8 @@ struct DeviceInfo {
   // Kernels that loop longer must split the work across dispatches: see
   // ComputeKernel::run_in_passes and docs/reliability.md.
   std::int64_t max_loop_iterations = 0;  // 0: no cap seen in loop_probe_iterations
-  bool loop_cap_shared_by_all_loops = false;
-  std::int64_t loop_probe_iterations = 0;
+  bool loop_cap_shared_by_all_loops = false;  // the cap counts all loops of an invocation together
+  std::int64_t loop_probe_iterations = 0;     // how far the probe looped
   // On a CPU device: the width of the SIMD vectors in which it runs a work group, one vector
   // after another and each in lockstep, as measured when the Context is made (8 on llvmpipe
   // with AVX2); 0 where the device does not run work groups that way (GPUs are not probed).
@@ -114,16 +139,20 @@ struct DeviceInfo {
   // (GL_SUBGROUP_SUPPORTED_FEATURES_KHR) and whether compute shaders get them
   // (GL_SUBGROUP_SUPPORTED_STAGES_KHR). The primitives' subgroup kernels use these.
   int subgroup_size = 0;
-  std::uint32_t subgroup_features = 0;
-  bool subgroup_in_compute = false;
+  std::uint32_t subgroup_features = 0;  // GL_SUBGROUP_FEATURE_*_BIT_KHR bits
+  bool subgroup_in_compute = false;     // compute shaders get subgroup operations
 
   std::vector<std::string> extensions;      // GL extensions
   std::vector<std::string> egl_extensions;  // EGL display extensions
 
+  // The context has the GL extension `name` (the whole name, not a substring).
   bool has_extension(const std::string& name) const;
   bool has_timer_query() const;         // GL_EXT_disjoint_timer_query
   bool has_buffer_storage() const;      // GL_EXT_buffer_storage
   bool has_color_buffer_float() const;  // GL_EXT_color_buffer_float: render to R32F/RGBA32F
+  // Texture buffers (samplerBuffer, gpgpu::texels): OpenGL ES 3.2, or GL_EXT_texture_buffer /
+  // GL_OES_texture_buffer on 3.1.
+  bool has_texture_buffers() const;
   // Compute shaders have GL_KHR_shader_subgroup with every feature bit in `features`.
   bool has_subgroup_features(std::uint32_t features) const;
   // OpenGL ES 3.1 or newer: compute shaders (and storage buffers, images). False for WebGL2
@@ -139,6 +168,7 @@ struct DeviceInfo {
   std::string to_string() const;
 };
 
+// How a Context is made: which device, which checks, which caches.
 struct ContextOptions {
   // "auto" (or empty): the GPGPU_DEVICE environment variable if set, else the first hardware
   // GPU, else Mesa's software device, else the surfaceless platform.
@@ -172,6 +202,11 @@ struct ContextOptions {
   bool robust_buffer_access = false;
   // How host arrays move to and from the device (data_path.hpp); the defaults suit the device.
   DataPathOptions data_path{};
+  // A device-limit profile (limits.hpp: "es31-minimum", "v3d", ...) that clamps the limits
+  // and extensions gpgpu plans with, to run as if on a smaller GPU. Empty: the GPGPU_LIMITS
+  // environment variable if set, else the driver's own figures ("device" says so too).
+  // An unknown name is a ContextError listing the profiles.
+  std::string limits{};
 };
 
 // How a Context's programs were made (Context::program_counts): compiled from source, or
@@ -179,21 +214,26 @@ struct ContextOptions {
 // in the driver's compile and link calls. Drivers may leave part of the work to a program's
 // first run (llvmpipe generates its machine code then), which these times do not include.
 struct ProgramCounts {
-  std::size_t compiled = 0, restored = 0;
-  double compile_seconds = 0, restore_seconds = 0;
+  std::size_t compiled = 0;       // programs compiled from source
+  std::size_t restored = 0;       // programs restored from the disk cache
+  double compile_seconds = 0;     // wall time in the compile and link calls
+  double restore_seconds = 0;     // wall time in glProgramBinary
 };
 
+// A headless OpenGL ES 3.1+ context on one device: what every buffer, kernel and texture is
+// made from (the manual at the top of this header).
 class Context {
  public:
   // Makes the context and makes it current on this thread. Throws ContextError saying why
   // (no EGL library, no device, GLES version too low) and what to install.
   explicit Context(const ContextOptions& options = {});
   ~Context();
-  Context(Context&&) noexcept;
+  Context(Context&&) noexcept;  // the moved-from Context is empty: released() is true
   Context& operator=(Context&&) noexcept;  // drops this Context's attachments first
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  // The device's capabilities and limits, read when the context was made.
   const DeviceInfo& info() const;
 
   // Makes this context current on the calling thread (done automatically by every call).
@@ -212,18 +252,21 @@ class Context {
   void flush() const;
   // Drops every cached program (they are recompiled on next use; kernels keep theirs).
   void clear_program_cache();
+  // How many compiled programs the cache holds now.
   std::size_t cached_program_count() const;
+  // How the programs used so far were made: compiled or restored, and the time each took.
   ProgramCounts program_counts() const;
 
   // Frees all GL objects and the EGL context now rather than at destruction. Objects made
   // from this context must not be used afterwards (they throw).
   void release();
-  bool released() const noexcept;
+  bool released() const noexcept;  // release() was called (or the context was moved from)
 
   // The data path (data_path.hpp). set_data_path completes every pending transfer first;
   // data_path() gives the options as resolved for this device.
   void set_data_path(const DataPathOptions& options);
-  DataPathOptions data_path() const;
+  DataPathOptions data_path() const;  // the options as resolved for this device
+  // What the data path has done so far: bytes moved each way, staging and pool use.
   DataPathStats data_path_stats() const;
   // Frees the idle device buffers the data path keeps for later runs.
   void trim_device_pool();

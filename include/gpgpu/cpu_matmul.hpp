@@ -43,9 +43,11 @@ void matmul_reference_f64(std::span<const float> a, std::span<const float> b, st
 double reference_entry_f64(std::span<const float> a, std::span<const float> b, int k, int n,
                            int row, int col);
 
+// @{
 // Threads OpenBLAS uses, and its build configuration (version, kernel, threading model),
 // for benchmark reports.
 int openblas_threads();
 std::string openblas_config();
+// @}
 
 }  // namespace gpgpu::cpu

@@ -29,6 +29,7 @@
 
 namespace gpgpu {
 
+// How the data path stages host arrays (DataPathOptions::staging).
 enum class StagingMode {
   Auto,              // PersistentMapped on GPUs with GL_EXT_buffer_storage, Mapped on other
                      // GPUs, Direct on CPU devices
@@ -38,11 +39,11 @@ enum class StagingMode {
                      // downloads complete before the call returns
 };
 
-const char* to_string(StagingMode mode);
+const char* to_string(StagingMode mode);  // "auto", "persistent-mapped", "mapped", "direct"
 
 // Zero (or Auto) means "chosen for this device" in every field.
 struct DataPathOptions {
-  StagingMode staging = StagingMode::Auto;
+  StagingMode staging = StagingMode::Auto;  // how host arrays are staged
   // Threads that copy between your arrays and staging memory, the caller's included.
   std::size_t host_threads = 0;
   // Bytes per staging chunk; transfers larger than this are pipelined chunk by chunk.
@@ -73,22 +74,22 @@ struct DataPathOptions {
 struct DataPathStats {
   std::string staging;           // the mode in use ("persistent-mapped", ...)
   std::size_t host_threads = 0;  // resolved options
-  std::size_t chunk_bytes = 0;
-  std::size_t staging_chunks = 0;
-  std::size_t direct_upload_bytes = 0;
-  std::size_t pool_limit_bytes = 0;
-  bool delivery_thread = false;
+  std::size_t chunk_bytes = 0;          // resolved DataPathOptions::chunk_bytes
+  std::size_t staging_chunks = 0;       // resolved DataPathOptions::staging_chunks
+  std::size_t direct_upload_bytes = 0;  // resolved DataPathOptions::direct_upload_bytes
+  std::size_t pool_limit_bytes = 0;     // resolved DataPathOptions::pool_bytes
+  bool delivery_thread = false;         // downloads delivered on a thread of their own
   bool copy_context = false;           // copy lanes in use (see DataPathOptions::copy_context)
   std::size_t lane_batches = 0;        // copy batches the lanes issued
   std::string copy_context_failure;    // why lanes asked for could not start (empty if none)
   std::size_t device_allocations = 0;  // device buffers created for run temporaries, ever
   std::size_t pool_reuses = 0;         // temporaries served from the pool
   std::size_t pooled_buffers = 0;      // idle buffers in the pool now
-  std::size_t pooled_bytes = 0;
+  std::size_t pooled_bytes = 0;        // their bytes
   std::size_t buffers_in_use = 0;  // temporaries handed out and not yet returned
   std::size_t trims = 0;           // times the pool was emptied (on demand or pressure)
   std::size_t bytes_uploaded = 0;  // through the engine (host arrays, uploads)
-  std::size_t bytes_downloaded = 0;
+  std::size_t bytes_downloaded = 0;  // through the engine (host arrays, downloads)
   std::size_t pending = 0;  // async operations not yet waited for
 };
 

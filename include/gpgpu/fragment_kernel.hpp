@@ -67,6 +67,19 @@ namespace detail {
 class Program;
 }
 
+namespace detail {
+// Where float render targets are missing (OpenGL ES 3.1 without GL_EXT_color_buffer_float),
+// a float or vec4 output's bits go to an integer twin at another location, which is rendered
+// and read back instead (fragment_kernel.cpp).
+struct FragmentBitsTwin {
+  std::string output;  // the user's output
+  int location = 0;    // the twin's
+  TexelType type = TexelType::Uint;
+};
+}  // namespace detail
+
+// A GLSL fragment shader run once per output element, rendering into float or int
+// textures or host arrays (the manual at the top of this header). Move-only.
 class FragmentKernel {
  public:
   // Compiles and links the kernel (or takes it from the context's cache). Throws
@@ -76,8 +89,11 @@ class FragmentKernel {
   FragmentKernel(const Context& context, std::string_view fragment_source,
                  const Defines& defines = {}, std::string label = "fragment kernel");
   ~FragmentKernel();
+  // @{
+  // Moves the compiled kernel; running a moved-from kernel throws Error.
   FragmentKernel(FragmentKernel&&) noexcept;
   FragmentKernel& operator=(FragmentKernel&&) noexcept;
+  // @}
   FragmentKernel(const FragmentKernel&) = delete;
   FragmentKernel& operator=(const FragmentKernel&) = delete;
 
@@ -85,23 +101,27 @@ class FragmentKernel {
   void run(const Args& args);
   // One fragment per element of a rows x cols grid.
   void run(const Args& args, std::size_t rows, std::size_t cols);
+  // @{
   // The same, asynchronously (pending_run.hpp): host outputs are written by the handle's wait().
   PendingRun run_async(const Args& args);
   PendingRun run_async(const Args& args, std::size_t rows, std::size_t cols);
+  // @}
 
   // The widest row of a 1-D grid; 0 (the default) means the device's limit
   // (GL_MAX_TEXTURE_SIZE and GL_MAX_VIEWPORT_DIMS). Smaller widths exercise the wrapping.
   void set_max_width(std::size_t width) { max_width_ = width; }
-  std::size_t max_width() const { return max_width_; }
+  std::size_t max_width() const { return max_width_; }  // see set_max_width
 
   // These throw Error on a moved-from kernel, as run() does.
+  // The kernel's variables as the driver reports them (what Args bind to).
   std::vector<KernelVariable> variables() const;
+  // The label given at construction (it names the kernel in errors and profiles).
   const std::string& label() const;
 
   // GPU nanoseconds of the last run's draws, when timing is on and the device has timer
   // queries (GL_EXT_disjoint_timer_query); otherwise -1.
   void set_timing(bool enabled) { timing_ = enabled; }
-  double last_gpu_ns() const { return last_gpu_ns_; }
+  double last_gpu_ns() const { return last_gpu_ns_; }  // see set_timing
 
  private:
   struct Grid {
@@ -126,7 +146,8 @@ class FragmentKernel {
   std::string label_;
   detail::GlName<detail::GlKind::VertexArray> vertex_array_;
   detail::GlName<detail::GlKind::Framebuffer> framebuffer_;
-  std::vector<HostTarget> host_targets_;  // by output
+  std::vector<HostTarget> host_targets_;         // by output
+  std::vector<detail::FragmentBitsTwin> twins_;  // empty where float targets render
   std::size_t max_width_ = 0;
   bool timing_ = false;
   double last_gpu_ns_ = -1;

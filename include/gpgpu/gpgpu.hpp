@@ -5,7 +5,7 @@
 //   #include <gpgpu/gpgpu.hpp>
 //   gpgpu::Context ctx;                 // a GPU through EGL, else Mesa llvmpipe on the CPU
 //   gpgpu::ComputeKernel saxpy(ctx, R"(
-//     layout(local_size_x = 256) in;
+//     layout(local_size_x = 128) in;
 //     layout(std430, binding = 0) readonly buffer X { float x[]; };
 //     layout(std430, binding = 1) buffer Y { float y[]; };
 //     uniform float alpha;
@@ -16,6 +16,7 @@
 //                              ("auto", an index, or a word of the renderer: "nvidia").
 // ComputeKernel (compute_kernel.hpp)  compute shaders over storage buffers.
 // Buffer (buffer.hpp)          device-resident arrays: chain kernels with no host copies.
+// Sequence (sequence.hpp)      dispatches recorded once, checked once, replayed cheaply.
 // Arg (arg.hpp)                how host values bind to the kernel's variables, by name.
 // Errors (error.hpp)           every failure is a gpgpu::Error that says what to change.
 //
@@ -38,11 +39,13 @@
 #include "gpgpu/gpgpu_js.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "gpgpu/limits.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/pending_run.hpp"
 #include "gpgpu/pending_transfer.hpp"
 #include "gpgpu/primitives.hpp"
 #include "gpgpu/profiler.hpp"
+#include "gpgpu/sequence.hpp"
 #include "gpgpu/texel_type.hpp"
 #include "gpgpu/texture.hpp"
 #include "gpgpu/timeline.hpp"

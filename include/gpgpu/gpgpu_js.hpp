@@ -47,6 +47,8 @@ struct ComputeParam {
   Args args;                  // every in, out and uniform by name
 };
 
+// gpgpu.js's API over TransformFeedbackKernel: compute() runs a vertex shader over named
+// arrays, programs kept by id (the manual at the top of this header).
 class GPGPU {
  public:
   // The Context must outlive this object.
@@ -66,6 +68,7 @@ class GPGPU {
   // no kernel has that id.
   bool clear(const std::string& id);
 
+  // @{
   // A texture to bind to a sampler argument: type "float", "vec2", "vec3", "vec4" (for
   // sampler2D/3D), "int" (isampler*), "uint" (usampler*) or "ivec4"/"uvec4"; shape
   // {rows, cols} or {depth, rows, cols}; data row-major, shape's product x components
@@ -81,8 +84,9 @@ class GPGPU {
                             const std::vector<T>& data) const {
     return make_texture_info(type, shape, std::span<const T>(data));
   }
+  // @}
 
-  std::size_t kernel_count() const { return kernels_.size(); }
+  std::size_t kernel_count() const { return kernels_.size(); }  // programs kept (not cleared)
 
  private:
   struct Entry {

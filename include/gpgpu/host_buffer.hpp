@@ -28,24 +28,32 @@ namespace gpgpu {
 
 class Context;
 
+// Who writes a HostBuffer and who reads it (it decides the kind of memory).
 enum class HostAccess {
   Write,      // the host writes, the GPU reads: uploads (write-combined memory on many GPUs)
   Read,       // the GPU writes, the host reads: downloads (cached memory)
   ReadWrite,  // both
 };
 
+// Host memory the GPU copies from and to directly (the manual at the top of this header).
+// Move-only.
 class HostBuffer {
  public:
-  HostBuffer() = default;
+  HostBuffer() = default;  // holds nothing
+  // `count` elements of `type`, mapped where the device has GL_EXT_buffer_storage.
   HostBuffer(const Context& context, ElementType type, std::size_t count,
              HostAccess access = HostAccess::Write);
   ~HostBuffer();
+  // @{
+  // Moves the memory; the moved-from HostBuffer holds nothing.
   HostBuffer(HostBuffer&& other) noexcept;
   HostBuffer& operator=(HostBuffer&& other) noexcept;
+  // @}
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
 
-  // The memory as an array of T (which must match element_type()).
+  // @{
+  // The memory as an array of T (which must match element_type(), else TypeMismatchError).
   template <class T>
   std::span<T> span() {
     check_type(element_type_of<T>());
@@ -56,23 +64,27 @@ class HostBuffer {
     check_type(element_type_of<T>());
     return {static_cast<const T*>(data_), count_};
   }
+  // @}
 
-  ElementType element_type() const noexcept { return type_; }
-  HostAccess access() const noexcept { return access_; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * element_size; }
-  bool valid() const noexcept { return data_ != nullptr; }
+  ElementType element_type() const noexcept { return type_; }  // float32, int32 or uint32
+  HostAccess access() const noexcept { return access_; }       // as made
+  std::size_t size() const noexcept { return count_; }         // elements
+  std::size_t bytes() const noexcept { return count_ * element_size; }  // size() * 4
+  bool valid() const noexcept { return data_ != nullptr; }     // holds memory
   // True when the memory is a persistently mapped GL buffer (copies need no CPU memcpy).
   bool is_mapped() const noexcept { return name_.id() != 0; }
   unsigned gl_name() const noexcept { return name_.id(); }  // 0 when not mapped
+  // @{
+  // The memory's first byte (null when not valid()).
   void* data() noexcept { return data_; }
   const void* data() const noexcept { return data_; }
+  // @}
   // Whether it was made from `context` (and is not released).
   bool belongs_to(const Context& context) const noexcept;
   // For the library's own use (prefer belongs_to); not part of the manual.
   const std::shared_ptr<detail::ContextState>& context_state() const { return state_; }
 
-  void release() noexcept;
+  void release() noexcept;  // frees the memory now
 
  private:
   void check_type(ElementType requested) const;

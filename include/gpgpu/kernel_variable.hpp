@@ -9,13 +9,15 @@
 
 namespace gpgpu {
 
+// One variable of a compiled kernel, as program introspection reports it: what an Arg binds to.
 struct KernelVariable {
+  // What kind of GLSL variable it is.
   enum class Kind { StorageBuffer, Uniform, Sampler, Image, Input, Output };
   std::string name;       // the name to bind: block name, member name, uniform or in/out name
   std::string alias;      // a storage block's member name ("a" in buffer A { float a[]; })
-  Kind kind = Kind::Uniform;
+  Kind kind = Kind::Uniform;  // (above)
   std::string glsl_type;  // "vec3", "mat4", "usampler2D"
-  ElementType element = ElementType::Float32;
+  ElementType element = ElementType::Float32;  // float32, int32 or uint32
   int components = 1;             // per element: 3 for vec3, 16 for mat4
   std::int64_t array_size = 1;    // 0 for a runtime-sized storage array
   bool host_bindable = true;      // false for storage blocks that only take a Buffer

@@ -67,15 +67,15 @@ bool matmul_method_implemented(MatmulMethod method);
 // (libopenblas.so.0, libcblas.so.3, libblas.so.3). `library` receives its name.
 bool host_blas_available(std::string* library = nullptr);
 
-// The tunables, compiled into the kernels as #defines. The defaults depend on the device
+// The tunables, compiled into the kernels as `#define`s. The defaults depend on the device
 // (MatmulTuning::for_device); autotune_matmul picks among a few candidates by timing them.
 struct MatmulTuning {
   // ComputeRegisterBlocked: a work group computes a block_m x block_n tile of C, walking k in
   // steps of block_k; each invocation accumulates thread_m x thread_n outputs, so a work
   // group has (block_m / thread_m) * (block_n / thread_n) invocations.
-  int block_m = 64;
-  int block_n = 64;
-  int block_k = 8;
+  int block_m = 64;  // rows of C per work group
+  int block_n = 64;  // columns of C per work group
+  int block_k = 8;   // depth of each step along k
   int thread_m = 4;  // 4, 8 or 16: rows come in vec4 groups
   int thread_n = 4;  // 4, 8 or 16: columns come in vec4 groups
   // Stage block_k-deep slices of A and B in shared memory (double-buffered). Right for GPUs;
@@ -87,19 +87,21 @@ struct MatmulTuning {
   // load whose address differs between invocations is a loop over the lanes. Ignored (B is
   // read from storage) when B does not fit a texture of k x ceil(n/4).
   bool b_texture = false;
-  // ComputeTiled: the edge of its square tiles (and of its work group).
-  int tile = 16;
+  // ComputeTiled: the edge of its square tiles (and of its work group). 0: 16, or the
+  // largest power of two whose square the device's work groups hold (8 at OpenGL ES 3.1's
+  // minimum of 128 invocations).
+  int tile = 0;
   // ComputeRegisterBlocked on GPUs: split k over this many work groups per tile of C, whose
   // partial products a last pass sums. More work groups for small products, which otherwise
   // leave most multiprocessors idle (a 1024^2 C is 64 tiles of 128x128 for 132 SMs).
   int split_k = 1;
 
-  int threads() const { return (block_m / thread_m) * (block_n / thread_n); }
+  int threads() const { return (block_m / thread_m) * (block_n / thread_n); }  // per work group
   // "128x128x8 8x8" — the register-blocked shape, block then thread; " direct" is
   // appended when shared_memory is off, " btex" when b_texture is on, " split-K 4" when
   // split_k > 1.
   std::string to_string() const;
-  bool operator==(const MatmulTuning&) const = default;
+  bool operator==(const MatmulTuning&) const = default;  // every field equal
 
   // The default for a device: 128x128x8 with 8x8 per invocation (256 invocations) and
   // shared memory on GPUs; on llvmpipe 8x256 blocks of 8x16 per invocation (16 invocations,
@@ -116,8 +118,9 @@ struct MatmulTuning {
 // (shapes that do not divide, too many invocations, too much shared memory).
 void validate_matmul_tuning(const MatmulTuning& tuning, const DeviceInfo& device);
 
+// How a matmul runs: the method, its tuning, where tunings are cached, host panels.
 struct MatmulOptions {
-  MatmulMethod method = MatmulMethod::Auto;
+  MatmulMethod method = MatmulMethod::Auto;  // which kernel (Auto: the best for the device)
   // Unset: the autotuned tuning cached for this device, else MatmulTuning::for_device.
   std::optional<MatmulTuning> tuning;
   // Where autotune_matmul's cache lives (empty: $GPGPU_CACHE_DIR, else ~/.cache/gpgpu).
@@ -139,8 +142,11 @@ class MatmulPlan {
   // one storage block holds, UnsupportedError for a method that is not available.
   MatmulPlan(const Context& context, int m, int k, int n, const MatmulOptions& options = {});
   ~MatmulPlan();
+  // @{
+  // Moves the compiled plan; running a moved-from plan throws Error.
   MatmulPlan(MatmulPlan&&) noexcept;
   MatmulPlan& operator=(MatmulPlan&&) noexcept;
+  // @}
   MatmulPlan(const MatmulPlan&) = delete;
   MatmulPlan& operator=(const MatmulPlan&) = delete;
 
@@ -151,11 +157,11 @@ class MatmulPlan {
   // downloads into c. Throws SizeMismatchError (before touching c) on a wrong length.
   void run(std::span<const float> a, std::span<const float> b, std::span<float> c);
 
-  int m() const { return m_; }
-  int k() const { return k_; }
-  int n() const { return n_; }
+  int m() const { return m_; }  // rows of A and C
+  int k() const { return k_; }  // columns of A, rows of B
+  int n() const { return n_; }  // columns of B and C
   MatmulMethod method() const { return method_; }  // what Auto resolved to
-  const MatmulTuning& tuning() const { return tuning_; }
+  const MatmulTuning& tuning() const { return tuning_; }  // the tuning it was compiled with
   // What runs and why, e.g. "compute_register_blocked 64x64x8 8x8 (Auto: 256 work groups
   // for 132 compute units)" or "host_blas: libopenblas.so.0 (Auto on a CPU device)".
   const std::string& description() const { return description_; }
@@ -163,7 +169,7 @@ class MatmulPlan {
   // GPU nanoseconds of the last run's kernel (GL_TIME_ELAPSED), when timing is on and the
   // device has timer queries; otherwise -1. Uploads and downloads are not included.
   void set_timing(bool enabled);
-  double last_gpu_ns() const;
+  double last_gpu_ns() const;  // see set_timing
 
  private:
   void run_panels(std::span<const float> a, std::span<const float> b, std::span<float> c);
@@ -182,8 +188,9 @@ class MatmulPlan {
   double panel_ns_ = -1;
 };
 
+// @{
 // One-shot forms (the compiled kernels are cached by the Context, so repeated calls with the
-// same shape and method do not recompile).
+// same shape and method do not recompile): C (m x n) = A (m x k) B (k x n), row-major.
 void matmul(const Context& context, std::span<const float> a, std::span<const float> b,
             std::span<float> c, int m, int k, int n, const MatmulOptions& options = {});
 std::vector<float> matmul(const Context& context, std::span<const float> a,
@@ -191,9 +198,11 @@ std::vector<float> matmul(const Context& context, std::span<const float> a,
                           const MatmulOptions& options = {});
 void matmul(const Context& context, const Buffer& a, const Buffer& b, Buffer& c, int m, int k,
             int n, const MatmulOptions& options = {});
+// @}
 
 // ---- Autotuning ------------------------------------------------------------------------
 
+// How autotune_matmul times and caches.
 struct AutotuneOptions {
   bool use_cache = true;    // return the cached choice for this device if there is one
   bool write_cache = true;  // store the choice
@@ -201,20 +210,22 @@ struct AutotuneOptions {
   std::filesystem::path cache_dir;  // empty: $GPGPU_CACHE_DIR, else ~/.cache/gpgpu
 };
 
+// One tuning autotune_matmul timed, and how it did.
 struct AutotuneCandidate {
-  MatmulTuning tuning;
-  double gpu_ms = -1;  // median kernel time; -1 if the candidate failed
-  double gflops = 0;
+  MatmulTuning tuning;  // the candidate
+  double gpu_ms = -1;   // median kernel time; -1 if the candidate failed
+  double gflops = 0;    // 2 n^3 / gpu_ms
   std::string failure;  // why a candidate was rejected (did not compile, wrong result...)
 };
 
+// What autotune_matmul chose, and what it timed.
 struct AutotuneResult {
-  MatmulTuning best;
+  MatmulTuning best;  // the fastest correct candidate
   double gflops = 0;  // of the best candidate, at n x n x n
-  int n = 0;
+  int n = 0;          // the size timed
   bool from_cache = false;                    // true: read from cache_file, nothing was timed
   std::vector<AutotuneCandidate> candidates;  // empty when from_cache
-  std::filesystem::path cache_file;
+  std::filesystem::path cache_file;           // where the choice is cached
 };
 
 // The candidates autotune_matmul times on this device (at most 8).
@@ -225,7 +236,7 @@ std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device);
 // queries do not see the work) wall clock around the run and glFinish. Rejects any
 // candidate whose sampled entries disagree with a float64 reference, and caches the fastest
 // per device (keyed by its GL renderer string; an entry measured under another GL version
-// string, i.e. another driver, is tuned again) in <cache dir>/matmul_tuning.json.
+// string, i.e. another driver, is tuned again) in `<cache dir>/matmul_tuning.json`.
 // MatmulMethod::Auto uses the cached choice from then on. The candidates' kernels are
 // compiled together first (gpgpu::precompile). With GPGPU_CACHE=off nothing is read or
 // written.
@@ -236,7 +247,7 @@ AutotuneResult autotune_matmul(const Context& context, int n = 1024,
 // with GPGPU_CACHE=off).
 std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
                                                  const std::filesystem::path& cache_dir = {});
-// <cache_dir or $GPGPU_CACHE_DIR or ~/.cache/gpgpu>/matmul_tuning.json
+// `<cache_dir or $GPGPU_CACHE_DIR or ~/.cache/gpgpu>/matmul_tuning.json`
 std::filesystem::path matmul_cache_file(const std::filesystem::path& cache_dir = {});
 
 }  // namespace gpgpu

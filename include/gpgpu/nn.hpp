@@ -16,14 +16,16 @@
 //   nn::save_model(model, "model");
 //
 // tensor.hpp         Shape, Tensor (device-resident float32, NCHW)
-// layers.hpp         Dense, Conv2D, MaxPool2D, AvgPool2D, ReLU, Sigmoid, Tanh, Flatten,
-//                    Dropout, BatchNorm, Softmax; shapes and parameters; initialisation
+// layers.hpp         Dense, Conv2D, MaxPool2D, AvgPool2D, GlobalAvgPool2D, ReLU, LeakyReLU,
+//                    Clip, Sigmoid, Tanh, Flatten, Dropout, BatchNorm, Softmax; shapes and
+//                    parameters; initialisation
 // model.hpp          Sequential: forward, backward, parameters; the two backends
 // optimizers.hpp     SGD with momentum, Adam, weight decay, learning-rate schedules
 // loss.hpp           softmax cross-entropy, loss statistics, evaluations
 // data.hpp           IDX files (MNIST format, gzip), normalisation, shuffling,
 //                    augmentation, DeviceDataset
 // train.hpp          Trainer (one dispatch chain per step), evaluate
+// arrays.hpp         ArrayTrainer, predict, evaluate over float32 samples in host memory
 // serialization.hpp  save/load (.npy directory or .npz), networks from JSON
 // nets.hpp           built-in networks (small, lenet, cnn, cnn-bn, gpgpujs) and recipes
 #pragma once
@@ -31,6 +33,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
 
+#include "gpgpu/nn/arrays.hpp"
 #include "gpgpu/nn/data.hpp"
 #include "gpgpu/nn/layers.hpp"
 #include "gpgpu/nn/loss.hpp"

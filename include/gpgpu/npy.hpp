@@ -18,6 +18,7 @@
 
 namespace gpgpu::npy {
 
+// The element types gpgpu reads and writes in .npy files.
 enum class DType { Float32, Int32, Uint32 };
 
 // The C++ element types that have a DType; every element is 4 bytes.
@@ -25,6 +26,7 @@ template <class T>
 concept Element =
     std::same_as<T, float> || std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t>;
 
+// The DType of the C++ type T.
 template <Element T>
 constexpr DType dtype_of() {
   if constexpr (std::same_as<T, float>) {
@@ -42,14 +44,16 @@ std::string dtype_name(DType dtype);
 // Bytes per element (4 for every supported DType).
 std::size_t dtype_size(DType dtype);
 
+// A NumPy array in memory: element type, shape and raw little-endian data.
 struct Array {
-  DType dtype = DType::Float32;
+  DType dtype = DType::Float32;    // the element type
   std::vector<std::size_t> shape;  // empty for a 0-d scalar
   std::vector<std::byte> data;     // C order, little-endian
 
   // Product of the dimensions: 1 for a scalar, 0 when any dimension is 0.
   std::size_t element_count() const;
 
+  // @{
   // The data as elements of T. Throws gpgpu::TypeMismatchError (an ArgumentError) when T
   // does not match dtype, and gpgpu::SizeMismatchError when data does not hold exactly
   // element_count() elements.
@@ -57,6 +61,7 @@ struct Array {
   std::span<const T> view() const;
   template <Element T>
   std::span<T> view();
+  // @}
 };
 
 // Decodes a whole .npy file held in memory. `origin` names the input (a file name) in

@@ -20,13 +20,20 @@
 
 namespace gpgpu {
 
+// The handle of an asynchronous kernel run (run_async) or download: wait() for it before
+// touching the host outputs. Dropped without wait(), it completes the run in its destructor.
+// Move-only.
 class PendingRun {
  public:
   PendingRun() = default;  // empty: wait() throws TransferError
+  // For the library's own use: operation `id` of `source`.
   PendingRun(std::shared_ptr<detail::AsyncSource> source, std::uint64_t id);
   ~PendingRun();
+  // @{
+  // Moves the handle; the moved-from one is empty.
   PendingRun(PendingRun&& other) noexcept;
   PendingRun& operator=(PendingRun&& other) noexcept;
+  // @}
   PendingRun(const PendingRun&) = delete;
   PendingRun& operator=(const PendingRun&) = delete;
 
@@ -34,8 +41,8 @@ class PendingRun {
   void wait();
   // True when wait() would not block on the GPU. Never blocks.
   bool ready() const;
-  bool waited() const noexcept { return waited_; }
-  bool empty() const noexcept { return source_ == nullptr && !waited_; }
+  bool waited() const noexcept { return waited_; }  // wait() has returned
+  bool empty() const noexcept { return source_ == nullptr && !waited_; }  // no operation
 
  private:
   void finish_quietly() noexcept;

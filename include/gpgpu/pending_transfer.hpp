@@ -29,13 +29,20 @@ class TransferError : public Error {
   using Error::Error;
 };
 
+// The handle of an asynchronous transfer (TransferQueue, Buffer::download_async): wait() for
+// it before touching the host array. Dropped without wait(), it completes the transfer in
+// its destructor. Move-only.
 class PendingTransfer {
  public:
   PendingTransfer() = default;  // an empty handle: wait() throws TransferError
+  // For the library's own use: transfer `id` of `source`, of `bytes` bytes.
   PendingTransfer(std::shared_ptr<detail::AsyncSource> source, std::uint64_t id, std::size_t bytes);
   ~PendingTransfer();
+  // @{
+  // Moves the handle; the moved-from one is empty.
   PendingTransfer(PendingTransfer&& other) noexcept;
   PendingTransfer& operator=(PendingTransfer&& other) noexcept;
+  // @}
   PendingTransfer(const PendingTransfer&) = delete;
   PendingTransfer& operator=(const PendingTransfer&) = delete;
 
@@ -45,9 +52,9 @@ class PendingTransfer {
   void wait();
   // True when wait() would not have to wait for the GPU. Never blocks.
   bool ready() const;
-  bool waited() const noexcept { return waited_; }
-  bool empty() const noexcept { return state_ == nullptr && !waited_; }
-  std::size_t bytes() const noexcept { return bytes_; }
+  bool waited() const noexcept { return waited_; }  // wait() has returned
+  bool empty() const noexcept { return state_ == nullptr && !waited_; }  // no transfer
+  std::size_t bytes() const noexcept { return bytes_; }  // the transfer's size
 
  private:
   void finish_quietly() noexcept;

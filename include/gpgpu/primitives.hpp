@@ -58,8 +58,8 @@ enum class Op { Sum, Product, Min, Max };
 // A user operator: `expression` combines `a` and `b` (GLSL, of the element's type) and must
 // be associative; `identity` is a GLSL expression e with op(e, x) == op(x, e) == x.
 struct GlslOp {
-  std::string expression;
-  std::string identity;
+  std::string expression;  // GLSL combining `a` and `b`, e.g. "a * b"
+  std::string identity;    // GLSL for the identity element, e.g. "1.0"
 };
 
 // Either a built-in operator or a GlslOp.
@@ -67,9 +67,9 @@ class Operator {
  public:
   Operator(Op op) : builtin_(op) {}                             // NOLINT: implicit on purpose
   Operator(GlslOp op) : custom_(true), glsl_(std::move(op)) {}  // NOLINT
-  bool is_builtin() const noexcept { return !custom_; }
-  Op builtin() const noexcept { return builtin_; }
-  const GlslOp& glsl() const noexcept { return glsl_; }
+  bool is_builtin() const noexcept { return !custom_; }  // a built-in Op, not a GlslOp
+  Op builtin() const noexcept { return builtin_; }         // the Op, when is_builtin()
+  const GlslOp& glsl() const noexcept { return glsl_; }    // the GlslOp, when not is_builtin()
   std::string describe() const;  // "sum", "max", "glsl(a * b | 1.0)"
 
  private:
@@ -80,16 +80,18 @@ class Operator {
 
 // "sum", "product", "min", "max" (the names the CLI takes); parse_op returns false for others.
 std::string to_string(Op op);
-bool parse_op(const std::string& name, Op& op);
+bool parse_op(const std::string& name, Op& op);  // sets `op` and returns true for a known name
 
 // `count` elements starting at element `first` (elements of `components` scalars);
 // count = whole: to the end of the Buffer.
 inline constexpr std::size_t whole = static_cast<std::size_t>(-1);
+// A range of elements of a Buffer (see `whole`).
 struct Range {
-  std::size_t first = 0;
-  std::size_t count = whole;
+  std::size_t first = 0;      // the first element
+  std::size_t count = whole;  // how many elements; `whole`: to the end
 };
 
+// Options of the Buffer form of reduce.
 struct ReduceOptions {
   int components = 1;          // 1, or 2..4 for vecN elements
   Range range{};               // which elements to reduce
@@ -113,12 +115,14 @@ template <class T>
 std::vector<T> reduce_vector(const Context& ctx, const Buffer& in, int components,
                              const Operator& op = Op::Sum, Range range = {});
 
+// @{
 // Host data: uploaded, reduced, the result returned.
 float reduce(const Context& ctx, std::span<const float> in, const Operator& op = Op::Sum);
 std::int32_t reduce(const Context& ctx, std::span<const std::int32_t> in,
                     const Operator& op = Op::Sum);
 std::uint32_t reduce(const Context& ctx, std::span<const std::uint32_t> in,
                      const Operator& op = Op::Sum);
+// @}
 
 // The depth d of the summation tree reduce uses for n elements of `components` scalars on
 // this device (see "Accuracy" above): |sum - exact| <= d * 2^-24 * sum |x_i| per component.
@@ -131,26 +135,35 @@ int reduce_error_depth(const Context& ctx, std::size_t n, int components = 1,
 // The index of the first smallest / largest element (scalars only; NaNs are skipped) and
 // its value. index == no_index for an empty range or one of NaNs only.
 inline constexpr std::uint32_t no_index = 0xFFFFFFFFu;
+// What argmin and argmax return: the element's index and value.
 template <class T>
 struct Extreme {
   std::uint32_t index = no_index;  // relative to the Buffer's start, not to range.first
-  T value{};
+  T value{};                       // the element's value
 };
 
+// @{
+// The first smallest / largest element of range of `in` (waits for the GPU).
 template <class T>
 Extreme<T> argmin(const Context& ctx, const Buffer& in, Range range = {});
 template <class T>
 Extreme<T> argmax(const Context& ctx, const Buffer& in, Range range = {});
+// @}
+// @{
+// The same for host data (uploaded first).
 template <class T>
 Extreme<T> argmin(const Context& ctx, std::span<const T> in);
 template <class T>
 Extreme<T> argmax(const Context& ctx, std::span<const T> in);
+// @}
 
+// @{
 // Device results: writes the index (uint32) into index_out[out_offset]. No wait.
 void argmin(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t out_offset = 0,
             Range range = {});
 void argmax(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t out_offset = 0,
             Range range = {});
+// @}
 
 // ---- scan --------------------------------------------------------------------------------
 
@@ -162,13 +175,15 @@ void argmax(const Context& ctx, const Buffer& in, Buffer& index_out, std::size_t
 // in all, which no wait for another work group can be guaranteed to stay within.
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
 
+// Options of the Buffer forms of the scans.
 struct ScanOptions {
   int components = 1;         // 1, or 2..4 for vecN elements
   Range range{};              // which elements of `in` to scan
   std::size_t out_first = 0;  // out[out_first + i] receives the result for element first + i
-  ScanAlgorithm algorithm = ScanAlgorithm::Auto;
+  ScanAlgorithm algorithm = ScanAlgorithm::Auto;  // how tiles are chained (above)
 };
 
+// @{
 // out[i] = in[0] op ... op in[i] (inclusive) or in[0] op ... op in[i - 1], identity for
 // i = 0 (exclusive), over options.range; `out` has `in`'s element type and may be `in`
 // (in place). Returns without waiting for the GPU. Accuracy of float sums: each output is a
@@ -179,7 +194,9 @@ void inclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Ope
                     const ScanOptions& options = {});
 void exclusive_scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op = Op::Sum,
                     const ScanOptions& options = {});
+// @}
 
+// @{
 // Host data (T: float, std::int32_t, std::uint32_t): uploaded, scanned, returned.
 template <class T>
 std::vector<T> inclusive_scan(const Context& ctx, std::span<const T> in,
@@ -187,6 +204,7 @@ std::vector<T> inclusive_scan(const Context& ctx, std::span<const T> in,
 template <class T>
 std::vector<T> exclusive_scan(const Context& ctx, std::span<const T> in,
                               const Operator& op = Op::Sum, int components = 1);
+// @}
 
 // The depth bound d of a scan of n elements (see above).
 int scan_error_depth(const Context& ctx, std::size_t n, int components = 1,
@@ -212,6 +230,7 @@ void sort_by_key(const Context& ctx, Buffer& keys, Buffer& values,
 void argsort(const Context& ctx, const Buffer& keys, Buffer& indices,
              SortOrder order = SortOrder::Ascending, Range range = {});
 
+// @{
 // Host data (T: float, std::int32_t, std::uint32_t).
 template <class T>
 void sort(const Context& ctx, std::span<T> keys, SortOrder order = SortOrder::Ascending);
@@ -221,6 +240,7 @@ void sort_by_key(const Context& ctx, std::span<T> keys, std::span<std::uint32_t>
 template <class T>
 std::vector<std::uint32_t> argsort(const Context& ctx, std::span<const T> keys,
                                    SortOrder order = SortOrder::Ascending);
+// @}
 
 // ---- compaction ----------------------------------------------------------------------------
 
@@ -229,8 +249,8 @@ std::vector<std::uint32_t> argsort(const Context& ctx, std::span<const T> keys,
 // Outputs go to out[0, count) in input order; `out` has `in`'s element type and room for
 // every element of the range (how many are selected is known only on the device).
 struct CompactOptions {
-  int components = 1;
-  Range range{};
+  int components = 1;  // 1, or 2..4 for vecN elements
+  Range range{};       // which elements of `in` to consider
 };
 
 // Copies the elements where the predicate holds; returns how many (waits for the GPU).
@@ -244,6 +264,7 @@ std::size_t partition(const Context& ctx, const Buffer& in, Buffer& out,
 // nothing, so every NaN is kept); on sorted input, the distinct values. Returns how many.
 std::size_t unique(const Context& ctx, const Buffer& in, Buffer& out,
                    const CompactOptions& options = {});
+// @{
 // The same, writing the count to count_out[count_offset] (uint32) without waiting.
 void copy_if(const Context& ctx, const Buffer& in, Buffer& out, const std::string& predicate,
              Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
@@ -251,16 +272,20 @@ void partition(const Context& ctx, const Buffer& in, Buffer& out, const std::str
                Buffer& count_out, std::size_t count_offset = 0, const CompactOptions& options = {});
 void unique(const Context& ctx, const Buffer& in, Buffer& out, Buffer& count_out,
             std::size_t count_offset = 0, const CompactOptions& options = {});
+// @}
 
+// @{
 // Host data.
 template <class T>
 std::vector<T> copy_if(const Context& ctx, std::span<const T> in, const std::string& predicate,
                        int components = 1);
 template <class T>
 std::vector<T> unique(const Context& ctx, std::span<const T> in, int components = 1);
+// @}
 
 // ---- segmented reduce ----------------------------------------------------------------------
 
+// @{
 // out[s] = in[offsets[s]] op ... op in[offsets[s + 1] - 1] for each of the offsets.size() - 1
 // segments (offsets: uint32, non-decreasing, in elements of `components` scalars, the last at
 // most the elements of `in`); an empty segment gives the identity. Each segment is reduced
@@ -275,6 +300,7 @@ template <class T>
 std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
                                 std::span<const std::uint32_t> offsets,
                                 const Operator& op = Op::Sum, int components = 1);
+// @}
 
 // ---- histogram ---------------------------------------------------------------------------
 
@@ -288,27 +314,36 @@ std::vector<T> segmented_reduce(const Context& ctx, std::span<const T> in,
 // Integer bins (int32 / uint32 input): value v goes to bin v - lo for lo <= v < lo + bins.
 // accumulate: add to the counts already in the Buffer instead of replacing them.
 // Returns without waiting for the GPU.
+// Options of the Buffer forms of histogram.
 struct HistogramOptions {
-  Range range{};
+  Range range{};               // which elements of `in` to count
   std::size_t out_offset = 0;  // where the bins + 3 counts start in `counts`
-  bool accumulate = false;
+  bool accumulate = false;     // add to the counts in the Buffer instead of replacing them
 };
+// Float bins over [lo, hi] (above).
 void histogram(const Context& ctx, const Buffer& in, Buffer& counts, std::uint32_t bins, float lo,
                float hi, const HistogramOptions& options = {});
+// Integer bins [lo, lo + bins) (above).
 void histogram_int(const Context& ctx, const Buffer& in, Buffer& counts, std::uint32_t bins,
                    std::int64_t lo, const HistogramOptions& options = {});
 
-// Host results.
+// A histogram of host data, counted on the device.
 struct HistogramCounts {
-  std::vector<std::uint32_t> bins;
-  std::uint32_t below = 0, above = 0, nan = 0;
+  std::vector<std::uint32_t> bins;  // the count of each bin
+  std::uint32_t below = 0;          // values below the range
+  std::uint32_t above = 0;          // values above the range
+  std::uint32_t nan = 0;            // NaNs (float input)
 };
+// The histogram of host data (float bins over [lo, hi], as above).
 HistogramCounts histogram(const Context& ctx, std::span<const float> in, std::uint32_t bins,
                           float lo, float hi);
+// @{
+// The histogram of host integers: bins [lo, lo + bins), as above.
 HistogramCounts histogram_int(const Context& ctx, std::span<const std::int32_t> in,
                               std::uint32_t bins, std::int64_t lo);
 HistogramCounts histogram_int(const Context& ctx, std::span<const std::uint32_t> in,
                               std::uint32_t bins, std::int64_t lo);
+// @}
 
 // ---- tuning (advanced) ---------------------------------------------------------------------
 

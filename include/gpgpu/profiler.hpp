@@ -36,18 +36,21 @@
 namespace gpgpu {
 
 // What record() needs of a kernel: its label and the GPU time of its last run.
-// ComputeKernel, TransformFeedbackKernel, FragmentKernel and MatmulPlan's kernels have them.
+// ComputeKernel, TransformFeedbackKernel, FragmentKernel, MatmulPlan's kernels and Sequence
+// (a whole replay) have them.
 template <class K>
 concept TimedKernel = requires(const K& kernel) {
   { kernel.label() } -> std::convertible_to<std::string>;
   { kernel.last_gpu_ns() } -> std::convertible_to<double>;
 };
 
+// Where a Profiler's times come from.
 enum class TimingSource {
   TimerQueries,     // GPU timestamps and the fenced wall clock
   FencedWallClock,  // the fenced wall clock only
 };
 
+// How a Profiler times.
 struct ProfilerOptions {
   // Use GPU timer queries where the device has them. false gives what a device without
   // GL_EXT_disjoint_timer_query gets: the fenced wall clock only.
@@ -56,21 +59,23 @@ struct ProfilerOptions {
 
 // Times of one name. Times are in milliseconds; a field is -1 when there are no samples.
 struct ProfileStats {
-  std::string name;
+  std::string name;             // the scope's or kernel's name
   std::size_t count = 0;        // scopes (or record() calls) of this name
   std::size_t gpu_samples = 0;  // of them with a GPU time
   std::size_t disjoint = 0;     // GPU samples dropped because of a disjoint event
-  double gpu_total_ms = -1, gpu_median_ms = -1, gpu_min_ms = -1, gpu_max_ms = -1;
-  std::size_t wall_samples = 0;
-  double wall_total_ms = -1, wall_median_ms = -1, wall_min_ms = -1, wall_max_ms = -1;
+  double gpu_total_ms = -1, gpu_median_ms = -1, gpu_min_ms = -1, gpu_max_ms = -1;  // GPU time
+  std::size_t wall_samples = 0;  // samples with a wall time
+  double wall_total_ms = -1, wall_median_ms = -1, wall_min_ms = -1, wall_max_ms = -1;  // wall
 };
 
+// Times named scopes of GPU work (GPU timestamps where the device has them, and the fenced
+// wall clock) and reports statistics per name (the manual at the top of this header).
 class Profiler {
  public:
   // A running measurement; it ends at stop() or when it goes out of scope.
   class Scope {
    public:
-    Scope(Scope&& other) noexcept;
+    Scope(Scope&& other) noexcept;  // the moved-from scope records nothing
     Scope& operator=(Scope&&) = delete;
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
@@ -85,6 +90,7 @@ class Profiler {
     std::size_t slot_;
   };
 
+  // A profiler of the work submitted to `context`.
   explicit Profiler(const Context& context, const ProfilerOptions& options = {});
   ~Profiler();
   Profiler(const Profiler&) = delete;
@@ -101,7 +107,7 @@ class Profiler {
     record(std::string(kernel.label()), kernel.last_gpu_ns(), wall_ns);
   }
 
-  TimingSource timing_source() const noexcept { return source_; }
+  TimingSource timing_source() const noexcept { return source_; }  // where times come from
   // One line saying where the times come from, e.g. "GPU timestamps (GL_EXT_disjoint_timer_query)
   // and fenced wall clock" or why there are no GPU times.
   const std::string& timing_description() const noexcept { return description_; }

@@ -18,6 +18,7 @@
 
 namespace gpgpu {
 
+// What one texel of a Texture holds: 1 to 4 float components, or 1 or 4 int or uint ones.
 enum class TexelType { Float, Vec2, Vec3, Vec4, Int, Uint, IVec4, UVec4 };
 
 // The GLSL name of the texel ("float", "vec3", "uint", "ivec4").

@@ -44,6 +44,9 @@ namespace gpgpu {
 class Buffer;
 class Context;
 
+// A 2-D or 3-D texture of float, int or uint texels (1, 2 or 4 components), or a 1-D array
+// wrapped into rows: sampled by kernels, written as an image or a fragment kernel's output
+// (the manual at the top of this header). Move-only.
 class Texture {
  public:
   Texture() = default;  // holds nothing; binding it is an error
@@ -52,11 +55,15 @@ class Texture {
   // GL_MAX_TEXTURE_SIZE (2-D) or GL_MAX_3D_TEXTURE_SIZE (3-D).
   Texture(const Context& context, TexelType type, const std::vector<std::size_t>& shape);
   ~Texture();
+  // @{
+  // Moves the texture; Args bound to `other` follow it to this Texture.
   Texture(Texture&& other) noexcept;
   Texture& operator=(Texture&& other) noexcept;
+  // @}
   Texture(const Texture&) = delete;
   Texture& operator=(const Texture&) = delete;
 
+  // @{
   // A texture of `shape` filled from row-major host data (shape's product x components
   // values; T must be the texel's element type).
   template <class T>
@@ -71,12 +78,14 @@ class Texture {
                       const std::vector<T>& data) {
     return from(context, type, shape, std::span<const T>(data));
   }
+  // @}
 
   // An uninitialised 1-D array of `length` texels wrapped into rows of
   // W = min(length, max_width) texels; max_width 0 means the device's maximum texture
   // width. Throws LimitError when even rows of the maximum width cannot hold it.
   static Texture array(const Context& context, TexelType type, std::size_t length,
                        std::size_t max_width = 0);
+  // @{
   // The same, filled from `data` (length = data.size() / components).
   template <class T>
   static Texture from_array(const Context& context, TexelType type, std::span<const T> data,
@@ -90,7 +99,9 @@ class Texture {
                             std::size_t max_width = 0) {
     return from_array(context, type, std::span<const T>(data), max_width);
   }
+  // @}
 
+  // @{
   // Replaces the whole contents: value_count() values of the texel's element type.
   template <class T>
   void upload(std::span<const T> data) {
@@ -100,6 +111,7 @@ class Texture {
   void upload(const std::vector<T>& data) {
     upload(std::span<const T>(data));
   }
+  // @}
   // Copies the whole contents into `out` (value_count() values). Waits for the GPU.
   template <class T>
   void download(std::span<T> out) const {
@@ -111,6 +123,7 @@ class Texture {
   PendingRun download_async(std::span<T> out) const {
     return download_values_async(element_type_of<T>(), out.data(), out.size());
   }
+  // The whole contents, downloaded into a new vector. Waits for the GPU.
   template <class T>
   std::vector<T> to_vector() const {
     std::vector<T> out(value_count());
@@ -118,12 +131,12 @@ class Texture {
     return out;
   }
 
-  TexelType texel_type() const noexcept { return type_; }
-  int dimensions() const noexcept { return depth_ > 0 ? 3 : 2; }
+  TexelType texel_type() const noexcept { return type_; }          // element type and components
+  int dimensions() const noexcept { return depth_ > 0 ? 3 : 2; }  // 2 or 3
   std::vector<std::size_t> shape() const;  // {rows, cols} or {depth, rows, cols}
-  std::size_t rows() const noexcept { return rows_; }
-  std::size_t cols() const noexcept { return cols_; }
-  std::size_t depth() const noexcept { return depth_ > 0 ? depth_ : 1; }
+  std::size_t rows() const noexcept { return rows_; }  // texels along y
+  std::size_t cols() const noexcept { return cols_; }  // texels along x
+  std::size_t depth() const noexcept { return depth_ > 0 ? depth_ : 1; }  // 1 for 2-D
   // Texels that hold data: rows x cols (x depth), or n for a 1-D array.
   std::size_t length() const noexcept { return length_; }
   // Host values upload() and download() move: length() x components.
@@ -131,7 +144,7 @@ class Texture {
     return length_ * static_cast<std::size_t>(components(type_));
   }
   bool is_array() const noexcept { return is_array_; }  // a wrapped 1-D array
-  bool valid() const noexcept { return name_.id() != 0; }
+  bool valid() const noexcept { return name_.id() != 0; }  // holds a GL texture
   unsigned gl_name() const noexcept { return name_.id(); }  // for interoperation with raw GL
   // Whether the texture was made from `context` (and is not released).
   bool belongs_to(const Context& context) const noexcept;

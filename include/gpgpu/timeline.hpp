@@ -39,21 +39,26 @@
 
 namespace gpgpu {
 
+// What a Timeline keeps.
 struct TimelineOptions {
   std::size_t capacity = 4096;  // marks kept (each holds one query object)
   long long first = std::numeric_limits<long long>::min();  // indices kept: [first, last]
-  long long last = std::numeric_limits<long long>::max();
+  long long last = std::numeric_limits<long long>::max();  // (above)
 };
 
+// One mark: when the host made it and when the GPU reached it.
 struct TimelineMark {
-  std::string label;
-  long long index = 0;
+  std::string label;    // as given to mark()
+  long long index = 0;  // as given to mark()
   double host_us = 0;  // steady clock, microseconds since the Timeline was made
   double gpu_us = -1;  // the GPU's time on the same clock; -1 when unknown (see Limits)
 };
 
+// Marks on the GPU's clock: each records when the host made it and when the GPU got there
+// (the manual at the top of this header).
 class Timeline {
  public:
+  // A timeline of the work submitted to `context`.
   explicit Timeline(const Context& context, const TimelineOptions& options = {});
   ~Timeline();
   Timeline(const Timeline&) = delete;
@@ -68,7 +73,7 @@ class Timeline {
   std::string csv();
 
   bool has_gpu_times() const noexcept;  // false: every gpu_us is -1 (description() says why)
-  const std::string& description() const noexcept;
+  const std::string& description() const noexcept;  // where the GPU times come from, or why none
   std::size_t dropped() const noexcept;    // marks refused for want of capacity
   double clock_drift_us() const noexcept;  // the offset's change found by the last marks()
 

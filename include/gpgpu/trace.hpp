@@ -34,6 +34,7 @@
 
 namespace gpgpu {
 
+// What a TracedKernel records.
 struct TraceOptions {
   // The array to trace: a storage block's array member ("dst") or the block's name ("Out"),
   // or a shared array.
@@ -44,6 +45,8 @@ struct TraceOptions {
   std::size_t element_bytes = 0;
 };
 
+// A compute kernel instrumented to log every access to one array (the manual at the top of
+// this header). Move-only.
 class TracedKernel {
  public:
   // Compiles the kernel as given (to learn its arrays) and the instrumented copy. Throws
@@ -52,20 +55,26 @@ class TracedKernel {
   TracedKernel(const Context& context, std::string_view source, const TraceOptions& options,
                const Defines& defines = {}, std::string label = "traced kernel");
   ~TracedKernel();
+  // @{
+  // Moves the kernels; a moved-from TracedKernel must not be used.
   TracedKernel(TracedKernel&&) noexcept;
   TracedKernel& operator=(TracedKernel&&) noexcept;
+  // @}
   TracedKernel(const TracedKernel&) = delete;
   TracedKernel& operator=(const TracedKernel&) = delete;
 
+  // @{
   // As ComputeKernel's run and run_groups; each returns the trace of that one run.
   AccessTrace run(const Args& args);
   AccessTrace run(const Args& args, std::size_t items);
   AccessTrace run(const Args& args, Size3 items);
   AccessTrace run_groups(const Args& args, Size3 groups);
+  // @}
 
+  // The GLSL actually compiled: the kernel with a log write at every subscript of the array.
   const std::string& instrumented_source() const noexcept { return instrumented_source_; }
-  std::size_t sites() const noexcept { return sites_; }
-  ComputeKernel& kernel() noexcept { return *kernel_; }
+  std::size_t sites() const noexcept { return sites_; }  // subscripts instrumented
+  ComputeKernel& kernel() noexcept { return *kernel_; }  // the instrumented kernel
 
  private:
   template <class Runner>
@@ -82,9 +91,10 @@ class TracedKernel {
 
 // How a traced run is dispatched, mirroring ComputeKernel's run overloads (for the CLI).
 struct TraceDispatch {
+  // Which run overload: sizes from the arrays, items, a grid of items, or work groups.
   enum class Mode { Derived, Items, Grid, Groups };
-  Mode mode = Mode::Derived;
-  Size3 size;
+  Mode mode = Mode::Derived;  // which overload
+  Size3 size;                 // its size argument
   static TraceDispatch derived() { return {}; }                                   // run(args)
   static TraceDispatch items(std::size_t n) { return {Mode::Items, {n, 1, 1}}; }  // run(args, n)
   static TraceDispatch grid(Size3 items) { return {Mode::Grid, items}; }        // run(args, Size3)

@@ -50,12 +50,17 @@ namespace detail {
 class TransferState;
 }
 
+// How a TransferQueue moves data (the manual at the top of this header): through
+// persistently mapped staging memory, through staging buffers, or with plain glBufferSubData
+// and glGetBufferSubData; Auto picks the first the device supports.
 enum class TransferMethod { Auto, PersistentMapped, StagingBuffers, Direct };
 
+// "auto", "persistent-mapped", "staging-buffers" or "direct".
 const char* to_string(TransferMethod method);
 
+// How a TransferQueue stages and splits transfers.
 struct TransferOptions {
-  TransferMethod method = TransferMethod::Auto;
+  TransferMethod method = TransferMethod::Auto;  // (above)
   // Bytes of one staging slot; transfers larger than this are split into chunks.
   std::size_t chunk_bytes = std::size_t{8} << 20;
   // Staging slots per direction: how many chunks may be in flight at once.
@@ -65,17 +70,23 @@ struct TransferOptions {
   std::size_t host_threads = 1;
 };
 
+// Asynchronous copies between host memory and Buffers, pipelined through staging memory in
+// chunks (the manual at the top of this header). Move-only.
 class TransferQueue {
  public:
   // Throws UnsupportedError if PersistentMapped is asked for on a device without
   // GL_EXT_buffer_storage, ArgumentError for zero chunk_bytes or slots.
   explicit TransferQueue(const Context& context, const TransferOptions& options = {});
   ~TransferQueue();
+  // @{
+  // Moves the queue; a moved-from TransferQueue must not be used.
   TransferQueue(TransferQueue&&) noexcept;
   TransferQueue& operator=(TransferQueue&&) noexcept;
+  // @}
   TransferQueue(const TransferQueue&) = delete;
   TransferQueue& operator=(const TransferQueue&) = delete;
 
+  // @{
   // Copies `source` into `destination` from element `offset` on.
   template <class T>
   PendingTransfer upload(Buffer& destination, std::span<const T> source, std::size_t offset = 0) {
@@ -86,6 +97,8 @@ class TransferQueue {
                          std::size_t offset = 0) {
     return upload(destination, std::span<const T>(source), offset);
   }
+  // @}
+  // @{
   // Copies elements [offset, offset + destination.size()) of `source` into `destination`
   // (filled by the time wait() returns).
   template <class T>
@@ -98,12 +111,15 @@ class TransferQueue {
                            std::size_t offset = 0) {
     return download(source, std::span<T>(destination), offset);
   }
+  // @}
+  // @{
   // Copies `count` elements (all of the source from its offset when count is 0) between a
   // HostBuffer and a Buffer: one GPU copy when the HostBuffer is mapped.
   PendingTransfer copy(const HostBuffer& source, Buffer& destination, std::size_t source_offset = 0,
                        std::size_t destination_offset = 0, std::size_t count = 0);
   PendingTransfer copy(const Buffer& source, HostBuffer& destination, std::size_t source_offset = 0,
                        std::size_t destination_offset = 0, std::size_t count = 0);
+  // @}
 
   // Copies `count` elements (all of the source from its offset when count is 0) between two
   // Buffers on the device (glCopyBufferSubData); the device-copy bandwidth reference.
@@ -115,7 +131,7 @@ class TransferQueue {
   void finish();
 
   TransferMethod method() const noexcept;  // the method in use (never Auto)
-  const TransferOptions& options() const noexcept;
+  const TransferOptions& options() const noexcept;  // as given
 
  private:
   PendingTransfer upload_bytes(Buffer& destination, ElementType type, const void* data,

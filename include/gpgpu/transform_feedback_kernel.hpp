@@ -65,6 +65,8 @@ struct CapturePlan;
 struct ProgramInterface;
 }  // namespace detail
 
+// A GLSL vertex shader run once per element with its outputs captured by transform
+// feedback: gpgpu.js's method (the manual at the top of this header). Move-only.
 class TransformFeedbackKernel {
  public:
   // Compiles and links the vertex shader (or takes the program from the context's cache).
@@ -75,8 +77,11 @@ class TransformFeedbackKernel {
                           const Defines& defines = {},
                           std::string label = "transform-feedback kernel");
   ~TransformFeedbackKernel();
+  // @{
+  // Moves the compiled kernel; running a moved-from kernel throws Error.
   TransformFeedbackKernel(TransformFeedbackKernel&&) noexcept;
   TransformFeedbackKernel& operator=(TransformFeedbackKernel&&) noexcept;
+  // @}
   TransformFeedbackKernel(const TransformFeedbackKernel&) = delete;
   TransformFeedbackKernel& operator=(const TransformFeedbackKernel&) = delete;
 
@@ -86,7 +91,9 @@ class TransformFeedbackKernel {
   PendingRun run_async(const Args& args);
 
   // These throw Error on a moved-from kernel, as run() does.
+  // The kernel's variables as the driver reports them (what Args bind to).
   std::vector<KernelVariable> variables() const;
+  // The label given at construction (it names the kernel in errors and profiles).
   const std::string& label() const;
   // True when the outputs are captured GL_SEPARATE_ATTRIBS, false when interleaved.
   bool captures_separately() const;
@@ -94,7 +101,7 @@ class TransformFeedbackKernel {
   // GPU nanoseconds of the last run's draw, when timing is on and the device has timer
   // queries (GL_EXT_disjoint_timer_query); otherwise -1.
   void set_timing(bool enabled) { timing_ = enabled; }
-  double last_gpu_ns() const { return last_gpu_ns_; }
+  double last_gpu_ns() const { return last_gpu_ns_; }  // see set_timing
 
  private:
   // The compiled program; throws Error when this kernel was moved from.

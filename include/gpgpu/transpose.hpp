@@ -25,6 +25,7 @@ namespace gpgpu {
 class Buffer;
 class Context;
 
+// The transpose kernels.
 enum class TransposeMethod {
   Auto,         // TiledPadded
   Naive,        // one element per invocation: coalesced reads, strided writes
@@ -32,10 +33,11 @@ enum class TransposeMethod {
   TiledPadded,  // 32 x 33 tiles: no bank conflicts
 };
 
-std::string to_string(TransposeMethod method);
+std::string to_string(TransposeMethod method);  // "naive", "tiled", "tiled-padded", "auto"
 // "naive", "tiled", "tiled-padded", "auto"; throws ArgumentError for anything else.
 TransposeMethod transpose_method_from_string(const std::string& name);
 
+// @{
 // Host arrays: `in` holds rows x cols elements in row-major order, `out` receives the cols x
 // rows transpose. Throws ArgumentError for zero dimensions, SizeMismatchError when an array
 // does not hold rows * cols elements, LimitError beyond the device's storage-block size.
@@ -47,12 +49,15 @@ void transpose(const Context& context, const std::vector<T>& in, std::vector<T>&
                std::size_t rows, std::size_t cols, TransposeMethod method = TransposeMethod::Auto) {
   transpose(context, std::span<const T>(in), std::span<T>(out), rows, cols, method);
 }
+// @}
 
 // Buffers of the same element type; `in` and `out` must be different buffers.
 // Also throws TypeMismatchError when their element types differ.
 void transpose(const Context& context, const Buffer& in, Buffer& out, std::size_t rows,
                std::size_t cols, TransposeMethod method = TransposeMethod::Auto);
 
+// @{
+// The host-array transpose is compiled into the library for float, int32 and uint32.
 extern template void transpose<float>(const Context&, std::span<const float>, std::span<float>,
                                       std::size_t, std::size_t, TransposeMethod);
 extern template void transpose<std::int32_t>(const Context&, std::span<const std::int32_t>,
@@ -61,6 +66,7 @@ extern template void transpose<std::int32_t>(const Context&, std::span<const std
 extern template void transpose<std::uint32_t>(const Context&, std::span<const std::uint32_t>,
                                               std::span<std::uint32_t>, std::size_t, std::size_t,
                                               TransposeMethod);
+// @}
 
 // The GLSL of a transpose kernel, for the benchmarks and the access-trace demonstration:
 // storage blocks In { T src[]; } (binding 0) and Out { T dst[]; } (binding 1), uniforms

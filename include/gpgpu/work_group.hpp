@@ -24,26 +24,29 @@
 
 namespace gpgpu {
 
+// One work-group size timed by choose_work_group_size.
 struct WorkGroupTiming {
-  int size = 0;
+  int size = 0;           // invocations per work group
   double median_ms = -1;  // one SAXPY over the measurement array
   double gbps = 0;        // bytes read and written per second, 1e9
 };
 
+// The work-group size chosen for a device, and how.
 struct WorkGroupChoice {
-  int size = 0;
+  int size = 0;           // invocations per work group
   bool measured = false;  // false: from the cache (this process or disk) or the heuristic
   std::string reason;     // how the size was chosen, in words
   std::vector<WorkGroupTiming> timings;  // empty unless measured
 };
 
+// How choose_work_group_size chooses.
 struct WorkGroupOptions {
   bool use_cache = true;   // return an earlier measurement for this device (this process or
                            // the disk cache) if there is one
   bool measure = true;     // false: the heuristic only (256, clamped to the device)
   std::size_t floats = 0;  // 0: 2^24 on GPUs, 2^21 on software renderers
-  int warmup = 2;
-  int repeats = 5;
+  int warmup = 2;          // untimed runs per size
+  int repeats = 5;         // timed runs per size (the median counts)
 };
 
 // The sizes measured: powers of two from 32 to the device's limit (at most 1024).

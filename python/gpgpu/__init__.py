@@ -6,7 +6,7 @@ in your arrays, on any OpenGL ES 3.1+ GPU or, with no GPU, on the CPU through Me
     import numpy as np, gpgpu
     ctx = gpgpu.Context()
     saxpy = gpgpu.ComputeKernel(ctx, '''
-        layout(local_size_x = 256) in;
+        layout(local_size_x = 128) in;
         layout(std430, binding = 0) readonly buffer X { float x[]; };
         layout(std430, binding = 1) buffer Y { float y[]; };
         uniform float alpha;
@@ -27,11 +27,14 @@ Binding rules (docs/python.md has them all):
     was given; nothing runs and no array changes when an argument is wrong;
   * the GIL is released while the GPU works; a Context serves the thread that made it.
 
-Contents: Context, list_devices, ComputeKernel, TransformFeedbackKernel, FragmentKernel,
-Buffer, Texture, In/Out/InOut, row_major, matmul, MatmulPlan, matmul_methods, the js
-submodule (gpgpu.js.GPGPU), the exceptions, and default_context().
+Contents: Context, list_devices, ComputeKernel, Sequence (dispatches recorded once and
+replayed), TransformFeedbackKernel, FragmentKernel, Buffer, Texture, In/Out/InOut, row_major,
+matmul, MatmulPlan, matmul_methods, the js submodule (gpgpu.js.GPGPU), the nn submodule
+(networks: gpgpu.nn.Sequential), the earth submodule (the shallow-water model:
+gpgpu.earth.Model), the exceptions, and default_context().
 """
 
+import sys as _sys
 import threading as _threading
 
 from . import _gpgpu
@@ -57,6 +60,8 @@ from ._gpgpu import (
     Out,
     OutOfMemoryError,
     RowMajor,
+    Sequence,
+    SequenceUniform,
     SizeMismatchError,
     Texture,
     TransferError,
@@ -69,7 +74,7 @@ from ._gpgpu import (
     no_index,
     row_major,
 )
-from . import js
+from . import earth, js, nn
 
 __version__ = _gpgpu.__version__  # project(gpgpu VERSION ...), compiled into the extension
 

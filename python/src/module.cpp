@@ -12,10 +12,13 @@ PYBIND11_MODULE(_gpgpu, m) {
   bind_buffer(m);
   bind_texture(m);
   bind_compute_kernel(m);
+  bind_sequence(m);
   bind_transform_feedback_kernel(m);
   bind_fragment_kernel(m);
   bind_gpgpu_js(m);
   bind_matmul(m);
   bind_primitives(m);
   bind_overhead(m);
+  bind_nn(m);
+  bind_earth(m);
 }

@@ -205,12 +205,13 @@ void bind_arrays(py::module_& m) {
   py::class_<Direction>(m, "Direction",
                         "An array with an explicit direction: made by gpgpu.In, gpgpu.Out and "
                         "gpgpu.InOut.")
-      .def_readonly("value", &Direction::value)
+      .def_readonly("value", &Direction::value, "The array (or Buffer) wrapped.")
       .def_property_readonly(
           "access",
           [](const Direction& d) {
             return d.access == Access::Read ? "in" : d.access == Access::Write ? "out" : "inout";
-          })
+          },
+          "\"in\" (uploaded only), \"out\" (written back only) or \"inout\" (both).")
       .def("__repr__", [](const Direction& d) {
         const char* name = d.access == Access::Read    ? "In"
                            : d.access == Access::Write ? "Out"
@@ -218,7 +219,7 @@ void bind_arrays(py::module_& m) {
         return "gpgpu." + std::string(name) + "(" + describe_value(d.value) + ")";
       });
   py::class_<RowMajor>(m, "RowMajor", "Matrix data in C order; made by gpgpu.row_major.")
-      .def_readonly("value", &RowMajor::value);
+      .def_readonly("value", &RowMajor::value, "The matrix data wrapped (C order).");
   m.def(
       "In",
       [](py::object v) {

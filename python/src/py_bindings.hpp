@@ -15,11 +15,14 @@ void bind_arrays(py::module_& m);
 void bind_buffer(py::module_& m);
 void bind_texture(py::module_& m);
 void bind_compute_kernel(py::module_& m);
+void bind_sequence(py::module_& m);
 void bind_transform_feedback_kernel(py::module_& m);
 void bind_fragment_kernel(py::module_& m);
 void bind_gpgpu_js(py::module_& m);
 void bind_matmul(py::module_& m);
 void bind_primitives(py::module_& m);
 void bind_overhead(py::module_& m);
+void bind_nn(py::module_& m);     // the submodule gpgpu.nn (py_nn*.cpp)
+void bind_earth(py::module_& m);  // the submodule gpgpu.earth (py_earth*.cpp)
 
 }  // namespace gpgpu::python

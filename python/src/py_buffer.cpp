@@ -158,12 +158,18 @@ void bind_buffer(py::module_& m) {
       .def_property(
           "shape", [](const PyBuffer& b) { return py::tuple(py::cast(b.shape)); }, &set_shape,
           "The NumPy shape to_numpy() gives (settable: same size).")
-      .def_property_readonly("dtype",
-                             [](const PyBuffer& b) { return dtype_of(b.buffer.element_type()); })
-      .def_property_readonly("size", [](const PyBuffer& b) { return b.buffer.size(); })
-      .def_property_readonly("nbytes", [](const PyBuffer& b) { return b.buffer.bytes(); })
-      .def_property_readonly("valid", [](const PyBuffer& b) { return b.buffer.valid(); })
-      .def_property_readonly("context", [](const PyBuffer& b) { return b.context; })
+      .def_property_readonly(
+          "dtype", [](const PyBuffer& b) { return dtype_of(b.buffer.element_type()); },
+          "The element type: numpy.float32, int32 or uint32.")
+      .def_property_readonly(
+          "size", [](const PyBuffer& b) { return b.buffer.size(); }, "The number of elements.")
+      .def_property_readonly(
+          "nbytes", [](const PyBuffer& b) { return b.buffer.bytes(); }, "size * 4.")
+      .def_property_readonly(
+          "valid", [](const PyBuffer& b) { return b.buffer.valid(); },
+          "False once released (binding it then raises ArgumentError).")
+      .def_property_readonly(
+          "context", [](const PyBuffer& b) { return b.context; }, "The Context it lives on.")
       .def(
           "release",
           [](PyBuffer& b) {

@@ -56,21 +56,27 @@ BoundCall PyComputeKernel::bind(const py::dict& values, const py::object& out,
   return bind_call(table, kernel->label(), values, parse_out(out), sizing, copy);
 }
 
+CallSize PyComputeKernel::size_of(const py::object& items, const py::object& groups) const {
+  CallSize s;
+  if (!items.is_none()) s.items = size3_from(items, "items");
+  if (!groups.is_none()) s.groups = size3_from(groups, "groups");
+  if (s.items && s.groups) {
+    throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+  }
+  s.one_dimensional = s.items && py::isinstance<py::int_>(items);
+  return s;
+}
+
 void PyComputeKernel::launch(const Args& args, const py::object& items, const py::object& groups) {
-  const std::optional<Size3> n =
-      items.is_none() ? std::nullopt : std::optional(size3_from(items, "items"));
-  const std::optional<Size3> g =
-      groups.is_none() ? std::nullopt : std::optional(size3_from(groups, "groups"));
-  if (n && g) throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
-  const bool one_dimensional = n && py::isinstance<py::int_>(items);
+  const CallSize s = size_of(items, groups);
   context->use();
   py::gil_scoped_release unlocked;
-  if (g) {
-    kernel->run_groups(args, *g);
-  } else if (one_dimensional) {
-    kernel->run(args, n->x);
-  } else if (n) {
-    kernel->run(args, *n);
+  if (s.groups) {
+    kernel->run_groups(args, *s.groups);
+  } else if (s.one_dimensional) {
+    kernel->run(args, s.items->x);
+  } else if (s.items) {
+    kernel->run(args, *s.items);
   } else {
     kernel->run(args);
   }
@@ -90,7 +96,7 @@ void bind_compute_kernel(py::module_& m) {
       R"(A GLSL compute shader you run over NumPy arrays and Buffers, bound by name.
 
     k = gpgpu.ComputeKernel(ctx, """
-        layout(local_size_x = 256) in;
+        layout(local_size_x = 128) in;
         layout(std430, binding = 0) readonly buffer X { float x[]; };
         layout(std430, binding = 1) buffer Y { float y[]; };
         uniform float alpha;
@@ -118,8 +124,9 @@ out: a name or list of names whose results are returned as new arrays (allocated
 copy: convert arrays of other dtypes or layouts (a copy), and copy results back into them.
 args: a dict of further arguments (for variables named items, groups, out, copy or args).
 Returns None, or the array(s) out= asks for.)")
-      .def_property_readonly("variables",
-                             [](const PyComputeKernel& k) { return variable_list(k.table.all()); })
+      .def_property_readonly(
+          "variables", [](const PyComputeKernel& k) { return variable_list(k.table.all()); },
+          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
       .def_property_readonly(
           "readonly_blocks",
           [](const PyComputeKernel& k) {
@@ -128,12 +135,16 @@ Returns None, or the array(s) out= asks for.)")
           },
           "Block and member names the source declares readonly: arrays bound to them are never "
           "read back.")
-      .def_property_readonly("local_size",
-                             [](const PyComputeKernel& k) {
-                               const auto s = k.kernel->local_size();
-                               return py::make_tuple(s[0], s[1], s[2]);
-                             })
-      .def_property_readonly("label", [](const PyComputeKernel& k) { return k.kernel->label(); })
+      .def_property_readonly(
+          "local_size",
+          [](const PyComputeKernel& k) {
+            const auto s = k.kernel->local_size();
+            return py::make_tuple(s[0], s[1], s[2]);
+          },
+          "The work-group size the shader declares: (x, y, z).")
+      .def_property_readonly(
+          "label", [](const PyComputeKernel& k) { return k.kernel->label(); },
+          "The name given at construction (it names the kernel in errors).")
       .def_property(
           "timing", [](const PyComputeKernel& k) { return k.timing; },
           [](PyComputeKernel& k, bool on) {
@@ -144,7 +155,9 @@ Returns None, or the array(s) out= asks for.)")
       .def_property_readonly(
           "last_gpu_ns", [](const PyComputeKernel& k) { return k.kernel->last_gpu_ns(); },
           "GPU nanoseconds of the last dispatch when timing is on and supported, else -1.")
-      .def_property_readonly("context", [](const PyComputeKernel& k) { return k.context; })
+      .def_property_readonly(
+          "context", [](const PyComputeKernel& k) { return k.context; },
+          "The Context it was compiled on.")
       .def("__repr__", [](const PyComputeKernel& k) {
         return "<gpgpu.ComputeKernel '" + k.kernel->label() + "'>";
       });

@@ -6,6 +6,7 @@
 #include "py_context.hpp"
 
 #include "gpgpu/error.hpp"
+#include "gpgpu/limits.hpp"
 #include "py_bindings.hpp"
 
 namespace gpgpu::python {
@@ -38,6 +39,11 @@ void PyContext::collect() {
     has_graves_ = false;
   }
   doomed.clear();  // on the owner thread: the GL objects are deleted properly
+}
+
+std::shared_ptr<PyContext> context_or_default(const py::object& ctx) {
+  if (!ctx.is_none()) return ctx.cast<std::shared_ptr<PyContext>>();
+  return py::module_::import("gpgpu").attr("default_context")().cast<std::shared_ptr<PyContext>>();
 }
 
 namespace {
@@ -89,7 +95,26 @@ py::dict info_dict(const DeviceInfo& i) {
   d["has_color_buffer_float"] = i.has_color_buffer_float();
   d["extensions"] = i.extensions;
   d["egl_extensions"] = i.egl_extensions;
+  d["limit_profile"] = i.limit_profile;
+  py::dict limits;  // every limit a device-limit profile can clamp, by its GL name
+  for (const auto& name : limit_names()) {
+    limits[py::str(std::string(name.gl_name))] = limit_value(i, name.gl_name);
+  }
+  d["limits"] = limits;
   return d;
+}
+
+py::dict profile_dict(const LimitProfile& p) {
+  py::dict out, limits;
+  out["name"] = p.name;
+  out["device"] = p.device;
+  out["source"] = p.source;
+  out["gles"] = py::make_tuple(3, p.gles_minor);
+  for (const auto& l : p.limits) limits[py::str(l.gl_name)] = l.value;
+  out["limits"] = limits;
+  out["extensions"] = p.extensions;
+  out["subgroup_features"] = p.subgroup_features;
+  return out;
 }
 
 py::dict device_dict(const DeviceDescription& d) {
@@ -102,11 +127,13 @@ py::dict device_dict(const DeviceDescription& d) {
   return out;
 }
 
-std::shared_ptr<PyContext> make_context(const std::string& device, bool prefer_gles32, bool debug) {
+std::shared_ptr<PyContext> make_context(const std::string& device, bool prefer_gles32, bool debug,
+                                        const std::string& limits) {
   ContextOptions options;
   options.device = device;
   options.prefer_gles32 = prefer_gles32;
   options.debug = debug;
+  options.limits = limits;
   py::gil_scoped_release unlocked;  // EGL initialisation can take a good part of a second
   return std::make_shared<PyContext>(options);
 }
@@ -126,12 +153,17 @@ void bind_context(py::module_& m) {
 
     ctx = gpgpu.Context()                 # GPGPU_DEVICE, else the first GPU, else llvmpipe
     ctx = gpgpu.Context(device="llvmpipe")  # or "nvidia", "0", "1", ...
+    ctx = gpgpu.Context(limits="es31-minimum")  # as if on the smallest ES 3.1 GPU
+
+limits names a device-limit profile (gpgpu.limit_profiles(); default: GPGPU_LIMITS, else
+the driver's own limits): every kernel is planned within it, and one over it raises
+DeviceLimitError naming the limit.
 
 A Context belongs to the thread that made it: calls from another thread raise ContextError
 (gpgpu.default_context() gives each thread its own). Kernels, Buffers and Textures keep their
 Context alive. `with gpgpu.Context() as ctx:` releases the GL objects when the block ends.)")
       .def(py::init(&make_context), py::arg("device") = "auto", py::arg("prefer_gles32") = true,
-           py::arg("debug") = false)
+           py::arg("debug") = false, py::arg("limits") = "")
       .def(
           "info", [](const PyContext& c) { return info_dict(c.peek().info()); },
           "The device's names, versions, limits and extensions as a dict.")
@@ -150,17 +182,38 @@ Context alive. `with gpgpu.Context() as ctx:` releases the GL objects when the b
           "release", [](PyContext& c) { c.use().release(); },
           "Frees every GL object and the EGL context now; objects made from this Context "
           "raise afterwards.")
-      .def_property_readonly("released", [](const PyContext& c) { return c.peek().released(); })
-      .def_property_readonly("is_software",
-                             [](const PyContext& c) { return c.peek().info().is_software; })
-      .def_property_readonly("renderer",
-                             [](const PyContext& c) { return c.peek().info().renderer; })
-      .def("clear_program_cache", [](PyContext& c) { c.use().clear_program_cache(); })
-      .def_property_readonly("cached_program_count",
-                             [](const PyContext& c) { return c.peek().cached_program_count(); })
+      .def_property_readonly(
+          "released", [](const PyContext& c) { return c.peek().released(); },
+          "True after release() (or leaving a with block).")
+      .def_property_readonly(
+          "is_software", [](const PyContext& c) { return c.peek().info().is_software; },
+          "True on llvmpipe (the CPU runs the shaders).")
+      .def_property_readonly(
+          "renderer", [](const PyContext& c) { return c.peek().info().renderer; },
+          "The GL renderer string, e.g. \"NVIDIA H200/PCIe/SSE2\" or \"llvmpipe (LLVM 15.0.6, "
+          "256 bits)\".")
+      .def(
+          "clear_program_cache", [](PyContext& c) { c.use().clear_program_cache(); },
+          "Drops every cached compiled program (kernels keep their own; others recompile).")
+      .def_property_readonly(
+          "cached_program_count", [](const PyContext& c) { return c.peek().cached_program_count(); },
+          "How many compiled programs the Context keeps for reuse.")
       .def("__enter__", [](std::shared_ptr<PyContext> c) { return c; })
       .def("__exit__", [](PyContext& c, py::args) { c.use().release(); })
       .def("__repr__", &describe);
+
+  m.def(
+      "limit_profiles",
+      [] {
+        py::list out;
+        for (const auto& p : limit_profiles()) out.append(profile_dict(p));
+        return out;
+      },
+      R"(The device-limit profiles, as dicts: name, device, source, gles, limits (by GL
+name), extensions, subgroup_features.
+
+    [p["name"] for p in gpgpu.limit_profiles()]   # ['es31-minimum', 'rpi5-v3d', ...]
+    gpgpu.Context(limits="rpi5-v3d").info()["limits"]["GL_MAX_COMPUTE_SHARED_MEMORY_SIZE"])");
 
   m.def(
       "list_devices",

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <pybind11/pybind11.h>
+
 #include "gpgpu/context.hpp"
 
 namespace gpgpu::python {
@@ -58,5 +60,9 @@ class PyContext {
   std::vector<std::shared_ptr<void>> graveyard_;
   std::atomic<bool> has_graves_{false};
 };
+
+// `ctx` (a gpgpu.Context), or when it is None the Context a call without ctx= uses:
+// gpgpu.default_context() of this thread (needs the GIL).
+std::shared_ptr<PyContext> context_or_default(const pybind11::object& ctx);
 
 }  // namespace gpgpu::python

@@ -15,7 +15,8 @@ namespace {
 
 struct ExceptionClasses {
   py::object error, context, gl, out_of_memory, compile, argument, unknown_argument,
-      missing_argument, type_mismatch, size_mismatch, limit, format, unsupported, transfer;
+      missing_argument, type_mismatch, size_mismatch, limit, device_limit, format, unsupported,
+      transfer;
 };
 
 ExceptionClasses& classes() {
@@ -49,6 +50,15 @@ void raise_with(const py::object& cls, const char* message, const char* attribut
   PyErr_SetObject(cls.ptr(), instance.ptr());
 }
 
+// DeviceLimitError with .limit, .needed and .allowed.
+void raise_device_limit(const py::object& cls, const DeviceLimitError& e) {
+  py::object instance = cls(e.what());
+  instance.attr("limit") = py::str(e.limit());
+  instance.attr("needed") = py::int_(e.needed());
+  instance.attr("allowed") = py::int_(e.allowed());
+  PyErr_SetObject(cls.ptr(), instance.ptr());
+}
+
 void translate(std::exception_ptr p) {
   auto& c = classes();
   try {
@@ -71,6 +81,8 @@ void translate(std::exception_ptr p) {
     raise_with(c.argument, e.what());
   } catch (const ContextError& e) {
     raise_with(c.context, e.what());
+  } catch (const DeviceLimitError& e) {
+    raise_device_limit(c.device_limit, e);
   } catch (const LimitError& e) {
     raise_with(c.limit, e.what());
   } catch (const FormatError& e) {
@@ -124,6 +136,11 @@ void bind_errors(py::module_& m) {
                                "the other arguments.",
                                bases(c.argument));
   c.limit = make_class(m, "LimitError", "A request exceeds a limit of the device.", bases(c.error));
+  c.device_limit = make_class(m, "DeviceLimitError",
+                              "A kernel needs more of one device limit than the device (or its "
+                              "device-limit profile) allows; .limit names the GL limit, .needed "
+                              "and .allowed give the kernel's and the device's figures.",
+                              bases(c.limit));
   c.format = make_class(m, "FormatError", "A file given to gpgpu is malformed.", bases(c.error));
   c.unsupported = make_class(m, "UnsupportedError", "The device lacks a feature the call needs.",
                              bases(c.error));

@@ -142,17 +142,22 @@ length (read element i with gpgpu_index()).)")
           "max_width", [](const PyFragmentKernel& k) { return k.kernel->max_width(); },
           [](PyFragmentKernel& k, std::size_t w) { k.kernel->set_max_width(w); },
           "The widest row of a 1-D grid (0: the device's limit).")
-      .def_property_readonly("variables",
-                             [](const PyFragmentKernel& k) { return variable_list(k.table.all()); })
-      .def_property_readonly("label", [](const PyFragmentKernel& k) { return k.kernel->label(); })
+      .def_property_readonly(
+          "variables", [](const PyFragmentKernel& k) { return variable_list(k.table.all()); },
+          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
+      .def_property_readonly(
+          "label", [](const PyFragmentKernel& k) { return k.kernel->label(); },
+          "The name given at construction (it names the kernel in errors).")
       .def_property(
           "timing", [](const PyFragmentKernel& k) { return k.timing; },
           [](PyFragmentKernel& k, bool on) {
             k.timing = on;
             k.kernel->set_timing(on);
-          })
-      .def_property_readonly("last_gpu_ns",
-                             [](const PyFragmentKernel& k) { return k.kernel->last_gpu_ns(); })
+          },
+          "Measure each run's draws with GPU timer queries (last_gpu_ns).")
+      .def_property_readonly(
+          "last_gpu_ns", [](const PyFragmentKernel& k) { return k.kernel->last_gpu_ns(); },
+          "GPU nanoseconds of the last run's draws when timing is on and supported, else -1.")
       .def("__repr__", [](const PyFragmentKernel& k) {
         return "<gpgpu.FragmentKernel '" + k.kernel->label() + "'>";
       });

@@ -151,8 +151,9 @@ out=. Integer outputs are declared `flat out`. An id is compiled on first use.)"
            py::arg("data"), py::kw_only(), py::arg("copy") = false,
            "A Texture of `type` (\"float\", \"vec4\", \"int\", \"uint\", ...) and shape (rows, "
            "cols) or (depth, rows, cols) from row-major data.")
-      .def_property_readonly("kernel_count", &PyGPGPU::kernel_count)
-      .def_property_readonly("context", &PyGPGPU::context);
+      .def_property_readonly("kernel_count", &PyGPGPU::kernel_count,
+                             "How many compiled kernels it keeps (ids not cleared).")
+      .def_property_readonly("context", &PyGPGPU::context, "The Context it runs on.");
 }
 
 }  // namespace gpgpu::python

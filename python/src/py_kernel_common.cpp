@@ -32,16 +32,22 @@ py::list variable_list(const std::vector<KernelVariable>& variables) {
 void bind_kernel_variable(py::module_& m) {
   py::class_<KernelVariable>(m, "KernelVariable",
                              "One of a kernel's variables, as the driver reports it.")
-      .def_readonly("name", &KernelVariable::name)
+      .def_readonly("name", &KernelVariable::name,
+                    "The name to bind: block name, member name, uniform or in/out name.")
       .def_readonly("alias", &KernelVariable::alias, "a storage block's member name")
-      .def_property_readonly("kind",
-                             [](const KernelVariable& v) { return std::string(to_string(v.kind)); })
-      .def_readonly("glsl_type", &KernelVariable::glsl_type)
       .def_property_readonly(
-          "dtype", [](const KernelVariable& v) { return std::string(to_string(v.element)); })
-      .def_readonly("components", &KernelVariable::components)
+          "kind", [](const KernelVariable& v) { return std::string(to_string(v.kind)); },
+          "\"buffer\", \"uniform\", \"sampler\", \"image\", \"in\" or \"out\".")
+      .def_readonly("glsl_type", &KernelVariable::glsl_type,
+                    "The GLSL type: \"vec3\", \"mat4\", \"usampler2D\", ...")
+      .def_property_readonly(
+          "dtype", [](const KernelVariable& v) { return std::string(to_string(v.element)); },
+          "The element type arrays bound to it must have: \"float32\", \"int32\" or \"uint32\".")
+      .def_readonly("components", &KernelVariable::components,
+                    "Scalars per element: 3 for a vec3, 16 for a mat4.")
       .def_readonly("array_size", &KernelVariable::array_size, "0 for a runtime-sized array")
-      .def_readonly("host_bindable", &KernelVariable::host_bindable)
+      .def_readonly("host_bindable", &KernelVariable::host_bindable,
+                    "False for storage blocks that only take a Buffer.")
       .def("__repr__", [](const KernelVariable& v) {
         std::string s = "<gpgpu.KernelVariable " + std::string(to_string(v.kind)) + " " +
                         v.glsl_type + " " + v.name;

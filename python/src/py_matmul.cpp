@@ -225,22 +225,31 @@ void bind_matmul(py::module_& m) {
       .def(py::init(&make_plan), py::arg("context"), py::arg("m"), py::arg("k"), py::arg("n"),
            py::arg("method") = "auto")
       .def("run", &plan_run, py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::kw_only(),
-           py::arg("copy") = false)
-      .def_property_readonly("m", [](const PyMatmulPlan& p) { return p.plan->m(); })
-      .def_property_readonly("k", [](const PyMatmulPlan& p) { return p.plan->k(); })
-      .def_property_readonly("n", [](const PyMatmulPlan& p) { return p.plan->n(); })
+           py::arg("copy") = false,
+           "C = A @ B: a (m, k) and b (k, n) float32 arrays give a new (m, n) array (or fill "
+           "out=); three Buffers keep everything on the GPU. copy=True converts other dtypes.")
       .def_property_readonly(
-          "method", [](const PyMatmulPlan& p) { return std::string(to_string(p.plan->method())); })
-      .def_property_readonly("tuning",
-                             [](const PyMatmulPlan& p) { return p.plan->tuning().to_string(); })
+          "m", [](const PyMatmulPlan& p) { return p.plan->m(); }, "Rows of A and C.")
+      .def_property_readonly(
+          "k", [](const PyMatmulPlan& p) { return p.plan->k(); }, "Columns of A, rows of B.")
+      .def_property_readonly(
+          "n", [](const PyMatmulPlan& p) { return p.plan->n(); }, "Columns of B and C.")
+      .def_property_readonly(
+          "method", [](const PyMatmulPlan& p) { return std::string(to_string(p.plan->method())); },
+          "The method that runs (what \"auto\" resolved to).")
+      .def_property_readonly(
+          "tuning", [](const PyMatmulPlan& p) { return p.plan->tuning().to_string(); },
+          "The kernel's tiling, e.g. \"128x128x8 8x8\".")
       .def_property(
           "timing", [](const PyMatmulPlan& p) { return p.timing; },
           [](PyMatmulPlan& p, bool on) {
             p.timing = on;
             p.plan->set_timing(on);
-          })
-      .def_property_readonly("last_gpu_ns",
-                             [](const PyMatmulPlan& p) { return p.plan->last_gpu_ns(); });
+          },
+          "Measure each run's kernel with GPU timer queries (last_gpu_ns).")
+      .def_property_readonly(
+          "last_gpu_ns", [](const PyMatmulPlan& p) { return p.plan->last_gpu_ns(); },
+          "GPU nanoseconds of the last run's kernel when timing is on and supported, else -1.");
 }
 
 }  // namespace gpgpu::python

@@ -215,8 +215,8 @@ void bind_primitives(py::module_& m) {
              return GlslOp{std::move(expression), std::move(identity)};
            }),
            py::arg("expression"), py::arg("identity"))
-      .def_readonly("expression", &GlslOp::expression)
-      .def_readonly("identity", &GlslOp::identity)
+      .def_readonly("expression", &GlslOp::expression, "The GLSL combining a and b.")
+      .def_readonly("identity", &GlslOp::identity, "The GLSL of the identity element.")
       .def("__repr__", [](const GlslOp& g) {
         return "gpgpu.GlslOp(\"" + g.expression + "\", \"" + g.identity + "\")";
       });

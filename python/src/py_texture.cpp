@@ -161,21 +161,32 @@ In GLSL texelFetch(t, ivec2(col, row), 0) reads a[row, col].)")
           },
           py::arg("array"), py::kw_only(), py::arg("copy") = false, "Replaces the whole contents.")
       .def_property_readonly(
-          "type", [](const PyTexture& t) { return std::string(to_string(t.texture.texel_type())); })
+          "type", [](const PyTexture& t) { return std::string(to_string(t.texture.texel_type())); },
+          "The texel type: \"float\", \"vec2\", \"vec4\", \"int\", \"uint\", ...")
       .def_property_readonly(
           "shape", [](const PyTexture& t) { return py::tuple(py::cast(t.texture.shape())); },
           "(rows, cols) or (depth, rows, cols) in texels")
-      .def_property_readonly("length", [](const PyTexture& t) { return t.texture.length(); })
-      .def_property_readonly("components",
-                             [](const PyTexture& t) { return components(t.texture.texel_type()); })
-      .def_property_readonly("is_array", [](const PyTexture& t) { return t.texture.is_array(); })
-      .def_property_readonly("valid", [](const PyTexture& t) { return t.texture.valid(); })
-      .def_property_readonly("context", [](const PyTexture& t) { return t.context; })
-      .def("release",
-           [](PyTexture& t) {
-             t.context->use();
-             t.texture.release();
-           })
+      .def_property_readonly(
+          "length", [](const PyTexture& t) { return t.texture.length(); },
+          "Texels holding data: rows * cols (* depth), or n for a 1-D array.")
+      .def_property_readonly(
+          "components", [](const PyTexture& t) { return components(t.texture.texel_type()); },
+          "Values per texel: 1 to 4.")
+      .def_property_readonly(
+          "is_array", [](const PyTexture& t) { return t.texture.is_array(); },
+          "True for a 1-D array wrapped into rows (from_array).")
+      .def_property_readonly(
+          "valid", [](const PyTexture& t) { return t.texture.valid(); },
+          "False once released (binding it then raises ArgumentError).")
+      .def_property_readonly(
+          "context", [](const PyTexture& t) { return t.context; }, "The Context it lives on.")
+      .def(
+          "release",
+          [](PyTexture& t) {
+            t.context->use();
+            t.texture.release();
+          },
+          "Frees the texture now.")
       .def("__repr__",
            [](const PyTexture& t) { return "<gpgpu.Texture: " + t.texture.describe() + ">"; });
 }

@@ -84,20 +84,25 @@ for outputs gpgpu allocates, from the inputs).)")
           "for out=, copy= and args=).")
       .def_property_readonly(
           "variables",
-          [](const PyTransformFeedbackKernel& k) { return variable_list(k.table.all()); })
-      .def_property_readonly("label",
-                             [](const PyTransformFeedbackKernel& k) { return k.kernel->label(); })
+          [](const PyTransformFeedbackKernel& k) { return variable_list(k.table.all()); },
+          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
+      .def_property_readonly(
+          "label", [](const PyTransformFeedbackKernel& k) { return k.kernel->label(); },
+          "The name given at construction (it names the kernel in errors).")
       .def_property_readonly(
           "captures_separately",
-          [](const PyTransformFeedbackKernel& k) { return k.kernel->captures_separately(); })
+          [](const PyTransformFeedbackKernel& k) { return k.kernel->captures_separately(); },
+          "True when the outputs are captured GL_SEPARATE_ATTRIBS, False when interleaved.")
       .def_property(
           "timing", [](const PyTransformFeedbackKernel& k) { return k.timing; },
           [](PyTransformFeedbackKernel& k, bool on) {
             k.timing = on;
             k.kernel->set_timing(on);
-          })
+          },
+          "Measure each run's draw with GPU timer queries (last_gpu_ns).")
       .def_property_readonly(
-          "last_gpu_ns", [](const PyTransformFeedbackKernel& k) { return k.kernel->last_gpu_ns(); })
+          "last_gpu_ns", [](const PyTransformFeedbackKernel& k) { return k.kernel->last_gpu_ns(); },
+          "GPU nanoseconds of the last run's draw when timing is on and supported, else -1.")
       .def("__repr__", [](const PyTransformFeedbackKernel& k) {
         return "<gpgpu.TransformFeedbackKernel '" + k.kernel->label() + "'>";
       });

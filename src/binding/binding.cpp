@@ -84,7 +84,8 @@ ResolvedArgs resolve_args(const ProgramInterface& interface, const Args& args,
   }
   if (outputs_required) {
     for (const auto& v : interface.outputs) {
-      if (!bound.count(&v)) missing.push_back(fmt::format("out {} {}", v.type.name, v.name));
+      if (!is_internal(v.name) && !bound.count(&v))
+        missing.push_back(fmt::format("out {} {}", v.type.name, v.name));
     }
   }
   if (!missing.empty()) {

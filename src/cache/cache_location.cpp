@@ -69,8 +69,12 @@ void warn(const std::string& message) {
 }
 
 std::string device_key(const DeviceInfo& info) {
+  // Under a device-limit profile the device is another one: choices made within its limits
+  // are kept apart from the driver's own.
+  const std::string limits =
+      info.limit_profile.empty() ? std::string() : "limits " + info.limit_profile + "\n";
   return "renderer " + info.renderer + "\nvendor " + info.vendor + "\nversion " + info.version +
-         "\n";
+         "\n" + limits;
 }
 
 }  // namespace gpgpu::cache

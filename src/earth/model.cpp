@@ -250,10 +250,9 @@ int Model::Impl::pass(Band b) {
   return b.valid;
 }
 
-void Model::Impl::one_step() {
+int Model::Impl::step_dispatches() {
   // A step's first stage reads the state, whose halo holds the rings the last step left
   // current (none after a swap once a step; more when the halo covers several steps).
-  mark("step");
   if (state_valid < 2 && overlap) {
     // While the halo travels, the own cells more than a step's rings R inside take the
     // whole step from the own cells alone. Once it has arrived, the rest does: its last
@@ -266,10 +265,32 @@ void Model::Impl::one_step() {
     mark("inner step");
     halo->finish(state);
     mark("swap done");
-    state_valid = pass({-2 * step_rings(), domain.depth, false});
-  } else {
-    state_valid = pass({std::nullopt, state_valid, true});
+    return pass({-2 * step_rings(), domain.depth, false});
   }
+  return pass({std::nullopt, state_valid, true});
+}
+
+bool Model::Impl::replays_steps() const {
+  return options.replay_steps && team->size() == 1 && timeline == nullptr && !tendency.timing() &&
+         !update.timing() && !laplacian.timing() && !diffusion.timing();
+}
+
+int Model::Impl::replayed_step() {
+  const auto key = std::make_tuple(state.gl_name(), state_valid, dt);
+  auto it = recorded_steps.find(key);
+  if (it == recorded_steps.end() || !it->second.sequence.replayable()) {
+    if (recorded_steps.size() >= 8) recorded_steps.clear();  // the time step keeps changing
+    RecordedStep r{Sequence(*context, "earth step"), 0};
+    r.sequence.capture([&] { r.valid_after = step_dispatches(); });
+    it = recorded_steps.insert_or_assign(key, std::move(r)).first;
+  }
+  it->second.sequence.replay();
+  return it->second.valid_after;
+}
+
+void Model::Impl::one_step() {
+  mark("step");
+  state_valid = replays_steps() ? replayed_step() : step_dispatches();
   std::swap(state, next_state);
   time += dt;
   ++steps;

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "gpgpu/earth/model.hpp"
 #include "gpgpu/earth/partition.hpp"
 #include "gpgpu/earth/team.hpp"
+#include "gpgpu/sequence.hpp"
 
 namespace gpgpu::earth {
 
@@ -25,6 +28,7 @@ namespace detail {
 // variables a kernel does not have.
 class Kernel {
  public:
+  bool timing() const { return timing_; }
   Kernel(const Context& ctx, const std::string& source, const Defines& defines, std::string label);
   // Runs `items` invocations; none when items is 0.
   void run(const Args& args, std::size_t items);
@@ -59,6 +63,13 @@ struct Model::Impl {
   bool overlap = false;          // a step starting with a swap runs in two passes (one_step)
   Timeline* timeline = nullptr;  // Model::set_timeline
   std::vector<double> surface;
+  // Recorded steps (one_step), by what decides a step's dispatches: the state Buffer (the
+  // two trade places each step), the rings it holds current and the time step.
+  struct RecordedStep {
+    Sequence sequence;
+    int valid_after = 0;  // the state_valid the step leaves
+  };
+  std::map<std::tuple<unsigned, int, double>, RecordedStep> recorded_steps;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
   // state, next_state, x, y, acc: every local cell; tend, lap: cells with tendencies
@@ -90,6 +101,12 @@ struct Model::Impl {
   void stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b);
   void diffuse(Buffer& in, Band& b);
   int pass(Band b);
+  // One step's dispatches (state -> next_state); returns the rings of the result that hold
+  // current values.
+  int step_dispatches();
+  // The same from a recording (replay_steps): recorded on first use, replayed after.
+  int replayed_step();
+  bool replays_steps() const;
   void one_step();
   void mark(const char* label);  // on the timeline, if any, at this step
   void refresh_halo(Buffer& values);

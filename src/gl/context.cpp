@@ -7,6 +7,7 @@
 
 #include "gl/context_state.hpp"
 #include "gl/device_info.hpp"
+#include "gl/device_limits.hpp"
 #include "gl/gl_fence.hpp"
 #include "gl/inline_work_probe.hpp"
 #include "gl/lockstep_probe.hpp"
@@ -60,6 +61,15 @@ void ContextState::throw_if_unusable() const {
     throw Error("this gpgpu::Context was released; objects made from it can no longer be used");
   }
   if (!lost_reason.empty()) throw ContextLostError(lost_reason, GL_CONTEXT_LOST);
+}
+
+void ContextState::refuse_while_capturing(const char* what) const {
+  if (capture == nullptr) return;
+  throw UnsupportedError(fmt::format(
+      "{} while a gpgpu::Sequence captures this Context's kernels: only ComputeKernel runs "
+      "are recorded, and this would run at once, out of order with them; do it before or "
+      "after the capture",
+      what));
 }
 
 TransferEngine& ContextState::engine() {
@@ -174,9 +184,11 @@ void warn_stale_uniforms(const DeviceInfo& info) {
 }  // namespace
 
 void finish_context_setup(ContextState& state, const ContextOptions& options) {
+  apply_limit_profile(state.info, options);  // before anything plans with the limits
   state.ext = load_extension_functions(state.info);
   state.data_path = options.data_path;
   if (options.debug) enable_debug_output(state.info);
+  state.debug = options.debug;
   // First: what the uniform probe looks for depends on the programs dispatched before it.
   state.info.uniforms_reach_every_dispatch =
       uniforms_reach_every_dispatch(state.info, state.platform);

@@ -18,6 +18,7 @@ namespace gpgpu::detail {
 
 class TransferEngine;
 class ProgramBinaryCache;
+class DispatchSink;
 struct ProgramRequest;
 
 // GL entry points that are extensions and so come from the platform (eglGetProcAddress), not
@@ -49,6 +50,8 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Why the context can no longer be used (a GPU reset, a kernel past the timeout); empty
   // while it is healthy.
   std::string lost_reason;
+  // ContextOptions::debug: a debug context (its GL calls are all checked one by one).
+  bool debug = false;
   // ContextOptions::timeout; zero: runs are not timed.
   std::chrono::nanoseconds timeout{0};
   DataPathOptions data_path;  // as given; the engine resolves what is left to "auto"
@@ -70,6 +73,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // attached to a Buffer for one run only (texture_binding.cpp).
   std::vector<unsigned> buffer_views;
   std::vector<bool> buffer_view_attached;
+  // While a Sequence captures (gpgpu/sequence.hpp): where ComputeKernel runs are recorded
+  // instead of run (kernels/dispatch_record.hpp). Null otherwise.
+  DispatchSink* capture = nullptr;
 
   ContextState();  // out of line: ProgramBinaryCache is incomplete here
   ContextState(const ContextState&) = delete;
@@ -100,6 +106,9 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // plus the timeout, and throws TimeoutError (marking the context lost if the work may
   // still be running) when it does not. `what` names the run for the message.
   void wait_within_timeout(std::chrono::steady_clock::time_point started, const std::string& what);
+  // Throws UnsupportedError while a Sequence captures: `what` (a transfer, another kernel
+  // path) would run at once, out of order with the dispatches being recorded.
+  void refuse_while_capturing(const char* what) const;
   // The transfer engine every host array goes through (made on first use; the context
   // must be current).
   TransferEngine& engine();

@@ -28,6 +28,12 @@ bool DeviceInfo::has_color_buffer_float() const {
   return has_extension("GL_EXT_color_buffer_float");
 }
 
+bool DeviceInfo::has_texture_buffers() const {
+  return (gl_major == 3 && gl_minor >= 2) || gl_major > 3 ||
+         (has_compute_shaders() &&
+          (has_extension("GL_EXT_texture_buffer") || has_extension("GL_OES_texture_buffer")));
+}
+
 bool DeviceInfo::has_subgroup_features(std::uint32_t features) const {
   return subgroup_size > 0 && subgroup_in_compute && (subgroup_features & features) == features;
 }
@@ -60,11 +66,17 @@ std::string DeviceInfo::to_string() const {
   line("GLSL version", glsl_version);
   line("EGL", egl_vendor + " " + egl_version);
   line("runs shaders on", is_software ? "the CPU (software rasterizer)" : "a GPU");
+  line("device-limit profile",
+       limit_profile.empty() ? std::string("none (the driver's own limits)") : limit_profile);
   line("compute units", compute_units > 0 ? std::to_string(compute_units) : "unknown");
   line("max texture size", max_texture_size);
   line("max 3D texture size", max_3d_texture_size);
   line("max shader storage block size (bytes)", max_shader_storage_block_size);
   line("max shader storage buffer bindings", max_shader_storage_buffer_bindings);
+  line("max storage blocks (compute/vertex/fragment/all)",
+       fmt::format("{} / {} / {} / {}", max_compute_shader_storage_blocks,
+                   max_vertex_shader_storage_blocks, max_fragment_shader_storage_blocks,
+                   max_combined_shader_storage_blocks));
   line("max compute work-group count",
        fmt::format("{} x {} x {}", max_compute_work_group_count[0], max_compute_work_group_count[1],
                    max_compute_work_group_count[2]));
@@ -86,6 +98,7 @@ std::string DeviceInfo::to_string() const {
   line("timer queries (GL_EXT_disjoint_timer_query)", has_timer_query() ? "yes" : "no");
   line("buffer storage (GL_EXT_buffer_storage)", has_buffer_storage() ? "yes" : "no");
   line("float render targets (GL_EXT_color_buffer_float)", has_color_buffer_float() ? "yes" : "no");
+  line("texture buffers (ES 3.2, GL_EXT_texture_buffer)", has_texture_buffers() ? "yes" : "no");
   line("shader loop cap (iterations per invocation)",
        max_loop_iterations == 0
            ? fmt::format("none seen in a loop of {}", loop_probe_iterations)
@@ -185,6 +198,13 @@ void read_gles31_limits(DeviceInfo& info) {
   info.max_compute_work_group_invocations = gl_integer(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
   info.max_compute_shared_memory_size = gl_integer(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
   info.max_image_units = gl_integer(GL_MAX_IMAGE_UNITS);
+  info.max_compute_shader_storage_blocks = gl_integer(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS);
+  info.max_combined_shader_storage_blocks = gl_integer(GL_MAX_COMBINED_SHADER_STORAGE_BLOCKS);
+  info.max_vertex_shader_storage_blocks = gl_integer(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS);
+  info.max_fragment_shader_storage_blocks = gl_integer(GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS);
+  info.max_compute_image_uniforms = gl_integer(GL_MAX_COMPUTE_IMAGE_UNIFORMS);
+  info.max_compute_texture_image_units = gl_integer(GL_MAX_COMPUTE_TEXTURE_IMAGE_UNITS);
+  info.max_compute_uniform_components = gl_integer(GL_MAX_COMPUTE_UNIFORM_COMPONENTS);
 }
 
 }  // namespace

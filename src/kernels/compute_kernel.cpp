@@ -15,6 +15,7 @@
 #include "gl/gpu_timer.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/error.hpp"
+#include "kernels/dispatch_record.hpp"
 #include "kernels/kernel_core.hpp"
 #include "shader/glsl_source.hpp"
 #include "shader/program.hpp"
@@ -342,6 +343,10 @@ std::array<int, 3> ComputeKernel::local_size() const {
   return {s[0], s[1], s[2]};
 }
 
+bool ComputeKernel::belongs_to(const Context& context) const noexcept {
+  return state_ && state_ == context.state();
+}
+
 const std::string& ComputeKernel::label() const {
   program();
   return label_;
@@ -504,6 +509,23 @@ void commit_blocks(const ComputePlan& plan, detail::RunTransfers& io) {
   if (host_memory_written) io.then([] {});
 }
 
+// A capture's part of a run: the checked and planned dispatch, written down.
+void record_planned(detail::DispatchSink& sink, std::shared_ptr<const detail::Program> program,
+                    const std::string& label, const ComputePlan& plan,
+                    const detail::ResolvedArgs& resolved, std::array<GLuint, 2> pass) {
+  std::vector<detail::PlannedBlock> blocks;
+  for (const auto& bb : plan.blocks) blocks.push_back({bb.block, bb.arg, bb.bytes});
+  const auto g = plan.groups;
+  auto d = detail::record_dispatch(
+      std::move(program), label, blocks, resolved,
+      {static_cast<GLuint>(g.x), static_cast<GLuint>(g.y), static_cast<GLuint>(g.z)});
+  detail::record_internal_uint(d, "gpgpu_count", static_cast<GLuint>(plan.count));
+  detail::record_internal_uint(d, "gpgpu_row_stride", static_cast<GLuint>(plan.row_stride));
+  detail::record_internal_uint(d, "gpgpu_pass_begin", pass[0]);
+  detail::record_internal_uint(d, "gpgpu_pass_end", pass[1]);
+  sink.add(std::move(d));
+}
+
 }  // namespace
 
 PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, bool async) {
@@ -522,12 +544,18 @@ PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, boo
                         : mode == SizeMode::Items3D ? Sizing::Items3D
                                                     : Sizing::Groups;
   plan_dispatch(plan, sizing, size, local_size(), shape);
+  // A Sequence capturing this Context's runs takes the dispatch instead (dispatch_record.hpp).
+  if (state_->capture != nullptr) {
+    record_planned(*state_->capture, program_, label_, plan, resolved, {pass_begin_, pass_end_});
+    return {};
+  }
 
   detail::RunTransfers io(*state_);
   upload_blocks(plan, io);
 
   // launch
   GL(glUseProgram(program().id()));
+  program().note_uniform_writes();
   for (const auto& bb : plan.blocks) {
     GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(bb.block->binding), bb.id, 0,
                          static_cast<GLsizeiptr>(bb.bytes)));

@@ -51,8 +51,10 @@ std::string fragment_prelude() {
 struct Target {
   const detail::StageVariable* variable = nullptr;
   const NamedArg* arg = nullptr;
-  TexelType type = TexelType::Float;
-  const Texture* texture = nullptr;  // the caller's, else one the kernel keeps
+  TexelType type = TexelType::Float;  // of the render target (a twin's integer type)
+  int location = 0;                   // of the render target
+  bool twin = false;                  // renders its bits (a float Texture gets them after)
+  const Texture* texture = nullptr;   // the caller's, else one the kernel keeps
   GLuint id = 0;
 };
 
@@ -98,8 +100,13 @@ std::size_t grid_limit(const DeviceInfo& info) {
 // Every output must be renderable: a type with a colour-renderable format (float, vec2,
 // vec4, int, uint, ivec4, uvec4; vec3's RGB32F is not renderable in OpenGL ES), float
 // targets only with GL_EXT_color_buffer_float, locations within GL_MAX_DRAW_BUFFERS.
+bool has_twin(const std::vector<detail::FragmentBitsTwin>& twins, const std::string& output) {
+  return std::any_of(twins.begin(), twins.end(),
+                     [&](const detail::FragmentBitsTwin& t) { return t.output == output; });
+}
+
 void check_outputs(const std::vector<detail::StageVariable>& outputs, const DeviceInfo& info,
-                   const std::string& label) {
+                   const std::string& label, const std::vector<detail::FragmentBitsTwin>& twins) {
   if (outputs.empty()) {
     throw UnsupportedError(fmt::format(
         "{}: the fragment shader declares no `out` variables, so it computes nothing; declare "
@@ -108,6 +115,7 @@ void check_outputs(const std::vector<detail::StageVariable>& outputs, const Devi
   }
   for (const auto& v : outputs) {
     TexelType type;
+    if (v.name.rfind("gpgpu_", 0) == 0) continue;  // an integer twin (bits_twins)
     if (v.array_size > 1) {
       throw UnsupportedError(fmt::format(
           "{}: output {} {}[{}] is an array; declare one `layout(location = N) out` per result",
@@ -125,19 +133,119 @@ void check_outputs(const std::vector<detail::StageVariable>& outputs, const Devi
           "float format (RGB32F); declare it vec4 and ignore the fourth component",
           label, v.name));
     }
-    if (element_type(type) == ElementType::Float32 && !info.has_color_buffer_float()) {
+    if (element_type(type) == ElementType::Float32 && !info.has_color_buffer_float() &&
+        !has_twin(twins, v.name)) {
       throw UnsupportedError(fmt::format(
           "{}: output {} {} renders into a {} texture, which needs GL_EXT_color_buffer_float, "
           "and this device ({}) lacks it; use a ComputeKernel or a TransformFeedbackKernel",
           label, v.type.name, v.name, to_string(type), info.renderer));
     }
     if (v.location < 0 || v.location >= info.max_draw_buffers) {
-      throw LimitError(fmt::format(
-          "{}: output {} is at location {}, but the device renders into locations 0 to {} "
-          "(GL_MAX_DRAW_BUFFERS = {})",
-          label, v.name, v.location, info.max_draw_buffers - 1, info.max_draw_buffers));
+      throw DeviceLimitError(
+          fmt::format("{}: output {} is at location {}, but the device renders into locations "
+                      "0 to {} (GL_MAX_DRAW_BUFFERS = {}{})",
+                      label, v.name, v.location, info.max_draw_buffers - 1, info.max_draw_buffers,
+                      info.limit_profile.empty() ? "" : ", profile " + info.limit_profile),
+          "GL_MAX_DRAW_BUFFERS", std::int64_t{v.location} + 1, info.max_draw_buffers);
     }
   }
+}
+
+// Float targets without GL_EXT_color_buffer_float (OpenGL ES 3.1's minimum): the user's
+// main() is renamed, and a main() of gpgpu's calls it and writes each float or vec4 output's
+// bits (floatBitsToUint) into a uint or uvec4 twin at a free location. Integer targets are
+// core in OpenGL ES 3.0, and the bits come back unchanged; the user's outputs stay declared
+// (the shader may read them back) with no render target behind them.
+constexpr const char* wrap_main = "#define main gpgpu_user_main\n";
+
+std::vector<detail::FragmentBitsTwin> bits_twins(const std::vector<detail::StageVariable>& outputs,
+                                                 const DeviceInfo& info, const std::string& label) {
+  std::vector<detail::FragmentBitsTwin> twins;
+  if (info.has_color_buffer_float()) return twins;
+  int next = 0;
+  for (const auto& v : outputs) next = std::max(next, v.location + 1);
+  for (const auto& v : outputs) {
+    TexelType type;
+    if (v.array_size > 1 || !detail::texel_type_for_glsl(v.type.gl, type) ||
+        element_type(type) != ElementType::Float32) {
+      continue;  // arrays and types without a texture are check_outputs' to refuse
+    }
+    if (type != TexelType::Float && type != TexelType::Vec4) {
+      throw UnsupportedError(fmt::format(
+          "{}: output {} {} renders into a {} texture, which needs GL_EXT_color_buffer_float, "
+          "and this device ({}) lacks it; declare it vec4 (rendered through integer targets, "
+          "bit for bit) or use a ComputeKernel",
+          label, v.type.name, v.name, to_string(type), info.renderer));
+    }
+    twins.push_back(
+        {v.name, next++, type == TexelType::Float ? TexelType::Uint : TexelType::UVec4});
+  }
+  const auto needed = static_cast<std::int64_t>(next);
+  if (!twins.empty() && needed > info.max_draw_buffers) {
+    throw DeviceLimitError(
+        fmt::format("{}: {} float outputs are rendered through integer targets at extra "
+                    "locations (this device has no GL_EXT_color_buffer_float), which needs {} "
+                    "locations; this device allows {} (GL_MAX_DRAW_BUFFERS{})",
+                    label, twins.size(), needed, info.max_draw_buffers,
+                    info.limit_profile.empty() ? "" : ", profile " + info.limit_profile),
+        "GL_MAX_DRAW_BUFFERS", needed, info.max_draw_buffers);
+  }
+  return twins;
+}
+
+// The twins' declarations and the main() that fills them, appended after the user's source.
+std::string twins_main(const std::vector<detail::FragmentBitsTwin>& twins) {
+  std::string declarations = "#undef main\n", body;
+  for (const auto& t : twins) {
+    const char* type = t.type == TexelType::Uint ? "uint" : "uvec4";
+    declarations += fmt::format("layout(location = {}) out highp {} gpgpu_bits_{};\n", t.location,
+                                type, t.output);
+    body += fmt::format("  gpgpu_bits_{0} = floatBitsToUint({0});\n", t.output);
+  }
+  return declarations + "void main() {\n  gpgpu_user_main();\n" + body + "}\n";
+}
+
+// A float Texture output rendered through its integer twin: the twin's bits are stored into
+// the Texture as floats by a compute pass (r32f and rgba32f images are core in OpenGL ES 3.1).
+constexpr std::string_view bits_to_image_source = R"(
+layout(local_size_x = 8, local_size_y = 8) in;
+uniform highp usampler2D bits;
+layout(FORMAT, binding = 0) writeonly uniform highp image2D dst;
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  ivec2 size = imageSize(dst);
+  if (p.x < size.x && p.y < size.y) imageStore(dst, p, uintBitsToFloat(texelFetch(bits, p, 0)));
+}
+)";
+
+void copy_bits_into(detail::ContextState& state, GLuint bits, const Texture& texture,
+                    TexelType twin) {
+  const bool vec4 = twin == TexelType::UVec4;
+  const detail::ShaderStage stage{
+      GL_COMPUTE_SHADER,
+      detail::complete_source(bits_to_image_source, GL_COMPUTE_SHADER, state.info,
+                              {{"FORMAT", vec4 ? "rgba32f" : "r32f"}}, ""),
+      std::string(bits_to_image_source)};
+  const auto program = detail::cached_program(state, "fragment-bits\n" + stage.source, {stage}, {},
+                                              "gpgpu float output through integer bits");
+  const auto& pi = program->interface();
+  GL(glUseProgram(program->id()));
+  GL(glActiveTexture(GL_TEXTURE0));
+  GL(glBindTexture(GL_TEXTURE_2D, bits));
+  // An integer texture with the default (mipmapped, linear) filters is incomplete, and
+  // texelFetch then reads zeros.
+  GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
+  GL(glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
+  if (const auto* u = pi.find_uniform("bits")) GL(glUniform1i(u->location, 0));
+  GL(glBindImageTexture(0, texture.gl_name(), 0, GL_FALSE, 0, GL_WRITE_ONLY,
+                        vec4 ? GL_RGBA32F : GL_R32F));
+  const auto groups = [](std::size_t extent) { return static_cast<GLuint>((extent + 7) / 8); };
+  GL(glDispatchCompute(groups(texture.cols()), groups(texture.rows()), 1));
+  GL(glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                     GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT));
+  GL(glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F));
+  GL(glBindTexture(GL_TEXTURE_2D, 0));
+  GL(glUseProgram(0));
 }
 
 }  // namespace
@@ -156,7 +264,18 @@ FragmentKernel::FragmentKernel(const Context& context, std::string_view fragment
                                      std::string(fragment_source)};
   program_ = detail::cached_program(*state_, "fragment\n" + fragment.source, {vertex, fragment}, {},
                                     label_);
-  check_outputs(program_->interface().outputs, info, label_);
+  twins_ = bits_twins(program_->interface().outputs, info, label_);
+  if (!twins_.empty()) {
+    const detail::ShaderStage wrapped{
+        GL_FRAGMENT_SHADER,
+        detail::complete_source(fragment_source, GL_FRAGMENT_SHADER, info, defines,
+                                fragment_prelude() + wrap_main) +
+            twins_main(twins_),
+        std::string(fragment_source)};
+    program_ = detail::cached_program(*state_, "fragment\n" + wrapped.source, {vertex, wrapped}, {},
+                                      label_);
+  }
+  check_outputs(program_->interface().outputs, info, label_, twins_);
 }
 
 FragmentKernel::~FragmentKernel() = default;
@@ -233,14 +352,28 @@ struct GridShape {
 
 // validate: each output takes a Texture of its type or a writable host array.
 std::vector<Target> check_targets(const detail::ResolvedArgs& resolved,
-                                  const detail::ContextState* owner, const std::string& name) {
+                                  const detail::ContextState* owner,
+                                  const std::vector<detail::FragmentBitsTwin>& twins,
+                                  const std::string& name) {
   std::vector<Target> targets;
   for (auto [variable, arg] : resolved.outputs) {
     Target t;
     t.variable = variable;
     t.arg = arg;
+    t.location = variable->location;
     detail::texel_type_for_glsl(variable->type.gl, t.type);  // checked when compiled
+    const std::string& output = variable->name;  // (clang 14 captures no structured binding)
+    const auto twin = std::find_if(twins.begin(), twins.end(),
+                                   [&](const auto& tw) { return tw.output == output; });
     const Arg& v = arg->value;
+    if (twin != twins.end() && v.kind() == Arg::Kind::DeviceTexture &&
+        !owner->info.has_compute_shaders()) {
+      throw UnsupportedError(fmt::format(
+          "{}: output {} {} renders into a Texture of {} texels, which needs "
+          "GL_EXT_color_buffer_float, and this device lacks it; give it a host array (rendered "
+          "through an integer target, bit for bit)",
+          name, variable->type.name, arg->name, to_string(t.type)));
+    }
     if (v.kind() == Arg::Kind::DeviceTexture) {
       detail::check_texture_arg(*arg, owner, name, fmt::format("output '{}'", arg->name));
       const Texture& texture = *v.texture();
@@ -263,6 +396,11 @@ std::vector<Target> check_targets(const detail::ResolvedArgs& resolved,
           "{}: output {} {} takes a Texture (kept on the GPU) or a host array (written back), "
           "not {}",
           name, variable->type.name, arg->name, v.describe()));
+    }
+    if (twin != twins.end()) {  // the bits, through the integer twin
+      t.location = twin->location;
+      t.type = twin->type;
+      t.twin = true;
     }
     targets.push_back(t);
   }
@@ -387,12 +525,13 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
   const auto& pi = program().interface();
   const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
+  state_->refuse_while_capturing("a FragmentKernel run");
   const std::string& name = label_;
   const auto& info = state_->info;
   const auto resolved = detail::resolve_args(pi, args, name, /*outputs_required=*/true);
 
   // validate and plan, before anything touches the GPU.
-  auto targets = check_targets(resolved, state_.get(), name);
+  auto targets = check_targets(resolved, state_.get(), twins_, name);
   const GridShape grid = plan_grid({given.rows, given.cols, given.count, given.explicit_shape},
                                    targets, grid_limit(info), max_width_, name);
   check_inputs(resolved, targets, info, name);
@@ -402,12 +541,12 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
   std::vector<detail::ColorAttachment> attachments;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     auto& t = targets[i];
-    t.id =
-        t.texture != nullptr ? t.texture->gl_name() : host_target(i, t.type, grid.rows, grid.cols);
+    t.id = t.texture != nullptr && !t.twin ? t.texture->gl_name()
+                                           : host_target(i, t.type, grid.rows, grid.cols);
     detail::ColorAttachment a;
     a.texture = t.id;
     a.type = t.type;
-    a.location = t.variable->location;
+    a.location = t.location;
     a.what = fmt::format("output {} {}", t.variable->type.name, t.variable->name);
     attachments.push_back(a);
   }
@@ -433,12 +572,15 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
     last_gpu_ns_ = timer.stop();
     detail::detach_buffer_texels(*state_);
   }
+  for (const auto& t : targets) {
+    if (t.twin && t.texture != nullptr) copy_bits_into(*state_, t.id, *t.texture, t.type);
+  }
   state_->wait_within_timeout(started, name);
 
   // commit: host outputs are read into pack buffers and come back through the engine.
   for (const auto& t : targets) {
     if (t.texture != nullptr) continue;
-    detail::queue_attachment_read(io, t.variable->location, t.type, grid.cols, grid.count,
+    detail::queue_attachment_read(io, t.location, t.type, grid.cols, grid.count,
                                   t.arg->value.writable_data());
   }
   if (async) return io.finish_async();

@@ -57,4 +57,24 @@ void detach_buffer_texels(ContextState& state);
 void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
                            const std::string& label);
 
+// The GL halves of the above, shared with recorded sequences (src/sequence/), which check
+// once when recording and then only bind:
+// glUniform*v of `count` elements of the uniform's type from `data` (row-major matrices
+// transposed); throws TypeMismatchError for a type gpgpu cannot set.
+void write_uniform(const UniformVariable& uniform, GLsizei count, bool row_major, const void* data,
+                   const std::string& label);
+// How many elements of its type a uniform takes (its active array size, or 1).
+GLsizei uniform_elements(const UniformVariable& uniform);
+// Binds `texture` (a GL name) to texture unit `unit` as `target`; leaves unit 0 active.
+void bind_texture_unit(GLuint unit, GLenum target, GLuint texture);
+GLenum texture_target(const Texture& texture);
+// The buffer texture of `unit` (made on first use) viewing `buffer` in `format`; detached by
+// detach_buffer_texels.
+void attach_buffer_view(ContextState& state, GLuint unit, GLenum format, GLuint buffer);
+// The texel format of gpgpu::texels with `components` (1 or 4) of `type`.
+GLenum buffer_texel_format(ElementType type, std::size_t components);
+// The image unit the shader declares for `image` (layout(binding = N)).
+GLuint image_unit(GLuint program, const UniformVariable& image);
+GLenum image_access(Access access);
+
 }  // namespace gpgpu::detail

@@ -356,7 +356,7 @@ void unbind_inputs(const CapturePlanForRun& run) noexcept {
 // Splits interleaved records on the GPU: values [offset, offset + width) of each record of
 // `record` values go to their own tightly packed buffer. Bit-exact (copied as uints).
 constexpr std::string_view deinterleave_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Records { uint records[]; };
 layout(std430, binding = 1) writeonly buffer Values { uint values[]; };
 uniform uint record;
@@ -387,6 +387,7 @@ void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
                                               {}, "gpgpu transform-feedback split");
   const auto& pi = program->interface();
   const auto max_x = static_cast<std::size_t>(state.info.max_compute_work_group_count[0]);
+  const auto group = static_cast<std::size_t>(pi.local_size[0]);  // gpgpu_group_size
   GL(glUseProgram(program->id()));
   GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, records));
   for (std::size_t i = 0; i < run.outputs.size(); ++i) {
@@ -394,7 +395,7 @@ void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
     const auto width = static_cast<std::size_t>(o.type.components());
     const std::size_t values = run.n * width;
     o.id = o.buffer != nullptr ? o.buffer->gl_name() : io.temporary(values * 4);
-    const std::size_t groups = (values + 255) / 256;
+    const std::size_t groups = (values + group - 1) / group;
     const std::size_t rows = (groups + max_x - 1) / max_x;
     const std::size_t columns = (groups + rows - 1) / rows;
     GL(glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, o.id, 0,
@@ -403,7 +404,7 @@ void split_records(detail::ContextState& state, const detail::CapturePlan& plan,
     detail::set_internal_uint(pi, "first", static_cast<GLuint>(plan.outputs[i].offset_values));
     detail::set_internal_uint(pi, "width", static_cast<GLuint>(width));
     detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(values));
-    detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(columns * 256));
+    detail::set_internal_uint(pi, "gpgpu_row_stride", static_cast<GLuint>(columns * group));
     GL(glDispatchCompute(static_cast<GLuint>(columns), static_cast<GLuint>(rows), 1));
   }
   GL(glMemoryBarrier(GL_ALL_BARRIER_BITS));
@@ -519,6 +520,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
   const detail::Program& program = this->program();
   const auto started = std::chrono::steady_clock::now();
   state_->ensure_current();
+  state_->refuse_while_capturing("a TransformFeedbackKernel run");
   const auto& pi = *interface_;
   const auto& plan = *plan_;
   const std::string& name = label_;

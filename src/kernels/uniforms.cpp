@@ -14,7 +14,6 @@
 
 namespace gpgpu::detail {
 
-namespace {
 GLenum buffer_texel_format(ElementType type, std::size_t components) {
   const bool four = components == 4;
   switch (type) {
@@ -27,7 +26,26 @@ GLenum buffer_texel_format(ElementType type, std::size_t components) {
   }
   return GL_R32F;
 }
-}  // namespace
+
+void attach_buffer_view(ContextState& state, GLuint unit, GLenum format, GLuint buffer) {
+  while (state.buffer_views.size() <= unit) {
+    GLuint name = 0;
+    GL(glGenTextures(1, &name));
+    state.buffer_views.push_back(name);
+    state.buffer_view_attached.push_back(false);
+  }
+  GL(glActiveTexture(GL_TEXTURE0 + unit));
+  GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
+  GL(glTexBuffer(GL_TEXTURE_BUFFER, format, buffer));
+  state.buffer_view_attached[unit] = true;
+  GL(glActiveTexture(GL_TEXTURE0));
+}
+
+void bind_texture_unit(GLuint unit, GLenum target, GLuint texture) {
+  GL(glActiveTexture(GL_TEXTURE0 + unit));
+  GL(glBindTexture(target, texture));
+  GL(glActiveTexture(GL_TEXTURE0));
+}
 
 void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint unit,
                         const std::string& label) {
@@ -38,19 +56,9 @@ void bind_buffer_texels(const Arg& arg, const UniformVariable& sampler, GLuint u
                                  label, sampler.name, unit,
                                  state.info.max_combined_texture_image_units));
   }
-  while (state.buffer_views.size() <= unit) {
-    GLuint name = 0;
-    GL(glGenTextures(1, &name));
-    state.buffer_views.push_back(name);
-    state.buffer_view_attached.push_back(false);
-  }
-  GL(glActiveTexture(GL_TEXTURE0 + unit));
-  GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
-  GL(glTexBuffer(GL_TEXTURE_BUFFER, buffer_texel_format(arg.buffer()->element_type(), arg.count()),
-                 arg.buffer()->gl_name()));
-  state.buffer_view_attached[unit] = true;
+  attach_buffer_view(state, unit, buffer_texel_format(arg.buffer()->element_type(), arg.count()),
+                     arg.buffer()->gl_name());
   GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
-  GL(glActiveTexture(GL_TEXTURE0));
 }
 
 void detach_buffer_texels(ContextState& state) {
@@ -75,10 +83,24 @@ void bind_texture_to_sampler(const Texture& texture, const UniformVariable& samp
                     "(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS); use fewer textures",
                     label, sampler.name, unit, info.max_combined_texture_image_units));
   }
-  GL(glActiveTexture(GL_TEXTURE0 + unit));
-  GL(glBindTexture(texture.dimensions() == 3 ? GL_TEXTURE_3D : GL_TEXTURE_2D, texture.gl_name()));
+  bind_texture_unit(unit, texture_target(texture), texture.gl_name());
   GL(glUniform1i(sampler.location, static_cast<GLint>(unit)));
-  GL(glActiveTexture(GL_TEXTURE0));
+}
+
+GLenum texture_target(const Texture& texture) {
+  return texture.dimensions() == 3 ? GL_TEXTURE_3D : GL_TEXTURE_2D;
+}
+
+GLuint image_unit(GLuint program, const UniformVariable& image) {
+  GLint unit = 0;
+  GL(glGetUniformiv(program, image.location, &unit));
+  return static_cast<GLuint>(unit);
+}
+
+GLenum image_access(Access access) {
+  return access == Access::Read    ? GL_READ_ONLY
+         : access == Access::Write ? GL_WRITE_ONLY
+                                   : GL_READ_WRITE;
 }
 
 void bind_texture_to_image(const Texture& texture, const UniformVariable& image, Access access,
@@ -87,40 +109,21 @@ void bind_texture_to_image(const Texture& texture, const UniformVariable& image,
   // OpenGL ES fixes an image's unit in the shader (layout(binding = N)); read it back.
   GLint program = 0;
   GL(glGetIntegerv(GL_CURRENT_PROGRAM, &program));
-  GLint unit = 0;
-  GL(glGetUniformiv(static_cast<GLuint>(program), image.location, &unit));
-  const GLenum gl_access = access == Access::Read    ? GL_READ_ONLY
-                           : access == Access::Write ? GL_WRITE_ONLY
-                                                     : GL_READ_WRITE;
   // The image unit takes the texture's own format; the shader's layout(...) qualifier must
   // name the same one (r32f for float texels, rgba32f for vec4, r32i, r32ui...), which
   // introspection cannot see.
-  GL(glBindImageTexture(static_cast<GLuint>(unit), texture.gl_name(), 0,
-                        texture.dimensions() == 3 ? GL_TRUE : GL_FALSE, 0, gl_access,
+  GL(glBindImageTexture(image_unit(static_cast<GLuint>(program), image), texture.gl_name(), 0,
+                        texture.dimensions() == 3 ? GL_TRUE : GL_FALSE, 0, image_access(access),
                         texel_format(texture.texel_type()).internal_format));
 }
 
-void set_uniform(const UniformVariable& u, const NamedArg& arg, GLuint& next_texture_unit,
-                 const std::string& label) {
-  const Arg& v = arg.value;
-  if (is_buffer_sampler(u.type.gl)) {
-    bind_buffer_texels(v, u, next_texture_unit++, label);
-    return;
-  }
-  if (u.type.is_sampler) {
-    bind_texture_to_sampler(*v.texture(), u, next_texture_unit++, label);
-    return;
-  }
-  if (u.type.is_image) {
-    bind_texture_to_image(*v.texture(), u, Access::ReadWrite, label);
-    return;
-  }
+void write_uniform(const UniformVariable& u, GLsizei count, bool row_major, const void* data,
+                   const std::string& label) {
   const GLint loc = u.location;
-  const auto count = static_cast<GLsizei>(u.is_array ? u.array_size : 1);
-  const auto* f = static_cast<const GLfloat*>(v.data());
-  const auto* i = static_cast<const GLint*>(v.data());
-  const auto* ui = static_cast<const GLuint*>(v.data());
-  const GLboolean transpose = v.layout() == MatrixLayout::RowMajor ? GL_TRUE : GL_FALSE;
+  const auto* f = static_cast<const GLfloat*>(data);
+  const auto* i = static_cast<const GLint*>(data);
+  const auto* ui = static_cast<const GLuint*>(data);
+  const GLboolean transpose = row_major ? GL_TRUE : GL_FALSE;
   switch (u.type.gl) {
     case GL_FLOAT:
       GL(glUniform1fv(loc, count, f));
@@ -193,6 +196,28 @@ void set_uniform(const UniformVariable& u, const NamedArg& arg, GLuint& next_tex
       throw TypeMismatchError(fmt::format("{}: uniform '{}' has a type gpgpu cannot set ({})",
                                           label, u.name, u.type.name));
   }
+}
+
+void set_uniform(const UniformVariable& u, const NamedArg& arg, GLuint& next_texture_unit,
+                 const std::string& label) {
+  const Arg& v = arg.value;
+  if (is_buffer_sampler(u.type.gl)) {
+    bind_buffer_texels(v, u, next_texture_unit++, label);
+    return;
+  }
+  if (u.type.is_sampler) {
+    bind_texture_to_sampler(*v.texture(), u, next_texture_unit++, label);
+    return;
+  }
+  if (u.type.is_image) {
+    bind_texture_to_image(*v.texture(), u, Access::ReadWrite, label);
+    return;
+  }
+  write_uniform(u, uniform_elements(u), v.layout() == MatrixLayout::RowMajor, v.data(), label);
+}
+
+GLsizei uniform_elements(const UniformVariable& u) {
+  return static_cast<GLsizei>(u.is_array ? u.array_size : 1);
 }
 
 void set_internal_uint(const ProgramInterface& interface, const char* name, GLuint value) {

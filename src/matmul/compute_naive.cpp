@@ -11,7 +11,7 @@ namespace gpgpu::detail {
 namespace {
 
 constexpr const char* naive_source = R"(
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = GROUP_ROWS) in;
 layout(std430, binding = 0) readonly buffer MatrixA { float a[]; };
 layout(std430, binding = 1) readonly buffer MatrixB { float b[]; };
 layout(std430, binding = 2) writeonly buffer MatrixC { float c[]; };
@@ -37,7 +37,10 @@ void main() {
 class ComputeNaive final : public MatmulBackend {
  public:
   ComputeNaive(const Context& context, MatmulShape shape)
-      : shape_(shape), kernel_(context, naive_source, {}, "matmul compute_naive") {}
+      : shape_(shape),
+        kernel_(context, naive_source,
+                {{"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+                "matmul compute_naive") {}
 
   void run(const Arg& a, const Arg& b, const Arg& c) override {
     // x walks the columns of C so that neighbouring invocations read neighbouring b and

@@ -167,6 +167,12 @@ void main() {
 // z multiplies slices [z * SLICES, (z + 1) * SLICES) of k and writes its partial product
 // into layer z of C (SPLITS layers of M x N), summed afterwards by the reduce pass.
 constexpr const char* shared_source = R"(
+// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
+#if __VERSION__ >= 320
+#define MAD(a, b, c) fma(a, b, c)
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
 layout(std430, binding = 0) readonly buffer MatrixAt { vec4 at[]; };
@@ -248,7 +254,7 @@ void main() {
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
-            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+            acc[(i * 4 + r) * RN + j] = MAD(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
           }
         }
       }
@@ -277,10 +283,11 @@ void main() {
 }
 )";
 
-// Pass 1: at[kk][m] = a[m][kk] (zero outside M x K), through 32x32 shared tiles so that
+// Pass 1: at[kk][m] = a[m][kk] (zero outside M x K), through 32x32 shared tiles (32 x 8
+// invocations, 32 x 4 where work groups hold fewer than 256) so that
 // both the reads of A and the writes of At are coalesced.
 constexpr const char* transpose_pad_source = R"(
-layout(local_size_x = 32, local_size_y = 8) in;
+layout(local_size_x = 32, local_size_y = ROWS) in;
 layout(std430, binding = 0) readonly buffer MatrixA { float a[]; };
 layout(std430, binding = 1) writeonly buffer MatrixAt { float at[]; };
 uniform int M;   // rows of A
@@ -291,13 +298,13 @@ shared float tile[32][33];  // + 1 column: the transposed reads hit distinct ban
 void main() {
   int x = int(gl_WorkGroupID.x) * 32 + int(gl_LocalInvocationID.x);  // column of A (k)
   int y0 = int(gl_WorkGroupID.y) * 32;                                // first row of A (m)
-  for (int j = int(gl_LocalInvocationID.y); j < 32; j += 8) {
+  for (int j = int(gl_LocalInvocationID.y); j < 32; j += ROWS) {
     int y = y0 + j;
     tile[j][gl_LocalInvocationID.x] = (y < M && x < K) ? a[y * K + x] : 0.0;
   }
   barrier();
   int m = y0 + int(gl_LocalInvocationID.x);
-  for (int j = int(gl_LocalInvocationID.y); j < 32; j += 8) {
+  for (int j = int(gl_LocalInvocationID.y); j < 32; j += ROWS) {
     int kk = int(gl_WorkGroupID.x) * 32 + j;
     if (kk < KP && m < MP) at[kk * MP + m] = tile[gl_LocalInvocationID.x][j];
   }
@@ -306,7 +313,7 @@ void main() {
 
 // Pass 2 (and 4 reversed): copies a ROWS x COLS matrix into or out of a zero-padded one.
 constexpr const char* pad_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(std430, binding = 1) writeonly buffer Destination { float dst[]; };
 uniform int COLS;      // of the destination (its rows: gpgpu_count / COLS)
@@ -324,7 +331,7 @@ void main() {
 // Split-K's last pass: c[row][col] = the sum of the SPLITS partial products (layers of
 // MP x NP), for the M x N entries that exist (cropping the padding as it goes).
 constexpr const char* reduce_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
 layout(std430, binding = 1) writeonly buffer MatrixC { float c[]; };
 uniform int N;        // columns of c
@@ -461,7 +468,9 @@ class SharedRegisterBlocked final : public MatmulBackend {
         pad_b_(np_ != shape.n || kp_ != shape.k),
         tuning_(t),
         main_(compile(context, register_blocked_kernel(context, shape, t))),
-        transpose_(context, transpose_pad_source, {}, "matmul: transpose and pad A"),
+        transpose_(context, transpose_pad_source,
+                   {{"ROWS", std::to_string(detail::group_rows_of_16(context.info()) / 2)}},
+                   "matmul: transpose and pad A"),
         pad_(context, pad_source, {}, "matmul: pad or crop"),
         at_(context, ElementType::Float32, count(kp_, mp_)) {
     // Split-K: as many groups along k as asked, each with a whole number of slices and none

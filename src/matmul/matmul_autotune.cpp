@@ -47,7 +47,7 @@ MatmulTuning tuning_from_json(const json& j) {
   t.block_k = j.at("block_k").get<int>();
   t.thread_m = j.at("thread_m").get<int>();
   t.thread_n = j.at("thread_n").get<int>();
-  t.tile = j.value("tile", 16);
+  t.tile = j.value("tile", 0);
   t.shared_memory = j.value("shared_memory", true);
   t.b_texture = j.value("b_texture", false);
   return t;
@@ -187,8 +187,9 @@ std::optional<MatmulTuning> cached_matmul_tuning(const Context& context,
 }
 
 std::vector<MatmulTuning> matmul_tuning_candidates(const DeviceInfo& device) {
-  const auto shape = [](int bm, int bn, int bk, int tm, int tn) {
+  const auto shape = [&](int bm, int bn, int bk, int tm, int tn) {
     MatmulTuning t;
+    t.tile = detail::default_tile(device);
     t.block_m = bm;
     t.block_n = bn;
     t.block_k = bk;

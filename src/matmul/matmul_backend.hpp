@@ -39,6 +39,12 @@ class MatmulBackend {
 // The split-K MatmulMethod::Auto gives tuning `t` for an m x k x n product on `device`
 // (MatmulTuning::for_shape): 1 unless C has fewer tiles than the device compute units.
 int auto_split_k(const MatmulTuning& t, const DeviceInfo& device, int m, int k, int n);
+// The ComputeTiled method's tile: 16, or the largest power of two the device's work groups
+// and shared memory hold when 16 x 16 does not fit.
+int default_tile(const DeviceInfo& device);
+// Rows of the 16-wide work groups of the element-per-invocation kernels (compute_naive,
+// operand packing): 16, or 8 where the device's work groups hold fewer than 256 invocations.
+int group_rows_of_16(const DeviceInfo& device);
 
 // The compute-shader backends (compute_naive.cpp, compute_tiled.cpp,
 // compute_register_blocked.cpp). Each compiles its kernel in the constructor.

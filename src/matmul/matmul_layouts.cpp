@@ -3,15 +3,17 @@
 #include "matmul/matmul_layouts.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include "gpgpu/error.hpp"
+#include "matmul/matmul_backend.hpp"
 
 namespace gpgpu::detail {
 
 namespace {
 
 constexpr const char* pack_source = R"(
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = GROUP_ROWS) in;
 layout(std430, binding = 0) readonly buffer Matrix { float matrix[]; };
 #ifdef SCALAR
 layout(r32f, binding = 0) writeonly uniform highp image2D texels;
@@ -45,7 +47,7 @@ void main() {
 )";
 
 constexpr const char* gather_source = R"(
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = GROUP_ROWS) in;
 layout(std430, binding = 1) writeonly buffer Product { float c[]; };
 uniform int M;
 uniform int N;
@@ -65,6 +67,11 @@ float product(int row, int col) {
   vec4 v = r == 0 ? s0[i] : r == 1 ? s1[i] : r == 2 ? s2[i] : s3[i];
   return v[col & 3];
 }
+#elif defined(ROW_BLOCK_ONE)  // one of the four row-block buffers a pass: rows 4i + R
+layout(std430, binding = 0) readonly buffer Rows { vec4 rows[]; };
+uniform int STRIDE;
+uniform int R;
+float product(int row, int col) { return rows[(row >> 2) * STRIDE + (col >> 2)][col & 3]; }
 #elif defined(SCALAR_TEXTURE)
 uniform highp sampler2D t0;
 float product(int row, int col) { return texelFetch(t0, ivec2(col, row), 0).r; }
@@ -87,7 +94,11 @@ float product(int row, int col) {
 
 void main() {
   int col = int(gl_GlobalInvocationID.x);
+#if defined(ROW_BLOCK_ONE)
+  int row = 4 * int(gl_GlobalInvocationID.y) + R;
+#else
   int row = int(gl_GlobalInvocationID.y);
+#endif
   if (row < M && col < N) c[row * N + col] = product(row, col);
 }
 )";
@@ -130,24 +141,39 @@ bool has_compute_shaders(const Context& context) {
 
 TexturePacker::TexturePacker(const Context& context, TextureLayout layout) : layout_(layout) {
   if (has_compute_shaders(context)) {
-    kernel_.emplace(context, pack_source, Defines{{layout_define(layout), ""}},
-                    "matmul operand packing");
+    kernel_.emplace(
+        context, pack_source,
+        Defines{{layout_define(layout), ""},
+                {"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+        "matmul operand packing");
   }
 }
 
 void TexturePacker::run(const Arg& matrix, Texture& texture, int rows, int cols) {
   if (!kernel_) return pack_on_host(matrix, texture, layout_, rows, cols);
   kernel_->run({{"matrix", matrix},
-               {"texels", texture},
-               {"ROWS", std::int32_t{rows}},
-               {"COLS", std::int32_t{cols}}},
-              grid(texture.cols(), texture.rows()));
+                {"texels", texture},
+                {"ROWS", std::int32_t{rows}},
+                {"COLS", std::int32_t{cols}}},
+               grid(texture.cols(), texture.rows()));
 }
 
-ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout) : layout_(layout) {
+ProductGatherer::ProductGatherer(const Context& context, ProductLayout layout,
+                                 std::size_t product_elements)
+    : layout_(layout) {
+  const auto& info = context.info();
+  one_source_a_pass_ =
+      layout == ProductLayout::RowBlockBuffers &&
+      (info.max_compute_shader_storage_blocks < 5 || info.max_shader_storage_buffer_bindings < 6);
   if (has_compute_shaders(context)) {
-    kernel_.emplace(context, gather_source, Defines{{product_define(layout), ""}},
-                    "matmul product gather");
+    kernel_.emplace(
+        context, gather_source,
+        Defines{{one_source_a_pass_ ? "ROW_BLOCK_ONE" : product_define(layout), ""},
+                {"GROUP_ROWS", std::to_string(detail::group_rows_of_16(context.info()))}},
+        "matmul product gather");
+  }
+  if (one_source_a_pass_ && product_elements > 0) {
+    staged_.emplace(context, ElementType::Float32, product_elements);
   }
 }
 
@@ -157,6 +183,8 @@ void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int
       {"c", c}, {"M", std::int32_t{m}}, {"N", std::int32_t{n}}, {"STRIDE", std::int32_t{stride}}};
   if (layout_ == ProductLayout::PaddedRows) {
     args.emplace_back("source", *sources[0]);
+  } else if (one_source_a_pass_) {
+    return run_a_source_a_pass(sources, c, m, n, stride);
   } else if (layout_ == ProductLayout::RowBlockBuffers) {
     args.emplace_back("s0", *sources[0]);
     args.emplace_back("s1", *sources[1]);
@@ -166,6 +194,27 @@ void ProductGatherer::run(const Buffer* const* sources, const Arg& c, int m, int
     throw Error("ProductGatherer: not a Buffer gatherer");
   }
   kernel_->run(args, grid(static_cast<std::size_t>(n), static_cast<std::size_t>(m)));
+}
+
+// Four passes, each writing the rows of one row-block buffer. A host array would come back
+// whole after every pass (and lose the rows of the others): the passes write a Buffer.
+void ProductGatherer::run_a_source_a_pass(const Buffer* const* sources, const Arg& c, int m, int n,
+                                          int stride) {
+  const auto elements = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  const bool host = c.kind() != Arg::Kind::DeviceBuffer;
+  if (host && (!staged_ || staged_->size() < elements)) {
+    throw Error("ProductGatherer: no Buffer of the product's size for a host C");
+  }
+  for (int r = 0; r < 4 && r < m; ++r) {
+    kernel_->run({{"c", host ? Arg(*staged_) : c},
+                  {"M", std::int32_t{m}},
+                  {"N", std::int32_t{n}},
+                  {"STRIDE", std::int32_t{stride}},
+                  {"rows", *sources[r]},
+                  {"R", std::int32_t{r}}},
+                 grid(static_cast<std::size_t>(n), static_cast<std::size_t>((m - r + 3) / 4)));
+  }
+  if (host) staged_->download(std::span<float>(static_cast<float*>(c.writable_data()), elements));
 }
 
 void ProductGatherer::run(const Texture* const* textures, const Arg& c, int m, int n) {

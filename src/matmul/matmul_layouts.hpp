@@ -78,7 +78,9 @@ enum class ProductLayout {
 // Gathers a product into C (a Buffer or a host array written back).
 class ProductGatherer {
  public:
-  ProductGatherer(const Context& context, ProductLayout layout);
+  // `product_elements`: m x n of the products it gathers, for RowBlockBuffers (its passes may
+  // need a Buffer of that size).
+  ProductGatherer(const Context& context, ProductLayout layout, std::size_t product_elements = 0);
   // PaddedRows: sources[0] with rows of `stride` floats. RowBlockBuffers: sources[0..3] with
   // rows of `stride` vec4s.
   void run(const Buffer* const* sources, const Arg& c, int m, int n, int stride);
@@ -90,8 +92,14 @@ class ProductGatherer {
   double last_gpu_ns() const { return kernel_ ? kernel_->last_gpu_ns() : -1; }
 
  private:
+  void run_a_source_a_pass(const Buffer* const* sources, const Arg& c, int m, int n, int stride);
+
   ProductLayout layout_;
   std::optional<ComputeKernel> kernel_;  // none without compute shaders
+  // RowBlockBuffers on a device that binds fewer than 5 storage buffers (OpenGL ES 3.1's
+  // minimum is 4): one pass per row of the 4-row blocks, each binding one source.
+  bool one_source_a_pass_ = false;
+  std::optional<Buffer> staged_;  // the passes' product, for a host array C
 };
 
 // The host's side of packing and gathering, for devices without compute shaders: a host

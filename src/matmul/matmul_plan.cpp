@@ -54,11 +54,16 @@ MatmulMethod resolve_method(MatmulMethod method, const DeviceInfo& info) {
   return MatmulMethod::ComputeRegisterBlocked;
 }
 
-// An explicit tuning as given; else the autotuned one cached for this device, else the
-// device default, with the split-K that fits this shape to the device's compute units.
+// An explicit tuning as given (its tile the device's default where it leaves it 0); else the
+// autotuned one cached for this device, else the device default, with the split-K that fits this
+// shape to the device's compute units.
 MatmulTuning resolve_tuning(const Context& context, const MatmulOptions& options, int m, int k,
                             int n) {
-  if (options.tuning) return *options.tuning;
+  if (options.tuning) {
+    MatmulTuning given = *options.tuning;
+    if (given.tile == 0) given.tile = detail::default_tile(context.info());
+    return given;
+  }
   MatmulTuning t = MatmulTuning::for_device(context.info());
   if (auto cached = cached_matmul_tuning(context, options.cache_dir)) t = *cached;
   t.split_k = detail::auto_split_k(t, context.info(), m, k, n);

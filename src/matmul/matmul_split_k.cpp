@@ -73,7 +73,7 @@ std::int64_t texture_k_limit(MatmulMethod method, const DeviceInfo& info) {
 }
 
 constexpr const char* window_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(std430, binding = 1) writeonly buffer Window { float dst[]; };
 uniform uint SRC_ROWS;
@@ -91,7 +91,7 @@ void main() {
 )";
 
 constexpr const char* accumulate_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) buffer Sum { float sum[]; };
 layout(std430, binding = 1) readonly buffer Part { float part[]; };
 void main() {

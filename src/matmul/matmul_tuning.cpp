@@ -17,30 +17,16 @@ std::string MatmulTuning::to_string() const {
 }
 
 MatmulTuning MatmulTuning::for_device(const DeviceInfo& device) {
-  MatmulTuning t;
-  if (device.is_software) {
-    // llvmpipe runs 8 invocations per 256-bit vector. With block_m == thread_m every
-    // invocation of a work group reads the same 8 rows of A (one scalar load and a
-    // broadcast there) and fetches its own 16 columns of B from a texture (a vector
-    // gather); no shared memory, no barriers. Measured at n = 1024 against the other
-    // candidates of matmul_tuning_candidates (docs/matmul.md).
-    t.block_m = 8;
-    t.block_n = 256;
-    t.block_k = 8;
-    t.thread_m = 8;
-    t.thread_n = 16;
-    t.shared_memory = false;
-    t.b_texture = true;
-  } else {
-    // The published sweet spot for NVIDIA-class GPUs: 256 invocations of 8x8 outputs,
-    // 128x128 tiles, BK 8 (17 KB of double-buffered shared memory).
-    t.block_m = 128;
-    t.block_n = 128;
-    t.block_k = 8;
-    t.thread_m = 8;
-    t.thread_n = 8;
-  }
-  t.tile = 16;
+  // The first candidate that fits the device: on llvmpipe 8 x 256 blocks of 8 x 16 outputs
+  // with B from a texture, on GPUs 128 x 128 blocks of 8 x 8 (256 invocations, 17 KB of
+  // shared memory), smaller ones where the device's work groups or shared memory are
+  // (matmul_tuning_candidates gives the order and the reasons).
+  const auto candidates = matmul_tuning_candidates(device);
+  if (!candidates.empty()) return candidates.front();
+  MatmulTuning t;  // 32 x 32 blocks of 4 x 4: 64 invocations, 5 KB, within OpenGL ES 3.1's minimums
+  t.block_m = t.block_n = 32;
+  t.thread_m = t.thread_n = 4;
+  t.tile = detail::default_tile(device);
   return t;
 }
 
@@ -51,6 +37,26 @@ MatmulTuning MatmulTuning::for_shape(const DeviceInfo& device, int m, int k, int
 }
 
 namespace detail {
+
+int default_tile(const DeviceInfo& device) {
+  // 16 x 16 invocations (256) where the device allows; else the largest power of two whose
+  // square fits its work groups and whose two tiles fit its shared memory.
+  const std::int64_t threads =
+      std::min(device.max_compute_work_group_invocations, device.max_compute_work_group_size[0]);
+  int tile = 16;
+  while (tile > 1 &&
+         (std::int64_t{tile} * tile > threads || tile > device.max_compute_work_group_size[1] ||
+          8 * std::int64_t{tile} * tile > device.max_compute_shared_memory_size)) {
+    tile /= 2;
+  }
+  return tile;
+}
+
+int group_rows_of_16(const DeviceInfo& device) {
+  const bool fits = device.max_compute_work_group_invocations >= 256 &&
+                    device.max_compute_work_group_size[1] >= 16;
+  return fits ? 16 : 8;
+}
 
 int auto_split_k(const MatmulTuning& t, const DeviceInfo& device, int m, int k, int n) {
   const int units = device.compute_units;
@@ -120,7 +126,8 @@ void validate_matmul_tuning(const MatmulTuning& t, const DeviceInfo& device) {
     fail(fmt::format("needs {} bytes of shared memory; the device has {}", shared,
                      device.max_compute_shared_memory_size));
   }
-  if (t.tile <= 0 || static_cast<std::int64_t>(t.tile) * t.tile > max_threads ||
+  if (t.tile == 0) return;  // the device's default tile, which fits by construction
+  if (t.tile < 0 || static_cast<std::int64_t>(t.tile) * t.tile > max_threads ||
       t.tile > device.max_compute_work_group_size[1]) {
     fail(fmt::format("tile ({}) needs tile*tile invocations per work group; the device allows {}",
                      t.tile, max_threads));

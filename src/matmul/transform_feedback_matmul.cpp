@@ -199,7 +199,8 @@ class TransformFeedbackBlocked final : public MatmulBackend {
         operands_(context, shape),
         kernel_(context, std::string(blocked_body) + blocked_main, {},
                 "matmul transform_feedback_blocked"),
-        gather_(context, ProductLayout::RowBlockBuffers) {
+        gather_(context, ProductLayout::RowBlockBuffers,
+                static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n)) {
     for (auto& rows : rows_)
       rows = Buffer(context, ElementType::Float32, 4 * size(operands_.m4) * size(operands_.n4));
   }

@@ -32,7 +32,10 @@ class Random {
 bool next_is_relu(const ModelState& model, std::size_t layer) {
   for (std::size_t i = layer + 1; i < model.layers.size(); ++i) {
     const Layer& l = model.layers[i];
-    if (std::holds_alternative<ReLU>(l)) return true;
+    if (std::holds_alternative<ReLU>(l) || std::holds_alternative<LeakyReLU>(l) ||
+        std::holds_alternative<Clip>(l)) {
+      return true;
+    }
     if (!std::holds_alternative<BatchNorm>(l)) return false;
   }
   return false;

@@ -1,6 +1,8 @@
 // What each layer is: its name, its output shape and its parameters, for a sample shape.
 #include "gpgpu/nn/layers.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
@@ -40,27 +42,68 @@ void require_image(const Layer& layer, const Shape& input) {
   }
 }
 
-// Output extent of a window of `size` sliding by `stride` over `extent` (+ padding both sides).
-std::size_t windows(const Layer& layer, std::size_t extent, std::size_t padding, std::size_t size,
-                    std::size_t stride, const Shape& input) {
+std::string padding_text(const Padding& p) {
+  if (p.top == p.left && p.top == p.bottom && p.top == p.right) {
+    return fmt::format("padding {}", p.top);
+  }
+  return fmt::format("padding (top {}, left {}, bottom {}, right {})", p.top, p.left, p.bottom,
+                     p.right);
+}
+
+// Output extent of a window of `size` sliding by `stride` over `extent` with `before` and
+// `after` padding; with ceil_mode a last partial window is kept if it starts inside the
+// input or its leading padding (PyTorch's rule, which ONNX Runtime follows).
+std::size_t windows(const Layer& layer, std::size_t extent, std::size_t before, std::size_t after,
+                    std::size_t size, std::size_t stride, bool ceil_mode, const Shape& input) {
   if (size == 0 || stride == 0) {
     throw ArgumentError(fmt::format("{}: window size and stride must be positive (got {} and {})",
                                     layer_type(layer), size, stride));
   }
-  if (extent + 2 * padding < size) {
+  const std::size_t padded = extent + before + after;
+  if (padded < size) {
     throw ArgumentError(fmt::format(
-        "{}: a {}x{} window does not fit the input {} (with padding {}); use a smaller window "
-        "or more padding",
-        layer_type(layer), size, size, input.to_string(), padding));
+        "{}: a {}x{} window does not fit the input {} (with {} and {} padding); use a smaller "
+        "window or more padding",
+        layer_type(layer), size, size, input.to_string(), before, after));
   }
-  return (extent + 2 * padding - size) / stride + 1;
+  std::size_t out = (padded - size) / stride + 1;
+  if (ceil_mode && (padded - size) % stride != 0) {
+    ++out;
+    if ((out - 1) * stride >= extent + before) --out;
+  }
+  return out;
 }
 
-Shape pool_shape(const Layer& layer, std::size_t size, std::size_t stride, const Shape& input) {
+Shape pool_shape(const Layer& layer, std::size_t size, std::size_t stride, const Padding& pad,
+                 bool ceil_mode, const Shape& input) {
   require_image(layer, input);
+  for (std::size_t side : {pad.top, pad.left, pad.bottom, pad.right}) {
+    if (side >= size) {
+      throw ArgumentError(
+          fmt::format("{}: {} is as large as the {}x{} window; every window must cover some input",
+                      layer_type(layer), padding_text(pad), size, size));
+    }
+  }
   stride = effective_stride(size, stride);
-  return {input[0], windows(layer, input[1], 0, size, stride, input),
-          windows(layer, input[2], 0, size, stride, input)};
+  return {input[0], windows(layer, input[1], pad.top, pad.bottom, size, stride, ceil_mode, input),
+          windows(layer, input[2], pad.left, pad.right, size, stride, ceil_mode, input)};
+}
+
+template <class Pool>
+std::string pool_text(const Pool& p) {
+  std::string text =
+      fmt::format("{}x{}, stride {}", p.size, p.size, effective_stride(p.size, p.stride));
+  const Padding pad = padding_of(p);
+  if (pad != Padding{}) text += ", " + padding_text(pad);
+  if (p.ceil_mode) text += ", ceil mode";
+  return text;
+}
+
+void require_finite(const Layer& layer, float value, const char* what) {
+  if (!std::isfinite(value)) {
+    throw ArgumentError(
+        fmt::format("{}: {} must be a finite number; got {}", layer_type(layer), what, value));
+  }
 }
 
 }  // namespace
@@ -73,7 +116,9 @@ std::string_view layer_type(const Layer& layer) {
                  [](const Sigmoid&) { return "sigmoid"; }, [](const Tanh&) { return "tanh"; },
                  [](const Flatten&) { return "flatten"; }, [](const Dropout&) { return "dropout"; },
                  [](const BatchNorm&) { return "batchnorm"; },
-                 [](const Softmax&) { return "softmax"; }},
+                 [](const Softmax&) { return "softmax"; },
+                 [](const LeakyReLU&) { return "leakyrelu"; }, [](const Clip&) { return "clip"; },
+                 [](const GlobalAvgPool2D&) { return "globalavgpool2d"; }},
       layer);
 }
 
@@ -82,17 +127,16 @@ std::string describe(const Layer& layer) {
       Overloaded{
           [](const Dense& d) { return fmt::format("dense {}{}", d.units, init_name(d.init)); },
           [](const Conv2D& c) {
-            return fmt::format("conv2d {} filters {}x{}, stride {}, padding {}{}", c.filters,
-                               c.kernel, c.kernel, c.stride, c.padding, init_name(c.init));
+            return fmt::format("conv2d {} filters {}x{}, stride {}, {}{}", c.filters, c.kernel,
+                               c.kernel, c.stride, padding_text(padding_of(c)), init_name(c.init));
           },
-          [](const MaxPool2D& p) {
-            return fmt::format("maxpool2d {}x{}, stride {}", p.size, p.size,
-                               effective_stride(p.size, p.stride));
-          },
+          [](const MaxPool2D& p) { return "maxpool2d " + pool_text(p); },
           [](const AvgPool2D& p) {
-            return fmt::format("avgpool2d {}x{}, stride {}", p.size, p.size,
-                               effective_stride(p.size, p.stride));
+            const bool exclude = !p.count_include_pad && padding_of(p) != Padding{};
+            return "avgpool2d " + pool_text(p) + (exclude ? ", padding not counted" : "");
           },
+          [](const LeakyReLU& l) { return fmt::format("leakyrelu alpha {}", l.alpha); },
+          [](const Clip& c) { return fmt::format("clip [{}, {}]", c.min, c.max); },
           [](const Dropout& d) { return fmt::format("dropout {}", d.rate); },
           [](const BatchNorm& b) {
             return fmt::format("batchnorm momentum {}, epsilon {}", b.momentum, b.epsilon);
@@ -120,11 +164,40 @@ Shape output_shape(const Layer& layer, const Shape& input) {
           [&](const Conv2D& c) -> Shape {
             require_image(layer, input);
             if (c.filters == 0) throw ArgumentError("conv2d: filters must be positive");
-            return {c.filters, windows(layer, input[1], c.padding, c.kernel, c.stride, input),
-                    windows(layer, input[2], c.padding, c.kernel, c.stride, input)};
+            const Padding p = padding_of(c);
+            return {c.filters,
+                    windows(layer, input[1], p.top, p.bottom, c.kernel, c.stride, false, input),
+                    windows(layer, input[2], p.left, p.right, c.kernel, c.stride, false, input)};
           },
-          [&](const MaxPool2D& p) { return pool_shape(layer, p.size, p.stride, input); },
-          [&](const AvgPool2D& p) { return pool_shape(layer, p.size, p.stride, input); },
+          [&](const MaxPool2D& p) {
+            return pool_shape(layer, p.size, p.stride, padding_of(p), p.ceil_mode, input);
+          },
+          [&](const AvgPool2D& p) {
+            return pool_shape(layer, p.size, p.stride, padding_of(p), p.ceil_mode, input);
+          },
+          [&](const GlobalAvgPool2D&) -> Shape {
+            require_image(layer, input);
+            return {input[0], 1, 1};
+          },
+          [&](const LeakyReLU& l) -> Shape {
+            require_finite(layer, l.alpha, "alpha");
+            if (l.alpha < 0.0f) {
+              throw ArgumentError(
+                  fmt::format("leakyrelu: alpha must be >= 0 (the backward pass reads the sign "
+                              "of the output); got {}",
+                              l.alpha));
+            }
+            return input;
+          },
+          [&](const Clip& c) -> Shape {
+            require_finite(layer, c.min, "min");
+            require_finite(layer, c.max, "max");
+            if (!(c.min < c.max)) {
+              throw ArgumentError(
+                  fmt::format("clip: min must be below max; got [{}, {}]", c.min, c.max));
+            }
+            return input;
+          },
           [&](const Flatten&) -> Shape { return {input.size()}; },
           [&](const Dropout& d) -> Shape {
             if (!(d.rate >= 0.0f && d.rate < 1.0f)) {
@@ -154,6 +227,19 @@ Shape output_shape(const Layer& layer, const Shape& input) {
           },
           [&](const auto&) { return input; }},
       layer);
+}
+
+Padding padding_of(const Conv2D& conv) {
+  const std::size_t p = conv.padding;
+  return conv.pads.value_or(Padding{p, p, p, p});
+}
+Padding padding_of(const MaxPool2D& pool) {
+  const std::size_t p = pool.padding;
+  return pool.pads.value_or(Padding{p, p, p, p});
+}
+Padding padding_of(const AvgPool2D& pool) {
+  const std::size_t p = pool.padding;
+  return pool.pads.value_or(Padding{p, p, p, p});
 }
 
 std::vector<ParameterSpec> parameter_specs(const Layer& layer, const Shape& input) {

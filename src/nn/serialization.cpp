@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -32,6 +34,24 @@ std::string init_name(Init init) {
   return init == Init::He ? "he" : init == Init::Xavier ? "xavier" : "auto";
 }
 
+// "padding": p when every side has p, else "pads": [top, left, bottom, right]; nothing
+// for pools without padding (the keys older readers do not know stay out of their files).
+void padding_to_json(json& j, const Padding& p, bool always) {
+  if (p.top == p.left && p.top == p.bottom && p.top == p.right) {
+    if (always || p.top != 0) j["padding"] = p.top;
+  } else {
+    j["pads"] = {p.top, p.left, p.bottom, p.right};
+  }
+}
+
+template <class Pool>
+void pool_to_json(json& j, const Pool& p) {
+  j["size"] = p.size;
+  j["stride"] = p.stride == 0 ? p.size : p.stride;
+  padding_to_json(j, padding_of(p), false);
+  if (p.ceil_mode) j["ceil_mode"] = true;
+}
+
 json layer_to_json(const Layer& layer) {
   json j{{"type", std::string(layer_type(layer))}};
   if (const auto* d = std::get_if<Dense>(&layer)) {
@@ -41,14 +61,18 @@ json layer_to_json(const Layer& layer) {
     j["filters"] = c->filters;
     j["kernel"] = c->kernel;
     j["stride"] = c->stride;
-    j["padding"] = c->padding;
+    padding_to_json(j, padding_of(*c), true);
     j["init"] = init_name(c->init);
   } else if (const auto* m = std::get_if<MaxPool2D>(&layer)) {
-    j["size"] = m->size;
-    j["stride"] = m->stride == 0 ? m->size : m->stride;
+    pool_to_json(j, *m);
   } else if (const auto* a = std::get_if<AvgPool2D>(&layer)) {
-    j["size"] = a->size;
-    j["stride"] = a->stride == 0 ? a->size : a->stride;
+    pool_to_json(j, *a);
+    if (!a->count_include_pad) j["count_include_pad"] = false;
+  } else if (const auto* l = std::get_if<LeakyReLU>(&layer)) {
+    j["alpha"] = l->alpha;
+  } else if (const auto* cl = std::get_if<Clip>(&layer)) {
+    j["min"] = cl->min;
+    j["max"] = cl->max;
   } else if (const auto* d2 = std::get_if<Dropout>(&layer)) {
     j["rate"] = d2->rate;
   } else if (const auto* b = std::get_if<BatchNorm>(&layer)) {
@@ -89,6 +113,32 @@ class LayerReader {
     }
     return j_[key].get<float>();
   }
+  bool flag(const char* key, bool fallback) {
+    used_.insert(key);
+    if (!j_.contains(key)) return fallback;
+    if (!j_[key].is_boolean()) {
+      throw FormatError(fmt::format("{} ({}): \"{}\" must be true or false; got {}", where_, type_,
+                                    key, j_[key].dump()));
+    }
+    return j_[key].get<bool>();
+  }
+  // "pads": [top, left, bottom, right] of integers >= 0, if present.
+  std::optional<Padding> pads() {
+    used_.insert("pads");
+    if (!j_.contains("pads")) return std::nullopt;
+    const auto& v = j_["pads"];
+    const bool ok =
+        v.is_array() && v.size() == 4 && std::all_of(v.begin(), v.end(), [](const json& e) {
+          return e.is_number_integer() && e.get<long long>() >= 0;
+        });
+    if (!ok) {
+      throw FormatError(fmt::format(
+          "{} ({}): \"pads\" must be [top, left, bottom, right] of integers >= 0; got {}", where_,
+          type_, v.dump()));
+    }
+    return Padding{v[0].get<std::size_t>(), v[1].get<std::size_t>(), v[2].get<std::size_t>(),
+                   v[3].get<std::size_t>()};
+  }
   Init init() {
     used_.insert("init");
     if (!j_.contains("init")) return Init::Auto;
@@ -115,6 +165,17 @@ class LayerReader {
   std::set<std::string> used_;
 };
 
+template <class Pool>
+Pool pool_from_json(LayerReader& r) {
+  Pool p;
+  p.size = r.size("size", 2);
+  p.stride = r.size("stride", p.size);
+  p.padding = r.size("padding", 0, false);
+  p.pads = r.pads();
+  p.ceil_mode = r.flag("ceil_mode", false);
+  return p;
+}
+
 Layer layer_from_json(const json& j, std::size_t index, std::string_view origin) {
   LayerReader r(j, index, origin);
   Layer layer;
@@ -128,14 +189,22 @@ Layer layer_from_json(const json& j, std::size_t index, std::string_view origin)
     c.kernel = r.size("kernel", 3);
     c.stride = r.size("stride", 1);
     c.padding = r.size("padding", 0, false);
+    c.pads = r.pads();
     c.init = r.init();
     layer = c;
   } else if (t == "maxpool2d") {
-    const auto size = r.size("size", 2);
-    layer = MaxPool2D{size, r.size("stride", size)};
+    layer = pool_from_json<MaxPool2D>(r);
   } else if (t == "avgpool2d") {
-    const auto size = r.size("size", 2);
-    layer = AvgPool2D{size, r.size("stride", size)};
+    auto pool = pool_from_json<AvgPool2D>(r);
+    pool.count_include_pad = r.flag("count_include_pad", true);
+    layer = pool;
+  } else if (t == "globalavgpool2d") {
+    layer = GlobalAvgPool2D{};
+  } else if (t == "leakyrelu") {
+    layer = LeakyReLU{r.number("alpha", 0.01f)};
+  } else if (t == "clip") {
+    const float min = r.number("min", 0.0f);
+    layer = Clip{min, r.number("max", 6.0f)};
   } else if (t == "dropout") {
     layer = Dropout{r.number("rate", 0.5f)};
   } else if (t == "batchnorm") {
@@ -154,7 +223,8 @@ Layer layer_from_json(const json& j, std::size_t index, std::string_view origin)
   } else {
     throw FormatError(
         fmt::format("{}: unknown type \"{}\"; known: dense, conv2d, maxpool2d, avgpool2d, "
-                    "relu, sigmoid, tanh, flatten, dropout, batchnorm, softmax",
+                    "globalavgpool2d, relu, leakyrelu, clip, sigmoid, tanh, flatten, dropout, "
+                    "batchnorm, softmax",
                     r.where(), t));
   }
   r.finish();

@@ -26,6 +26,9 @@ class StageTimer {
   StageTimer(const StageTimer&) = delete;
   StageTimer& operator=(const StageTimer&) = delete;
 
+  // Whether GPGPU_NN_PROFILE asked for stage times (then every stage runs on its own).
+  bool enabled() const { return enabled_; }
+
   template <class F>
   void time(const std::string& name, F&& work) {
     if (!enabled_) {

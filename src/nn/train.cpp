@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "epoch.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/timeline.hpp"
 #include "model_state.hpp"
@@ -246,28 +247,30 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   auto& s = *state_;
   s.bind();
   const auto& o = s.options;
-  EpochResult result;
-  result.epoch = s.epochs;
-  result.learning_rate = scheduled_learning_rate(learning_rate(o.optimizer), o.schedule, s.epochs,
-                                                 o.epochs, o.step_epochs);
+  auto [result, steps, order, epoch_seed] = detail::start_epoch(o, s.data->count(), s.epochs);
   const auto lr = static_cast<float>(result.learning_rate);
   const std::size_t shard = shard_size(o);
-  std::size_t steps = s.data->count() / o.batch;
-  if (o.limit_steps > 0) steps = std::min(steps, o.limit_steps);
-  const auto order = shuffled_indices(s.data->count(), o.seed, s.epochs);
-  const auto epoch_seed = detail::pcg_hash(static_cast<std::uint32_t>(o.seed) ^
-                                           detail::pcg_hash(static_cast<std::uint32_t>(s.epochs)));
   const auto start = Clock::now();
   s.feed->set_order(order);
   s.engine->reset_accumulators();
   EpochReports reports{s.engine, result, on_progress, steps, shard, start};
+  // Without hooks or a timeline, a step is one call the backend may replay from a recording.
+  const bool whole_steps = !o.gradient_hook && !o.gradients_ready && o.timeline == nullptr;
   for (std::size_t step = 0; step < steps; ++step) {
     mark(s, "step");
-    s.plan->gather(*s.feed, step * o.batch + o.shard.first, shard, o.augmentation, epoch_seed);
-    s.plan->forward(detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step)));
-    s.plan->loss(shard, true, false, 0);
-    backward_with_hooks(s);
-    s.engine->update(o.optimizer, lr, s.steps + 1);
+    const std::size_t first = step * o.batch + o.shard.first;
+    const std::uint32_t seed = detail::pcg_hash(epoch_seed + static_cast<std::uint32_t>(step));
+    if (whole_steps) {
+      s.engine->train_step(
+          *s.plan, *s.feed,
+          {first, shard, &o.augmentation, epoch_seed, seed, &o.optimizer, lr, s.steps + 1});
+    } else {
+      s.plan->gather(*s.feed, first, shard, o.augmentation, epoch_seed);
+      s.plan->forward(seed);
+      s.plan->loss(shard, true, false, 0);
+      backward_with_hooks(s);
+      s.engine->update(o.optimizer, lr, s.steps + 1);
+    }
     // With the gradients through the host the queue drained: the update and the next
     // forward pass start now rather than at the next step's first wait.
     if (o.gradients_ready) s.engine->submit();
@@ -281,6 +284,15 @@ EpochResult Trainer::run_epoch(const std::function<void(const Progress&)>& on_pr
   result.steps = steps;
   ++s.epochs;
   return result;
+}
+
+std::string progress_line(const Progress& p, std::size_t epochs) {
+  constexpr std::size_t width = 30;
+  const std::size_t steps = std::max<std::size_t>(p.steps, 1);
+  const std::size_t done = std::min(width, width * p.step / steps);
+  return fmt::format("  epoch {}/{} [{}{}] {:3}%  {:8.0f} img/s  loss {:.4f} ", p.epoch + 1, epochs,
+                     std::string(done, '#'), std::string(width - done, ' '), 100 * p.step / steps,
+                     p.images_per_second, p.loss);
 }
 
 std::size_t Trainer::epochs_done() const {

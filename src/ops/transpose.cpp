@@ -80,6 +80,16 @@ TransposeMethod resolve(TransposeMethod method) {
   return method == TransposeMethod::Auto ? TransposeMethod::TiledPadded : method;
 }
 
+// 32 x 8 invocations where the device allows, else 32 x 4 (OpenGL ES 3.1 guarantees 128).
+int work_group_rows(const DeviceInfo& info) {
+  int rows = 8;
+  while (rows > 1 && (std::int64_t{tile} * rows > info.max_compute_work_group_invocations ||
+                      rows > info.max_compute_work_group_size[1])) {
+    rows /= 2;
+  }
+  return rows;
+}
+
 void dispatch(ComputeKernel& kernel, const Args& args, TransposeMethod method, Shape shape) {
   if (method == TransposeMethod::Naive) {
     kernel.run(args, Size3{shape.cols, shape.rows, 1});
@@ -147,7 +157,9 @@ void transpose(const Context& context, std::span<const T> in, std::span<T> out, 
                     cols, n, in.size(), out.size()));
   }
   method = resolve(method);
-  ComputeKernel kernel(context, transpose_kernel_source(method, element_type_of<T>()), {},
+  const int local_y = work_group_rows(context.info());
+  ComputeKernel kernel(context,
+                       transpose_kernel_source(method, element_type_of<T>(), tile, local_y), {},
                        "transpose (" + to_string(method) + ")");
   dispatch(kernel,
            {{"src", Arg(in)}, {"dst", gpgpu::out(out)}, {"rows", shape.rows}, {"cols", shape.cols}},
@@ -186,7 +198,10 @@ void transpose(const Context& context, const Buffer& in, Buffer& out, std::size_
                     rows, cols, n, in.size(), out.size()));
   }
   method = resolve(method);
-  ComputeKernel kernel(context, transpose_kernel_source(method, in.element_type()), {},
+  ComputeKernel kernel(context,
+                       transpose_kernel_source(method, in.element_type(), tile,
+                                               work_group_rows(context.info())),
+                       {},
                        "transpose (" + to_string(method) + ")");
   dispatch(kernel, {{"src", in}, {"dst", out}, {"rows", shape.rows}, {"cols", shape.cols}}, method,
            shape);

@@ -94,6 +94,7 @@ void Buffer::upload_bytes(ElementType type, const void* data, std::size_t count,
   if (count == 0) return;
   auto& state = *name_.owner();
   state.ensure_current();
+  state.refuse_while_capturing("Buffer::upload");
   state.engine().upload(name_.id(), offset * element_size, data, count * element_size);
 }
 
@@ -111,6 +112,7 @@ void Buffer::copy_from(const Buffer& source, std::size_t source_offset, std::siz
   }
   if (count == 0) return;
   name_.owner()->ensure_current();
+  name_.owner()->refuse_while_capturing("Buffer::copy_from");
   detail::copy_gl_buffer(source.name_.id(), source_offset * element_size, name_.id(),
                          offset * element_size, count * element_size);
 }
@@ -126,6 +128,7 @@ PendingRun Buffer::download_bytes_async(ElementType type, void* out, std::size_t
   check_range("download", type_, type, count, offset, count_);
   auto& state = *name_.owner();
   state.ensure_current();
+  state.refuse_while_capturing("Buffer::download");
   detail::RunTransfers io(state);
   io.download(name_.id(), offset * element_size, out, count * element_size);
   return io.finish_async();

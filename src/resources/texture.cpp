@@ -202,6 +202,7 @@ void Texture::upload_values(ElementType type, const void* data, std::size_t coun
   check_values("upload", *this, type, count);
   auto& state = *name_.owner();
   state.ensure_current();
+  state.refuse_while_capturing("Texture::upload");
   const auto& format = detail::texel_format(type_);
   const std::size_t texel_bytes = static_cast<std::size_t>(components(type_)) * element_size;
   // Through the engine into a pooled pixel-unpack buffer, so that large textures are staged
@@ -270,6 +271,7 @@ void Texture::copy_from(const Buffer& source, std::size_t first_texel) {
   }
   auto& state = *name_.owner();
   state.ensure_current();
+  state.refuse_while_capturing("Texture::copy_from");
   const auto& format = detail::texel_format(type_);
   const std::size_t texel_bytes = per_texel * element_size;
   set_unpack_state();
@@ -299,6 +301,7 @@ PendingRun Texture::download_values_async(ElementType type, void* out, std::size
   check_values("download", *this, type, count);
   auto& state = *name_.owner();
   state.ensure_current();
+  state.refuse_while_capturing("Texture::download");
   detail::RunTransfers io(state);
   detail::queue_texture_read(state, io, name_.id(), type_, {cols_, rows_, depth_}, length_, out);
   return io.finish_async();

@@ -1,7 +1,6 @@
 #include "shader/glsl_preprocessor.hpp"
 
 #include <cctype>
-#include <map>
 #include <sstream>
 #include <vector>
 
@@ -13,13 +12,13 @@ namespace gpgpu::detail {
 
 namespace {
 
-using Macros = std::map<std::string, std::string, std::less<>>;
-
-// An #if expression, evaluated by precedence climbing over its characters.
+// An integer expression, evaluated by precedence climbing over its characters. In #if an
+// unknown name is 0, as the C preprocessor has it; a strict Expression (array sizes) fails
+// on one instead, and takes GLSL's int(...) and uint(...) conversions.
 class Expression {
  public:
-  Expression(std::string_view text, const Macros& macros, int depth = 0)
-      : text_(text), macros_(macros), depth_(depth) {}
+  Expression(std::string_view text, const Macros& macros, int depth = 0, bool strict = false)
+      : text_(text), macros_(macros), depth_(depth), strict_(strict) {}
 
   long long evaluate() {
     const long long value = binary(0);
@@ -72,6 +71,11 @@ class Expression {
     }
     const std::string name = identifier();
     if (name.empty()) fail("an operand is missing");
+    if (strict_ && (name == "int" || name == "uint") && take("(")) {
+      const long long v = binary(0);
+      if (!take(")")) fail("a ')' is missing");
+      return v;
+    }
     if (name == "defined") {
       const bool parenthesised = take("(");
       const std::string macro = identifier();
@@ -79,9 +83,10 @@ class Expression {
       return macros_.count(macro) > 0;
     }
     const auto it = macros_.find(name);
+    if (strict_ && (it == macros_.end() || it->second.empty())) fail("an unknown name");
     if (it == macros_.end() || it->second.empty()) return 0;  // as the C preprocessor does
     if (depth_ > 16) fail("macros nest too deep");
-    return Expression(it->second, macros_, depth_ + 1).evaluate();
+    return Expression(it->second, macros_, depth_ + 1, strict_).evaluate();
   }
   // Binary operators from lowest precedence (level 0) up.
   long long binary(int level) {
@@ -119,6 +124,7 @@ class Expression {
   std::string_view text_;
   const Macros& macros_;
   int depth_;
+  bool strict_;
   std::size_t at_ = 0;
 };
 
@@ -138,6 +144,18 @@ struct Branch {
 }  // namespace
 
 std::string active_lines(std::string_view source) {
+  return preprocess(source).lines;
+}
+
+std::optional<long long> constant_value(std::string_view expression, const Macros& names) {
+  try {
+    return Expression(expression, names, 0, true).evaluate();
+  } catch (const CompileError&) {
+    return std::nullopt;
+  }
+}
+
+Preprocessed preprocess(std::string_view source) {
   Macros macros;
   std::vector<Branch> stack;
   std::istringstream lines{std::string(source)};
@@ -193,7 +211,7 @@ std::string active_lines(std::string_view source) {
     out += '\n';
   }
   if (!stack.empty()) throw CompileError("#if without #endif", "");
-  return out;
+  return {std::move(out), std::move(macros)};
 }
 
 }  // namespace gpgpu::detail

@@ -23,7 +23,8 @@ std::vector<std::string> split_lines(std::string_view text) {
 }
 
 std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
   return s;
 }
 
@@ -84,14 +85,51 @@ void check_define(const std::string& name, const std::string& value) {
   }
 }
 
+// Texture buffers (samplerBuffer, imageBuffer; gpgpu::texels) are core in GLSL ES 3.20; in
+// 3.10 they need GL_EXT_texture_buffer or GL_OES_texture_buffer, enabled for the shader
+// here where the device has one, so that one source runs on both.
+bool uses_texture_buffers(const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    if (line.find("samplerBuffer") != std::string::npos ||
+        line.find("imageBuffer") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string texture_buffer_extension(const DeviceInfo& info) {
+  for (const char* name : {"GL_EXT_texture_buffer", "GL_OES_texture_buffer"}) {
+    if (info.has_extension(name)) return fmt::format("#extension {} : enable\n", name);
+  }
+  throw UnsupportedError(fmt::format(
+      "the kernel uses a texture buffer (samplerBuffer or imageBuffer, as gpgpu::texels binds "
+      "a Buffer), which needs OpenGL ES 3.2 or GL_EXT_texture_buffer; this device ({}, OpenGL "
+      "ES 3.{}{}) has neither; read the Buffer as a storage buffer instead",
+      info.renderer, info.gl_minor,
+      info.limit_profile.empty() ? "" : ", device-limit profile " + info.limit_profile));
+}
+
 }  // namespace
+
+int group_size(const DeviceInfo& info) {
+  const std::int64_t fits = std::min<std::int64_t>(
+      {256, info.max_compute_work_group_invocations, info.max_compute_work_group_size[0]});
+  int size = 1;
+  while (size * 2 <= fits) size *= 2;
+  return size;
+}
 
 const char* stage_name(GLenum stage) {
   switch (stage) {
-    case GL_COMPUTE_SHADER: return "compute";
-    case GL_VERTEX_SHADER: return "vertex";
-    case GL_FRAGMENT_SHADER: return "fragment";
-    default: return "unknown";
+    case GL_COMPUTE_SHADER:
+      return "compute";
+    case GL_VERTEX_SHADER:
+      return "vertex";
+    case GL_FRAGMENT_SHADER:
+      return "fragment";
+    default:
+      return "unknown";
   }
 }
 
@@ -119,11 +157,16 @@ std::string complete_source(std::string_view user_source, GLenum stage, const De
       seen_code = true;
     }
   }
+  if (version == "#version 310 es" && uses_texture_buffers(lines)) {
+    hoisted += texture_buffer_extension(info);
+  }
   std::string out = version + "\n" + hoisted;
   for (const auto& [name, value] : defines) {
     check_define(name, value);
     out += fmt::format("#define {} {}\n", name, value);
   }
+  if (stage == GL_COMPUTE_SHADER)
+    out += fmt::format("#define gpgpu_group_size {}\n", group_size(info));
   out += precision_block;
   const bool has_images = info.gl_major > 3 || info.gl_minor >= 1;  // GLSL ES 3.10
   if (has_images && (stage == GL_COMPUTE_SHADER || stage == GL_FRAGMENT_SHADER)) {

@@ -5,7 +5,9 @@
 #include <chrono>
 
 #include "gpgpu/error.hpp"
+#include "shader/glsl_access.hpp"
 #include "shader/program_binary_cache.hpp"
+#include "shader/program_limits.hpp"
 
 namespace gpgpu::detail {
 
@@ -42,6 +44,12 @@ Program::Program(GLuint linked, const std::vector<ShaderStage>& stages, std::str
     interface_ = context && !context->platform.gles31 ? introspect_es30(id_, stages)
                                                       : introspect(id_, is_compute(stages));
     reject_uniform_blocks(interface_, label_);
+    if (context) check_program_fits(interface_, stages, context->info, label_);
+    // Which blocks and images a compute shader only reads or only writes (for the hazards
+    // of recorded sequences); the driver does not report memory qualifiers.
+    for (const auto& stage : stages) {
+      if (stage.type == GL_COMPUTE_SHADER) read_declared_access(stage.source, interface_);
+    }
   } catch (...) {
     glDeleteProgram(id_);
     glGetError();
@@ -68,8 +76,7 @@ std::shared_ptr<Program> restored_program(ContextState& state,
   const auto start = std::chrono::steady_clock::now();
   const GLuint restored = state.binaries->load(stages, options);
   if (restored == 0) return nullptr;
-  auto program =
-      std::make_shared<Program>(restored, stages, label, state.weak_from_this());
+  auto program = std::make_shared<Program>(restored, stages, label, state.weak_from_this());
   state.program_counts.restored += 1;
   state.program_counts.restore_seconds += seconds_since(start);
   return program;
@@ -79,8 +86,7 @@ std::shared_ptr<Program> linked_program(ContextState& state, PendingLink& link,
                                         const std::vector<ShaderStage>& stages,
                                         const LinkOptions& options, const std::string& label) {
   const GLuint linked = finish_link(link, stages, label);
-  auto program =
-      std::make_shared<Program>(linked, stages, label, state.weak_from_this());
+  auto program = std::make_shared<Program>(linked, stages, label, state.weak_from_this());
   state.program_counts.compiled += 1;
   state.binaries->store(program->id(), stages, options);
   return program;

@@ -1,6 +1,7 @@
 // Internal: a compiled and linked GL program, its interface, and the RAII that frees it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,9 +32,14 @@ class Program {
   const std::string& label() const { return label_; }
   // Forget the GL name without deleting it (its context is being destroyed elsewhere).
   void abandon() noexcept { id_ = 0; }
+  // Counts the calls that set this program's uniforms (a run, a replay), so that a recorded
+  // sequence knows whether the values it left in the program are still there.
+  std::uint64_t uniform_writes() const noexcept { return uniform_writes_; }
+  void note_uniform_writes() const noexcept { ++uniform_writes_; }
 
  private:
   GLuint id_ = 0;
+  mutable std::uint64_t uniform_writes_ = 0;
   std::weak_ptr<ContextState> owner_;
   ProgramInterface interface_;
   std::string label_;

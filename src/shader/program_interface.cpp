@@ -99,12 +99,21 @@ std::string ProgramInterface::describe() const {
   return s.empty() ? "\n  (the kernel has no active variables)" : s;
 }
 
+namespace {
+unsigned stage_bits(GLint vertex, GLint fragment, GLint compute) {
+  return (vertex != 0 ? kVertexStage : 0u) | (fragment != 0 ? kFragmentStage : 0u) |
+         (compute != 0 ? kComputeStage : 0u);
+}
+}  // namespace
+
 ProgramInterface introspect(GLuint program, bool is_compute) {
   ProgramInterface pi;
   const GLuint uniform_count = resource_count(program, GL_UNIFORM);
   for (GLuint i = 0; i < uniform_count; ++i) {
-    auto p = resource_props(program, GL_UNIFORM, i,
-                            {GL_BLOCK_INDEX, GL_TYPE, GL_ARRAY_SIZE, GL_LOCATION});
+    auto p = resource_props(
+        program, GL_UNIFORM, i,
+        {GL_BLOCK_INDEX, GL_TYPE, GL_ARRAY_SIZE, GL_LOCATION, GL_REFERENCED_BY_VERTEX_SHADER,
+         GL_REFERENCED_BY_FRAGMENT_SHADER, GL_REFERENCED_BY_COMPUTE_SHADER});
     if (p[0] != -1) continue;  // a member of a uniform block, bound as a whole block
     UniformVariable u;
     const std::string raw = resource_name(program, GL_UNIFORM, i);
@@ -113,6 +122,7 @@ ProgramInterface introspect(GLuint program, bool is_compute) {
     u.type = describe_type(static_cast<GLenum>(p[1]));
     u.array_size = p[2];
     u.location = p[3];
+    u.stages = stage_bits(p[4], p[5], p[6]);
     pi.uniforms.push_back(u);
   }
 
@@ -121,9 +131,12 @@ ProgramInterface introspect(GLuint program, bool is_compute) {
     StorageBlock b;
     b.name = strip_array_suffix(resource_name(program, GL_SHADER_STORAGE_BLOCK, i));
     auto p = resource_props(program, GL_SHADER_STORAGE_BLOCK, i,
-                            {GL_BUFFER_BINDING, GL_BUFFER_DATA_SIZE, GL_NUM_ACTIVE_VARIABLES});
+                            {GL_BUFFER_BINDING, GL_BUFFER_DATA_SIZE, GL_NUM_ACTIVE_VARIABLES,
+                             GL_REFERENCED_BY_VERTEX_SHADER, GL_REFERENCED_BY_FRAGMENT_SHADER,
+                             GL_REFERENCED_BY_COMPUTE_SHADER});
     b.binding = p[0];
     b.fixed_size = p[1];
+    b.stages = stage_bits(p[3], p[4], p[5]);
     std::vector<GLint> members(static_cast<std::size_t>(p[2]), 0);
     if (!members.empty()) {
       const GLenum active = GL_ACTIVE_VARIABLES;
@@ -131,21 +144,21 @@ ProgramInterface introspect(GLuint program, bool is_compute) {
                                 static_cast<GLsizei>(members.size()), nullptr, members.data()));
     }
     for (GLint m : members) {
-      b.members.push_back(
-          last_component(strip_array_suffix(resource_name(program, GL_BUFFER_VARIABLE, static_cast<GLuint>(m)))));
+      b.members.push_back(last_component(
+          strip_array_suffix(resource_name(program, GL_BUFFER_VARIABLE, static_cast<GLuint>(m)))));
     }
     if (members.size() == 1) {
       const auto m = static_cast<GLuint>(members[0]);
       const std::string raw = resource_name(program, GL_BUFFER_VARIABLE, m);
-      auto v = resource_props(program, GL_BUFFER_VARIABLE, m,
-                              {GL_TYPE, GL_ARRAY_SIZE, GL_OFFSET, GL_ARRAY_STRIDE,
-                               GL_MATRIX_STRIDE, GL_IS_ROW_MAJOR, GL_TOP_LEVEL_ARRAY_SIZE,
-                               GL_TOP_LEVEL_ARRAY_STRIDE});
+      auto v =
+          resource_props(program, GL_BUFFER_VARIABLE, m,
+                         {GL_TYPE, GL_ARRAY_SIZE, GL_OFFSET, GL_ARRAY_STRIDE, GL_MATRIX_STRIDE,
+                          GL_IS_ROW_MAJOR, GL_TOP_LEVEL_ARRAY_SIZE, GL_TOP_LEVEL_ARRAY_STRIDE});
       b.member_name = b.members[0];
       b.element = describe_type(static_cast<GLenum>(v[0]));
       // A member that is not an array of structs: its own array size and stride describe it.
-      const bool plain_array = raw.find('.') == std::string::npos ||
-                               raw.rfind("[0]") == raw.size() - 3;
+      const bool plain_array =
+          raw.find('.') == std::string::npos || raw.rfind("[0]") == raw.size() - 3;
       b.single_array = b.element.known && !b.element.is_opaque() && plain_array &&
                        raw.find("].") == std::string::npos;
       b.array_size = v[1];

@@ -9,12 +9,21 @@
 
 namespace gpgpu::detail {
 
+// Which stages of a program use a variable or block (GL_REFERENCED_BY_*_SHADER).
+enum StageBits : unsigned { kVertexStage = 1, kFragmentStage = 2, kComputeStage = 4 };
+
+// How a shader declares access to a storage block or an image (its memory qualifiers, read
+// from the source: glsl_access.hpp).
+enum class MemoryAccess { ReadWrite, ReadOnly, WriteOnly };
+
 struct UniformVariable {
   std::string name;  // without a trailing "[0]"
   GlslType type;
   int array_size = 1;  // 1 for a non-array
   bool is_array = false;
   GLint location = -1;
+  unsigned stages = 0;                            // StageBits
+  MemoryAccess access = MemoryAccess::ReadWrite;  // images: readonly / writeonly
 };
 
 // A shader storage block. Host arrays bind to blocks whose only member is an array
@@ -31,7 +40,9 @@ struct StorageBlock {
   std::int64_t array_stride = 0;
   std::int64_t matrix_stride = 0;
   bool row_major = false;
-  std::vector<std::string> members;  // all member names, for messages
+  std::vector<std::string> members;               // all member names, for messages
+  unsigned stages = 0;                            // StageBits
+  MemoryAccess access = MemoryAccess::ReadWrite;  // readonly / writeonly
 };
 
 // A vertex-shader input or a vertex/fragment output.
@@ -45,10 +56,10 @@ struct StageVariable {
 struct ProgramInterface {
   std::vector<UniformVariable> uniforms;  // default-block uniforms only
   std::vector<StorageBlock> storage_blocks;
-  std::vector<StageVariable> inputs;   // GL_PROGRAM_INPUT (vertex attributes)
-  std::vector<StageVariable> outputs;  // GL_PROGRAM_OUTPUT of the last stage
+  std::vector<StageVariable> inputs;        // GL_PROGRAM_INPUT (vertex attributes)
+  std::vector<StageVariable> outputs;       // GL_PROGRAM_OUTPUT of the last stage
   std::vector<std::string> uniform_blocks;  // named uniform blocks (gpgpu rejects them)
-  int local_size[3] = {0, 0, 0};  // compute programs only
+  int local_size[3] = {0, 0, 0};            // compute programs only
 
   const UniformVariable* find_uniform(const std::string& name) const;
   // By block name or by the single member's name.

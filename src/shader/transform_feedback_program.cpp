@@ -31,10 +31,14 @@ GLenum choose_capture_mode(const std::vector<StageVariable>& outputs, const Devi
       list += fmt::format("{}{} {} ({})", list.empty() ? "" : ", ", v.type.name, v.name,
                           v.type.components());
     }
-    throw LimitError(fmt::format(
-        "{}: the outputs have {} components per element ({}), more than the device captures "
-        "(GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS = {}); split the kernel in two",
-        label, total, list, info.max_transform_feedback_interleaved_components));
+    throw DeviceLimitError(
+        fmt::format("{}: the outputs have {} components per element ({}), more than the device "
+                    "captures (GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS = {}{}); split "
+                    "the kernel in two",
+                    label, total, list, info.max_transform_feedback_interleaved_components,
+                    info.limit_profile.empty() ? "" : ", profile " + info.limit_profile),
+        "GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS", total,
+        info.max_transform_feedback_interleaved_components);
   }
   return GL_INTERLEAVED_ATTRIBS;
 }

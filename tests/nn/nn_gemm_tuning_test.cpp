@@ -3,8 +3,9 @@
 // the driver string changes, found by a sibling shape (another batch size) but not by an
 // unrelated one, not written with GPGPU_CACHE=off; the tuning budget bounds the candidates by
 // the compile time measured on the device (kept on disk); candidates timed in steady rounds
-// pick the fastest under a changing clock; and a GEMM
-// whose tiling is known takes it without tuning and computes correctly.
+// pick the fastest under a changing clock; a GEMM whose tiling is known takes it without
+// tuning and computes correctly; without timer queries nothing is tuned; and a tiling tuned
+// under a device-limit profile is kept apart from the device's own.
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -208,8 +209,8 @@ class SmallGemm {
   // Runs a new Gemm (autotuned on its first run if nothing is known); checks every element
   // against float64: a sum of k products, each rounded once, summed in any order, errs by
   // at most (k + 1) eps32 sum |a b|. Returns the tiling it ran with.
-  GemmTiling run(const nn::BackendOptions& options) const {
-    auto& ctx = gpgpu::test::context();
+  GemmTiling run(const nn::BackendOptions& options,
+                 const gpgpu::Context& ctx = gpgpu::test::context()) const {
     nn::detail::GemmSource source;
     source.operands = R"(
 layout(std430, binding = 0) readonly buffer A { float a[]; };
@@ -246,16 +247,29 @@ void store_c(int i, int l, float v) { c[i * 24 + l] = v; }
 TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
   SCOPED_TRACE("seed " + std::to_string(gpgpu::test::seed()));
   auto& ctx = gpgpu::test::context();
-  ASSERT_TRUE(ctx.info().has_timer_query()) << "autotuning needs GL_EXT_disjoint_timer_query";
   FreshTuning fresh;
   const nn::BackendOptions tuned{.kernels = nn::BackendOptions::Kernels::SharedMemory,
                                  .autotune = true,
                                  .autotune_seconds = std::numeric_limits<double>::infinity()};
   const SmallGemm work;
+  const auto made = [](const gpgpu::ProgramCounts& c) { return c.compiled + c.restored; };
+  const auto heuristic = [&] {
+    return nn::detail::candidate_tilings(ctx.info(), {SmallGemm::m, SmallGemm::n, SmallGemm::k},
+                                         true)
+        .front()
+        .to_string();
+  };
+  if (!ctx.info().has_timer_query()) {
+    // Without GL_EXT_disjoint_timer_query (the es31-minimum and rpi5-v3d profiles) nothing
+    // can be timed: autotuning is off, the GEMM builds only the cost model's choice.
+    const auto before_untimed = made(ctx.program_counts());
+    EXPECT_EQ(work.run(tuned).to_string(), heuristic());
+    EXPECT_LE(made(ctx.program_counts()) - before_untimed, 2u);
+    return;
+  }
   const auto before = ctx.program_counts();
   const GemmTiling first = work.run(tuned);
   const auto after_tuning = ctx.program_counts();
-  const auto made = [](const gpgpu::ProgramCounts& c) { return c.compiled + c.restored; };
   EXPECT_GT(made(after_tuning) - made(before), 2u);  // candidates were built
   nn::detail::forget_tunings_in_process();
   ctx.clear_program_cache();
@@ -271,9 +285,34 @@ TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
   const auto before_untuned = made(ctx.program_counts());
   const GemmTiling untuned = work.run(budgeted);
   EXPECT_LE(made(ctx.program_counts()) - before_untuned, 2u);  // no candidates built
-  const auto heuristic =
-      nn::detail::candidate_tilings(ctx, {SmallGemm::m, SmallGemm::n, SmallGemm::k}, true).front();
-  EXPECT_EQ(untuned.to_string(), heuristic.to_string());
+  EXPECT_EQ(untuned.to_string(), heuristic());
+}
+
+// A tiling tuned under a device-limit profile is the profile's: the device without it tunes
+// its own (its candidates are more), and the profile's is honoured under the profile again.
+TEST(NnGemmTuning, ATilingTunedUnderAProfileIsKeptApart) {
+  gpgpu::Context device({.limits = "device"});
+  if (!device.info().has_timer_query()) {
+    GTEST_SKIP() << "autotuning needs GL_EXT_disjoint_timer_query, which this driver lacks";
+  }
+  FreshTuning fresh;
+  gpgpu::Context mali({.limits = "mali-g610-panfrost"});  // has timer queries
+  const nn::BackendOptions tuned{.kernels = nn::BackendOptions::Kernels::SharedMemory,
+                                 .autotune = true,
+                                 .autotune_seconds = std::numeric_limits<double>::infinity()};
+  const SmallGemm work;
+  const auto made = [](const gpgpu::Context& c) {
+    return c.program_counts().compiled + c.program_counts().restored;
+  };
+  work.run(tuned, mali);
+  EXPECT_GT(made(mali), 2u) << "the profile's candidates were built";
+  work.run(tuned, device);
+  EXPECT_GT(made(device), 2u) << "the device tunes its own, not the profile's tiling";
+  nn::detail::forget_tunings_in_process();
+  mali.clear_program_cache();
+  const auto before = made(mali);
+  work.run(tuned, mali);
+  EXPECT_LE(made(mali) - before, 2u) << "the profile's tiling, from the disk cache";
 }
 
 // A convolution's GEMMs (loads that compute im2col or col2im addresses) put the tilings with
@@ -283,8 +322,8 @@ TEST(NnGemmTuning, AGemmTunedByOneProcessIsNotTunedByTheNext) {
 TEST(NnGemmTuning, ComputedLoadsPutFourRowBlocksFirst) {
   auto& ctx = gpgpu::test::context();
   const nn::detail::GemmShape shape{100352, 32, 1600};
-  const auto plain = nn::detail::candidate_tilings(ctx, shape, true);
-  const auto conv = nn::detail::candidate_tilings(ctx, shape, true, true);
+  const auto plain = nn::detail::candidate_tilings(ctx.info(), shape, true);
+  const auto conv = nn::detail::candidate_tilings(ctx.info(), shape, true, true);
   ASSERT_FALSE(plain.empty());
   EXPECT_NE(plain.front().tm, 4) << "the shape no longer tells the orders apart";
   auto names = [](const std::vector<GemmTiling>& list) {
@@ -319,8 +358,8 @@ TEST(NnGemmTuning, ComputedLoadsPutFourRowBlocksFirst) {
   // wider than n, keeps the wide ones rather than none.
   for (const int filters : {1, 2, 4}) {
     const nn::detail::GemmShape few{10, filters, 6272};
-    EXPECT_EQ(nn::detail::candidate_tilings(ctx, few, true, true).size(),
-              nn::detail::candidate_tilings(ctx, few, true).size())
+    EXPECT_EQ(nn::detail::candidate_tilings(ctx.info(), few, true, true).size(),
+              nn::detail::candidate_tilings(ctx.info(), few, true).size())
         << filters << " filters";
   }
 }

@@ -379,6 +379,62 @@ TEST(NnSerialization, NetworksFromJson) {
                                    {"not valid JSON"});
 }
 
+// The layers ONNX import brought (per-side padding, padded and ceil-mode pools, global
+// average pooling, LeakyReLU, Clip) keep every setting through JSON and through files.
+TEST(NnSerialization, PaddedPoolsAndNewActivationsRoundTrip) {
+  auto& ctx = gpgpu::test::context();
+  TempDir dir;
+  nn::Sequential model(ctx, {2, 9, 8});
+  model.add(nn::Conv2D{.filters = 3, .kernel = 4, .stride = 2, .pads = nn::Padding{1, 0, 2, 1}})
+      .add(nn::LeakyReLU{0.125f})
+      .add(nn::MaxPool2D{.size = 3, .stride = 2, .padding = 1, .ceil_mode = true})
+      .add(nn::AvgPool2D{
+          .size = 2, .stride = 1, .pads = nn::Padding{1, 0, 0, 1}, .count_include_pad = false})
+      .add(nn::Clip{-0.5f, 0.75f})
+      .add(nn::GlobalAvgPool2D{})
+      .add(nn::Flatten{})
+      .add(nn::Dense{4});
+  model.set_parameter_values(nntest::random_parameters(model));
+  const auto json = nn::architecture_json(model);
+  for (const char* key : {"\"pads\": [", "\"ceil_mode\": true", "\"count_include_pad\": false",
+                          "\"alpha\": 0.125", "\"min\": -0.5", "globalavgpool2d"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+  EXPECT_EQ(nn::model_from_json(ctx, json).summary(), model.summary());
+  const auto x = nn::Tensor::from(ctx, {3, 2, 9, 8}, gpgpu::test::random_floats(3 * 144));
+  nn::save_model(model, dir.path / "m");
+  auto loaded = nn::load_model(ctx, dir.path / "m");
+  EXPECT_EQ(loaded.summary(), model.summary());
+  EXPECT_EQ(loaded.forward(x).to_vector(), model.forward(x).to_vector());
+
+  expect_error<gpgpu::FormatError>(
+      [&] {
+        nn::model_from_json(ctx,
+                            R"({"input": [4], "layers": [{"type": "clip", "min": 2, "max": 1}]})");
+      },
+      {"layer 0", "clip", "min must be below max"});
+  expect_error<gpgpu::FormatError>(
+      [&] {
+        nn::model_from_json(ctx,
+                            R"({"input": [4], "layers": [{"type": "leakyrelu", "alpha": -1}]})");
+      },
+      {"leakyrelu", "alpha must be >= 0"});
+  expect_error<gpgpu::FormatError>(
+      [&] {
+        nn::model_from_json(
+            ctx,
+            R"({"input": [1, 6, 6], "layers": [{"type": "maxpool2d", "size": 2, "padding": 2}]})");
+      },
+      {"maxpool2d", "padding 2", "every window must cover some input"});
+  expect_error<gpgpu::FormatError>(
+      [&] {
+        nn::model_from_json(
+            ctx,
+            R"({"input": [1, 6, 6], "layers": [{"type": "conv2d", "filters": 1, "pads": [1, 2]}]})");
+      },
+      {"layer 0", "\"pads\" must be [top, left, bottom, right]"});
+}
+
 TEST(NnErrors, WrongShapesAndSizesAreExplained) {
   auto& ctx = gpgpu::test::context();
   nn::Sequential model(ctx, {1, 6, 6});

@@ -1,9 +1,11 @@
 // Whole networks: the three backends agree on the same weights; the backward pass is the
 // derivative of the forward pass (finite differences of the device's own float32 forward);
-// and training lowers the loss on a 512-image subset of Fashion-MNIST within a few steps.
+// and training lowers the loss on a 512-image subset of Fashion-MNIST within a few steps. At
+// OpenGL ES 3.1's texture size the transform-feedback backend refuses by name what its
+// textures cannot hold.
 #include <cmath>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <numeric>
 
 #include "nn_test_support.hpp"
@@ -77,6 +79,43 @@ TEST(NnBackends, ComputeTransformFeedbackAndCpuAgree) {
     nntest::expect_within(dx[b], doubled(as_array(dx[0], ref.dx)), "input gradient");
     nntest::expect_within(grads[b], doubled(as_array(grads[0], ref.flat)), "gradients");
   }
+}
+
+// At OpenGL ES 3.1's minimum texture size (2048) a transform-feedback array holds at most
+// 2048 x 2048 values: a batch whose activations need more is refused by name, where the
+// compute backend runs it (its arrays are storage buffers): y = w x + b, one product and one
+// sum each rounded once, errs by at most (2 eps32 + eps32^2)(|w x| + |b|) < 3 eps32 (...).
+TEST(NnBackends, TransformFeedbackRefusesActivationsBeyondTheTextureSizeByName) {
+  gpgpu::Context ctx({.limits = "es31-minimum"});
+  nn::Sequential model(ctx, {1});
+  model.add(nn::Dense{4096});
+  const auto params = nntest::random_parameters(model);
+  model.set_parameter_values(params);
+  const std::size_t batch = 1100;  // 4,505,600 outputs > 2048 x 2048
+  const auto x = gpgpu::test::random_floats(batch);
+  const auto input = nn::Tensor::from(ctx, {batch, 1}, x);
+  model.set_backend(nn::Backend::TransformFeedback);
+  try {
+    model.forward(input);
+    ADD_FAILURE() << "the transform-feedback backend ran 4.5M activations under es31-minimum";
+  } catch (const gpgpu::LimitError& e) {
+    EXPECT_NE(std::string(e.what()).find("GL_MAX_TEXTURE_SIZE"), std::string::npos) << e.what();
+  }
+  model.set_backend(nn::Backend::Compute);
+  const auto y = model.forward(input).to_vector();
+  ASSERT_EQ(y.size(), batch * 4096);
+  std::size_t misses = 0;
+  for (std::size_t n = 0; n < batch; ++n) {
+    for (std::size_t o = 0; o < 4096; ++o) {
+      const double wx = static_cast<double>(params[o]) * x[n], b = params[4096 + o];
+      const double bound = 3 * gpgpu::test::eps32 * (std::abs(wx) + std::abs(b));
+      if (std::abs(y[n * 4096 + o] - (wx + b)) > bound && ++misses <= 5) {
+        ADD_FAILURE() << "y[" << n << "][" << o << "] = " << y[n * 4096 + o] << ", want " << wx + b
+                      << " +- " << bound;
+      }
+    }
+  }
+  EXPECT_EQ(misses, 0u);
 }
 
 // L(theta) = sum_i dy_i y_i(theta) for fixed random dy, so dL/dtheta is what backward(dy)

@@ -11,22 +11,64 @@ namespace {
 
 constexpr double ulp = 2 * eps;  // 2^-23: one unit in the last place for values in [1, 2)
 
-// Sizes of a convolution or pooling (padding 0 for pooling).
+// Sizes of a convolution or pooling: kernel ky x kx, padding per side. The output extents
+// are the model's own (layers.cpp computes them; the reference computes what each output
+// position holds, which a wrong extent would still get wrong).
 struct Window {
-  std::size_t c = 0, ih = 0, iw = 0, co = 0, oh = 0, ow = 0, k = 0, stride = 1, pad = 0;
+  std::size_t c = 0, ih = 0, iw = 0, co = 0, oh = 0, ow = 0, ky = 0, kx = 0, stride = 1;
+  std::size_t top = 0, left = 0, bottom = 0, right = 0;
+  bool count_include_pad = true;
+  // The input row of window row `o`, tap `t`, or -1 in the padding.
+  long row(std::size_t o, std::size_t t) const {
+    const long r = static_cast<long>(o * stride + t) - static_cast<long>(top);
+    return r < static_cast<long>(ih) ? r : -1;
+  }
+  long col(std::size_t o, std::size_t t) const {
+    const long q = static_cast<long>(o * stride + t) - static_cast<long>(left);
+    return q < static_cast<long>(iw) ? q : -1;
+  }
+  // An average's divisor: the window's positions within the padded input, or the input.
+  double area(std::size_t oy, std::size_t ox) const {
+    double rows = 0, cols = 0;
+    for (std::size_t t = 0; t < ky; ++t) {
+      const long r = static_cast<long>(oy * stride + t) - static_cast<long>(top);
+      rows += count_include_pad ? r < static_cast<long>(ih + bottom)
+                                : (r >= 0 && r < static_cast<long>(ih));
+    }
+    for (std::size_t t = 0; t < kx; ++t) {
+      const long q = static_cast<long>(ox * stride + t) - static_cast<long>(left);
+      cols += count_include_pad ? q < static_cast<long>(iw + right)
+                                : (q >= 0 && q < static_cast<long>(iw));
+    }
+    return rows * cols;
+  }
 };
 
 Window conv_window(const gpgpu::nn::Conv2D& c, const Shape& in) {
-  Window w{in[0], in[1], in[2], c.filters, 0, 0, c.kernel, c.stride, c.padding};
-  w.oh = (w.ih + 2 * w.pad - w.k) / w.stride + 1;
-  w.ow = (w.iw + 2 * w.pad - w.k) / w.stride + 1;
-  return w;
+  const auto p = gpgpu::nn::padding_of(c);
+  const Shape out = gpgpu::nn::output_shape(c, in);
+  return {in[0],    in[1],    in[2], c.filters, out[1],   out[2], c.kernel,
+          c.kernel, c.stride, p.top, p.left,    p.bottom, p.right};
 }
 
-Window pool_window(std::size_t size, std::size_t stride, const Shape& in) {
-  Window w{in[0], in[1], in[2], in[0], 0, 0, size, stride == 0 ? size : stride, 0};
-  w.oh = (w.ih - w.k) / w.stride + 1;
-  w.ow = (w.iw - w.k) / w.stride + 1;
+template <class Pool>
+Window pool_window(const Pool& pool, const Shape& in) {
+  const auto p = gpgpu::nn::padding_of(pool);
+  const Shape out = gpgpu::nn::output_shape(pool, in);
+  return {in[0],     in[1],     in[2],
+          in[0],     out[1],    out[2],
+          pool.size, pool.size, pool.stride == 0 ? pool.size : pool.stride,
+          p.top,     p.left,    p.bottom,
+          p.right};
+}
+
+Window global_window(const Shape& in) {
+  return {in[0], in[1], in[2], in[0], 1, 1, in[1], in[2], 1};
+}
+
+Window avg_window(const gpgpu::nn::AvgPool2D& pool, const Shape& in) {
+  Window w = pool_window(pool, in);
+  w.count_include_pad = pool.count_include_pad;
   return w;
 }
 
@@ -108,13 +150,10 @@ void for_each_product(const Window& w, std::size_t batch, F&& f) {
       for (std::size_t oy = 0; oy < w.oh; ++oy)
         for (std::size_t ox = 0; ox < w.ow; ++ox)
           for (std::size_t ci = 0; ci < w.c; ++ci)
-            for (std::size_t ky = 0; ky < w.k; ++ky)
-              for (std::size_t kx = 0; kx < w.k; ++kx) {
-                const long iy = static_cast<long>(oy * w.stride + ky) - static_cast<long>(w.pad);
-                const long ix = static_cast<long>(ox * w.stride + kx) - static_cast<long>(w.pad);
-                if (iy < 0 || ix < 0 || iy >= static_cast<long>(w.ih) ||
-                    ix >= static_cast<long>(w.iw))
-                  continue;
+            for (std::size_t ky = 0; ky < w.ky; ++ky)
+              for (std::size_t kx = 0; kx < w.kx; ++kx) {
+                const long iy = w.row(oy, ky), ix = w.col(ox, kx);
+                if (iy < 0 || ix < 0) continue;
                 f(n, co, oy, ox, ci, ky, kx,
                   ((n * w.c + ci) * w.ih + static_cast<std::size_t>(iy)) * w.iw +
                       static_cast<std::size_t>(ix));
@@ -124,7 +163,7 @@ void for_each_product(const Window& w, std::size_t batch, F&& f) {
 ForwardState conv_forward(const Window& w, std::size_t batch, const Array& x,
                           const std::vector<double>& p) {
   ForwardState f;
-  const std::size_t out = batch * w.co * w.oh * w.ow, kk = w.k * w.k;
+  const std::size_t out = batch * w.co * w.oh * w.ow, kk = w.ky * w.kx;
   f.y = zeros(out);
   std::vector<double> terms(out, 0.0);
   const double* bias = p.data() + w.co * w.c * kk;
@@ -141,7 +180,7 @@ ForwardState conv_forward(const Window& w, std::size_t batch, const Array& x,
   for_each_product(w, batch,
                    [&](std::size_t n, std::size_t co, std::size_t oy, std::size_t ox,
                        std::size_t ci, std::size_t ky, std::size_t kx, std::size_t xi) {
-                     const double wv = p[((co * w.c + ci) * w.k + ky) * w.k + kx];
+                     const double wv = p[((co * w.c + ci) * w.ky + ky) * w.kx + kx];
                      const std::size_t at = out_at(n, co, oy, ox);
                      f.y.v[at] += x.v[xi] * wv;
                      terms[at] += std::abs(x.v[xi] * wv);
@@ -155,7 +194,7 @@ ForwardState conv_forward(const Window& w, std::size_t batch, const Array& x,
 BackwardResult conv_backward(const Window& w, std::size_t batch, const Array& x, const Array& dy,
                              const std::vector<double>& p) {
   BackwardResult r;
-  const std::size_t kk = w.k * w.k, nw = w.co * w.c * kk;
+  const std::size_t kk = w.ky * w.kx, nw = w.co * w.c * kk;
   r.dx = zeros(x.size());
   r.dparams = zeros(nw + w.co);
   std::vector<double> dx_terms(x.size(), 0.0), dw_terms(nw + w.co, 0.0);
@@ -165,7 +204,7 @@ BackwardResult conv_backward(const Window& w, std::size_t batch, const Array& x,
   for_each_product(w, batch,
                    [&](std::size_t n, std::size_t co, std::size_t oy, std::size_t ox,
                        std::size_t ci, std::size_t ky, std::size_t kx, std::size_t xi) {
-                     const std::size_t wi = ((co * w.c + ci) * w.k + ky) * w.k + kx;
+                     const std::size_t wi = ((co * w.c + ci) * w.ky + ky) * w.kx + kx;
                      const std::size_t yi = out_at(n, co, oy, ox);
                      const double g = dy.v[yi];
                      r.dx.v[xi] += g * p[wi];
@@ -194,26 +233,40 @@ BackwardResult conv_backward(const Window& w, std::size_t batch, const Array& x,
 
 // --- Pooling -----------------------------------------------------------------------------
 
+// The input indices window (plane, oy, ox) covers, in scan order (rows, then columns).
+std::vector<std::size_t> window_inputs(const Window& w, std::size_t plane, std::size_t oy,
+                                       std::size_t ox) {
+  std::vector<std::size_t> in;
+  for (std::size_t ky = 0; ky < w.ky; ++ky)
+    for (std::size_t kx = 0; kx < w.kx; ++kx) {
+      const long iy = w.row(oy, ky), ix = w.col(ox, kx);
+      if (iy < 0 || ix < 0) continue;
+      in.push_back((plane * w.ih + static_cast<std::size_t>(iy)) * w.iw +
+                   static_cast<std::size_t>(ix));
+    }
+  if (in.empty()) throw std::logic_error("nnref: a pooling window covers no input");
+  return in;
+}
+
 ForwardState pool_forward(const Window& w, std::size_t batch, const Array& x, bool max) {
   ForwardState f;
   f.y = zeros(batch * w.c * w.oh * w.ow);
-  const auto area = static_cast<double>(w.k * w.k);
   for (std::size_t plane = 0; plane < batch * w.c; ++plane)
     for (std::size_t oy = 0; oy < w.oh; ++oy)
       for (std::size_t ox = 0; ox < w.ow; ++ox) {
+        const double area = w.area(oy, ox);
         double best = -INFINITY, best_e = 0, sum = 0, sum_e = 0, terms = 0;
-        for (std::size_t ky = 0; ky < w.k; ++ky)
-          for (std::size_t kx = 0; kx < w.k; ++kx) {
-            const std::size_t i = (plane * w.ih + oy * w.stride + ky) * w.iw + ox * w.stride + kx;
-            best = std::max(best, x.v[i]);
-            best_e = std::max(best_e, x.e[i]);  // max is 1-Lipschitz in the max norm
-            sum += x.v[i];
-            sum_e += x.e[i];
-            terms += std::abs(x.v[i]);
-          }
+        for (std::size_t i : window_inputs(w, plane, oy, ox)) {
+          best = std::max(best, x.v[i]);
+          best_e = std::max(best_e, x.e[i]);  // max is 1-Lipschitz in the max norm
+          sum += x.v[i];
+          sum_e += x.e[i];
+          terms += std::abs(x.v[i]);
+        }
         const std::size_t o = (plane * w.oh + oy) * w.ow + ox;
         f.y.v[o] = max ? best : sum / area;
-        f.y.e[o] = max ? best_e : (sum_e + (area + 2) * eps * terms) / area;
+        // A sum of at most area terms, then a product with the rounded 1 / area.
+        f.y.e[o] = max ? best_e : (sum_e + (area + 3) * eps * terms) / area;
       }
   return f;
 }
@@ -222,18 +275,14 @@ BackwardResult pool_backward(const Window& w, std::size_t batch, const Array& x,
                              bool max) {
   BackwardResult r;
   r.dx = zeros(x.size());
-  const auto area = static_cast<double>(w.k * w.k);
   std::vector<double> terms(x.size(), 0.0);
   std::vector<std::size_t> windows(x.size(), 0);
   for (std::size_t plane = 0; plane < batch * w.c; ++plane)
     for (std::size_t oy = 0; oy < w.oh; ++oy)
       for (std::size_t ox = 0; ox < w.ow; ++ox) {
         const std::size_t o = (plane * w.oh + oy) * w.ow + ox;
-        std::vector<std::size_t> in;
-        for (std::size_t ky = 0; ky < w.k; ++ky)
-          for (std::size_t kx = 0; kx < w.k; ++kx) {
-            in.push_back((plane * w.ih + oy * w.stride + ky) * w.iw + ox * w.stride + kx);
-          }
+        const double area = w.area(oy, ox);
+        const std::vector<std::size_t> in = window_inputs(w, plane, oy, ox);
         if (!max) {
           for (std::size_t i : in) {
             r.dx.v[i] += dy.v[o] / area;
@@ -279,6 +328,14 @@ ForwardState activation_forward(const Layer& layer, const Array& x) {
     if (std::holds_alternative<gpgpu::nn::ReLU>(layer)) {
       f.y.v[i] = std::max(v, 0.0);
       f.y.e[i] = x.e[i];
+    } else if (const auto* l = std::get_if<gpgpu::nn::LeakyReLU>(&layer)) {
+      // alpha v: one rounding; within its error of 0 the input may be on either side.
+      const double alpha = l->alpha;
+      f.y.v[i] = v > 0 ? v : alpha * v;
+      f.y.e[i] = std::max(1.0, alpha) * x.e[i] + eps * std::abs(f.y.v[i]);
+    } else if (const auto* c = std::get_if<gpgpu::nn::Clip>(&layer)) {
+      f.y.v[i] = std::clamp(v, static_cast<double>(c->min), static_cast<double>(c->max));
+      f.y.e[i] = x.e[i];  // 1-Lipschitz, exact
     } else if (std::holds_alternative<gpgpu::nn::Sigmoid>(layer)) {
       // sigma = 1/(1 + e), e = exp(-v) with relative error (3 + 2|v|) ulp: d sigma = -sigma
       // (1 - sigma) de/e, plus the add and the division; slope at most 1/4 for input errors.
@@ -307,6 +364,18 @@ BackwardResult activation_backward(const Layer& layer, const Array& x, const For
       r.dx.v[i] = on ? g : 0.0;
       // Within its error of 0 the input may be on either side of the kink.
       r.dx.e[i] = std::abs(x.v[i]) <= x.e[i] ? std::abs(g) + ge : (on ? ge : 0.0);
+    } else if (const auto* l = std::get_if<gpgpu::nn::LeakyReLU>(&layer)) {
+      const double alpha = l->alpha;
+      const bool on = x.v[i] > 0;
+      r.dx.v[i] = on ? g : alpha * g;
+      const double own = (on ? 1.0 : alpha) * ge + (on ? 0.0 : eps * std::abs(alpha * g));
+      r.dx.e[i] = std::abs(x.v[i]) <= x.e[i] ? std::abs(g) * std::abs(1 - alpha) + own + ge : own;
+    } else if (const auto* c = std::get_if<gpgpu::nn::Clip>(&layer)) {
+      const double lo = c->min, hi = c->max;
+      const bool on = x.v[i] > lo && x.v[i] < hi;
+      r.dx.v[i] = on ? g : 0.0;
+      const bool near_edge = std::abs(x.v[i] - lo) <= x.e[i] || std::abs(x.v[i] - hi) <= x.e[i];
+      r.dx.e[i] = near_edge ? std::abs(g) + ge : (on ? ge : 0.0);
     } else if (std::holds_alternative<gpgpu::nn::Sigmoid>(layer)) {
       const double d = y * (1 - y);
       r.dx.v[i] = g * d;
@@ -490,6 +559,13 @@ BackwardResult batchnorm_backward(const Shape& in, std::size_t batch, const Arra
   return r;
 }
 
+bool is_activation(const Layer& layer) {
+  using namespace gpgpu::nn;
+  return std::holds_alternative<ReLU>(layer) || std::holds_alternative<Sigmoid>(layer) ||
+         std::holds_alternative<Tanh>(layer) || std::holds_alternative<LeakyReLU>(layer) ||
+         std::holds_alternative<Clip>(layer);
+}
+
 }  // namespace
 
 Array Array::exact(const std::vector<float>& values) {
@@ -507,14 +583,15 @@ ForwardState forward(const Layer& layer, const Shape& in, std::size_t batch, con
   if (const auto* c = std::get_if<Conv2D>(&layer))
     return conv_forward(conv_window(*c, in), batch, x, params);
   if (const auto* m = std::get_if<MaxPool2D>(&layer))
-    return pool_forward(pool_window(m->size, m->stride, in), batch, x, true);
+    return pool_forward(pool_window(*m, in), batch, x, true);
   if (const auto* a = std::get_if<AvgPool2D>(&layer))
-    return pool_forward(pool_window(a->size, a->stride, in), batch, x, false);
+    return pool_forward(avg_window(*a, in), batch, x, false);
+  if (std::holds_alternative<GlobalAvgPool2D>(layer))
+    return pool_forward(global_window(in), batch, x, false);
   if (const auto* b = std::get_if<BatchNorm>(&layer))
     return batchnorm_forward(*b, in, batch, x, params, train);
   if (std::holds_alternative<Softmax>(layer)) return softmax_forward(in[0], batch, x);
-  if (std::holds_alternative<ReLU>(layer) || std::holds_alternative<Sigmoid>(layer) ||
-      std::holds_alternative<Tanh>(layer)) {
+  if (is_activation(layer)) {
     return activation_forward(layer, x);
   }
   if (std::holds_alternative<Dropout>(layer) && train) {
@@ -534,16 +611,17 @@ BackwardResult backward(const Layer& layer, const Shape& in, std::size_t batch, 
   if (const auto* c = std::get_if<Conv2D>(&layer))
     return conv_backward(conv_window(*c, in), batch, x, dy, params);
   if (const auto* m = std::get_if<MaxPool2D>(&layer))
-    return pool_backward(pool_window(m->size, m->stride, in), batch, x, dy, true);
+    return pool_backward(pool_window(*m, in), batch, x, dy, true);
   if (const auto* a = std::get_if<AvgPool2D>(&layer))
-    return pool_backward(pool_window(a->size, a->stride, in), batch, x, dy, false);
+    return pool_backward(avg_window(*a, in), batch, x, dy, false);
+  if (std::holds_alternative<GlobalAvgPool2D>(layer))
+    return pool_backward(global_window(in), batch, x, dy, false);
   if (std::holds_alternative<BatchNorm>(layer)) {
     if (!train) throw std::logic_error("nnref: batch norm backward is for training mode");
     return batchnorm_backward(in, batch, x, fwd, dy, params);
   }
   if (std::holds_alternative<Softmax>(layer)) return softmax_backward(in[0], batch, fwd, dy);
-  if (std::holds_alternative<ReLU>(layer) || std::holds_alternative<Sigmoid>(layer) ||
-      std::holds_alternative<Tanh>(layer)) {
+  if (is_activation(layer)) {
     return activation_backward(layer, x, fwd, dy);
   }
   BackwardResult r;

@@ -273,6 +273,36 @@ TEST(Scan, RepeatedCallsReuseFlags) {
   }
 }
 
+// The same call again and again replays a recorded sequence (the first call runs, the second
+// records): new inputs each time, every element checked exactly. On the look-back kernels
+// (the subgroup path, emulated on llvmpipe when asked for) each replay must take a fresh
+// epoch: flags left by the last call under a reused epoch would read as ready, with the
+// last call's sums, where a tile looks back before its predecessor published (on GPUs;
+// llvmpipe runs the tiles nearly in order, so there a reused epoch seldom shows).
+TEST(Scan, RepeatedCallsReplayWithFreshEpochs) {
+  for (const int subgroups : {-1, 1}) {
+    SCOPED_TRACE(testing::Message() << "subgroups " << subgroups << " seed " << seed());
+    Context ctx;
+    PrimitiveTuning t;
+    t.subgroups = subgroups;
+    set_primitive_tuning(ctx, t);
+    const std::size_t n = 40000;
+    Buffer in(ctx, ElementType::Uint32, n), out(ctx, ElementType::Uint32, n);
+    for (int call = 0; call < 6; ++call) {
+      const auto x = random_uints(n, 1, 1000);
+      in.upload(x);
+      out.upload(std::vector<std::uint32_t>(n, poison_uint));
+      exclusive_scan(ctx, in, out, Op::Sum, {1, {}, 0, ScanAlgorithm::SinglePass});
+      const auto got = out.to_vector<std::uint32_t>();
+      std::uint32_t run = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i], run) << "call " << call << " element " << i;
+        run += x[i];
+      }
+    }
+  }
+}
+
 TEST(Scan, HostSpans) {
   Context& ctx = context();
   const auto x = random_ints(12345, -100, 100);

@@ -278,6 +278,35 @@ TEST(Sort, OtherVariantsAndShapes) {
   EXPECT_THROW(set_primitive_tuning(ctx, t), ArgumentError);
 }
 
+// Calls on the same Buffers replay a recorded sequence of the passes (the first runs them,
+// the second records them): new keys in the same Buffers each time, every result checked as
+// the stable sort; a call on other Buffers in between grows the scratch, so the recording
+// must be made again.
+TEST(Sort, RepeatedCallsOnTheSameBuffersReplay) {
+  Context& ctx = context();
+  SCOPED_TRACE(testing::Message() << "seed=" << seed());
+  const std::size_t n = 20011;
+  Buffer keys(ctx, ElementType::Float32, n), sorted(ctx, ElementType::Float32, n);
+  Buffer values(ctx, ElementType::Uint32, n), indices(ctx, ElementType::Uint32, n);
+  std::vector<std::uint32_t> iota(n);
+  std::iota(iota.begin(), iota.end(), 0u);
+  for (int call = 0; call < 5; ++call) {
+    SCOPED_TRACE(testing::Message() << "call " << call);
+    if (call == 3) check_sort<float>(3 * n, Shape::Random, SortOrder::Ascending);
+    const auto k = make_keys<float>(n, call % 2 == 0 ? Shape::Special : Shape::Random);
+    keys.upload(k);
+    argsort(ctx, keys, indices, SortOrder::Descending);
+    const auto perm = indices.to_vector<std::uint32_t>();
+    ASSERT_TRUE(is_stable_sort(k, 0, n, perm, SortOrder::Descending));
+    sorted.upload(k);
+    values.upload(iota);
+    sort_by_key(ctx, sorted, values, SortOrder::Descending);
+    ASSERT_EQ(values.to_vector<std::uint32_t>(), perm);
+    const auto got = sorted.to_vector<float>();
+    for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bits(got[i], k[perm[i]])) << i;
+  }
+}
+
 TEST(Sort, HostSpans) {
   Context& ctx = context();
   auto keys = make_keys<float>(30011, Shape::Special);

@@ -10,7 +10,7 @@ import gpgpu
 from conftest import EPS32, poisoned, random_floats, random_ints, random_uints
 
 SAXPY = """
-layout(local_size_x = 256) in;
+layout(local_size_x = 128) in;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) buffer Y { float y[]; };
 uniform float alpha;

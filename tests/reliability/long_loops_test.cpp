@@ -148,6 +148,12 @@ TEST_P(LongKMatmul, IsRightPastTheLoopCap) {
     gpgpu::matmul(ctx, a, b, c, m, k, n, options_for(method));
   } catch (const gpgpu::UnsupportedError& e) {
     GTEST_SKIP() << e.what();
+  } catch (const gpgpu::DeviceLimitError& e) {
+    // Only the packed fragment method may meet a limit here: its 4 vec4 outputs need 8 render
+    // targets without float ones (their integer twins), past OpenGL ES 3.1's 4.
+    EXPECT_EQ(method, MatmulMethod::FragmentPacked) << e.what();
+    EXPECT_EQ(e.limit(), "GL_MAX_DRAW_BUFFERS") << e.what();
+    return;
   }
   const double bound = (k + 2) * test::eps32;  // relative: every term is positive
   for (std::size_t i = 0; i < c.size(); ++i) {

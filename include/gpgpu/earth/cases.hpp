@@ -28,22 +28,24 @@
 
 namespace gpgpu::earth {
 
+// The planet's constants (Williamson et al.'s, the Earth's by default).
 struct Planet {
   double radius = 6.37122e6;  // m
   double omega = 7.292e-5;    // 1/s
   double gravity = 9.80616;   // m/s^2
 };
 
+// One of Williamson et al.'s (1992) shallow-water test cases and its parameters.
 struct CaseSetup {
   int number = 2;    // 1, 2, 5 or 6
   double alpha = 0;  // radians: tilt of the flow's rotation axis (cases 1 and 2)
-  Planet planet;
+  Planet planet;                // radius, rotation, gravity
   double days = 5;              // the paper's integration length
   bool advection_only = false;  // case 1: the wind is held fixed
   // The flow's rotation axis (-sin alpha, 0, cos alpha) and the Coriolis axis (the same for
   // case 2, the pole otherwise).
   Vec3 flow_axis() const;
-  Vec3 coriolis_axis() const;
+  Vec3 coriolis_axis() const;  // (above)
   std::string title() const;  // "case 2 (steady geostrophic flow), alpha = 0"
 };
 
@@ -51,22 +53,26 @@ struct CaseSetup {
 // number or a non-finite alpha.
 CaseSetup make_case(int number, double alpha = 0);
 
+// The model's state per cell: depth, velocity (a tangent vector) and bottom topography.
 struct Fields {
   std::vector<double> height;   // fluid depth h, m
   std::vector<Vec3> velocity;   // m/s
   std::vector<double> surface;  // bottom topography, m (zero except case 5)
 };
 
+// The case's initial state at the grid's cells.
 Fields initial_fields(const Grid& grid, const CaseSetup& setup);
 
 // Fluid depth of the analytic solution at time t (s), at the cells: cases 1 and 2 only
 // (case 2 is steady). Throws ArgumentError for the other cases, which have none.
 std::vector<double> analytic_height(const Grid& grid, const CaseSetup& setup, double time);
-bool has_analytic_solution(const CaseSetup& setup);
+bool has_analytic_solution(const CaseSetup& setup);  // cases 1 and 2
 
-// Pointwise versions, at a unit vector.
+// @{
+// Pointwise versions, at a unit vector: depth (at `time`), velocity and topography.
 double case_height(const CaseSetup& setup, const Vec3& p, double time = 0);
 Vec3 case_velocity(const CaseSetup& setup, const Vec3& p);
 double case_surface(const CaseSetup& setup, const Vec3& p);
+// @}
 
 }  // namespace gpgpu::earth

@@ -27,8 +27,10 @@
 
 namespace gpgpu::earth {
 
+// Williamson et al.'s normalised error norms of a height field against the truth:
+// l1 and l2 area-weighted, linf the largest error over the largest |truth|.
 struct ErrorNorms {
-  double l1 = 0, l2 = 0, linf = 0;
+  double l1 = 0, l2 = 0, linf = 0;  // as above
 };
 
 // Throws SizeMismatchError unless both spans have one value per cell.
@@ -42,16 +44,20 @@ GlobalSums host_sums(const Grid& grid, const CaseSetup& setup, const Fields& fie
 // Relative changes (now - start) / |start| of the sums, except the circulation (zero for
 // the exact flow), which is reported as its absolute change (m^2/s).
 struct Drift {
-  double mass = 0, energy = 0, potential_enstrophy = 0, circulation = 0;
+  double mass = 0, energy = 0, potential_enstrophy = 0, circulation = 0;  // as above
 };
+// The drift of the sums from `start` to `now` (above).
 Drift drift(const GlobalSums& start, const GlobalSums& now);
 
+// Finds which cells hold points of the sphere, walking from the last point found (fast for
+// points that come in order, as a picture's pixels do).
 class Locator {
  public:
-  explicit Locator(const Grid& grid);
+  explicit Locator(const Grid& grid);  // the grid must outlive the Locator
 
+  // The dual triangle a point lies in, with interpolation weights.
   struct Hit {
-    std::array<std::size_t, 3> cells{};
+    std::array<std::size_t, 3> cells{};  // the triangle's three cells
     std::array<double, 3> weights{};  // sum to 1; linear on the triangle's plane
     std::size_t nearest = 0;          // the cell whose centre is nearest
   };
@@ -60,7 +66,7 @@ class Locator {
   // The cell whose control volume holds p.
   std::size_t cell_of(const Vec3& p);
 
-  const Grid& grid() const { return *grid_; }
+  const Grid& grid() const { return *grid_; }  // the grid it searches
 
  private:
   std::size_t nearest_from(std::size_t start, const Vec3& p) const;

@@ -53,16 +53,20 @@ GridBuild cached_grid(const GridOptions& options, const Context* gpu = nullptr);
 // The cache key of a grid: the options that change it.
 std::string grid_cache_key(const GridOptions& options);
 
+// @{
 // A grid as bytes and back. decode_grid throws FormatError for bytes that are not an
 // encoded grid of this format version, or that do not make a valid mesh.
 std::vector<std::byte> encode_grid(const Grid& grid);
 Grid decode_grid(std::span<const std::byte> bytes);
+// @}
 // What decode_grid spends its time on, as a report ("read" is left to the caller).
 Grid decode_grid(std::span<const std::byte> bytes, GridBuildReport& report);
 
+// @{
 // Grid files: written atomically (a temporary, then renamed).
 void save_grid_file(const Grid& grid, const std::filesystem::path& path);
 Grid load_grid_file(const std::filesystem::path& path);
+// @}
 // The same, checked against the grid `expected` describes (level, point placement, control
 // volumes, recentring, spring parameters, reordering).
 GridBuild load_grid_file(const std::filesystem::path& path, const GridOptions& expected);

@@ -69,24 +69,26 @@ class InstabilityError : public TeamError {
 // g h (h/2 + h_s)) dA, potential enstrophy = int (zeta + f)^2 / (2 h) dA, circulation =
 // int zeta dA.
 struct GlobalSums {
-  double mass = 0, energy = 0, potential_enstrophy = 0, circulation = 0;
+  double mass = 0, energy = 0, potential_enstrophy = 0, circulation = 0;  // as above
 };
 
 // Bytes one step's kernels must move to and from memory if every array element is read or
 // written once (the compulsory traffic; neighbour gathers that hit in cache are not
 // counted again), and the dispatches that move them.
 struct StepTraffic {
-  double bytes = 0;
-  int dispatches = 0;
+  double bytes = 0;    // compulsory bytes a step
+  int dispatches = 0;  // kernel dispatches a step
 };
 
 // GPU time of each kernel, summed over the dispatches timed (see Model::set_kernel_timing).
 struct KernelTimes {
-  double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;
-  long long dispatches = 0;
+  double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;  // per kind of kernel
+  long long dispatches = 0;  // dispatches timed
   bool available = false;  // the device has timer queries
 };
 
+// The shallow-water model on the GPU: a grid, a test case's initial state, and the RK4
+// steps (the manual at the top of this header).
 class Model {
  public:
   // Uploads the geometry and the case's initial fields. Throws ArgumentError for invalid
@@ -97,8 +99,11 @@ class Model {
   Model(const Context& context, const Grid& grid, const CaseSetup& setup,
         const ModelOptions& options, Team& team);
   ~Model();
+  // @{
+  // Moves the model; a moved-from Model must not be used.
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
+  // @}
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
@@ -117,8 +122,8 @@ class Model {
   double time() const;           // simulated seconds so far
   double time_step() const;      // the step step() takes
   double max_time_step() const;  // CFL step (or ModelOptions::time_step)
-  long long steps_taken() const;
-  void set_time_step(double seconds);
+  long long steps_taken() const;  // steps since the start
+  void set_time_step(double seconds);  // the step step() takes from now on
 
   Fields fields() const;                  // downloads h, u (surface from the case)
   void set_fields(const Fields& fields);  // uploads h and u of every cell (e.g. for tests)
@@ -131,20 +136,20 @@ class Model {
   // Times every dispatch with a GPU timer query (each then waits for the GPU, so steps run
   // one kernel at a time: for measuring kernels, not for production runs).
   void set_kernel_timing(bool on);
-  KernelTimes kernel_times() const;
-  void reset_kernel_times();
+  KernelTimes kernel_times() const;  // summed since the last reset
+  void reset_kernel_times();         // zeroes kernel_times()
   // Marks every step on `timeline` (null: none), the index being the step's number: "step"
   // where it starts; on a step that starts with an overlapped swap also "swap started" (the
   // halo's pack and download queued), "inner step" (the inner cells' pass queued) and "swap
   // done" (the received halo's upload queued). Nothing waits. The Timeline must outlive its
   // use here (set null before it goes).
   void set_timeline(Timeline* timeline);
-  const Grid& grid() const;
-  const CaseSetup& setup() const;
-  const ModelOptions& options() const;
+  const Grid& grid() const;             // the grid it runs on
+  const CaseSetup& setup() const;       // the test case
+  const ModelOptions& options() const;  // the numerical options
   double mean_depth() const;  // the depth the state is stored relative to (m)
-  const Subdomain& subdomain() const;
-  Team& team() const;
+  const Subdomain& subdomain() const;  // this rank's cells (all cells in one process)
+  Team& team() const;                  // the ranks it runs across (one process: a team of one)
 
  private:
   Model(const Context& context, const Grid& grid, const CaseSetup& setup,

@@ -28,6 +28,8 @@
 
 namespace gpgpu::earth {
 
+// The Team of the ranks of an MPI communicator: the grid shared from rank 0, sums and
+// gathers over MPI, halo exchanges through host memory (the manual at the top of this header).
 class MpiTeam final : public Team {
  public:
   explicit MpiTeam(const mpi::Communicator& comm);  // the communicator must outlive it

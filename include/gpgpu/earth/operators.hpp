@@ -31,13 +31,20 @@
 
 namespace gpgpu::earth {
 
+// The corner values of a cell field, one per dual triangle (above).
 std::vector<double> corner_values(const Grid& grid, std::span<const double> cells);
+// The corner values of a vector field, projected onto each corner's tangent plane.
 std::vector<Vec3> corner_vectors(const Grid& grid, std::span<const Vec3> cells);
 
+// The divergence of a vector field at every cell (above).
 std::vector<double> divergence(const Grid& grid, std::span<const Vec3> field);
+// The gradient of a scalar field at every cell (above).
 std::vector<Vec3> gradient(const Grid& grid, std::span<const double> field);
+// The curl (radial component) of a vector field at every cell (above).
 std::vector<double> curl(const Grid& grid, std::span<const Vec3> field);
+// The two-point Laplacian of a scalar field at every cell (above).
 std::vector<double> laplacian(const Grid& grid, std::span<const double> field);
+// The two-point Laplacian of each component of a vector field, projected onto the tangent plane.
 std::vector<Vec3> vector_laplacian(const Grid& grid, std::span<const Vec3> field);
 
 // The Coriolis term f r x u at every cell (exact pointwise on a collocated grid), f = 2

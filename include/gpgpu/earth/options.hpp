@@ -35,9 +35,10 @@ namespace gpgpu::earth {
 // blows up); `gpgpu earth` refuses them unless --force-courant.
 inline constexpr double max_stable_courant = 2.5;
 
+// The model's numerical options and the GPU kernels' knobs (the manual above).
 struct ModelOptions {
-  double courant = 1.6;
-  double continuity_correction = 0.125;
+  double courant = 1.6;                  // the time step's Courant number (Time step, above)
+  double continuity_correction = 0.125;  // c of the continuity correction (above); 0: off
   double diffusion_time = 0;  // seconds; 0 = off
   double time_step = 0;       // seconds; > 0 overrides the CFL choice
   // Performance knobs of the GPU kernels (results agree to float32 rounding):
@@ -62,7 +63,12 @@ struct ModelOptions {
   // second pass's dispatches and recomputed band only cost (2-rank level-5 runs on llvmpipe:
   // 20% fewer steps a second with it).
   enum class SwapOverlap { Auto, On, Off };
-  SwapOverlap overlap_swaps = SwapOverlap::Auto;
+  SwapOverlap overlap_swaps = SwapOverlap::Auto;  // (above)
+  // One process: replay each step's 8 to 10 dispatches from a recorded gpgpu::Sequence
+  // (docs/sequences.md), the same dispatches and bits for less CPU per step, which is what
+  // limits small grids. Not with kernel timing (Model::set_kernel_timing) or a timeline,
+  // which see each dispatch; never across ranks, whose steps exchange halos between them.
+  bool replay_steps = true;
 };
 
 // Throws ArgumentError for a non-positive courant, a negative correction, diffusion time or
@@ -81,8 +87,10 @@ double hyperdiffusion_coefficient(const Grid& grid, const CaseSetup& setup,
 // Equal steps covering `seconds` of at most max_step each.
 long long steps_for(double seconds, double max_step);
 
+// @{
 // Mean and smallest distance between neighbouring cells (unit sphere).
 double mean_spacing(const Grid& grid);
 double min_spacing(const Grid& grid);
+// @}
 
 }  // namespace gpgpu::earth

@@ -48,22 +48,24 @@ namespace gpgpu::earth {
 // What one rank exchanges with one neighbouring rank (local cell indices, in the order the
 // other side expects): `send` lists own cells, `receive` halo cells.
 struct SubdomainLink {
-  int rank = -1;
-  std::vector<std::int32_t> send, receive;
+  int rank = -1;                            // the other rank
+  std::vector<std::int32_t> send, receive;  // (above)
 };
 
+// One rank's part of the grid: its own cells, the rings of halo cells around them, and
+// what it exchanges with each neighbouring rank (the manual at the top of this header).
 struct Subdomain {
   static constexpr int inner_depth = 20;  // two steps' rings with hyperdiffusion
-  int rank = 0, ranks = 1, depth = 2;
+  int rank = 0, ranks = 1, depth = 2;  // this rank, of `ranks`, with halo rings `depth` deep
   std::size_t first = 0, last = 0;  // the global cells [first, last) this rank owns
   std::vector<std::int32_t> cells;  // the global cell of every local cell
-  std::size_t owned = 0;
+  std::size_t owned = 0;               // local cells [0, owned) are this rank's own
   std::vector<std::size_t> ring_end;   // depth + 1 local indices (see above)
   std::vector<std::size_t> inner_end;  // inner_depth + 1 local indices (see above)
   std::vector<SubdomainLink> links;    // one per neighbouring rank, by rank
 
-  std::size_t size() const noexcept { return cells.size(); }
-  std::size_t halo() const noexcept { return cells.size() - owned; }
+  std::size_t size() const noexcept { return cells.size(); }          // local cells
+  std::size_t halo() const noexcept { return cells.size() - owned; }  // halo cells
   // The local cells [0, within(k)) are the own ones and the first k rings (k <= depth).
   std::size_t within(int rings) const { return ring_end.at(static_cast<std::size_t>(rings)); }
   // The local cells [0, inner(k)) are the own ones more than k steps from another rank's

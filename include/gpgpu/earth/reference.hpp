@@ -26,8 +26,11 @@
 
 namespace gpgpu::earth {
 
+// The same model as Model, in float64 on the CPU: the reference the GPU model is tested
+// against. The grid must outlive it.
 class ReferenceModel {
  public:
+  // The case's initial state on `grid`, with the time step from `options`.
   ReferenceModel(const Grid& grid, const CaseSetup& setup, const ModelOptions& options);
 
   // Advances by `seconds` in whole steps of at most the CFL step (the last steps equal).
@@ -41,11 +44,14 @@ class ReferenceModel {
   // Hyperdiffusion step: q -= dt nu del^4 q for h and u.
   void diffuse(double dt);
 
+  // @{
+  // The current state.
   const Fields& fields() const { return fields_; }
   Fields& fields() { return fields_; }
-  double time() const { return time_; }
-  double max_time_step() const { return max_dt_; }
-  const CaseSetup& setup() const { return setup_; }
+  // @}
+  double time() const { return time_; }             // simulated seconds so far
+  double max_time_step() const { return max_dt_; }  // the CFL step
+  const CaseSetup& setup() const { return setup_; }  // the test case
 
  private:
   const Grid& grid_;

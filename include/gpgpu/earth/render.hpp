@@ -30,16 +30,18 @@
 
 namespace gpgpu::earth {
 
+// The colour maps of the pictures.
 enum class Palette {
   Height,     // dark blue - teal - yellow (sequential)
   Speed,      // black - purple - orange - pale yellow (sequential)
   Diverging,  // blue - white - red, for signed fields (vorticity, errors)
 };
 
+// How a field is drawn: title, units, colours and range.
 struct FieldStyle {
   std::string title;  // printed above the map
   std::string units;  // printed after the colour bar's numbers
-  Palette palette = Palette::Height;
+  Palette palette = Palette::Height;  // the colour map
   double min = 0, max = 1;  // the colour bar's range
 };
 
@@ -50,13 +52,14 @@ FieldStyle style_for(std::span<const double> values, std::string title, std::str
 // The colour of t in [0, 1] (clamped) as 0xRRGGBB.
 std::uint32_t palette_colour(Palette palette, double t);
 
+// Maps a grid's cells onto the pixels of an equirectangular (longitude-latitude) image.
 class MapProjector {
  public:
   // Locates every pixel centre of a width x height equirectangular image on the grid.
   MapProjector(const Grid& grid, int width, int height);
-  int width() const { return width_; }
-  int height() const { return height_; }
-  const Grid& grid() const { return *grid_; }
+  int width() const { return width_; }          // pixels
+  int height() const { return height_; }        // pixels
+  const Grid& grid() const { return *grid_; }  // the grid it was made for
   // The field at every pixel, row-major from the north-west corner.
   std::vector<float> sample(std::span<const double> values) const;
 
@@ -70,22 +73,29 @@ class MapProjector {
 // The map with graticule, title and colour bar, as an RGB image (width x height of the
 // projector plus margins).
 struct Image {
-  int width = 0, height = 0;
+  int width = 0, height = 0;      // pixels
   std::vector<std::uint8_t> rgb;  // row-major
 };
+// The map of `values` (one per cell) as `style` says.
 Image render_map(const MapProjector& map, std::span<const double> values, const FieldStyle& style);
+// Writes an Image as a PNG (atomically: a temporary file renamed into place).
 void write_png(const std::filesystem::path& path, const Image& image);
+// render_map, then write_png.
 void write_map_png(const std::filesystem::path& path, const MapProjector& map,
                    std::span<const double> values, const FieldStyle& style);
 
+// Draws a field on an orthographic globe with a fragment kernel.
 class GlobeRenderer {
  public:
   // Compiles the fragment kernel; size x size pixels.
   GlobeRenderer(const Context& context, int size);
   ~GlobeRenderer();
+  // @{
+  // Moves the renderer; a moved-from GlobeRenderer must not be used.
   GlobeRenderer(GlobeRenderer&&) noexcept;
   GlobeRenderer& operator=(GlobeRenderer&&) noexcept;
-  int size() const;
+  // @}
+  int size() const;  // pixels along each side
   // The globe seen from above (latitude, longitude) in degrees, as RGBA8 pixels
   // (0xAABBGGRR), rows from the top.
   std::vector<std::uint32_t> render(const MapProjector& map, std::span<const double> values,
@@ -99,6 +109,7 @@ class GlobeRenderer {
 // The globe with a title and a colour bar.
 Image render_globe(GlobeRenderer& globe, const MapProjector& map, std::span<const double> values,
                    const FieldStyle& style, double view_lat, double view_lon);
+// render_globe, then write_png.
 void write_globe_png(const std::filesystem::path& path, GlobeRenderer& globe,
                      const MapProjector& map, std::span<const double> values,
                      const FieldStyle& style, double view_lat, double view_lon);

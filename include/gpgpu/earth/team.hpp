@@ -40,15 +40,17 @@ class TeamError : public Error {
 class Halo {
  public:
   virtual ~Halo() = default;
-  virtual void start(const Buffer& values) = 0;
-  virtual void finish(Buffer& values) = 0;
+  virtual void start(const Buffer& values) = 0;  // sends the cells the neighbours need
+  virtual void finish(Buffer& values) = 0;       // places the received cells
 };
 
+// The ranks a model runs across: what the model needs of MPI (earth/mpi.hpp makes one from
+// a communicator; one_process() is the team of one).
 class Team {
  public:
   virtual ~Team() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
+  virtual int rank() const = 0;  // this rank, 0 .. size() - 1
+  virtual int size() const = 0;  // the ranks
   // The device this rank's Context should use, given what the user asked for ("auto", an
   // index or a renderer word).
   virtual std::string device(const std::string& requested) = 0;
@@ -60,6 +62,7 @@ class Team {
   virtual std::string first_message(const std::string& message) = 0;
   // Every rank's `part`, concatenated in rank order, on rank 0; empty on the others.
   virtual std::vector<float> gather(std::span<const float> part) = 0;
+  // Every rank's `text`, in rank order, on rank 0; empty on the others.
   virtual std::vector<std::string> gather_text(const std::string& text) = 0;
   // The exchange for `domain` on `context` (the Buffers hold 4 floats per local cell).
   virtual std::unique_ptr<Halo> halo(const Context& context, const Subdomain& domain) = 0;

@@ -46,6 +46,8 @@
 
 namespace gpgpu::mpi {
 
+// How the ranks' values combine: element-wise sum, mean (the sum over the ranks divided by
+// their count), minimum or maximum.
 enum class Reduction { Sum, Mean, Min, Max };
 
 // ---- host arrays ----------------------------------------------------------------------------
@@ -73,6 +75,7 @@ void broadcast(const Communicator& comm, std::vector<T>& values, int root = 0) {
   values.resize(bytes.size() / sizeof(T));
   if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
 }
+// Root's `text` on every rank.
 std::string broadcast(const Communicator& comm, const std::string& text, int root = 0);
 
 // Every rank's `part` (sizes may differ), concatenated in rank order, on `root`; empty on
@@ -85,10 +88,12 @@ std::vector<T> gather(const Communicator& comm, std::span<const T> part, int roo
   if (!all.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;
 }
+// Every rank's `text`, in rank order, on `root`; empty on the other ranks.
 std::vector<std::string> gather(const Communicator& comm, const std::string& text, int root = 0);
 
 // ---- Buffers --------------------------------------------------------------------------------
 
+// How a Buffer allreduce pipelines and stages its chunks.
 struct AllreduceOptions {
   // Elements per pipeline chunk (1 .. 2^28): small enough that the first chunk's reduction
   // starts early, large enough that each MPI call moves a few MB.
@@ -105,10 +110,13 @@ struct AllreduceOptions {
 // exception unwinds (the job is failing then; its host staging is left to the process's end).
 class PendingAllreduce {
  public:
-  PendingAllreduce();
+  PendingAllreduce();  // an empty handle: done() is true
   ~PendingAllreduce();
+  // @{
+  // Moves the handle; the moved-from one is empty.
   PendingAllreduce(PendingAllreduce&&) noexcept;
   PendingAllreduce& operator=(PendingAllreduce&&) noexcept;
+  // @}
   PendingAllreduce(const PendingAllreduce&) = delete;
   PendingAllreduce& operator=(const PendingAllreduce&) = delete;
 
@@ -116,7 +124,7 @@ class PendingAllreduce {
   bool test();
   // Blocks until the Buffer holds the result.
   void wait();
-  bool done() const noexcept;
+  bool done() const noexcept;  // the Buffer holds the result (or the handle is empty)
 
   struct State;
 
@@ -132,6 +140,7 @@ class PendingAllreduce {
 PendingAllreduce allreduce_async(const Communicator& comm, Buffer& buffer,
                                  Reduction op = Reduction::Sum,
                                  const AllreduceOptions& options = {});
+// allreduce_async, then wait().
 void allreduce(const Communicator& comm, Buffer& buffer, Reduction op = Reduction::Sum,
                const AllreduceOptions& options = {});
 

@@ -49,17 +49,19 @@ class Session {
   Session& operator=(const Session&) = delete;
 };
 
+// An MPI communicator with its rank, size and node-local rank, and the collective error
+// handling gpgpu's MPI code uses.
 class Communicator {
  public:
   Communicator();                        // MPI_COMM_WORLD
   explicit Communicator(MPI_Comm comm);  // borrowed: the caller frees it
-  int rank() const noexcept { return rank_; }
-  int size() const noexcept { return size_; }
+  int rank() const noexcept { return rank_; }  // this process's rank
+  int size() const noexcept { return size_; }  // the ranks
   // The rank and rank count among the processes of this node (MPI_Comm_split_type with
   // MPI_COMM_TYPE_SHARED): what picks a rank's GPU.
   int local_rank() const noexcept { return local_rank_; }
-  int local_size() const noexcept { return local_size_; }
-  MPI_Comm get() const noexcept { return comm_; }
+  int local_size() const noexcept { return local_size_; }  // (above)
+  MPI_Comm get() const noexcept { return comm_; }  // the MPI handle
 
   // Collective: the non-empty `message` of the lowest rank that has one, on every rank, or
   // "" when no rank has one. One MPI_Allreduce of an int, plus a broadcast when some rank
@@ -78,6 +80,7 @@ class Communicator {
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
 };
 
+// `e` is a CollectiveError (every rank threw it at once).
 bool is_collective_error(const std::exception& e);
 
 // Runs `body` and returns its result. An exception escaping it: if `collective(e)` (every

@@ -35,6 +35,9 @@
 
 namespace gpgpu::mpi {
 
+// Sums a model's gradients over the ranks in buckets of whole layers, each started as soon
+// as its layers' gradients are final, so the sums overlap the rest of the backward pass (the
+// manual at the top of this header).
 class GradientBuckets {
  public:
   // Collective. `layer_starts`: the offsets where layers' gradients begin (0 included or
@@ -58,9 +61,9 @@ class GradientBuckets {
   void finish(std::span<float> gradients);
   // Called with [first, end) of each bucket once its sum is in the array.
   using Summed = std::function<void(std::size_t first, std::size_t end)>;
-  void on_summed(Summed summed) { summed_ = std::move(summed); }
+  void on_summed(Summed summed) { summed_ = std::move(summed); }  // sets the callback
 
-  std::size_t buckets() const noexcept { return ranges_.size(); }
+  std::size_t buckets() const noexcept { return ranges_.size(); }  // how many buckets
   // [first, end) of bucket b; bucket 0 holds the last layers.
   std::pair<std::size_t, std::size_t> bucket(std::size_t b) const { return ranges_.at(b); }
   // Buckets of the last step started before finish(): those that overlapped backward.

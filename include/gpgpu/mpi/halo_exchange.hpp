@@ -44,12 +44,15 @@
 
 namespace gpgpu::mpi {
 
+// What one rank exchanges with one neighbouring rank.
 struct HaloLink {
-  int rank = -1;
+  int rank = -1;                       // the other rank
   std::vector<std::uint32_t> send;     // our items it needs, in the order it expects them
   std::vector<std::uint32_t> receive;  // where its items go, in the order it sends them
 };
 
+// Exchanges the halo items of a Buffer with the neighbouring ranks over MPI, through host
+// memory, with persistent requests (the manual at the top of this header). Move-only.
 class HaloExchange {
  public:
   // Collective (see Checks). Buffers exchanged later must hold `items` * `width` elements
@@ -57,8 +60,11 @@ class HaloExchange {
   HaloExchange(const Communicator& comm, const Context& context, ElementType type,
                std::size_t width, std::size_t items, std::vector<HaloLink> links);
   ~HaloExchange();
+  // @{
+  // Moves the exchange; a moved-from HaloExchange must not be used.
   HaloExchange(HaloExchange&&) noexcept;
   HaloExchange& operator=(HaloExchange&&) noexcept;
+  // @}
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
 
@@ -67,8 +73,8 @@ class HaloExchange {
   void finish(Buffer& values);       // send, wait, place the received items
 
   std::size_t bytes_sent() const noexcept;  // per exchange, all links
-  std::size_t bytes_received() const noexcept;
-  std::size_t links() const noexcept;
+  std::size_t bytes_received() const noexcept;  // per exchange, all links
+  std::size_t links() const noexcept;           // neighbouring ranks
   bool contiguous_receive() const noexcept;  // received items land as one run
 
  private:

@@ -34,7 +34,7 @@ namespace gpgpu::nn {
 
 // An IDX array of unsigned bytes.
 struct IdxArray {
-  std::vector<std::size_t> shape;
+  std::vector<std::size_t> shape;    // the dimensions
   std::vector<std::uint8_t> values;  // C order
 };
 // Reads an IDX file, gzip-compressed or not (detected from its first bytes).
@@ -48,12 +48,12 @@ void write_idx(const std::filesystem::path& path, const IdxArray& array);
 struct Dataset {
   std::vector<std::uint8_t> images;  // NCHW
   std::vector<std::uint8_t> labels;  // one per image, each < classes
-  std::size_t count = 0, channels = 1, height = 0, width = 0;
+  std::size_t count = 0, channels = 1, height = 0, width = 0;  // N, C, H, W
   std::size_t classes = 0;  // 1 + the largest label (at least 2)
   std::string name;         // "fashion-mnist train", for messages
 
-  Shape sample_shape() const { return {channels, height, width}; }
-  std::size_t pixels_per_image() const { return channels * height * width; }
+  Shape sample_shape() const { return {channels, height, width}; }             // (C, H, W)
+  std::size_t pixels_per_image() const { return channels * height * width; }  // C * H * W
   // The first `limit` samples (all of them when limit is 0 or >= count).
   Dataset first(std::size_t limit) const;
 };
@@ -68,8 +68,8 @@ std::vector<std::string> fashion_mnist_classes();
 
 // Pixels become (p / 255 - mean) / stddev on the device.
 struct Normalization {
-  float mean = 0.0f;
-  float stddev = 1.0f;
+  float mean = 0.0f;    // of the pixels scaled to [0, 1]
+  float stddev = 1.0f;  // of the pixels scaled to [0, 1]
 };
 // The mean and standard deviation of all pixels of a data set, scaled to [0, 1].
 Normalization normalization_of(const Dataset& data);
@@ -78,9 +78,9 @@ Normalization normalization_of(const Dataset& data);
 // a horizontal flip with probability 1/2, and a shift by up to `shift` pixels in each
 // direction (uniform in -shift..shift; pixels shifted in are 0 before normalisation).
 struct Augmentation {
-  bool flip = false;
-  int shift = 0;
-  bool enabled() const { return flip || shift > 0; }
+  bool flip = false;  // flip horizontally with probability 1/2
+  int shift = 0;      // shift by up to this many pixels each way
+  bool enabled() const { return flip || shift > 0; }  // any change at all
 };
 
 // The sample order of an epoch: a permutation of 0..count-1 from (seed, epoch), the same on
@@ -93,16 +93,20 @@ std::vector<std::uint32_t> shuffled_indices(std::size_t count, std::uint64_t see
 // transfer per step.
 class DeviceDataset {
  public:
+  // Uploads `data` to `context`'s device.
   DeviceDataset(const Context& context, const Dataset& data);
   ~DeviceDataset();
+  // @{
+  // Moves the device copy; a moved-from DeviceDataset must not be used.
   DeviceDataset(DeviceDataset&&) noexcept;
   DeviceDataset& operator=(DeviceDataset&&) noexcept;
+  // @}
 
-  std::size_t count() const noexcept { return count_; }
-  std::size_t classes() const noexcept { return classes_; }
-  Shape sample_shape() const { return sample_shape_; }
+  std::size_t count() const noexcept { return count_; }      // samples
+  std::size_t classes() const noexcept { return classes_; }  // as in Dataset::classes
+  Shape sample_shape() const { return sample_shape_; }       // (C, H, W)
   const std::vector<int>& labels() const noexcept { return labels_; }  // host copy
-  const std::string& name() const noexcept { return name_; }
+  const std::string& name() const noexcept { return name_; }  // as in Dataset::name
   const Buffer& pixels() const noexcept { return pixels_; }  // ceil(count C H W / 4) uint32
   const Buffer& label_buffer() const noexcept { return label_buffer_; }  // count uint32
   // The packed pixels and labels as host values, for backends that copy them into textures.

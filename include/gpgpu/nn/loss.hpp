@@ -18,21 +18,23 @@ namespace gpgpu::nn {
 
 // Sums over the samples seen: mean loss and accuracy.
 struct LossStats {
-  double loss_sum = 0;
-  double correct = 0;
-  std::size_t count = 0;
+  double loss_sum = 0;    // the losses summed
+  double correct = 0;     // samples classified right
+  std::size_t count = 0;  // samples seen
+  // loss_sum / count (0 before any sample).
   double mean_loss() const { return count ? loss_sum / static_cast<double>(count) : 0.0; }
+  // correct / count (0 before any sample).
   double accuracy() const { return count ? correct / static_cast<double>(count) : 0.0; }
 };
 
 // A labelled data set classified by a model.
 struct Evaluation {
-  LossStats stats;
-  std::size_t classes = 0;
+  LossStats stats;          // loss and accuracy
+  std::size_t classes = 0;  // the model's classes
   std::vector<int> predictions;        // one class per sample, in data set order
   std::vector<std::size_t> confusion;  // classes x classes: [true label][predicted class]
   double seconds = 0;                  // wall time of the classification (data on the device)
-  double accuracy() const { return stats.accuracy(); }
+  double accuracy() const { return stats.accuracy(); }  // the fraction classified right
 };
 
 // The confusion matrix of predictions against labels (each in [0, classes)).
@@ -42,10 +44,11 @@ std::vector<std::size_t> confusion_matrix(std::span<const int> predictions,
 // The loss, gradient and prediction of one sample, in float64 on the CPU: what the device
 // kernel computes, for tests and for checking a file of logits.
 struct SampleLoss {
-  double loss = 0;
-  int predicted = 0;
+  double loss = 0;    // -log softmax(z)[label]
+  int predicted = 0;  // the largest logit's class
   std::vector<double> gradient;  // softmax(z) - onehot(y), not divided by the batch size
 };
+// Softmax cross-entropy of `logits` against `label`, in float64.
 SampleLoss softmax_cross_entropy(std::span<const float> logits, int label);
 
 }  // namespace gpgpu::nn

@@ -54,6 +54,8 @@
 
 namespace gpgpu::nn {
 
+// Where a model runs: the host cores (Cpu), compute shaders, or vertex shaders with
+// transform feedback; Auto picks (resolve_backend).
 enum class Backend { Auto, Cpu, Compute, TransformFeedback };
 std::string_view to_string(Backend backend);  // "auto", "cpu", "compute", "transform-feedback"
 // Accepts the names to_string gives (also "tf" and "transform_feedback"); nullopt else.
@@ -65,12 +67,13 @@ Backend backend_from_name(std::string_view name);
 // Evaluation uses BatchNorm's running statistics and no dropout; training the batch's.
 enum class Mode { Eval, Train };
 
+// Settings of the backends.
 struct BackendOptions {
   // Compute backend: how the GEMM kernels stage their operands. Auto: shared-memory tiles on
   // GPUs, direct loads on software rasterizers (llvmpipe), where shared memory is ordinary
   // memory and every barrier a coroutine switch. Either works everywhere.
   enum class Kernels { Auto, SharedMemory, Direct };
-  Kernels kernels = Kernels::Auto;
+  Kernels kernels = Kernels::Auto;  // (above)
   // Compute backend on GPUs: time a few tilings of each GEMM when a batch size is first
   // used and keep the fastest (GL_EXT_disjoint_timer_query; skipped without it). Tuned
   // tilings are kept in the disk cache (gpgpu/cache.hpp) for later processes, and a GEMM
@@ -83,6 +86,12 @@ struct BackendOptions {
   // Wall time a process spends tuning at most, over all models; GEMMs met after that run the
   // cost model's first choice now and are tuned by a later process. Infinity: no bound.
   double autotune_seconds = 1.0;
+  // Compute backend: replay a plan's forward and backward passes from a recorded
+  // gpgpu::Sequence after their first run (docs/sequences.md): the same dispatches and the
+  // same bits, far less CPU per step. Not with dropout (its masks' seeds change each pass on
+  // the host), nor under GPGPU_NN_PROFILE (which times each stage). false: every kernel runs
+  // on its own.
+  bool replay = true;
 };
 
 // The backend `backend` stands for on `context`: Auto becomes Cpu on software rasterizers
@@ -105,8 +114,8 @@ std::string cpu_blas_hint();
 struct ParameterInfo {
   std::size_t layer = 0;  // index into layers()
   std::string name;       // "weight", "bias", "gamma", ...
-  Shape shape;
-  bool trainable = true;
+  Shape shape;            // its dimensions
+  bool trainable = true;  // false for BatchNorm's running statistics
   std::size_t offset = 0;   // position in the flat vector of parameter_values()
   std::string key() const;  // "03_conv2d.weight": the file name stem when saved
 };
@@ -115,22 +124,27 @@ namespace detail {
 struct ModelState;
 }
 
+// A network of layers applied in order: built with add(), run with forward() and
+// backward(), trained by a Trainer, saved by save_model (the manual at the top of this header).
 class Sequential {
  public:
   // `input` is the shape of one sample: (C, H, W) for images, (F) for feature vectors.
   // The Context must outlive the model.
   Sequential(const Context& context, Shape input);
   ~Sequential();
+  // @{
+  // Moves the model; a moved-from Sequential must not be used.
   Sequential(Sequential&&) noexcept;
   Sequential& operator=(Sequential&&) noexcept;
+  // @}
 
   // Appends a layer. Throws ArgumentError when it does not fit the current output shape
   // (naming the layer's index, type and the shape it got), and Error once the model has
   // parameters (add every layer before initialize() or the first run).
   Sequential& add(Layer layer);
 
-  const std::vector<Layer>& layers() const;
-  const Shape& input_shape() const;
+  const std::vector<Layer>& layers() const;  // in order
+  const Shape& input_shape() const;           // of one sample
   Shape output_shape() const;                  // per sample, after the last layer
   Shape shape_after(std::size_t layer) const;  // per sample, after layers()[layer]
   // A table of the layers, their output shapes and parameter counts.
@@ -138,20 +152,20 @@ class Sequential {
 
   // What a data set's pixels go through before the first layer (saved with the model).
   void set_normalization(Normalization normalization);
-  Normalization normalization() const;
+  Normalization normalization() const;  // see set_normalization
   // Names of the output classes, if known (saved with the model).
   void set_class_names(std::vector<std::string> names);
-  const std::vector<std::string>& class_names() const;
+  const std::vector<std::string>& class_names() const;  // see set_class_names
 
   // Every parameter array, in layer order; trainable ones first within the flat vector.
   const std::vector<ParameterInfo>& parameters() const;
   std::size_t parameter_count() const;  // all values, trainable or not
-  std::size_t trainable_parameter_count() const;
+  std::size_t trainable_parameter_count() const;  // the trainable values (they come first)
   // Sets every parameter from a seeded generator (see Init in layers.hpp); BatchNorm's
   // gamma = 1, beta = 0, running mean 0 and variance 1. The same seed gives the same
   // values on every platform. Called with seed 1 on first use if never called.
   void initialize(std::uint64_t seed);
-  bool initialized() const;
+  bool initialized() const;  // the parameters have values
   // All parameters as one flat vector (offsets in parameters()); downloads when needed.
   std::vector<float> parameter_values() const;
   // Replaces all parameters (exactly parameter_count() values, else SizeMismatchError).
@@ -162,7 +176,7 @@ class Sequential {
   void set_backend(Backend backend, BackendOptions options = {});
   Backend backend() const;         // as set (possibly Auto)
   Backend active_backend() const;  // what runs: resolve_backend(backend(), context())
-  const BackendOptions& backend_options() const;
+  const BackendOptions& backend_options() const;  // as set
 
   // Runs the network on a batch x of shape (N, input...) and returns the outputs (N, output...)
   // as a new device Tensor. Throws SizeMismatchError naming both shapes when x does not fit.
@@ -178,7 +192,7 @@ class Sequential {
   // The index of the largest output of each sample of x (forward in Eval mode).
   std::vector<int> classify(const Tensor& x);
 
-  const Context& context() const;
+  const Context& context() const;  // the Context it was made on
   // For the library's own use (Trainer, serialization).
   detail::ModelState& state() const { return *state_; }
 

@@ -35,6 +35,8 @@
 
 namespace gpgpu::nn {
 
+// The Team of the ranks of an MPI communicator: shards, bucketed gradient sums that overlap
+// the backward pass, collectives (the manual at the top of this header).
 class MpiTeam final : public Team {
  public:
   // The communicator must outlive the team; bucket_bytes: the gradient buckets' least size

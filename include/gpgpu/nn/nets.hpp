@@ -29,9 +29,10 @@
 
 namespace gpgpu::nn {
 
+// A built-in network and how to train it.
 struct NetRecipe {
-  Sequential model;
-  TrainOptions options;
+  Sequential model;      // the network
+  TrainOptions options;  // its training recipe (batch, optimizer, schedule, augmentation)
 };
 
 // The names builtin_net accepts.

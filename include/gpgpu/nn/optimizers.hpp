@@ -21,25 +21,30 @@
 
 namespace gpgpu::nn {
 
+// Stochastic gradient descent with optional momentum and L2 weight decay.
 struct SGD {
-  float learning_rate = 0.01f;
-  float momentum = 0.0f;
-  float weight_decay = 0.0f;
+  float learning_rate = 0.01f;  // the base rate (Schedule scales it per epoch)
+  float momentum = 0.0f;        // 0: plain SGD
+  float weight_decay = 0.0f;    // L2 penalty added to the gradient
 };
 
+// Adam (Kingma and Ba), with optional L2 weight decay added to the gradient.
 struct Adam {
-  float learning_rate = 1e-3f;
-  float beta1 = 0.9f;
-  float beta2 = 0.999f;
-  float epsilon = 1e-8f;
-  float weight_decay = 0.0f;
+  float learning_rate = 1e-3f;  // the base rate (Schedule scales it per epoch)
+  float beta1 = 0.9f;           // decay of the first-moment estimate
+  float beta2 = 0.999f;         // decay of the second-moment estimate
+  float epsilon = 1e-8f;        // added to the denominator
+  float weight_decay = 0.0f;    // L2 penalty added to the gradient
 };
 
+// Either optimizer.
 using Optimizer = std::variant<SGD, Adam>;
 
+// @{
 // The base learning rate of either optimizer, and a copy with another one.
 float learning_rate(const Optimizer& optimizer);
 Optimizer with_learning_rate(Optimizer optimizer, float learning_rate);
+// @}
 // "sgd (lr 0.01, momentum 0.9, weight decay 0)".
 std::string describe(const Optimizer& optimizer);
 
@@ -49,7 +54,8 @@ std::string describe(const Optimizer& optimizer);
 //   Step      lr 0.1^floor(e / step_epochs)
 enum class Schedule { Constant, Cosine, Step };
 std::optional<Schedule> parse_schedule(std::string_view name);  // "constant", "cosine", "step"
-std::string_view to_string(Schedule schedule);
+std::string_view to_string(Schedule schedule);  // "constant", "cosine", "step"
+// The learning rate of epoch `epoch` of `epochs` for a base rate `base` (above).
 float scheduled_learning_rate(float base, Schedule schedule, std::size_t epoch, std::size_t epochs,
                               std::size_t step_epochs = 10);
 

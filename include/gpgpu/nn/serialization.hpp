@@ -21,9 +21,12 @@
 //                     (two digits), the layer type and the parameter name, in PyTorch's
 //                     layouts: conv weight (out, in, k, k), dense weight (out, in), BatchNorm
 //                     gamma, beta, running_mean, running_var (C).
-// Layer keys in JSON: dense {units, init}; conv2d {filters, kernel, stride, padding, init};
-// maxpool2d / avgpool2d {size, stride}; dropout {rate}; batchnorm {momentum, epsilon};
-// relu, sigmoid, tanh, flatten, softmax {}. Omitted keys take the defaults of layers.hpp.
+// Layer keys in JSON: dense {units, init}; conv2d {filters, kernel, stride, padding, pads,
+// init}; maxpool2d {size, stride, padding, pads, ceil_mode}; avgpool2d {the same,
+// count_include_pad}; leakyrelu {alpha}; clip {min, max}; dropout {rate}; batchnorm
+// {momentum, epsilon}; globalavgpool2d, relu, sigmoid, tanh, flatten, softmax {}. "pads" is
+// [top, left, bottom, right] (written where the sides differ). Omitted keys take the
+// defaults of layers.hpp.
 //
 // Writing is all or nothing: the files go to a temporary directory (or file) beside the
 // target, which is renamed into place at the end. Loading checks everything (every array

@@ -25,20 +25,24 @@
 
 namespace gpgpu::nn {
 
+// The ranks a model trains across: what data-parallel training needs of MPI (nn/mpi.hpp
+// makes one from a communicator; one_process() is the team of one).
 class Team {
  public:
   virtual ~Team() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
+  virtual int rank() const = 0;  // this rank, 0 .. size() - 1
+  virtual int size() const = 0;  // the ranks
   // The device this rank's Context should use, given what the user asked for.
   virtual std::string device(const std::string& requested) = 0;
   // Readies `options` (global batch in options.batch) for this rank: its shard
   // (shard_of), the hooks that sum the shards' gradients weighted by shard size (so the
   // update is the whole batch's), and rank 0's parameters in `model` on every rank.
   virtual void join(Sequential& model, TrainOptions& options) = 0;
+  // @{
   // Element-wise sums and maxima over the ranks, in place, on every rank.
   virtual void sum(std::span<double> values) = 0;
   virtual void max(std::span<double> values) = 0;
+  // @}
   // Every rank's `part`, concatenated in rank order, on rank 0; empty on the others.
   virtual std::vector<int> gather(std::span<const int> part) = 0;
   // What summing the gradients across the ranks cost this rank so far, as one line (empty

@@ -26,12 +26,13 @@ namespace gpgpu::nn {
 class Shape {
  public:
   Shape() = default;
-  Shape(std::initializer_list<std::size_t> dims) : dims_(dims) {}
-  explicit Shape(std::vector<std::size_t> dims) : dims_(std::move(dims)) {}
+  Shape(std::initializer_list<std::size_t> dims) : dims_(dims) {}  // {64, 1, 28, 28}
+  explicit Shape(std::vector<std::size_t> dims) : dims_(std::move(dims)) {}  // the extents given
 
-  std::size_t rank() const noexcept { return dims_.size(); }
+  std::size_t rank() const noexcept { return dims_.size(); }  // the number of extents
+  // Extent i (std::out_of_range past the rank).
   std::size_t operator[](std::size_t i) const { return dims_.at(i); }
-  const std::vector<std::size_t>& dims() const noexcept { return dims_; }
+  const std::vector<std::size_t>& dims() const noexcept { return dims_; }  // all extents
   // The number of elements: the product of the extents (1 for rank 0).
   std::size_t size() const noexcept;
   // The same shape with `batch` put in front: {C, H, W} -> {batch, C, H, W}.
@@ -41,12 +42,13 @@ class Shape {
   // "(64, 1, 28, 28)".
   std::string to_string() const;
 
-  friend bool operator==(const Shape&, const Shape&) = default;
+  friend bool operator==(const Shape&, const Shape&) = default;  // the same extents
 
  private:
   std::vector<std::size_t> dims_;
 };
 
+// A float32 array on the device with a Shape: a network's inputs, outputs and gradients.
 class Tensor {
  public:
   Tensor() = default;  // holds nothing
@@ -58,6 +60,7 @@ class Tensor {
   // A tensor filled from host data of exactly shape.size() values (SizeMismatchError
   // naming both otherwise; nothing is allocated then).
   static Tensor from(const Context& context, Shape shape, std::span<const float> values);
+  // The same from a vector.
   static Tensor from(const Context& context, Shape shape, const std::vector<float>& values) {
     return from(context, std::move(shape), std::span<const float>(values));
   }
@@ -67,11 +70,14 @@ class Tensor {
   // Downloads the contents; waits for the GPU.
   std::vector<float> to_vector() const;
 
-  const Shape& shape() const noexcept { return shape_; }
-  std::size_t size() const noexcept { return shape_.size(); }
-  bool valid() const noexcept { return buffer_.valid(); }
+  const Shape& shape() const noexcept { return shape_; }        // its extents
+  std::size_t size() const noexcept { return shape_.size(); }  // elements
+  bool valid() const noexcept { return buffer_.valid(); }      // holds device memory
+  // @{
+  // The device array (shape().size() floats), for binding to kernels.
   const Buffer& buffer() const noexcept { return buffer_; }
   Buffer& buffer() noexcept { return buffer_; }
+  // @}
 
  private:
   Buffer buffer_;

@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpgpu/nn/data.hpp"
@@ -56,8 +57,8 @@ class GradientStaging {
   // kernels have run. array() gives the array as it is. (The Cpu and transform-feedback
   // backends copy at once.)
   virtual void request(std::size_t first) = 0;
-  virtual bool landed(std::size_t first) = 0;
-  virtual std::span<float> array() = 0;
+  virtual bool landed(std::size_t first) = 0;  // [first, end) has arrived (see request)
+  virtual std::span<float> array() = 0;        // the array as it is (see request)
   // Positions [first, end) of the array hold their final values (no hook changes them
   // again this step): a GPU backend hands them back now, ahead of the rest, so that the
   // upload of a bucket summed early overlaps what is still travelling. Optional: the update
@@ -70,17 +71,19 @@ class GradientStaging {
 // then the mean over the shard; whoever combines the processes' gradients weights them by
 // count / batch (gpgpu::nn_mpi does).
 struct BatchShard {
-  std::size_t first = 0, count = 0;
+  std::size_t first = 0, count = 0;  // this process's samples of each global batch
 };
 
+// How a Trainer trains: batch, optimizer, schedule, augmentation, and the hooks
+// data-parallel training uses.
 struct TrainOptions {
   std::size_t batch = 64;  // the global batch (see shard)
-  BatchShard shard;
-  Optimizer optimizer = Adam{};
-  Schedule schedule = Schedule::Constant;
+  BatchShard shard;        // this process's share of each batch (data-parallel training)
+  Optimizer optimizer = Adam{};            // Sgd or Adam, with its settings
+  Schedule schedule = Schedule::Constant;  // how the learning rate changes over the epochs
   std::size_t epochs = 10;       // the length of the schedule
   std::size_t step_epochs = 10;  // Schedule::Step: epochs per factor of 0.1
-  Augmentation augmentation;
+  Augmentation augmentation;       // random shifts and flips of the training images
   std::uint64_t seed = 1;          // shuffling, dropout masks and augmentation
   std::size_t report_every = 100;  // steps between reads of the loss accumulators
   std::size_t limit_steps = 0;     // stop an epoch after this many steps (0: the whole epoch)
@@ -111,18 +114,24 @@ struct TrainOptions {
 
 // Where an epoch stands, reported every report_every steps.
 struct Progress {
-  std::size_t epoch = 0, step = 0, steps = 0;
+  std::size_t epoch = 0, step = 0, steps = 0;  // the epoch, the step in it, its steps
   double loss = 0;               // mean loss over the steps since the last report
   double images_per_second = 0;  // since the epoch started
   double seconds = 0;            // since the epoch started
 };
 
+// The progress bar `gpgpu train` and the Python module's train() draw for a report (to be
+// written after a carriage return): "  epoch 2/10 [###############               ]  50%
+// 12345 img/s  loss 0.4321 ".
+std::string progress_line(const Progress& progress, std::size_t epochs);
+
+// What one epoch of training did.
 struct EpochResult {
   std::size_t epoch = 0;  // counted from 0
   LossStats stats;        // training loss and accuracy over the epoch's batches
   double seconds = 0;     // wall time, from the first dispatch to the final read
-  double learning_rate = 0;
-  std::size_t steps = 0;
+  double learning_rate = 0;  // the rate the epoch used
+  std::size_t steps = 0;     // optimizer steps taken
   std::vector<double> loss_curve;  // the mean loss of each report interval
 };
 
@@ -130,6 +139,7 @@ namespace detail {
 struct TrainerState;
 }
 
+// Trains a Sequential model on a DeviceDataset, one epoch per run_epoch().
 class Trainer {
  public:
   // Builds (or reuses) the model's kernels for options.batch in Train mode, and the
@@ -137,14 +147,17 @@ class Trainer {
   // (sample shape, classes), the batch is 0 or larger than the data set.
   Trainer(Sequential& model, const DeviceDataset& data, TrainOptions options);
   ~Trainer();
+  // @{
+  // Moves the trainer; a moved-from Trainer must not be used.
   Trainer(Trainer&&) noexcept;
   Trainer& operator=(Trainer&&) noexcept;
+  // @}
 
   // Runs one epoch over the data in a fresh shuffled order.
   EpochResult run_epoch(const std::function<void(const Progress&)>& on_progress = {});
-  std::size_t epochs_done() const;
-  std::size_t steps_done() const;
-  const TrainOptions& options() const;
+  std::size_t epochs_done() const;      // epochs run so far
+  std::size_t steps_done() const;       // optimizer steps so far, over all epochs
+  const TrainOptions& options() const;  // as given
 
  private:
   std::unique_ptr<detail::TrainerState> state_;

@@ -62,6 +62,19 @@ GpuSprings& SpringDriver::kernel() {
   return *springs_;
 }
 
+// The GPU's kernel, or null where the device cannot run it (a device-limit profile with too
+// few storage buffers, limits.hpp): then Auto keeps the springs on the CPU.
+GpuSprings* SpringDriver::usable_kernel() {
+  try {
+    return &kernel();
+  } catch (const LimitError& e) {
+    if (device_ == GridDevice::Gpu) throw;
+    gpu_unusable_ = true;
+    note_ = fmt::format("the springs stay on the CPU ({})", e.what());
+    return nullptr;
+  }
+}
+
 bool SpringDriver::worth_trying_gpu(std::size_t points) const {
   return device_ == GridDevice::Auto && points >= auto_min_points && !gpu_unusable_;
 }
@@ -95,7 +108,9 @@ void SpringDriver::finish_on_gpu(const SpringProblem& problem, SpringState& stat
 void SpringDriver::auto_trial(const SpringProblem& problem, SpringState& state,
                               GridLevelReport& r) {
   r.cpu_sweep_ms = fastest_sweep_ms([&] { cpu_sweeps(problem, state, 1); });
-  if (state.converged || gpu() == nullptr) return cpu_sweeps(problem, state, problem.max_sweeps);
+  if (state.converged || gpu() == nullptr || usable_kernel() == nullptr) {
+    return cpu_sweeps(problem, state, problem.max_sweeps);
+  }
   GpuSprings& springs = kernel();
   springs.load(problem, state);
   const int before = state.sweeps;
@@ -135,7 +150,7 @@ void SpringDriver::relax_auto(const SpringProblem& problem, SpringState& state,
     if (!timing) return auto_trial(problem, state, r);
     gpu_won_ = timing->gpu_faster();
   }
-  if (gpu_won_ && gpu() != nullptr) {
+  if (gpu_won_ && gpu() != nullptr && usable_kernel() != nullptr) {
     kernel().load(problem, state);
     return finish_on_gpu(problem, state, r);
   }

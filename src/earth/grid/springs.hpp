@@ -75,6 +75,7 @@ class SpringDriver {
  private:
   const Context* gpu();
   GpuSprings& kernel();
+  GpuSprings* usable_kernel();
   bool worth_trying_gpu(std::size_t points) const;
   void finish_on_gpu(const SpringProblem& problem, SpringState& state, GridLevelReport& r);
   void auto_trial(const SpringProblem& problem, SpringState& state, GridLevelReport& r);

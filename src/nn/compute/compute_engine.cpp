@@ -3,12 +3,15 @@
 // made once (the stages, checks and loops are plan/staged_plan.hpp's); gathering, loss and
 // update kernels.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "batch_gather.hpp"
 #include "compute/mapped_gradients.hpp"
 #include "glsl/snippets.hpp"
 #include "gpgpu/error.hpp"
@@ -16,11 +19,42 @@
 #include "model_state.hpp"
 #include "plan/gpu_engine.hpp"
 #include "plan/optimizer_step.hpp"
+#include "replayed_pass.hpp"
 #include "runners.hpp"
 
 namespace gpgpu::nn::detail {
 
 namespace {
+
+// The optimizer's update over the flat parameters.
+KernelSource update_source(const Optimizer& optimizer) {
+  if (const auto* sgd = std::get_if<SGD>(&optimizer)) {
+    Defines d;
+    if (sgd->momentum != 0.0f) d.emplace_back("MOMENTUM", "");
+    return {kernels::sgd, d, "nn sgd update"};
+  }
+  return {kernels::adam, {}, "nn adam update"};
+}
+
+// The softmax cross-entropy over the plan's output: with its gradient (training) and/or the
+// predictions (evaluation).
+KernelSource loss_source(const StagePlan& plan, bool gradient, bool predict) {
+  Defines d = activation_defines(plan.output_act, {});
+  d.emplace_back("BATCH", std::to_string(plan.key.batch));
+  d.emplace_back("CLASSES", std::to_string(plan.output[0]));
+  if (gradient) d.emplace_back("GRADIENT", "");
+  if (predict) d.emplace_back("PREDICT", "");
+  return nn_kernel_source(kernels::loss, d, "nn softmax cross-entropy");
+}
+
+// The batch gather's C, H, W, FLIP and SHIFT.
+Defines gather_defines(const Shape& in, const Augmentation& augmentation) {
+  return {{"C", std::to_string(in[0])},
+          {"H", std::to_string(in[1])},
+          {"W", std::to_string(in[2])},
+          {"FLIP", augmentation.flip ? "1" : "0"},
+          {"SHIFT", std::to_string(std::max(0, augmentation.shift))}};
+}
 
 class ComputeFeed final : public DataFeed {
  public:
@@ -44,6 +78,7 @@ class ComputeEngine;
 class ComputePlan final : public StagedPlan {
  public:
   ComputePlan(ComputeEngine& engine, const PlanKey& key);
+  void forward(std::uint32_t seed) override;
   using StagedPlan::backward;
   void backward(const std::function<void(std::size_t layer)>& layer_done) override;
   void load_input(const Buffer& x) override;
@@ -56,12 +91,17 @@ class ComputePlan final : public StagedPlan {
     check_input_gradient();
     return grads_[0].to_vector<float>();
   }
+  // Whether the passes may be replayed (replayed_pass.hpp): not while GPGPU_NN_PROFILE times
+  // each stage, nor with dropout, whose masks' seeds are set on the host at every pass.
+  bool replay_passes() const;
 
  private:
   ComputeEngine& engine_;
+  ReplayedPass forward_pass_, backward_pass_;
   std::vector<Buffer> acts_, grads_;
   Buffer labels_;
-  std::optional<ComputeKernel> gather_, copy_, scale_output_;
+  std::optional<BatchGather> gather_;
+  std::optional<ComputeKernel> copy_, scale_output_;
   std::map<std::pair<bool, bool>, ComputeKernel> loss_kernels_;
   Augmentation gather_augmentation_;
 };
@@ -104,6 +144,7 @@ class ComputeEngine final : public GpuEngine {
   std::unique_ptr<DataFeed> make_feed(const DeviceDataset& data) override {
     return std::make_unique<ComputeFeed>(context(), data);
   }
+  void train_step(Plan& plan, DataFeed& feed, const TrainStep& t) override;
   void reset_optimizer(const Optimizer& optimizer) override;
   void update(const Optimizer& optimizer, float learning_rate, std::size_t step) override;
   void reset_accumulators() override {
@@ -145,28 +186,117 @@ class ComputeEngine final : public GpuEngine {
   }
   void upload_zeros(Buffer& b) { b.upload(std::vector<float>(b.size(), 0.0f)); }
 
+  // A whole training step recorded (train_step): what decides its dispatches, and the
+  // handles on the values that change from step to step.
+  using StepKey = std::tuple<const Plan*, const DataFeed*, std::size_t, bool, int, std::size_t,
+                             std::array<float, 4>>;
+  struct RecordedStep {
+    explicit RecordedStep(StepKey k, std::size_t c = 0) : key(std::move(k)), calls(c) {}
+    StepKey key;
+    std::size_t calls = 0;
+    std::optional<Sequence> sequence;
+    std::optional<SequenceUniform> first, epoch_seed, learning_rate, correction1, correction2;
+  };
+  StepKey step_key(const Plan& plan, const DataFeed& feed, const TrainStep& t) const;
+  void record_step(ComputePlan& plan, DataFeed& feed, const TrainStep& t, RecordedStep& r);
+  void set_step_values(const TrainStep& t, RecordedStep& r);
+
   Buffer params_, grads_, acc_, first_moment_, second_moment_;
   std::optional<MappedGradients> host_grads_;
   std::optional<ComputeKernel> update_;
+  std::optional<RecordedStep> recorded_step_;
 };
+
+ComputeEngine::StepKey ComputeEngine::step_key(const Plan& plan, const DataFeed& feed,
+                                               const TrainStep& t) const {
+  std::array<float, 4> hyper{};
+  if (const auto* sgd = std::get_if<SGD>(t.optimizer)) {
+    hyper = {sgd->momentum, sgd->weight_decay, 0, 0};
+  } else {
+    const auto& adam = std::get<Adam>(*t.optimizer);
+    hyper = {adam.beta1, adam.beta2, adam.epsilon, adam.weight_decay};
+  }
+  return {&plan, &feed, t.valid, t.augmentation->flip, t.augmentation->shift, t.optimizer->index(),
+          hyper};
+}
+
+// Records the step's dispatches into one Sequence, in three captures so that each value's
+// dispatches are known: the gather (first, the augmentation's seed), the passes and loss,
+// the update (learning rate, Adam's corrections).
+void ComputeEngine::record_step(ComputePlan& plan, DataFeed& feed, const TrainStep& t,
+                                RecordedStep& r) {
+  r = RecordedStep(r.key, r.calls);
+  r.sequence.emplace(context(), "nn training step");
+  Sequence& s = *r.sequence;
+  s.capture([&] { plan.gather(feed, t.first, t.valid, *t.augmentation, t.epoch_seed); });
+  const std::size_t gathered = s.size();
+  s.capture([&] {
+    plan.forward(t.seed);
+    plan.loss(t.valid, true, false, 0);
+    plan.backward();
+  });
+  const std::size_t updating = s.size();
+  s.capture([&] { update(*t.optimizer, t.learning_rate, t.step); });
+  r.first = s.uniform("first", 0, gathered);
+  if (t.augmentation->enabled()) r.epoch_seed = s.uniform("seed", 0, gathered);
+  if (updating == s.size()) return;  // nothing trainable: no update
+  r.learning_rate = s.uniform("lr", updating, s.size());
+  if (std::holds_alternative<Adam>(*t.optimizer)) {
+    r.correction1 = s.uniform("correction1", updating, s.size());
+    r.correction2 = s.uniform("correction2", updating, s.size());
+  }
+}
+
+void ComputeEngine::set_step_values(const TrainStep& t, RecordedStep& r) {
+  r.first->set(static_cast<std::uint32_t>(t.first));
+  if (r.epoch_seed) r.epoch_seed->set(t.epoch_seed);
+  if (r.learning_rate) r.learning_rate->set(t.learning_rate);
+  if (r.correction1) {
+    const AdamCorrections c = adam_corrections(std::get<Adam>(*t.optimizer), t.step);
+    r.correction1->set(c.first);
+    r.correction2->set(c.second);
+  }
+}
+
+// The first step of a kind runs as it is (kernels made, GEMMs tuned), the second is recorded
+// and replayed, later ones only replayed with their values: the dispatches the parts would
+// issue, so the same bits.
+void ComputeEngine::train_step(Plan& plan, DataFeed& feed, const TrainStep& t) {
+  auto& p = static_cast<ComputePlan&>(plan);
+  if (!p.replay_passes()) return Engine::train_step(plan, feed, t);
+  const StepKey key = step_key(plan, feed, t);
+  if (!recorded_step_ || recorded_step_->key != key) recorded_step_.emplace(key);
+  RecordedStep& r = *recorded_step_;
+  if (r.calls++ == 0) return Engine::train_step(plan, feed, t);
+  if (!r.sequence || !r.sequence->replayable()) {
+    try {
+      record_step(p, feed, t, r);  // with this step's values
+    } catch (const UnsupportedError&) {
+      // Something in the step would have to run at once (a transfer): run it as it is.
+      r.sequence.reset();
+      return Engine::train_step(plan, feed, t);
+    }
+  } else {
+    set_step_values(t, r);
+    device_gradients_written();  // what the recorded backward pass did on the host
+  }
+  r.sequence->replay();
+}
 
 void ComputeEngine::reset_optimizer(const Optimizer& optimizer) {
   const std::size_t n = std::max<std::size_t>(model_.trainable, 1);
-  Defines d;
   if (const auto* sgd = std::get_if<SGD>(&optimizer)) {
     if (sgd->momentum != 0.0f) {
-      d.emplace_back("MOMENTUM", "");
       first_moment_ = Buffer(context(), ElementType::Float32, n);
       upload_zeros(first_moment_);
     }
-    update_.emplace(context(), kernels::sgd, d, "nn sgd update");
   } else {
     first_moment_ = Buffer(context(), ElementType::Float32, n);
     second_moment_ = Buffer(context(), ElementType::Float32, n);
     upload_zeros(first_moment_);
     upload_zeros(second_moment_);
-    update_.emplace(context(), kernels::adam, d, "nn adam update");
   }
+  update_.emplace(compile(context(), update_source(optimizer)));
 }
 
 void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std::size_t step) {
@@ -198,13 +328,30 @@ void ComputeEngine::update(const Optimizer& optimizer, float learning_rate, std:
                model_.trainable);
 }
 
+bool ComputePlan::replay_passes() const {
+  const auto& stages = plan().stages;
+  return engine_.model().options.replay && !timer().enabled() &&
+         std::none_of(stages.begin(), stages.end(),
+                      [](const Stage& s) { return s.kind == Stage::Kind::Dropout; });
+}
+
+void ComputePlan::forward(std::uint32_t seed) {
+  if (!replay_passes()) return StagedPlan::forward(seed);
+  forward_pass_.run([&] { StagedPlan::forward(seed); });
+}
+
 void ComputePlan::backward(const std::function<void(std::size_t layer)>& layer_done) {
   engine_.device_gradients_written();
-  StagedPlan::backward(layer_done);
+  // A caller told of each layer as it finishes (gradient staging) gets the stages one by one.
+  if (layer_done || !replay_passes()) return StagedPlan::backward(layer_done);
+  backward_pass_.run([&] { StagedPlan::backward({}); });
 }
 
 ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
-    : StagedPlan(engine.model(), key, "compute"), engine_(engine) {
+    : StagedPlan(engine.model(), key, "compute"),
+      engine_(engine),
+      forward_pass_(engine.context(), fmt::format("nn forward, batch {}", key.batch)),
+      backward_pass_(engine.context(), fmt::format("nn backward, batch {}", key.batch)) {
   const Context& ctx = engine.context();
   const StagePlan& p = plan();
   for (std::size_t s = 0; s < p.slot_count(); ++s) {
@@ -231,9 +378,18 @@ ComputePlan::ComputePlan(ComputeEngine& engine, const PlanKey& key)
   set_kernels(std::move(kernels));
 }
 
+KernelSource input_copy_source() {
+  return ComputePath::source(glsl::scale, {}, "nn copy");
+}
+
+KernelSource output_gradient_source(const StagePlan& plan) {
+  return ComputePath::source(glsl::scale, activation_defines(plan.output_act, {}),
+                             "nn output gradient");
+}
+
 void ComputePlan::load_input(const Buffer& x) {
   check_input(x.size());
-  if (!copy_) copy_.emplace(ComputePath(engine_.context()).kernel(glsl::scale, {}, "nn copy"));
+  if (!copy_) copy_.emplace(compile(engine_.context(), input_copy_source()));
   copy_->run({{"src", x}, {"dst", acts_[0]}}, x.size());
 }
 
@@ -244,27 +400,16 @@ void ComputePlan::gather(DataFeed& feed, std::size_t first, std::size_t valid,
   const Shape& in = plan().input;
   if (!gather_ || gather_augmentation_.flip != augmentation.flip ||
       gather_augmentation_.shift != augmentation.shift) {
-    gather_.emplace(make_nn_kernel(engine_.context(), kernels::gather,
-                                   {{"C", std::to_string(in[0])},
-                                    {"H", std::to_string(in[1])},
-                                    {"W", std::to_string(in[2])},
-                                    {"FLIP", augmentation.flip ? "1" : "0"},
-                                    {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
-                                   "nn gather batch"));
+    gather_.emplace(engine_.context(), gather_defines(in, augmentation), "nn gather batch");
     gather_augmentation_ = augmentation;
   }
-  const auto norm = engine_.model().normalization;
-  Args args{{"pixels", f.data().pixels()},
-            {"order", f.order()},
-            {"x", acts_[0]},
-            {"batch_labels", labels_},
-            {"labels", f.data().label_buffer()},
-            {"first", static_cast<std::uint32_t>(first)},
-            {"valid", static_cast<std::uint32_t>(valid)},
-            {"mean", norm.mean},
-            {"inv_std", 1.0f / norm.stddev}};
-  if (augmentation.enabled()) args.emplace_back("seed", seed);
-  timer().time("gather batch", [&] { gather_->run(args, acts_[0].size()); });
+  GatherValues values{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(valid),
+                      engine_.model().normalization, std::nullopt};
+  if (augmentation.enabled()) values.seed = seed;
+  timer().time("gather batch", [&] {
+    gather_->run({f.data().pixels(), f.data().label_buffer(), f.order()}, values, acts_[0], labels_,
+                 acts_[0].size(), batch());
+  });
 }
 
 void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size_t offset) {
@@ -273,15 +418,10 @@ void ComputePlan::loss(std::size_t valid, bool gradient, bool predict, std::size
   const auto kernel_key = std::make_pair(gradient, predict);
   auto it = loss_kernels_.find(kernel_key);
   if (it == loss_kernels_.end()) {
-    Defines d = activation_defines(plan().output_act, Act::None);
-    d.emplace_back("BATCH", std::to_string(batch()));
-    d.emplace_back("CLASSES", std::to_string(plan().output[0]));
-    if (gradient) d.emplace_back("GRADIENT", "");
-    if (predict) d.emplace_back("PREDICT", "");
-    it = loss_kernels_
-             .emplace(kernel_key, make_nn_kernel(engine_.context(), kernels::loss, d,
-                                                 "nn softmax cross-entropy"))
-             .first;
+    it =
+        loss_kernels_
+            .emplace(kernel_key, compile(engine_.context(), loss_source(plan(), gradient, predict)))
+            .first;
   }
   Args args{{"z", acts_[slot]},
             {"labels", labels_},
@@ -299,18 +439,39 @@ void ComputePlan::load_output_gradient(const Buffer& dy) {
   check_output_gradient(dy.size());
   const std::size_t slot = plan().output_slot;
   const ComputePath path(engine_.context());
-  if (!scale_output_) {
-    scale_output_.emplace(path.kernel(glsl::scale, activation_defines(plan().output_act, Act::None),
-                                      "nn output gradient"));
-  }
-  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act},
+  if (!scale_output_)
+    scale_output_.emplace(compile(engine_.context(), output_gradient_source(plan())));
+  scale_output_->run(bind_operands(path, glsl::scale, {.act = plan().output_act.kind},
                                    {{"src", &dy}, {"dst", &grads_[slot]}, {"y", &acts_[slot]}}, {}),
                      dy.size());
 }
 
 }  // namespace
+
 std::unique_ptr<Engine> make_compute_engine(const ModelState& model) {
   return std::make_unique<ComputeEngine>(model);
+}
+
+std::vector<KernelSource> compute_plan_sources(const DeviceInfo& info, const StagePlan& plan,
+                                               const BackendOptions& options) {
+  std::vector<KernelSource> sources;
+  auto add = [&](std::vector<KernelSource> more) {
+    for (auto& k : more) sources.push_back(std::move(k));
+  };
+  for (const auto& s : plan.stages) {
+    const StageKernelNeeds needs{plan.train(), plan.train() && plan.has_gradient(s.input_slot)};
+    add(compute_stage_sources(info, s, plan.key.batch, plan.key.mode, options, needs));
+  }
+  if (plan.input.rank() == 3) {
+    add(batch_gather_sources(info, gather_defines(plan.input, {.flip = true, .shift = 2}),
+                             "nn gather batch"));
+  }
+  add({input_copy_source(), loss_source(plan, plan.train(), !plan.train())});
+  if (plan.train()) {
+    add({output_gradient_source(plan), update_source(SGD{}), update_source(SGD{.momentum = 0.9f}),
+         update_source(Adam{})});
+  }
+  return sources;
 }
 
 }  // namespace gpgpu::nn::detail

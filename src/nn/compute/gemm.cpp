@@ -36,10 +36,17 @@ namespace gpgpu::nn::detail {
 namespace {
 
 constexpr const char* main_source = R"(
+// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
+#if __VERSION__ >= 320
+#define MAD(a, b, c) fma(a, b, c)
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
 #if SPLIT > 1
-layout(std430, binding = 7) writeonly buffer Partial { float partial[]; };
+// The result snippet (bindings 2 and up) is the split-K sum's, not this kernel's.
+layout(std430, binding = 2) writeonly buffer Partial { float partial[]; };
 #endif
 const int RM = TM / 4;
 const int RN = TN / 4;
@@ -167,7 +174,7 @@ void main() {
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
-            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+            acc[(i * 4 + r) * RN + j] = MAD(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
           }
         }
       }
@@ -190,7 +197,7 @@ void main() {
       for (int i = 0; i < RM; ++i) {
         for (int r = 0; r < 4; ++r) {
           for (int j = 0; j < RN; ++j) {
-            acc[(i * 4 + r) * RN + j] = fma(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
+            acc[(i * 4 + r) * RN + j] = MAD(vec4(av[i][r]), bv[j], acc[(i * 4 + r) * RN + j]);
           }
         }
       }
@@ -221,8 +228,9 @@ void main() {
 
 // Split-K: adds the partial sums of each (m, n) in split order and stores the result.
 constexpr const char* reduce_source = R"(
-layout(local_size_x = 256) in;
-layout(std430, binding = 7) readonly buffer Partial { float partial[]; };
+layout(local_size_x = gpgpu_group_size) in;
+// The operands' bindings (0 and 1) are free here: OpenGL ES 3.1 guarantees only 4.
+layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
 void main() {
   uint i = gpgpu_index();
   if (i >= gpgpu_count) return;
@@ -274,16 +282,37 @@ constexpr int shared_blocks[][4] = {
     {64, 128, 8, 8}, {32, 32, 4, 4},  {128, 16, 8, 4}, {16, 128, 4, 8},
     {32, 128, 4, 8}, {256, 32, 8, 4}, {128, 64, 4, 8}, {64, 16, 4, 4}};
 
-// A block shape with the slice depth and split of k a shape gets.
-GemmTiling shared_tiling(GemmShape s, const int (&block)[4]) {
+// Bytes of shared memory the shared-memory kernel declares: sa and sb, BK rows of BM / 4 + 1
+// and BN / 4 + 1 vec4s.
+std::int64_t shared_bytes(const GemmTiling& t) {
+  return std::int64_t{16} * t.bk * (t.bm / 4 + 1 + t.bn / 4 + 1);
+}
+
+// The tiling's work group and shared memory are within the device's limits.
+bool fits(const DeviceInfo& info, const GemmTiling& t) {
+  const std::int64_t threads = t.threads();
+  if (threads > info.max_compute_work_group_invocations ||
+      threads > info.max_compute_work_group_size[0]) {
+    return false;
+  }
+  return !t.shared || shared_bytes(t) <= info.max_compute_shared_memory_size;
+}
+
+// A block shape with the slice depth and split of k a shape gets: slices of 16 for a deep k,
+// of 8 where 16 would not fit in the device's shared memory (a 128 x 128 block at OpenGL ES
+// 3.1's 16 KB). Nothing when the block does not fit the device.
+std::optional<GemmTiling> shared_tiling(const DeviceInfo& info, GemmShape s,
+                                        const int (&block)[4]) {
   GemmTiling t;
   t.bm = block[0];
   t.bn = block[1];
   t.tm = block[2];
   t.tn = block[3];
   t.bk = s.k >= 256 ? 16 : 8;
+  if (t.bk == 16 && shared_bytes(t) > info.max_compute_shared_memory_size) t.bk = 8;
   t.shared = true;
   t.split = choose_split(s, t, 512);
+  if (!fits(info, t)) return std::nullopt;
   return t;
 }
 
@@ -299,16 +328,17 @@ void fit_to_convolution(std::vector<GemmTiling>& list, GemmShape s) {
   std::stable_partition(list.begin(), list.end(), [](const GemmTiling& t) { return t.tm == 4; });
 }
 
-std::vector<GemmTiling> shared_candidates(GemmShape s, bool computed_loads) {
+std::vector<GemmTiling> shared_candidates(const DeviceInfo& info, GemmShape s,
+                                          bool computed_loads) {
   std::vector<GemmTiling> list;
   for (const auto& block : shared_blocks) {
-    const GemmTiling t = shared_tiling(s, block);
-    if (t.threads() < 32 || t.threads() > 256) continue;
-    if (t.bm > 2 * std::max(16, round_up_pow2(s.m)) ||
-        t.bn > 2 * std::max(16, round_up_pow2(s.n))) {
+    const auto t = shared_tiling(info, s, block);
+    if (!t || t->threads() < 32) continue;
+    if (t->bm > 2 * std::max(16, round_up_pow2(s.m)) ||
+        t->bn > 2 * std::max(16, round_up_pow2(s.n))) {
       continue;
     }
-    list.push_back(t);
+    list.push_back(*t);
   }
   std::stable_sort(list.begin(), list.end(), [&](const GemmTiling& a, const GemmTiling& b) {
     return estimated_cost(s, a) < estimated_cost(s, b);
@@ -346,18 +376,25 @@ std::string GemmTiling::to_string() const {
                      tm, tn, split);
 }
 
-std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared,
-                                          bool computed_loads) {
-  (void)context;
-  if (!shared) return {direct_tiling(shape)};
-  return shared_candidates(shape, computed_loads);
+bool shared_tiles(const DeviceInfo& info, const BackendOptions& options) {
+  using K = BackendOptions::Kernels;
+  return options.kernels == K::SharedMemory || (options.kernels == K::Auto && !info.is_software);
 }
 
-std::optional<GemmTiling> fitted_tiling(GemmShape shape, const GemmTiling& blocks) {
+std::vector<GemmTiling> candidate_tilings(const DeviceInfo& info, GemmShape shape, bool shared,
+                                          bool computed_loads) {
+  auto list = shared ? shared_candidates(info, shape, computed_loads) : std::vector<GemmTiling>{};
+  // Direct loads need 8 invocations and no shared memory: what no shared block fits runs so.
+  if (list.empty()) list.push_back(direct_tiling(shape));
+  return list;
+}
+
+std::optional<GemmTiling> fitted_tiling(const DeviceInfo& info, GemmShape shape,
+                                        const GemmTiling& blocks) {
   for (const auto& block : shared_blocks) {
     if (blocks.shared && blocks.bm == block[0] && blocks.bn == block[1] && blocks.tm == block[2] &&
         blocks.tn == block[3]) {
-      return shared_tiling(shape, block);
+      return shared_tiling(info, shape, block);
     }
   }
   return std::nullopt;
@@ -390,8 +427,7 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
     throw ArgumentError(fmt::format("{}: empty GEMM {}x{}x{}", label_, shape.m, shape.n, shape.k));
   }
   using K = BackendOptions::Kernels;
-  shared_ = options.kernels == K::SharedMemory ||
-            (options.kernels == K::Auto && !context.info().is_software);
+  shared_ = shared_tiles(context.info(), options);
   if (const auto known = known_tiling()) {
     try {
       compiled_ = build(*known);
@@ -405,7 +441,8 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   tune_pending_ = options.autotune && shared_ && context.info().has_timer_query() &&
                   (!context.info().is_software || options.kernels == K::SharedMemory);
   tune_budget_seconds_ = options.autotune_seconds;
-  compiled_ = build(candidate_tilings(context, shape, shared_, source_.computed_loads).front());
+  compiled_ =
+      build(candidate_tilings(context.info(), shape, shared_, source_.computed_loads).front());
 }
 
 namespace {
@@ -414,6 +451,14 @@ std::string defines_text(const Defines& defines) {
   std::string text;
   for (const auto& [name, value] : defines) text += name + "=" + value + " ";
   return text;
+}
+
+// Tilings tuned under a device-limit profile are kept apart from the device's own: the
+// profile's candidates are fewer, and its choice would slow the device without it.
+std::string tuning_device(const DeviceInfo& info) {
+  std::string key = cache::device_key(info);
+  if (!info.limit_profile.empty()) key += "limits " + info.limit_profile + "\n";
+  return key;
 }
 
 }  // namespace
@@ -425,11 +470,11 @@ std::optional<GemmTiling> Gemm::known_tiling() const {
   auto known = tuned_tiling(id);
   if (!known) known = sibling_tiling(id);
   if (!known) return std::nullopt;
-  return fitted_tiling(shape_, *known);
+  return fitted_tiling(context_->info(), shape_, *known);
 }
 
 GemmIdentity Gemm::identity() const {
-  return {cache::device_key(context_->info()),
+  return {tuning_device(context_->info()),
           fmt::format("shared {} {}\n{}{}", source_.a_k_fast, source_.b_k_fast, source_.operands,
                       source_.result),
           defines_text(source_.defines), shape_};
@@ -442,26 +487,28 @@ Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 namespace {
 
 // Work groups of a tiling, numbered linearly over a 2-D grid within the device's x limit.
-std::pair<std::size_t, std::size_t> grid_of(const Context& context, GemmShape s,
+std::pair<std::size_t, std::size_t> grid_of(const DeviceInfo& info, GemmShape s,
                                             const GemmTiling& t) {
   const std::size_t blocks =
       static_cast<std::size_t>(ceil_div(s.m, t.bm)) * static_cast<std::size_t>(ceil_div(s.n, t.bn));
-  const auto max_x = static_cast<std::size_t>(
-      std::min<std::int64_t>(context.info().max_compute_work_group_count[0], 65535));
+  const auto max_x =
+      static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
   const std::size_t grid_x = std::min(blocks, max_x);
   return {grid_x, (blocks + grid_x - 1) / grid_x};
 }
 
 }  // namespace
 
-std::vector<KernelSource> Gemm::kernel_sources(const GemmTiling& t) const {
-  const int blocks_m = ceil_div(shape_.m, t.bm), blocks_n = ceil_div(shape_.n, t.bn);
-  const std::size_t grid_x = grid_of(*context_, shape_, t).first;
-  const int k_per_split = ceil_div(ceil_div(shape_.k, t.split), t.bk) * t.bk;
-  Defines d = source_.defines;
-  for (auto [name, value] : {std::pair{"GM", shape_.m},
-                             {"GN", shape_.n},
-                             {"GK", shape_.k},
+std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape shape,
+                                              const GemmSource& source, const GemmTiling& t,
+                                              const std::string& label) {
+  const int blocks_m = ceil_div(shape.m, t.bm), blocks_n = ceil_div(shape.n, t.bn);
+  const std::size_t grid_x = grid_of(info, shape, t).first;
+  const int k_per_split = ceil_div(ceil_div(shape.k, t.split), t.bk) * t.bk;
+  Defines d = source.defines;
+  for (auto [name, value] : {std::pair{"GM", shape.m},
+                             {"GN", shape.n},
+                             {"GK", shape.k},
                              {"BM", t.bm},
                              {"BN", t.bn},
                              {"BK", t.bk},
@@ -476,20 +523,23 @@ std::vector<KernelSource> Gemm::kernel_sources(const GemmTiling& t) const {
     d.emplace_back(name, std::to_string(value));
   }
   if (t.shared) d.emplace_back("SHARED", "");
-  if (source_.a_k_fast) d.emplace_back("A_K_FAST", "");
-  if (source_.b_k_fast) d.emplace_back("B_K_FAST", "");
-  std::string main_text = source_.operands;
-  if (t.split == 1) main_text += source_.result;
+  if (source.a_k_fast) d.emplace_back("A_K_FAST", "");
+  if (source.b_k_fast) d.emplace_back("B_K_FAST", "");
+  std::string main_text = source.operands;
+  if (t.split == 1) main_text += source.result;
   main_text += main_source;
-  std::vector<KernelSource> sources{{main_text, d, label_ + " [" + t.to_string() + "]"}};
-  if (t.split > 1)
-    sources.push_back({source_.result + reduce_source, d, label_ + " [split-K sum]"});
+  std::vector<KernelSource> sources{{main_text, d, label + " [" + t.to_string() + "]"}};
+  if (t.split > 1) sources.push_back({source.result + reduce_source, d, label + " [split-K sum]"});
   return sources;
+}
+
+std::vector<KernelSource> Gemm::kernel_sources(const GemmTiling& t) const {
+  return gemm_kernel_sources(context_->info(), shape_, source_, t, label_);
 }
 
 std::unique_ptr<Gemm::Compiled> Gemm::build(const GemmTiling& t) const {
   const auto sources = kernel_sources(t);
-  const auto [grid_x, grid_y] = grid_of(*context_, shape_, t);
+  const auto [grid_x, grid_y] = grid_of(context_->info(), shape_, t);
   auto c = std::unique_ptr<Compiled>(new Compiled{
       t, ComputeKernel(*context_, sources[0].source, sources[0].defines, sources[0].label),
       std::nullopt, Buffer(), grid_x, grid_y});
@@ -557,7 +607,7 @@ void Gemm::warm_up(Compiled& c, const Args& operand_args, const Args& result_arg
 }
 
 std::vector<GemmTiling> Gemm::tuning_candidates() const {
-  auto candidates = candidate_tilings(*context_, shape_, shared_, source_.computed_loads);
+  auto candidates = candidate_tilings(context_->info(), shape_, shared_, source_.computed_loads);
   if (candidates.size() > 8) candidates.resize(8);
   return candidates;
 }

@@ -6,8 +6,10 @@
 //   operands: buffer declarations (bindings 0-1) and
 //             float load_a(int m, int k); float load_b(int k, int n);
 //             called only for m < GM, n < GN, k < GK
-//   result:   buffer declarations (bindings 2-6) and void store_c(int m, int n, float v);
+//   result:   buffer declarations (bindings 2-3) and void store_c(int m, int n, float v);
 //             called once per (m, n) with the complete sum
+// (four storage buffers in all, OpenGL ES 3.1's minimum: the split-K kernels bind their
+// partial sums at 2 beside the operands and at 0 beside the result),
 // and says which operand is contiguous along k (A_K_FAST, B_K_FAST: the threads of a load
 // then walk k, so neighbouring invocations read neighbouring addresses).
 //
@@ -56,18 +58,29 @@ struct GemmTiling {
   std::string to_string() const;
 };
 
-// The tilings worth trying for a shape on a device (the first is the heuristic's choice).
+// Whether GEMMs run the shared-memory kernels (tiles) rather than the direct ones: as
+// `options` ask, or with Auto on GPUs (not on software rasterizers).
+bool shared_tiles(const DeviceInfo& info, const BackendOptions& options);
+
+// The tilings worth trying for a shape on a device (the first is the heuristic's choice),
+// each within the work-group size and shared memory `info` allows; the direct tiling (8
+// invocations, no shared memory) where no shared-memory block fits.
 // With `computed_loads`, those whose invocations keep 4 rows (TM = 4) come first: beside a
 // convolution's address arithmetic the best 8-row block ran 1.1-2.3x slower than the best
 // 4-row one on an H200, and the cost model's first choice (it counts only register reuse,
 // which favours 8 rows) up to 6.7x slower. Blocks wider than n (rounded up to a power of two)
 // are left out where a narrower one fits.
-std::vector<GemmTiling> candidate_tilings(const Context& context, GemmShape shape, bool shared,
+std::vector<GemmTiling> candidate_tilings(const DeviceInfo& info, GemmShape shape, bool shared,
                                           bool computed_loads = false);
 // The tiling with the blocks of `blocks` (a tiling tuned for this or a sibling shape, maybe
 // read from the disk cache) and the slice depth and split of k that `shape` gets; nothing
-// when the blocks are not among the shared-memory candidates.
-std::optional<GemmTiling> fitted_tiling(GemmShape shape, const GemmTiling& blocks);
+// when the blocks are not among the shared-memory candidates or do not fit the device.
+std::optional<GemmTiling> fitted_tiling(const DeviceInfo& info, GemmShape shape,
+                                        const GemmTiling& blocks);
+// The kernels of a tiling: the GEMM, and the split-K sum when k is split. `label` names them.
+std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape shape,
+                                              const GemmSource& source, const GemmTiling& tiling,
+                                              const std::string& label);
 
 class Gemm {
  public:

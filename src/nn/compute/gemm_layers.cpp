@@ -195,20 +195,30 @@ std::array<LinearGemm, 3> dense_gemms(const Stage& s, std::size_t batch, const D
                         dense_stores, input_gradient_result, true, false, d)}};
 }
 
+// The GEMMs of a stage (forward, weight gradient, input gradient) and their labels.
+std::array<LinearGemm, 3> linear_gemms(const Stage& stage, std::size_t batch, Mode mode) {
+  const Defines d = stage_defines(stage, batch, mode);
+  return stage.kind == Stage::Kind::Conv ? conv_gemms(stage, batch, d)
+                                         : dense_gemms(stage, batch, d);
+}
+constexpr const char* gemm_roles[] = {" forward", " weight gradient", " input gradient"};
+std::string linear_label(const Stage& stage) {
+  return fmt::format("nn {} (layer {})", layer_type(stage.spec), stage.layer);
+}
+
 class LinearRunner final : public StageKernels {
  public:
   LinearRunner(const ComputeStageContext& sc, const Stage& stage, StageBuffers b)
       : sc_(sc), stage_(stage), b_(b) {
-    const Defines d = stage_defines(stage, sc.batch, sc.mode);
-    auto gemms = stage.kind == Stage::Kind::Conv ? conv_gemms(stage, sc.batch, d)
-                                                 : dense_gemms(stage, sc.batch, d);
-    const std::string label = fmt::format("nn {} (layer {})", layer_type(stage.spec), stage.layer);
-    auto make = [&](std::optional<Gemm>& gemm, LinearGemm& g, const char* what) {
-      gemm.emplace(sc.context, g.shape, std::move(g.source), sc.options, label + what);
+    auto gemms = linear_gemms(stage, sc.batch, sc.mode);
+    const std::string label = linear_label(stage);
+    auto make = [&](std::optional<Gemm>& gemm, int role) {
+      LinearGemm& g = gemms[role];
+      gemm.emplace(sc.context, g.shape, std::move(g.source), sc.options, label + gemm_roles[role]);
     };
-    make(forward_, gemms[0], " forward");
-    if (b.dy != nullptr) make(weights_, gemms[1], " weight gradient");
-    if (b.dx != nullptr) make(input_, gemms[2], " input gradient");
+    make(forward_, 0);
+    if (b.dy != nullptr) make(weights_, 1);
+    if (b.dx != nullptr) make(input_, 2);
   }
 
   void forward(std::uint32_t) override {
@@ -219,7 +229,7 @@ class LinearRunner final : public StageKernels {
     weights_->run({{"x", *b_.x}, {"dy", *b_.dy}}, {{"g", sc_.gradients}});
     if (!input_) return;
     Args result{{"dx", *b_.dx}};
-    if (stage_.input_act != Act::None) result.emplace_back("xin", *b_.x);
+    if (!stage_.input_act.none()) result.emplace_back("xin", *b_.x);
     input_->run({{"dy", *b_.dy}, {"p", sc_.params}}, result);
   }
 
@@ -235,6 +245,27 @@ class LinearRunner final : public StageKernels {
 std::unique_ptr<StageKernels> make_gemm_runner(const ComputeStageContext& sc, const Stage& stage,
                                                StageBuffers buffers) {
   return std::make_unique<LinearRunner>(sc, stage, buffers);
+}
+
+std::vector<KernelSource> gemm_stage_sources(const DeviceInfo& info, const Stage& stage,
+                                             std::size_t batch, Mode mode,
+                                             const BackendOptions& options,
+                                             StageKernelNeeds needs) {
+  const auto gemms = linear_gemms(stage, batch, mode);
+  const bool roles[] = {true, needs.gradients, needs.input_gradient};
+  const bool shared = shared_tiles(info, options);
+  std::vector<KernelSource> sources;
+  for (int role = 0; role < 3; ++role) {
+    if (!roles[role]) continue;
+    const LinearGemm& g = gemms[role];
+    for (const auto& t : candidate_tilings(info, g.shape, shared, g.source.computed_loads)) {
+      for (auto& k : gemm_kernel_sources(info, g.shape, g.source, t,
+                                         linear_label(stage) + gemm_roles[role])) {
+        sources.push_back(std::move(k));
+      }
+    }
+  }
+  return sources;
 }
 
 }  // namespace gpgpu::nn::detail

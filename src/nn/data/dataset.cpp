@@ -6,10 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "batch_gather.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn/data.hpp"
-#include "kernels.hpp"
-#include "runners.hpp"
 
 namespace gpgpu::nn {
 
@@ -179,24 +178,18 @@ Tensor DeviceDataset::gather(std::span<const std::uint32_t> indices, Normalizati
   const Buffer order = Buffer::from(*context_, indices);
   Tensor batch(*context_, s.with_batch(indices.size()));
   Buffer labels(*context_, ElementType::Uint32, indices.size());
-  auto kernel = detail::make_nn_kernel(*context_, detail::kernels::gather,
-                                       {{"C", std::to_string(s[0])},
-                                        {"H", std::to_string(s[1])},
-                                        {"W", std::to_string(s[2])},
-                                        {"FLIP", augmentation.flip ? "1" : "0"},
-                                        {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
-                                       "nn gather");
-  Args args{{"pixels", pixels_},
-            {"labels", label_buffer_},
-            {"order", order},
-            {"x", batch.buffer()},
-            {"batch_labels", labels},
-            {"first", 0u},
-            {"valid", static_cast<std::uint32_t>(indices.size())},
-            {"mean", normalization.mean},
-            {"inv_std", 1.0f / normalization.stddev}};
-  if (augmentation.enabled()) args.emplace_back("seed", seed);
-  kernel.run(args, batch.size());
+  detail::BatchGather gather(*context_,
+                             {{"C", std::to_string(s[0])},
+                              {"H", std::to_string(s[1])},
+                              {"W", std::to_string(s[2])},
+                              {"FLIP", augmentation.flip ? "1" : "0"},
+                              {"SHIFT", std::to_string(std::max(0, augmentation.shift))}},
+                             "nn gather");
+  detail::GatherValues values{0u, static_cast<std::uint32_t>(indices.size()), normalization,
+                              std::nullopt};
+  if (augmentation.enabled()) values.seed = seed;
+  gather.run({pixels_, label_buffer_, order}, values, batch.buffer(), labels, batch.size(),
+             indices.size());
   return batch;
 }
 

@@ -8,7 +8,8 @@
 namespace gpgpu::nn::detail::glsl {
 
 Conditions Conditions::of(const Stage& stage, Mode mode) {
-  return {stage.act, stage.input_act, stage.kind == Stage::Kind::MaxPool, mode == Mode::Train};
+  return {stage.act.kind, stage.input_act.kind, stage.kind == Stage::Kind::MaxPool,
+          mode == Mode::Train};
 }
 
 bool Conditions::hold(When when) const {
@@ -72,7 +73,8 @@ std::string snippets_of(const ElementKernel& k) {
 }  // namespace
 
 std::string compute_source(const ElementKernel& k) {
-  std::string text = "layout(local_size_x = 256) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
+  std::string text =
+      "layout(local_size_x = gpgpu_group_size) in;\n#define IN(a) a[i]\n#define OUT(a) a[i]\n";
   int binding = 0;
   auto buffer = [&](const Operand& o, const char* access) {
     text += declare(o, fmt::format("layout(std430, binding = {}) {} buffer B_{} {{ float {}[]; }};",
@@ -139,16 +141,20 @@ const ElementKernel dropout_backward{
     true,
     "  OUT(dx) = (dropout_keeps(i) ? IN(dy) * SCALE : 0.0) * XIN_GRAD;"};
 
-const ElementKernel pool_forward{
-    "pooling",        {pooling}, {}, {{"x"}}, {{"y"}, {"arg", When::MaxPoolTraining}}, false,
-    R"(  int best_at;
+const ElementKernel pool_forward{"pooling",
+                                 {pooling_area, pooling},
+                                 {},
+                                 {{"x"}},
+                                 {{"y"}, {"arg", When::MaxPoolTraining}},
+                                 false,
+                                 R"(  int best_at;
   OUT(y) = pool_output(i, best_at);
 #if defined(MAX_POOL) && defined(TRAIN)
   OUT(arg) = float(best_at);
 #endif)"};
 
 const ElementKernel pool_backward{"pooling backward",
-                                  {pooling_gradient},
+                                  {pooling_area, pooling_gradient},
                                   {},
                                   {{"dy"}, {"arg", When::MaxPool}},
                                   {{"dx"}},
@@ -181,6 +187,14 @@ const ElementKernel batchnorm_input_gradient{"batchnorm input gradient",
                                              {{"dx"}},
                                              false,
                                              "  OUT(dx) = bn_input_gradient(i, IN(x), IN(dy));"};
+
+const ElementKernel batchnorm_input_gradient_table{batchnorm_input_gradient.name,
+                                                   batchnorm_input_gradient.snippets,
+                                                   {{"x"}, {"dy"}},
+                                                   {{"stats"}},
+                                                   {{"dx"}},
+                                                   false,
+                                                   batchnorm_input_gradient.body};
 
 const ElementKernel& forward_kernel(Stage::Kind kind) {
   switch (kind) {

@@ -50,9 +50,11 @@ std::string transform_feedback_source(const ElementKernel& kernel);
 
 // The kernels. scale: dst = src times the output activation's derivative (ACT), turning
 // dL/d(output) into dL/d(pre-activation); a copy when ACT is 0.
+// batchnorm_input_gradient_table: the same with BN_TABLE (glsl/ops.hpp), in four storage
+// buffers.
 extern const ElementKernel scale, activation_forward, pass_backward, dropout_forward,
     dropout_backward, pool_forward, pool_backward, softmax_forward, softmax_backward,
-    batchnorm_normalize, batchnorm_input_gradient;
+    batchnorm_normalize, batchnorm_input_gradient, batchnorm_input_gradient_table;
 
 // The forward and backward kernels of an Activation, Dropout, Softmax, MaxPool or AvgPool
 // stage.

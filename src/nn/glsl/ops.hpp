@@ -10,11 +10,34 @@
 
 namespace gpgpu::nn::detail::glsl {
 
-// Pooling over SIZE x SIZE windows with stride STRIDE, no padding, on planes IH x IW ->
-// OH x OW. pool_output: output o's value and, for max pooling, the index within its plane
-// of the first largest input. pool_input_gradient: dL/d(input i), summed over the windows
-// that hold it: oy in [ceil((iy - SIZE + 1) / STRIDE), floor(iy / STRIDE)] within
-// [0, OH), likewise ox (arg: the forward pass's indices, as floats).
+// Pooling over SIZE_Y x SIZE_X windows with stride STRIDE on planes IH x IW -> OH x OW; the
+// window of output (oy, ox) starts at row oy STRIDE - PAD_T, column ox STRIDE - PAD_L. With
+// CLIPPED (padding, or a partial last window) the positions outside the plane are skipped:
+// a maximum is over the input values a window covers; a mean divides by pool_area, the
+// positions of the window within the padded plane (COUNT_PAD) or within the plane
+// (PoolGeometry::area). pool_output: output o's value and, for max pooling, the index
+// within its plane of the first largest input. pool_input_gradient: dL/d(input i), summed
+// over the windows that hold it: oy in [ceil((iy + PAD_T - SIZE_Y + 1) / STRIDE),
+// floor((iy + PAD_T) / STRIDE)] within [0, OH), likewise ox (arg: the forward pass's
+// indices, as floats). Kernels include pooling_area before either.
+inline constexpr const char* pooling_area = R"(
+float pool_area(int oy, int ox) {
+#ifdef CLIPPED
+  int y0 = oy * STRIDE;
+  int x0 = ox * STRIDE;
+#ifdef COUNT_PAD
+  int h = min(y0 + SIZE_Y, PAD_T + IH + PAD_B) - y0;
+  int w = min(x0 + SIZE_X, PAD_L + IW + PAD_R) - x0;
+#else
+  int h = min(y0 + SIZE_Y, PAD_T + IH) - max(y0, PAD_T);
+  int w = min(x0 + SIZE_X, PAD_L + IW) - max(x0, PAD_L);
+#endif
+  return float(h * w);
+#else
+  return float(SIZE_Y * SIZE_X);
+#endif
+}
+)";
 inline constexpr const char* pooling = R"(
 float pool_output(int o, out int best_at) {
   int plane = o / (OH * OW);
@@ -22,26 +45,37 @@ float pool_output(int o, out int best_at) {
   int oy = r / OW;
   int ox = r - oy * OW;
   int base = plane * (IH * IW);
-  best_at = (oy * STRIDE) * IW + ox * STRIDE;
-#ifdef MAX_POOL
-  float best = LOAD(x, base + best_at);
-  for (int ky = 0; ky < SIZE; ++ky) {
-    for (int kx = 0; kx < SIZE; ++kx) {
-      int at = (oy * STRIDE + ky) * IW + ox * STRIDE + kx;
+  int y0 = oy * STRIDE - PAD_T;
+  int x0 = ox * STRIDE - PAD_L;
+  best_at = -1;
+  float best = 0.0;
+  float sum = 0.0;
+  for (int ky = 0; ky < SIZE_Y; ++ky) {
+    int iy = y0 + ky;
+#ifdef CLIPPED
+    if (iy < 0 || iy >= IH) continue;
+#endif
+    for (int kx = 0; kx < SIZE_X; ++kx) {
+      int ix = x0 + kx;
+#ifdef CLIPPED
+      if (ix < 0 || ix >= IW) continue;
+#endif
+      int at = iy * IW + ix;
       float v = LOAD(x, base + at);
-      if (v > best) {
+#ifdef MAX_POOL
+      if (best_at < 0 || v > best) {
         best = v;
         best_at = at;
       }
+#else
+      sum += v;
+#endif
     }
   }
+#ifdef MAX_POOL
   return best;
 #else
-  float sum = 0.0;
-  for (int ky = 0; ky < SIZE; ++ky) {
-    for (int kx = 0; kx < SIZE; ++kx) sum += LOAD(x, base + (oy * STRIDE + ky) * IW + ox * STRIDE + kx);
-  }
-  return sum * (1.0 / float(SIZE * SIZE));
+  return sum * (1.0 / pool_area(oy, ox));
 #endif
 }
 )";
@@ -51,10 +85,10 @@ float pool_input_gradient(int i) {
   int r = i - plane * (IH * IW);
   int iy = r / IW;
   int ix = r - iy * IW;
-  int oy0 = max(0, (iy - SIZE + STRIDE) / STRIDE);
-  int oy1 = min(OH - 1, iy / STRIDE);
-  int ox0 = max(0, (ix - SIZE + STRIDE) / STRIDE);
-  int ox1 = min(OW - 1, ix / STRIDE);
+  int oy0 = max(0, (iy + PAD_T - SIZE_Y + STRIDE) / STRIDE);
+  int oy1 = min(OH - 1, (iy + PAD_T) / STRIDE);
+  int ox0 = max(0, (ix + PAD_L - SIZE_X + STRIDE) / STRIDE);
+  int ox1 = min(OW - 1, (ix + PAD_L) / STRIDE);
   float sum = 0.0;
   for (int oy = oy0; oy <= oy1; ++oy) {
     for (int ox = ox0; ox <= ox1; ++ox) {
@@ -62,13 +96,10 @@ float pool_input_gradient(int i) {
 #ifdef MAX_POOL
       if (int(LOAD(arg, o)) == r) sum += LOAD(dy, o);
 #else
-      sum += LOAD(dy, o);
+      sum += LOAD(dy, o) * (1.0 / pool_area(oy, ox));
 #endif
     }
   }
-#ifndef MAX_POOL
-  sum *= 1.0 / float(SIZE * SIZE);
-#endif
   return sum;
 }
 )";
@@ -104,7 +135,10 @@ bool dropout_keeps(int i) {
 
 // Batch normalisation of channel (i / HW) % C, with the parameters p at GAMMA_OFF, ...;
 // stats = mean[C] then 1/sqrt(var + EPS)[C] of the batch (training), sums = sum(dy)[C] then
-// sum(dy xhat)[C]. In evaluation the running statistics normalise.
+// sum(dy xhat)[C]. In evaluation the running statistics normalise. With BN_TABLE (compute
+// shaders on devices that bind fewer than six storage buffers) the input gradient reads
+// gamma and the sums from stats as well, a table of 5 C: mean, 1/sqrt(var + EPS), gamma,
+// sum(dy), sum(dy xhat).
 inline constexpr const char* batchnorm_output = R"(
 int bn_channel(int i) { return (i / HW) % C; }
 float bn_normalized(int i, float v) {
@@ -122,12 +156,21 @@ float bn_normalized(int i, float v) {
 inline constexpr const char* batchnorm_gradient = R"(
 // dx = gamma inv_std / N (N dy - sum(dy) - xhat sum(dy xhat)), N = BATCH HW, times the
 // input activation's derivative.
+#ifdef BN_TABLE
+#define BN_GAMMA(c) LOAD(stats, 2 * C + c)
+#define BN_SUM_DY(c) LOAD(stats, 3 * C + c)
+#define BN_SUM_DY_XHAT(c) LOAD(stats, 4 * C + c)
+#else
+#define BN_GAMMA(c) LOAD(p, GAMMA_OFF + c)
+#define BN_SUM_DY(c) LOAD(sums, c)
+#define BN_SUM_DY_XHAT(c) LOAD(sums, C + c)
+#endif
 float bn_input_gradient(int i, float v, float dy) {
   int c = (i / HW) % C;
   const float N = float(BATCH * HW);
   float inv_std = LOAD(stats, C + c);
   float xhat = (v - LOAD(stats, c)) * inv_std;
-  return LOAD(p, GAMMA_OFF + c) * inv_std / N * (N * dy - LOAD(sums, c) - xhat * LOAD(sums, C + c)) *
+  return BN_GAMMA(c) * inv_std / N * (N * dy - BN_SUM_DY(c) - xhat * BN_SUM_DY_XHAT(c)) *
          in_act_grad(v);
 }
 )";
@@ -170,20 +213,21 @@ float logit_gradient(int i, int label, float largest, float sum) {
 }
 )";
 
-// Convolution indices (NCHW arrays, square kernels): the input index that tap (ci, ky, kx)
-// of output position (img, oy, ox) reads, or -1 in the zero padding (im2col); the output
-// index whose tap (co, ky, kx) reads input (img, iy, ix), or -1 when none does: oy STRIDE =
-// iy + PAD - ky must have a whole solution inside the output (col2im); a weight's index.
+// Convolution indices (NCHW arrays, square kernels, PAD_T rows of zeros above and PAD_L
+// columns left): the input index that tap (ci, ky, kx) of output position (img, oy, ox)
+// reads, or -1 in the zero padding (im2col); the output index whose tap (co, ky, kx) reads
+// input (img, iy, ix), or -1 when none does: oy STRIDE = iy + PAD_T - ky must have a whole solution
+// inside the output (col2im); a weight's index.
 inline constexpr const char* conv_indices = R"(
 int conv_input_index(int img, int ci, int oy, int ox, int ky, int kx) {
-  int iy = oy * STRIDE + ky - PAD;
-  int ix = ox * STRIDE + kx - PAD;
+  int iy = oy * STRIDE + ky - PAD_T;
+  int ix = ox * STRIDE + kx - PAD_L;
   if (iy < 0 || iy >= IH || ix < 0 || ix >= IW) return -1;
   return ((img * CI + ci) * IH + iy) * IW + ix;
 }
 int conv_output_index(int img, int co, int iy, int ix, int ky, int kx) {
-  int ty = iy + PAD - ky;
-  int tx = ix + PAD - kx;
+  int ty = iy + PAD_T - ky;
+  int tx = ix + PAD_L - kx;
   if (ty < 0 || tx < 0) return -1;
 #if STRIDE > 1
   if (ty % STRIDE != 0 || tx % STRIDE != 0) return -1;

@@ -10,10 +10,12 @@
 
 namespace gpgpu::nn::detail {
 
-// ACT: the activation applied to a result (apply_act); IN_ACT: the activation that
+// ACT: the activation applied to a result (apply_act), with its constants ACT_A, ACT_B
+// (LeakyReLU's alpha; Clip's min and max); IN_ACT (IN_ACT_A, IN_ACT_B): the activation that
 // produced an input, whose derivative in_act_grad(x) takes that activation's output x.
 // tanh is written out with exp(-2|v|), which never overflows (GLSL's tanh may return NaN
-// for large |v| on some drivers).
+// for large |v| on some drivers). LeakyReLU's alpha >= 0 keeps the output's sign that of
+// the input, so its derivative is read from the output as ReLU's is.
 inline constexpr const char* activation_glsl = R"(
 #ifndef ACT
 #define ACT 0
@@ -32,6 +34,10 @@ float apply_act(float v) {
   return 1.0 / (1.0 + exp(-v));
 #elif ACT == 3
   return safe_tanh(v);
+#elif ACT == 4
+  return v > 0.0 ? v : ACT_A * v;
+#elif ACT == 5
+  return clamp(v, ACT_A, ACT_B);
 #else
   return v;
 #endif
@@ -43,6 +49,10 @@ float act_grad_of_output(float y) {
   return y * (1.0 - y);
 #elif ACT == 3
   return 1.0 - y * y;
+#elif ACT == 4
+  return y > 0.0 ? 1.0 : ACT_A;
+#elif ACT == 5
+  return y > ACT_A && y < ACT_B ? 1.0 : 0.0;
 #else
   return 1.0;
 #endif
@@ -54,6 +64,10 @@ float in_act_grad(float x) {
   return x * (1.0 - x);
 #elif IN_ACT == 3
   return 1.0 - x * x;
+#elif IN_ACT == 4
+  return x > 0.0 ? 1.0 : IN_ACT_A;
+#elif IN_ACT == 5
+  return x > IN_ACT_A && x < IN_ACT_B ? 1.0 : 0.0;
 #else
   return 1.0;
 #endif
@@ -108,12 +122,7 @@ inline std::string kernel_prelude(const char* access) {
   return std::string(activation_glsl) + hash_glsl + augmentation_glsl + access;
 }
 
-inline std::string act_code(Act act) {
-  return std::to_string(static_cast<int>(act));
-}
-
-inline Defines activation_defines(Act act, Act input_act) {
-  return {{"ACT", act_code(act)}, {"IN_ACT", act_code(input_act)}};
-}
+// ACT, ACT_A, ACT_B, IN_ACT, IN_ACT_A, IN_ACT_B for a result's and an input's activation.
+Defines activation_defines(const Activation& act, const Activation& input_act);
 
 }  // namespace gpgpu::nn::detail

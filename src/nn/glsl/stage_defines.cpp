@@ -27,6 +27,19 @@ std::string glsl_int(std::size_t value, const char* what) {
   return std::to_string(value);
 }
 
+Defines activation_defines(const Activation& act, const Activation& input_act) {
+  Defines d;
+  auto add = [&](const char* prefix, const Activation& a) {
+    const std::string p(prefix);
+    d.emplace_back(p, std::to_string(static_cast<int>(a.kind)));
+    d.emplace_back(p + "_A", glsl_float(a.a));
+    d.emplace_back(p + "_B", glsl_float(a.b));
+  };
+  add("ACT", act);
+  add("IN_ACT", input_act);
+  return d;
+}
+
 namespace {
 
 void add_ints(Defines& d, std::initializer_list<std::pair<const char*, std::size_t>> values) {
@@ -46,7 +59,8 @@ void add_kind(Defines& d, const Stage& s, std::size_t batch, Mode mode) {
                    {"OW", g.ow},
                    {"KS", g.kernel},
                    {"STRIDE", g.stride},
-                   {"PAD", g.padding},
+                   {"PAD_T", g.pad.top},
+                   {"PAD_L", g.pad.left},
                    {"KK", g.taps()},
                    {"KC", g.depth()},
                    {"OHW", g.out_plane()},
@@ -69,9 +83,16 @@ void add_kind(Defines& d, const Stage& s, std::size_t batch, Mode mode) {
                    {"IW", g.iw},
                    {"OH", g.oh},
                    {"OW", g.ow},
-                   {"SIZE", g.size},
-                   {"STRIDE", g.stride}});
+                   {"SIZE_Y", g.size_y},
+                   {"SIZE_X", g.size_x},
+                   {"STRIDE", g.stride},
+                   {"PAD_T", g.pad.top},
+                   {"PAD_L", g.pad.left},
+                   {"PAD_B", g.pad.bottom},
+                   {"PAD_R", g.pad.right}});
       if (g.max) d.emplace_back("MAX_POOL", "");
+      if (g.clipped()) d.emplace_back("CLIPPED", "");
+      if (g.count_include_pad) d.emplace_back("COUNT_PAD", "");
       if (mode == Mode::Train) d.emplace_back("TRAIN", "");
       return;
     }

@@ -1,10 +1,11 @@
 // Internal: a stage's shapes, parameter offsets and switches as the #defines every GPU
 // kernel of it is compiled with (the same for both GPU backends): sizes become constants,
 // so that divisions by them become multiplications.
-//   every stage   ACT, IN_ACT (glsl/snippets.hpp)
-//   Conv          BATCH CI IH IW CO OH OW KS STRIDE PAD KK KC OHW IHW W_OFF B_OFF
+//   every stage   ACT ACT_A ACT_B, IN_ACT IN_ACT_A IN_ACT_B (glsl/snippets.hpp)
+//   Conv          BATCH CI IH IW CO OH OW KS STRIDE PAD_T PAD_L KK KC OHW IHW W_OFF B_OFF
 //   Dense         BATCH NIN NOUT W_OFF B_OFF
-//   pooling       IH IW OH OW SIZE STRIDE, MAX_POOL, TRAIN
+//   pooling       IH IW OH OW SIZE_Y SIZE_X STRIDE PAD_T PAD_L PAD_B PAD_R, MAX_POOL, TRAIN,
+//                 CLIPPED (some window reaches past the input), COUNT_PAD
 //   Dropout       RATE SCALE
 //   Softmax       F
 //   BatchNorm     BATCH C HW GAMMA_OFF BETA_OFF MEAN_OFF VAR_OFF EPS MOMENTUM, TRAIN

@@ -63,9 +63,29 @@ class Plan {
   virtual std::vector<float> input_gradient() = 0;
 };
 
+// One training step's values (Engine::train_step).
+struct TrainStep {
+  std::size_t first = 0, valid = 0;  // the batch: order[first .. first + valid)
+  const Augmentation* augmentation = nullptr;
+  std::uint32_t epoch_seed = 0;  // augmentation's
+  std::uint32_t seed = 0;        // the forward pass's (dropout masks)
+  const Optimizer* optimizer = nullptr;
+  float learning_rate = 0;
+  std::size_t step = 1;  // counts from 1
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
+  // A training step without hooks: gather, forward, loss and its gradient, backward, update.
+  // The default runs them one by one; the compute backend replays a recording of them.
+  virtual void train_step(Plan& plan, DataFeed& feed, const TrainStep& t) {
+    plan.gather(feed, t.first, t.valid, *t.augmentation, t.epoch_seed);
+    plan.forward(t.seed);
+    plan.loss(t.valid, true, false, 0);
+    plan.backward();
+    update(*t.optimizer, t.learning_rate, t.step);
+  }
   virtual void upload_parameters(std::span<const float> values) = 0;
   virtual std::vector<float> download_parameters() = 0;
   // All parameters' gradients, flat like the parameters (zeros for frozen ones).

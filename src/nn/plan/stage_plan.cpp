@@ -14,11 +14,13 @@ namespace gpgpu::nn::detail {
 
 namespace {
 
-Act activation_of(const Layer& layer) {
-  if (std::holds_alternative<ReLU>(layer)) return Act::ReLU;
-  if (std::holds_alternative<Sigmoid>(layer)) return Act::Sigmoid;
-  if (std::holds_alternative<Tanh>(layer)) return Act::Tanh;
-  return Act::None;
+Activation activation_of(const Layer& layer) {
+  if (std::holds_alternative<ReLU>(layer)) return {Act::ReLU};
+  if (std::holds_alternative<Sigmoid>(layer)) return {Act::Sigmoid};
+  if (std::holds_alternative<Tanh>(layer)) return {Act::Tanh};
+  if (const auto* l = std::get_if<LeakyReLU>(&layer)) return {Act::LeakyReLU, l->alpha};
+  if (const auto* c = std::get_if<Clip>(&layer)) return {Act::Clip, c->min, c->max};
+  return {};
 }
 
 bool absorbs_activation(const Layer& layer) {
@@ -30,10 +32,12 @@ Stage::Kind kind_of(const Layer& layer, Mode mode) {
   if (std::holds_alternative<Dense>(layer)) return Stage::Kind::Dense;
   if (std::holds_alternative<Conv2D>(layer)) return Stage::Kind::Conv;
   if (std::holds_alternative<MaxPool2D>(layer)) return Stage::Kind::MaxPool;
-  if (std::holds_alternative<AvgPool2D>(layer)) return Stage::Kind::AvgPool;
+  if (std::holds_alternative<AvgPool2D>(layer) || std::holds_alternative<GlobalAvgPool2D>(layer)) {
+    return Stage::Kind::AvgPool;
+  }
   if (std::holds_alternative<BatchNorm>(layer)) return Stage::Kind::BatchNorm;
   if (std::holds_alternative<Softmax>(layer)) return Stage::Kind::Softmax;
-  if (activation_of(layer) != Act::None) return Stage::Kind::Activation;
+  if (!activation_of(layer).none()) return Stage::Kind::Activation;
   if (const auto* d = std::get_if<Dropout>(&layer)) {
     return mode == Mode::Train && d->rate > 0.0f ? Stage::Kind::Dropout : Stage::Kind::Alias;
   }
@@ -51,7 +55,7 @@ std::vector<std::size_t> offsets_of(const ModelState& model, std::size_t layer) 
 std::vector<Stage> build_stages(const ModelState& model, Mode mode, bool fuse_loss) {
   std::vector<Stage> stages;
   std::size_t input_stage = Stage::model_input, slot = 0, next_slot = 1;
-  Act input_act = Act::None;
+  Activation input_act;
   const std::size_t n = model.layers.size();
   for (std::size_t i = 0; i < n; ++i) {
     const Layer& layer = model.layers[i];
@@ -63,7 +67,7 @@ std::vector<Stage> build_stages(const ModelState& model, Mode mode, bool fuse_lo
     s.in = i == 0 ? model.input : model.shapes[i - 1];
     s.offsets = offsets_of(model, i);
     if (s.kind == Stage::Kind::Activation) s.act = activation_of(layer);
-    if (absorbs_activation(layer) && i + 1 < n && activation_of(model.layers[i + 1]) != Act::None) {
+    if (absorbs_activation(layer) && i + 1 < n && !activation_of(model.layers[i + 1]).none()) {
       s.act = activation_of(model.layers[i + 1]);
       ++i;
     }
@@ -92,20 +96,48 @@ std::size_t window_stride(std::size_t size, std::size_t stride) {
 
 ConvGeometry Stage::conv() const {
   const auto& c = std::get<Conv2D>(spec);
-  return {in[0], in[1], in[2], out[0], out[1], out[2], c.kernel, c.stride, c.padding};
+  return {in[0], in[1], in[2], out[0], out[1], out[2], c.kernel, c.stride, padding_of(c)};
 }
 
 PoolGeometry Stage::pool() const {
-  PoolGeometry g{in[0], in[1], in[2], out[1], out[2], 1, 1, kind == Kind::MaxPool};
+  PoolGeometry g;
+  g.channels = in[0];
+  g.ih = in[1];
+  g.iw = in[2];
+  g.oh = out[1];
+  g.ow = out[2];
+  g.max = kind == Kind::MaxPool;
   if (const auto* p = std::get_if<MaxPool2D>(&spec)) {
-    g.size = p->size;
+    g.size_y = g.size_x = p->size;
     g.stride = window_stride(p->size, p->stride);
-  } else {
-    const auto& a = std::get<AvgPool2D>(spec);
-    g.size = a.size;
-    g.stride = window_stride(a.size, a.stride);
+    g.pad = padding_of(*p);
+  } else if (const auto* a = std::get_if<AvgPool2D>(&spec)) {
+    g.size_y = g.size_x = a->size;
+    g.stride = window_stride(a->size, a->stride);
+    g.pad = padding_of(*a);
+    g.count_include_pad = a->count_include_pad;
+  } else {  // GlobalAvgPool2D: one window over the whole plane
+    g.size_y = g.ih;
+    g.size_x = g.iw;
   }
   return g;
+}
+
+bool PoolGeometry::clipped() const {
+  return pad != Padding{} || (oh - 1) * stride + size_y > ih || (ow - 1) * stride + size_x > iw;
+}
+
+std::size_t PoolGeometry::area(std::size_t oy, std::size_t ox) const {
+  // Window rows [y0, y0 + size_y) in padded coordinates, cut at the padded input's end and,
+  // without count_include_pad, at the input's edges as well.
+  auto extent = [&](std::size_t o, std::size_t size, std::size_t before, std::size_t after,
+                    std::size_t input) {
+    const std::size_t start = o * stride, limit = before + input + (count_include_pad ? after : 0);
+    const std::size_t first = count_include_pad ? start : std::max(start, before);
+    const std::size_t end = std::min(start + size, limit);
+    return end > first ? end - first : 0;
+  };
+  return extent(oy, size_y, pad.top, pad.bottom, ih) * extent(ox, size_x, pad.left, pad.right, iw);
 }
 
 float Stage::dropout_rate() const {
@@ -113,8 +145,7 @@ float Stage::dropout_rate() const {
 }
 
 std::string Stage::name() const {
-  return fmt::format("layer {:2} {}{}", layer, layer_type(spec),
-                     act != Act::None ? " + activation" : "");
+  return fmt::format("layer {:2} {}{}", layer, layer_type(spec), act.none() ? "" : " + activation");
 }
 
 std::uint32_t Stage::mask_seed(std::uint32_t seed) const {

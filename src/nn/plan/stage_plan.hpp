@@ -26,22 +26,42 @@ struct ModelState;
 
 // Activations that fuse into the kernel producing their input (and whose derivative the
 // kernel consuming their output applies). The values are the GLSL ACT codes.
-enum class Act { None = 0, ReLU = 1, Sigmoid = 2, Tanh = 3 };
+enum class Act { None = 0, ReLU = 1, Sigmoid = 2, Tanh = 3, LeakyReLU = 4, Clip = 5 };
 
-// A convolution's extents: input (ci, ih, iw), output (co, oh, ow), square kernel.
+// An activation and its constants: a = LeakyReLU's alpha or Clip's min, b = Clip's max
+// (the GLSL ACT_A and ACT_B).
+struct Activation {
+  Act kind = Act::None;
+  float a = 0.0f, b = 0.0f;
+  bool none() const { return kind == Act::None; }
+  bool operator==(const Activation&) const = default;
+};
+
+// A convolution's extents: input (ci, ih, iw), output (co, oh, ow), square kernel, zero
+// padding per side.
 struct ConvGeometry {
   std::size_t ci = 0, ih = 0, iw = 0, co = 0, oh = 0, ow = 0;
-  std::size_t kernel = 1, stride = 1, padding = 0;
+  std::size_t kernel = 1, stride = 1;
+  Padding pad;
   std::size_t taps() const { return kernel * kernel; }        // KK
   std::size_t depth() const { return ci * kernel * kernel; }  // KC: the GEMM's k
   std::size_t in_plane() const { return ih * iw; }
   std::size_t out_plane() const { return oh * ow; }
+  bool padded() const { return pad != Padding{}; }
 };
 
-// A pooling window over each of `channels` planes, no padding.
+// Pooling windows of size_y x size_x over each of `channels` planes, sliding by `stride`,
+// starting pad.top rows above and pad.left columns left of the plane. A window is cut to
+// the input (clipped()) where padding or a ceil-mode window takes it past an edge.
 struct PoolGeometry {
-  std::size_t channels = 0, ih = 0, iw = 0, oh = 0, ow = 0, size = 1, stride = 1;
+  std::size_t channels = 0, ih = 0, iw = 0, oh = 0, ow = 0, size_y = 1, size_x = 1, stride = 1;
+  Padding pad;
   bool max = true;
+  bool count_include_pad = true;  // averages: divide by the positions within the padded input
+  // Whether some window reaches past the input (its padding, or a partial last window).
+  bool clipped() const;
+  // The positions a window at (oy, ox) averages over (AvgPool's divisor).
+  std::size_t area(std::size_t oy, std::size_t ox) const;
 };
 
 // One kernel group of a plan: a layer, possibly with the activation after it fused in.
@@ -51,9 +71,9 @@ struct Stage {
   Kind kind = Kind::Alias;
   std::size_t layer = 0;  // the main layer's index
   Layer spec;
-  Act act = Act::None;        // fused activation; for Kind::Activation the activation itself
-  Act input_act = Act::None;  // the activation that produced this stage's input
-  Shape in, out;              // per sample
+  Activation act;        // fused activation; for Kind::Activation the activation itself
+  Activation input_act;  // the activation that produced this stage's input
+  Shape in, out;         // per sample
   // Flat offsets of the layer's parameters, in parameter_specs order: weight, bias (Dense,
   // Conv2D); gamma, beta, running_mean, running_var (BatchNorm).
   std::vector<std::size_t> offsets;
@@ -89,7 +109,7 @@ struct StagePlan {
   std::vector<Stage> stages;
   std::vector<std::size_t> slot_sizes;  // per sample; slot 0 is the model input
   std::size_t output_slot = 0;          // a model of only aliases outputs its input, slot 0
-  Act output_act = Act::None;
+  Activation output_act;
   Shape output;  // per sample
 
   bool train() const { return key.mode == Mode::Train; }

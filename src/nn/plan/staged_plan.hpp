@@ -53,6 +53,7 @@ class StagedPlan : public Plan {
   const StagePlan& plan() const { return plan_; }
   const ModelState& model() const { return model_; }
   StageTimer& timer() { return timer_; }
+  const StageTimer& timer() const { return timer_; }
 
  private:
   const ModelState& model_;

@@ -18,7 +18,7 @@ namespace gpgpu::nn::detail {
 namespace {
 
 constexpr const char* copy_to_texture_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(r32f, binding = 0) writeonly uniform highp image2D dst;
 uniform int offset;
@@ -32,7 +32,7 @@ void main() {
 )";
 
 constexpr const char* copy_to_int_source = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 0) readonly buffer Source { float src[]; };
 layout(std430, binding = 1) writeonly buffer Target { int dst[]; };
 uniform uint offset;
@@ -384,7 +384,7 @@ void TfPlan::loss(std::size_t valid, bool gradient, bool predict, std::size_t of
   check_loss(gradient);
   const std::size_t slot = plan().output_slot;
   if (!loss_rows_) {
-    Defines d = activation_defines(plan().output_act, Act::None);
+    Defines d = activation_defines(plan().output_act, {});
     d.emplace_back("BATCH", std::to_string(batch()));
     d.emplace_back("CLASSES", std::to_string(plan().output[0]));
     loss_rows_.emplace(path().kernel(tf::loss_rows, d, "nn tf loss"));
@@ -422,11 +422,11 @@ void TfPlan::load_output_gradient(const Buffer& dy) {
   check_output_gradient(dy.size());
   auto& target = grads_[plan().output_slot];
   if (!scale_out_) {
-    scale_out_.emplace(path().kernel(glsl::scale, activation_defines(plan().output_act, Act::None),
+    scale_out_.emplace(path().kernel(glsl::scale, activation_defines(plan().output_act, {}),
                                      "nn tf output gradient"));
   }
   Args args{{"src", dy}, {"dst", target.buffer}};
-  if (plan().output_act != Act::None) args.emplace_back("y", acts_[plan().output_slot].buffer);
+  if (!plan().output_act.none()) args.emplace_back("y", acts_[plan().output_slot].buffer);
   scale_out_->run(args);
   engine_.copier().to_texture(target);
 }

@@ -20,7 +20,7 @@ using Kind = primitives::CompactKind;
 
 // Needs S, T, C, MODE (0 flags, 1 scatter), PARTITION, LOAD1 and keep(x, i).
 const char* const compaction_glsl = R"(
-layout(local_size_x = 256) in;
+layout(local_size_x = gpgpu_group_size) in;
 layout(std430, binding = 2) buffer Positions { uint positions[]; };
 #if MODE == 1
 layout(std430, binding = 3) writeonly buffer Out { S out1[]; };

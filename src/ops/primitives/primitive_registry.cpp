@@ -43,16 +43,23 @@ Buffer& Registry::zeroed_scratch(const Context& ctx, const std::string& slot, El
   fresh = it == scratch_.end() || !it->second.valid() || it->second.size() < count;
   Buffer& b = scratch(ctx, slot, type, count);
   if (fresh) {
-    switch (type) {
-      case ElementType::Float32:
-        b.upload(std::vector<float>(b.size(), 0.0f));
-        break;
-      case ElementType::Int32:
-        b.upload(std::vector<std::int32_t>(b.size(), 0));
-        break;
-      case ElementType::Uint32:
-        b.upload(std::vector<std::uint32_t>(b.size(), 0u));
-        break;
+    try {
+      switch (type) {
+        case ElementType::Float32:
+          b.upload(std::vector<float>(b.size(), 0.0f));
+          break;
+        case ElementType::Int32:
+          b.upload(std::vector<std::int32_t>(b.size(), 0));
+          break;
+        case ElementType::Uint32:
+          b.upload(std::vector<std::uint32_t>(b.size(), 0u));
+          break;
+      }
+    } catch (...) {
+      // A fill that fails (refused inside a recording) leaves no Buffer: the next call finds
+      // it missing and fills it then, instead of taking unfilled memory for zeros.
+      b.release();
+      throw;
     }
   }
   return b;

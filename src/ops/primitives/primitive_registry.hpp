@@ -6,13 +6,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/primitives.hpp"
+#include "gpgpu/sequence.hpp"
 
 namespace gpgpu::primitives {
 
@@ -41,9 +44,34 @@ class Registry {
   // The same for `items` invocations (ComputeKernel::run with a count).
   void run_items(ComputeKernel& kernel, const Args& args, std::size_t items);
 
+  // Runs `call`, a primitive's dispatches on Buffers, or replays its recording kept under
+  // `key` (which must name everything the dispatches depend on: the kind of call, the
+  // Buffers, sizes and options). A key's first call runs as it is (making its kernels and
+  // scratch); the second records it (a gpgpu::Sequence) and replays that; later ones only
+  // replay, with fresh look-back epochs (note_epoch). Recorded again when a recorded Buffer
+  // was replaced (grown scratch, a caller's new Buffer).
+  void replay_call(const Context& ctx, const std::string& key, const std::function<void()>& call);
+  // tile_flags' part: while a call is recorded, the next dispatch that takes an `epoch` takes
+  // a fresh one for `tiles` tiles at every replay.
+  void note_epoch(std::size_t tiles);
+  // Whether replay_call is recording a call now.
+  bool recording() const { return noted_epochs_ != nullptr; }
+  // Forgets every recording (the tuning changed: other kernels).
+  void forget_recordings() { calls_.clear(); }
+
   PrimitiveTuning tuning;  // as set by set_primitive_tuning (zeros: device defaults)
 
  private:
+  struct RecordedCall {
+    std::size_t calls = 0;
+    std::optional<Sequence> sequence;
+    std::vector<std::size_t> epoch_tiles;  // per look-back dispatch, in order
+    std::vector<SequenceUniform> epochs;
+  };
+  void record_call(const Context& ctx, const std::string& key, RecordedCall& r,
+                   const std::function<void()>& call);
+  std::map<std::string, RecordedCall> calls_;
+  std::vector<std::size_t>* noted_epochs_ = nullptr;  // while recording
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;
   Args active(ComputeKernel& kernel, const Args& args);
   std::map<const ComputeKernel*, std::set<std::string>> variable_names_;

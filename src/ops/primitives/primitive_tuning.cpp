@@ -180,6 +180,7 @@ void set_primitive_tuning(const Context& ctx, const PrimitiveTuning& t) {
         scan_bytes, sort_bytes, shared_limit));
   }
   primitives::registry(ctx).tuning = t;
+  primitives::registry(ctx).forget_recordings();  // they hold the old shapes' kernels
 }
 
 PrimitiveTuning primitive_tuning(const Context& ctx) {

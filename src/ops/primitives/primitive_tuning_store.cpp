@@ -69,6 +69,7 @@ void store_primitive_tuning(const Context& ctx, const PrimitiveTuning& tuning) {
   primitives::disk().store(primitives::key(ctx),
                            std::as_bytes(std::span(text.data(), text.size())));
   primitives::stored(ctx).tuning = tuning;
+  reg.forget_recordings();  // they hold the old shapes' kernels
 }
 
 }  // namespace gpgpu

@@ -110,13 +110,31 @@ SortPlan plan(const Context& ctx, ElementType key_type, std::size_t count, SortO
   return p;
 }
 
-// The four digit passes: Onesweep on the subgroup kernels, else count, scan and scatter.
+// What a recorded sort depends on (Registry::replay_call): the key type, count, order and
+// kernel shape, and each pass's Buffers and offsets.
+std::string recording_key(const SortPlan& p, const std::array<PassBuffers, 4>& passes) {
+  const auto name = [](const Buffer* b) { return b == nullptr ? 0u : b->gl_name(); };
+  std::string key = fmt::format("sort {} n{} d{} {}x{} s{} t{} c{}", to_string(p.key_type), p.count,
+                                p.descending, p.shape.local, p.shape.keys, p.shape.serial,
+                                p.shape.texels, name(p.counts));
+  for (const auto& b : passes) {
+    key += fmt::format(" | {}@{} {}@{} {}@{} {}@{} {} {}", name(b.keys_in), b.in_first,
+                       name(b.keys_out), b.out_first, name(b.values_in), b.vin_first,
+                       name(b.values_out), b.vout_first, b.iota, b.iota_base);
+  }
+  return key;
+}
+
+// The four digit passes: Onesweep on the subgroup kernels, else count, scan and scatter,
+// replayed from a recording after the first call with the same Buffers.
 void run_passes(const SortPlan& p, const std::array<PassBuffers, 4>& passes) {
   if (primitives::use_onesweep(*p.ctx, p.count)) {
     primitives::onesweep_sort(*p.ctx, p.key_type, p.count, p.descending, passes);
     return;
   }
-  for (int pass = 0; pass < 4; ++pass) run_pass(p, passes[pass], 8 * pass);
+  primitives::registry(*p.ctx).replay_call(*p.ctx, recording_key(p, passes), [&] {
+    for (int pass = 0; pass < 4; ++pass) run_pass(p, passes[pass], 8 * pass);
+  });
 }
 
 void check_keys(const Context& ctx, const Buffer& keys, const char* fn) {

@@ -220,15 +220,22 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   const std::size_t tiles = (r.count + tile - 1) / tile;
   const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
   const ScanCall call{&in, &out, r, out_first, o.components, &op, inclusive};
-  if (use_subgroup_scan(ctx, op, o.components, o.algorithm)) {
-    subgroup_single_pass(ctx, call, primitives::subgroups(ctx), vec4_io);
-  } else if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
-    single_pass(ctx, call, shape, vec4_io, tiles);
-  } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
-    serial_reduce_then_scan(ctx, call, shape, vec4_io);
-  } else {
-    reduce_then_scan(ctx, call, shape, vec4_io, tiles);
-  }
+  // Replayed from a recording after the first call with the same Buffers and options.
+  const std::string key =
+      fmt::format("scan {} {} {}+{} {} c{} {} i{} a{}", in.gl_name(), out.gl_name(), r.first,
+                  r.count, out_first, o.components, primitives::op_key(op), inclusive,
+                  static_cast<int>(o.algorithm));
+  primitives::registry(ctx).replay_call(ctx, key, [&] {
+    if (use_subgroup_scan(ctx, op, o.components, o.algorithm)) {
+      subgroup_single_pass(ctx, call, primitives::subgroups(ctx), vec4_io);
+    } else if (resolve(ctx, o.algorithm) == ScanAlgorithm::SinglePass) {
+      single_pass(ctx, call, shape, vec4_io, tiles);
+    } else if (primitives::effective_tuning(ctx).texel_loads == 1) {
+      serial_reduce_then_scan(ctx, call, shape, vec4_io);
+    } else {
+      reduce_then_scan(ctx, call, shape, vec4_io, tiles);
+    }
+  });
 }
 
 template <class T>

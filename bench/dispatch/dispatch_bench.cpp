@@ -1,0 +1,215 @@
+// `gpgpu bench dispatch` (dispatch_bench.hpp).
+#include "dispatch_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpgpu/buffer.hpp"
+#include "gpgpu/compute_kernel.hpp"
+#include "gpgpu/error.hpp"
+#include "gpgpu/profiler.hpp"
+#include "gpgpu/sequence.hpp"
+
+#if GPGPU_BENCH_HAVE_CUDA
+#include "cuda_dispatch.hpp"
+#endif
+
+namespace gpgpu::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+constexpr std::size_t lanes = 64;
+
+constexpr const char* add_one_source = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+void main() {
+  uint i = gpgpu_index();
+  if (i < gpgpu_count) y[i] = x[i] + 1.0;
+})";
+
+double median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// Per-dispatch medians of one way of issuing: host microseconds to issue (no wait), and GPU
+// microseconds from timestamps around the round (-1 without timer queries).
+struct Way {
+  std::string name;
+  double cpu_us = -1, gpu_us = -1;
+};
+
+struct Setup {
+  const Context& ctx;
+  const DispatchBenchOptions& o;
+  ComputeKernel kernel;
+  Buffer a, b;
+  std::vector<Buffer> outs;  // the independent dispatches' own outputs
+
+  Setup(const Context& c, const DispatchBenchOptions& opts)
+      : ctx(c),
+        o(opts),
+        kernel(c, add_one_source, {}, "add one"),
+        a(c, ElementType::Float32, lanes),
+        b(c, ElementType::Float32, lanes) {
+    for (int k = 0; k < o.chain; ++k) outs.emplace_back(c, ElementType::Float32, lanes);
+  }
+  Args link(int k) { return k % 2 == 0 ? Args{{"x", a}, {"y", b}} : Args{{"x", b}, {"y", a}}; }
+  Args independent(int k) { return {{"x", a}, {"y", outs[static_cast<std::size_t>(k)]}}; }
+  void reset() { a.upload(std::vector<float>(lanes, 0.0f)); }
+  // The chain leaves `chain` in a; every independent dispatch leaves a + 1 in its output.
+  void expect(bool chained) {
+    const auto check = [&](const Buffer& buf, float want, const char* what) {
+      for (float v : buf.to_vector<float>()) {
+        if (v != want) {
+          throw Error(fmt::format("bench dispatch: {} computed {} instead of {}", what, v, want));
+        }
+      }
+    };
+    if (chained) {
+      check(a, static_cast<float>(o.chain), "the chain");
+    } else {
+      check(outs.back(), 1.0f, "an independent dispatch");
+    }
+  }
+};
+
+// Times `issue` (one round of o.chain dispatches): median host time of issuing, and median GPU
+// time from a Profiler scope around a separate round.
+template <class Issue>
+Way time_way(Setup& s, Profiler& profiler, const std::string& name, bool chained, Issue issue) {
+  std::vector<double> cpu;
+  for (int r = 0; r < s.o.warmup + s.o.rounds; ++r) {
+    s.reset();
+    s.ctx.finish();
+    const auto start = Clock::now();
+    issue();
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    s.ctx.finish();
+    s.expect(chained);
+    if (r >= s.o.warmup) cpu.push_back(us / s.o.chain);
+  }
+  for (int r = 0; r < s.o.rounds; ++r) {
+    s.reset();
+    auto scope = profiler.scope(name);
+    issue();
+    scope.stop();
+  }
+  Way w{name, median(cpu), -1};
+  const auto stats = profiler.stats(name);
+  if (stats.gpu_samples > 0) w.gpu_us = 1e3 * stats.gpu_median_ms / s.o.chain;
+  return w;
+}
+
+std::vector<Way> time_gl(const Context& ctx, const DispatchBenchOptions& o) {
+  Setup s(ctx, o);
+  Profiler profiler(ctx);
+  std::vector<Way> ways;
+  ways.push_back(time_way(s, profiler, "ComputeKernel::run, dependent", true, [&] {
+    for (int k = 0; k < o.chain; ++k) s.kernel.run(s.link(k), lanes);
+  }));
+  Sequence chain(ctx, "dependent chain");
+  for (int k = 0; k < o.chain; ++k) chain.record(s.kernel, s.link(k), lanes);
+  ways.push_back(
+      time_way(s, profiler, "Sequence::replay, dependent", true, [&] { chain.replay(); }));
+  ways.push_back(time_way(s, profiler, "ComputeKernel::run, independent", false, [&] {
+    for (int k = 0; k < o.chain; ++k) s.kernel.run(s.independent(k), lanes);
+  }));
+  Sequence apart(ctx, "independent");
+  for (int k = 0; k < o.chain; ++k) apart.record(s.kernel, s.independent(k), lanes);
+  ways.push_back(
+      time_way(s, profiler, "Sequence::replay, independent", false, [&] { apart.replay(); }));
+  return ways;
+}
+
+std::string cell(double v) {
+  return v < 0 ? std::string("-") : fmt::format("{:.3f}", v);
+}
+
+void write_json(const std::filesystem::path& dir, const json& report) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "bench-dispatch.json";
+  const auto temporary = dir / "bench-dispatch.json.tmp";
+  {
+    std::ofstream out(temporary);
+    out << report.dump(2) << "\n";
+    if (!out) throw Error(fmt::format("bench dispatch: cannot write {}", temporary.string()));
+  }
+  std::filesystem::rename(temporary, path);
+  std::cerr << "wrote " << path.string() << "\n";
+}
+
+}  // namespace
+
+int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
+  if (o.chain <= 0 || o.chain % 2 != 0) {
+    throw ArgumentError(
+        fmt::format("bench dispatch: --chain must be even and positive; got {}", o.chain));
+  }
+  json report;
+  report["device"] = ctx.info().renderer;
+  report["chain"] = o.chain;
+  report["rounds"] = o.rounds;
+  report["lanes"] = lanes;
+  std::cout << fmt::format(
+      "dispatch cost on {}: chains of {} one-group dispatches of {} invocations, median of {} "
+      "rounds\n",
+      ctx.info().renderer, o.chain, lanes, o.rounds);
+  std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "way", "CPU us/dispatch", "GPU us/dispatch");
+  const auto ways = time_gl(ctx, o);
+  report["gl"] = json::array();
+  for (const auto& w : ways) {
+    std::cout << fmt::format("{:<36} {:>16} {:>16}\n", w.name, cell(w.cpu_us), cell(w.gpu_us));
+    report["gl"].push_back({{"way", w.name}, {"cpu_us", w.cpu_us}, {"gpu_us", w.gpu_us}});
+  }
+  const double run_cpu = ways[0].cpu_us, replay_cpu = ways[1].cpu_us;
+  report["run_cpu_us"] = run_cpu;
+  report["replay_cpu_us"] = replay_cpu;
+  report["dependent_gap_gpu_us"] = ways[1].gpu_us;
+  std::cout << fmt::format("replay / run, CPU per dispatch: {:.3f}\n", replay_cpu / run_cpu);
+#if GPGPU_BENCH_HAVE_CUDA
+  if (o.cuda) {
+    try {
+      const auto c = cuda_ref::dispatch_times(o.chain, o.rounds, o.warmup);
+      std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "CUDA stream launch, dependent",
+                               cell(c.stream_cpu_us), cell(c.stream_gpu_us));
+      std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "CUDA graph replay, dependent",
+                               cell(c.graph_cpu_us), cell(c.graph_gpu_us));
+      report["cuda"] = {{"device", c.device},
+                        {"stream_cpu_us", c.stream_cpu_us},
+                        {"stream_gpu_us", c.stream_gpu_us},
+                        {"graph_cpu_us", c.graph_cpu_us},
+                        {"graph_gpu_us", c.graph_gpu_us}};
+      std::cout << fmt::format(
+          "gpgpu replay / CUDA graph replay: CPU {:.2f}x, GPU per dependent dispatch {}\n",
+          replay_cpu / c.graph_cpu_us,
+          ways[1].gpu_us < 0 ? std::string("-")
+                             : fmt::format("{:.2f}x", ways[1].gpu_us / c.graph_gpu_us));
+    } catch (const Error& e) {
+      std::cout << "CUDA reference: " << e.what() << "\n";
+      report["cuda_error"] = e.what();
+    }
+  }
+#else
+  report["cuda_error"] = "not built (configure with -DGPGPU_CUDA=ON where nvcc exists)";
+#endif
+  write_json(o.out_dir, report);
+  return 0;
+}
+
+}  // namespace gpgpu::bench

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# On a GPU machine (H100/H200): gpgpu on the vendor's OpenGL ES driver and on Mesa's zink over
+# the vendor's Vulkan driver, same machine, same build (docs/portability.md). Stages, in the
+# order given:
+#   build       Release build of everything (CUDA references on) in BUILD (default
+#               /tmp/gpgpu-reach; a later call on the same machine reuses it)
+#   info        `gpgpu info` on both drivers
+#   ctest-nv    the ctest suite on the vendor's driver (the browser and packaging left out)
+#   ctest-zink  the GL tests (labels host, browser, packaging left out) on zink
+#   compare     the same commands on both drivers, same run: SGEMM (`gpgpu bench matmul`,
+#               n = 2048 and 4096, the register-blocked kernel), the cnn epoch (`gpgpu train`,
+#               batch 256), a sort of 2^24 keys; writes compare.md with the ratios
+# The vendor's GL libraries and the build dependencies come from .gl/ and .deps/; zink from
+# .zink/ (scripts/device/zink-pack.sh), unpacked under /opt and used only by the zink runs.
+# Usage: bash scripts/device/reach.sh OUT STAGE...
+set -uo pipefail
+out=${1:-out/reach}
+shift || true
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=${BUILD:-/tmp/gpgpu-reach}
+[ -f .gl/prelude.sh ] && source .gl/prelude.sh
+[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+start=$(date +%s)
+stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
+for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
+  if [ -n "$candidate" ] && [ -d "$candidate" ]; then export GPGPU_NN_DATA=$candidate; break; fi
+done
+gpgpu=$build/tools/gpgpu
+
+# Runs "$@" with zink on the machine's Vulkan driver (Mesa's EGL only; software device).
+on_zink() {
+  (
+    source .zink/prelude.sh
+    export GPGPU_DEVICE=software
+    "$@"
+  )
+}
+
+ctest_on() {  # NAME [ctest arguments...]
+  local name=$1
+  shift
+  (cd "$build" && timeout 420 ctest -j8 --timeout 240 --output-on-failure "$@") \
+    > "$out/ctest-$name.log" 2>&1
+  grep -E "tests passed|tests failed" "$out/ctest-$name.log"
+  grep -E "^\s+[0-9]+ - " "$out/ctest-$name.log" | head -40
+}
+
+median_epoch() {  # the steady epochs' seconds from `gpgpu train` output: their median
+  grep -oE "[0-9.]+ s \([0-9]+ img/s\)" "$1" | awk '{print $1}' | tail -n +2 | sort -n |
+    awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : "n/a")}'
+}
+
+compare_one() {  # DRIVER: both measurements of one driver into $out/compare-DRIVER-*
+  local d=$1
+  timeout 150 "$gpgpu" bench matmul --sizes 2048 4096 --methods compute_register_blocked \
+    --repeats 5 --warmup 2 --no-charts --out "$out/mm-$d" > "$out/compare-$d-matmul.log" 2>&1
+  timeout 150 "$gpgpu" train --net cnn --epochs 3 --batch 256 --no-plots --out "$out/train-$d" \
+    > "$out/compare-$d-cnn.log" 2>&1
+  timeout 120 "$gpgpu" bench primitives --primitives sort --log2-sizes 24 --repeats 5 --warmup 2 \
+    --no-cpu --no-charts --out "$out/prim-$d" > "$out/compare-$d-sort.log" 2>&1
+}
+
+for stage in "$@"; do
+  case $stage in
+    build)
+      cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON \
+        -DGPGPU_BENCH_CUB=OFF > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+      cmake --build "$build" -j"$(nproc)" -- -k 0 > "$out/build.log" 2>&1 ||
+        grep -E "error|FAILED" -A5 "$out/build.log" | head -40
+      stamp "built"
+      ;;
+    info)
+      "$gpgpu" info > "$out/info-nvidia.txt" 2>&1
+      on_zink "$gpgpu" info > "$out/info-zink.txt" 2>&1
+      on_zink "$gpgpu" info --features > "$out/features-zink.txt" 2>&1
+      grep -m2 -E "renderer|GL version" "$out/info-nvidia.txt" "$out/info-zink.txt"
+      stamp "info"
+      ;;
+    ctest-nv)
+      ctest_on nvidia -LE 'browser|packaging'
+      stamp "ctest on the vendor's driver"
+      ;;
+    ctest-zink)
+      on_zink ctest_on zink -LE 'host|browser|packaging'
+      stamp "ctest on zink"
+      ;;
+    compare)
+      compare_one nvidia
+      on_zink compare_one zink
+      {
+        echo "## SGEMM (gpgpu bench matmul, compute_register_blocked)"
+        for d in nvidia zink; do echo "### $d"; grep -E "^ *(n|2048|4096)|GFLOP" "$out/compare-$d-matmul.log" | head -8; done
+        echo "## cnn epoch at batch 256 (gpgpu train --net cnn --epochs 3; median of epochs 2-3, s)"
+        for d in nvidia zink; do echo "$d: $(median_epoch "$out/compare-$d-cnn.log")"; done
+        echo "## sort of 2^24 uint32 keys (gpgpu bench primitives --primitives sort --log2-sizes 24)"
+        for d in nvidia zink; do echo "### $d"; grep -iE "sort" "$out/compare-$d-sort.log" | head -6; done
+      } > "$out/compare.md"
+      cat "$out/compare.md"
+      stamp "compare"
+      ;;
+  esac
+done

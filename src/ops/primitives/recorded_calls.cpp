@@ -1,0 +1,68 @@
+// Primitive calls replayed from recorded sequences (Registry::replay_call): a sort issues a
+// dozen or more small dispatches per call, each of which run() would check and bind again.
+#include <vector>
+
+#include "gpgpu/error.hpp"
+#include "primitive_registry.hpp"
+#include "tile_flags.hpp"
+
+namespace gpgpu::primitives {
+
+namespace {
+// Distinct recordings kept per Context (each holds its dispatches' arguments, not memory).
+constexpr std::size_t max_recordings = 64;
+}  // namespace
+
+void Registry::note_epoch(std::size_t tiles) {
+  if (noted_epochs_ != nullptr) noted_epochs_->push_back(tiles);
+}
+
+void Registry::record_call(const Context& ctx, const std::string& key, RecordedCall& r,
+                           const std::function<void()>& call) {
+  r.sequence.emplace(ctx, "gpgpu " + key);
+  r.epoch_tiles.clear();
+  r.epochs.clear();
+  noted_epochs_ = &r.epoch_tiles;
+  try {
+    r.sequence->capture(call);
+  } catch (...) {
+    noted_epochs_ = nullptr;
+    r.sequence.reset();
+    throw;
+  }
+  noted_epochs_ = nullptr;
+  // Each tile_flags call is followed by the one dispatch that takes its epoch.
+  const auto takers = r.sequence->dispatches_with("epoch");
+  if (takers.size() != r.epoch_tiles.size()) {
+    r.sequence.reset();
+    throw Error("gpgpu primitives: a recorded call's look-back epochs do not match its dispatches");
+  }
+  for (const std::size_t i : takers) r.epochs.push_back(r.sequence->uniform("epoch", i, i + 1));
+}
+
+void Registry::replay_call(const Context& ctx, const std::string& key,
+                           const std::function<void()>& call) {
+  // Inside a recording (this one's, or a caller's capture): the dispatches go there.
+  if (Sequence::capturing(ctx)) return call();
+  if (calls_.size() >= max_recordings && !calls_.count(key)) calls_.clear();
+  RecordedCall& r = calls_[key];
+  if (r.calls++ == 0) return call();  // kernels and scratch are made here
+  if (r.sequence && !r.epoch_tiles.empty()) {
+    // Fresh epochs before the check: tile_flags may replace the flags (then record again).
+    for (std::size_t k = 0; k < r.epoch_tiles.size(); ++k) {
+      r.epochs[k].set(tile_flags(ctx, r.epoch_tiles[k]).epoch);
+    }
+  }
+  if (!r.sequence || !r.sequence->replayable()) {
+    try {
+      record_call(ctx, key, r, call);  // its epochs are fresh: tile_flags ran while recording
+    } catch (const UnsupportedError&) {
+      // Scratch grown (and zero-filled) meanwhile: an upload cannot be recorded. Run it as
+      // it is; the next call records it.
+      return call();
+    }
+  }
+  r.sequence->replay();
+}
+
+}  // namespace gpgpu::primitives
