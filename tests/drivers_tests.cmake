@@ -8,7 +8,7 @@ if(EMSCRIPTEN)
 endif()
 find_package(OpenGL REQUIRED COMPONENTS EGL)
 find_package(Threads REQUIRED)
-foreach(reproducer stale_uniforms thread_fence pack_copy)
+foreach(reproducer stale_uniforms thread_fence pack_copy draw_buffer_gaps)
   add_executable(${reproducer} ${CMAKE_CURRENT_LIST_DIR}/drivers/${reproducer}.cpp)
   target_include_directories(${reproducer} PRIVATE ${GPGPU_GLES3_INCLUDE_DIR})
   target_link_libraries(${reproducer} PRIVATE OpenGL::EGL ${GPGPU_GLESV2_LIBRARY} Threads::Threads
