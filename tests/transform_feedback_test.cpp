@@ -349,6 +349,47 @@ TEST(TransformFeedback, BuffersStayOnTheGpuBetweenKernels) {
   EXPECT_THROW(square.run({{"X", y}, {"Y", y}}), gpgpu::ArgumentError);
 }
 
+// A Buffer::upload queued while a run that writes the same Buffer may still be computing is
+// ordered after that run: the next kernel, and a read-back, see the uploaded values. The
+// Buffer is idle before each run (read back, waited for), as the nn transform-feedback
+// backend's gradient buffers were when, on NVIDIA's driver (H200, 580), the update read the
+// backward kernels' values instead of an upload queued after them.
+TEST(TransformFeedback, AnUploadAfterARunIsWhatTheNextRunReads) {
+  auto& ctx = context();
+  // Each vertex iterates `steps` times, so that the run is still going while the host queues
+  // the upload (about 1 ms on a GPU; fewer steps on a CPU device, where the draw is done
+  // before it returns anyway). Its values are positive, the uploaded ones negative.
+  TransformFeedbackKernel slow(ctx, R"(
+    in float X;
+    out float Y;
+    uniform int steps;
+    void main() {
+      float s = X;
+      for (int k = 0; k < steps; ++k) s = s * 0.999 + 1.0;
+      Y = s;
+    })");
+  TransformFeedbackKernel copy(ctx, "in float Y; out float Z; void main() { Z = Y; }");
+  const std::size_t n = 4096;
+  const auto x = gpgpu::Buffer::from(ctx, random_floats(n, 1, 2));
+  gpgpu::Buffer y(ctx, gpgpu::ElementType::Float32, n);
+  const int steps = ctx.info().is_software ? 2000 : 400000;
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    const auto uploaded = random_floats(n, -2, -1);
+    y.upload(std::vector<float>(n, poison_float()));
+    (void)y.to_vector<float>();  // idle: every command on it has finished
+    slow.run({{"X", x}, {"Y", y}, {"steps", steps}});
+    y.upload(uploaded);
+    std::vector<float> z(n, poison_float());
+    copy.run({{"Y", y}, {"Z", z}});
+    const auto back = y.to_vector<float>();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(z[i], uploaded[i]) << "element " << i << ": the next run read the earlier run's";
+      ASSERT_EQ(back[i], uploaded[i]) << "element " << i << ": read back the earlier run's";
+    }
+  }
+}
+
 // Every error is thrown before anything runs and leaves the caller's arrays as they were.
 TEST(TransformFeedback, ErrorsNameTheProblemAndChangeNothing) {
   TransformFeedbackKernel k(context(), R"(

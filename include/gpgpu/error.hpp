@@ -122,11 +122,15 @@ class LimitError : public Error {
 // refuse it; the message names the limit, the kernel's figure and the device's.
 class DeviceLimitError : public LimitError {
  public:
+  // `message` is what() (it should name the kernel, the limit and both figures); `limit` the
+  // GL name of the limit, `needed` the kernel's figure, `allowed` the device's (or profile's).
   DeviceLimitError(const std::string& message, std::string limit, std::int64_t needed,
                    std::int64_t allowed)
       : LimitError(message), limit_(std::move(limit)), needed_(needed), allowed_(allowed) {}
   const std::string& limit() const noexcept { return limit_; }  // "GL_MAX_..."
+  // How much of the limit the kernel needs (buffers, invocations, bytes of shared memory).
   std::int64_t needed() const noexcept { return needed_; }
+  // The most the device, or its device-limit profile, allows (needed() exceeds it).
   std::int64_t allowed() const noexcept { return allowed_; }
 
  private:

@@ -29,8 +29,8 @@ namespace gpgpu {
 
 // One figure of a profile, by the name of the GL query that reads it.
 struct DeviceLimit {
-  std::string gl_name;  // "GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS"
-  std::int64_t value = 0;
+  std::string gl_name;     // "GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS"
+  std::int64_t value = 0;  // the profile's figure: the most a device of the profile allows
 };
 
 // A named set of limits: the OpenGL ES 3.1 minimums, or what one family of GPUs reports.
@@ -39,6 +39,8 @@ struct LimitProfile {
   std::string device;  // what it stands for ("Raspberry Pi 5 (V3D 7.1, Mesa v3d)")
   std::string source;  // where its figures come from
   int gles_minor = 1;  // the OpenGL ES 3.x version its device offers (1 or 2)
+  // The limits the profile sets (names from limit_names()); a limit not listed stays the
+  // driver's.
   std::vector<DeviceLimit> limits;
   // The optional extensions its device has; every other extension is hidden.
   std::vector<std::string> extensions;
@@ -54,8 +56,8 @@ const LimitProfile& limit_profile(std::string_view name);
 
 // A limit gpgpu reads from the driver: its GL name and what it bounds.
 struct LimitName {
-  std::string_view gl_name;
-  std::string_view meaning;
+  std::string_view gl_name;  // the GL name it is queried by: "GL_MAX_COMPUTE_SHARED_MEMORY_SIZE"
+  std::string_view meaning;  // what it bounds, in a few words ("bytes of a uniform block")
 };
 // Every limit a profile can set, in the order `gpgpu info` prints them.
 const std::vector<LimitName>& limit_names();

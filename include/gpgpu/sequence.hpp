@@ -71,8 +71,8 @@ inline constexpr std::uint32_t all = 0xFFFFFFFF;              // GL_ALL_BARRIER_
 // One memory barrier a replay issues: before dispatch `before` (== Sequence::size(): after the
 // last one), with these GL_*_BARRIER_BIT bits.
 struct SequenceBarrier {
-  std::size_t before = 0;
-  std::uint32_t bits = 0;
+  std::size_t before = 0;  // the index of the dispatch it precedes; size(): after the last one
+  std::uint32_t bits = 0;  // the glMemoryBarrier bits, a combination of barrier_bits
 };
 
 // A recorded uniform that changes between replays (Sequence::uniform).
@@ -83,6 +83,7 @@ class SequenceUniform {
   // TypeMismatchError / SizeMismatchError as run() would for the uniform, and Error when the
   // Sequence is gone or was cleared since the handle was made.
   void set(const Arg& value);
+  // The uniform's name in the kernels' source (what uniform(name) was asked for).
   const std::string& name() const noexcept { return variable_.name; }
   // The uniform's declaration (type, components, array size), as the kernel reports it.
   const KernelVariable& variable() const noexcept { return variable_; }
@@ -97,22 +98,35 @@ class SequenceUniform {
   std::vector<std::pair<std::size_t, std::size_t>> targets_;  // (dispatch, its uniform)
 };
 
+// Compute dispatches recorded once, checked once, and replayed with only the GL calls and
+// memory barriers they need (the manual at the top of this header). Move-only.
 class Sequence {
  public:
+  // An empty sequence for kernels of `context`; `label` names it in errors, describe() and
+  // profiles.
   explicit Sequence(const Context& context, std::string label = "sequence");
   ~Sequence();
+  // @{
+  // Moves the recorded dispatches (SequenceUniform handles keep working); using a moved-from
+  // sequence throws Error.
   Sequence(Sequence&&) noexcept;
   Sequence& operator=(Sequence&&) noexcept;
+  // @}
   Sequence(const Sequence&) = delete;
   Sequence& operator=(const Sequence&) = delete;
 
-  // Appends the dispatch kernel.run(args, ...) would make; the same overloads as run().
-  // Throws whatever that run would throw (nothing is recorded then), ArgumentError for a
-  // kernel of another Context, a host array or a HostBuffer.
+  // Appends the dispatch kernel.run(args, ...) would make, with the same sizes as the run()
+  // overload of the same arguments: one invocation per element of the bound Buffers,
+  // `items` invocations (1-D, or a 2-D/3-D grid rounded up to whole work groups), or exactly
+  // `groups` work groups (record_groups, as run_groups). Throws whatever that run would throw
+  // (nothing is recorded then), ArgumentError for a kernel of another Context, a host array
+  // or a HostBuffer.
+  // @{
   void record(ComputeKernel& kernel, const Args& args);
   void record(ComputeKernel& kernel, const Args& args, std::size_t items);
   void record(ComputeKernel& kernel, const Args& args, Size3 items);
   void record_groups(ComputeKernel& kernel, const Args& args, Size3 groups);
+  // @}
   // Appends every ComputeKernel run on this Sequence's Context during `body` (see above).
   // When body throws, nothing it ran is recorded and the exception passes on.
   void capture(const std::function<void()>& body);
@@ -127,15 +141,19 @@ class Sequence {
   // dispatches [first, end). Throws UnknownArgumentError when none sets it, ArgumentError for
   // a sampler or image (record again to bind another Texture), a library uniform (gpgpu_...)
   // or a range past size().
+  // @{
   SequenceUniform uniform(const std::string& name);
   SequenceUniform uniform(const std::string& name, std::size_t first, std::size_t end);
+  // @}
   // The recorded dispatches (indices, in order) that set uniform `name`.
   std::vector<std::size_t> dispatches_with(const std::string& name) const;
 
   // Forgets every recorded dispatch (handles made before stop working).
   void clear();
+  // How many dispatches are recorded (a replayed Sequence recorded into this one counts
+  // each of its dispatches).
   std::size_t size() const;
-  bool empty() const { return size() == 0; }
+  bool empty() const { return size() == 0; }  // whether nothing is recorded
   // The barriers a replay issues, in order (what the hazard tracking decided).
   std::vector<SequenceBarrier> barriers() const;
   // One line per dispatch (index, kernel label, work groups) and per barrier (its bits).
@@ -143,10 +161,12 @@ class Sequence {
   // Whether every recorded Buffer and Texture is still there (replay() would not throw).
   bool replayable() const;
 
+  // The label given at construction (it names the sequence in errors and profiles).
   const std::string& label() const;
+  // Times the following replays on the GPU (true) or not (false, the default).
+  void set_timing(bool enabled);
   // GPU nanoseconds of the last replay when timing is on and the device has timer queries
   // (GL_EXT_disjoint_timer_query); otherwise -1.
-  void set_timing(bool enabled);
   double last_gpu_ns() const;
 
  private:

@@ -89,11 +89,16 @@ void bind_sequence(py::module_& m) {
     offset.set(3)      # checked like run() checks the uniform; used from the next replay)")
       .def("set", &PySequenceUniform::set, py::arg("value"),
            "Sets the value every covered dispatch uses from the next replay on.")
-      .def_property_readonly("name", [](const PySequenceUniform& u) { return u.handle.name(); })
       .def_property_readonly(
-          "glsl_type", [](const PySequenceUniform& u) { return u.handle.variable().glsl_type; })
-      .def_property_readonly("dispatches",
-                             [](const PySequenceUniform& u) { return u.handle.dispatches(); });
+          "name", [](const PySequenceUniform& u) { return u.handle.name(); },
+          "The uniform's name in the kernels' source (what seq.uniform() was asked for).")
+      .def_property_readonly(
+          "glsl_type", [](const PySequenceUniform& u) { return u.handle.variable().glsl_type; },
+          "The uniform's GLSL type as the kernel declares it (\"float\", \"uint\", \"vec4\", "
+          "\"mat4\"): what set() accepts.")
+      .def_property_readonly(
+          "dispatches", [](const PySequenceUniform& u) { return u.handle.dispatches(); },
+          "How many recorded dispatches set() changes.");
 
   py::class_<PySequence>(m, "Sequence",
                          R"(Compute dispatches recorded once (every check made then) and replayed
@@ -156,10 +161,13 @@ groups= and the values as run() takes them); raises what that run would raise.)"
           py::arg("name"), py::arg("first") = py::none(), py::arg("end") = py::none(),
           "A handle on uniform `name` of every recorded dispatch that sets it (or of those in "
           "[first, end)).")
-      .def("dispatches_with",
-           [](const PySequence& s, const std::string& name) {
-             return s.sequence->dispatches_with(name);
-           })
+      .def(
+          "dispatches_with",
+          [](const PySequence& s, const std::string& name) {
+            return s.sequence->dispatches_with(name);
+          },
+          "The indices (in recording order) of the recorded dispatches that set the named "
+          "uniform: where to look for the [first, end) of uniform(name, first, end).")
       .def(
           "clear",
           [](PySequence& s) {
@@ -177,9 +185,14 @@ groups= and the values as run() takes them); raises what that run would raise.)"
             return list;
           },
           "(before dispatch, GL barrier bits) of every barrier a replay issues.")
-      .def("describe", [](const PySequence& s) { return s.sequence->describe(); })
-      .def_property_readonly("replayable",
-                             [](const PySequence& s) { return s.sequence->replayable(); })
+      .def(
+          "describe", [](const PySequence& s) { return s.sequence->describe(); },
+          "A text of one line per dispatch (index, kernel label, work groups) and per barrier a "
+          "replay issues (its bits), in replay order.")
+      .def_property_readonly(
+          "replayable", [](const PySequence& s) { return s.sequence->replayable(); },
+          "True when every recorded Buffer and Texture is still there, so replay() would not "
+          "raise; False after one was released or replaced (record again).")
       .def_property(
           "timing", [](const PySequence& s) { return s.timing; },
           [](PySequence& s, bool on) {
@@ -187,9 +200,14 @@ groups= and the values as run() takes them); raises what that run would raise.)"
             s.sequence->set_timing(on);
           },
           "Time each replay on the GPU (last_gpu_ns).")
-      .def_property_readonly("last_gpu_ns",
-                             [](const PySequence& s) { return s.sequence->last_gpu_ns(); })
-      .def_property_readonly("label", [](const PySequence& s) { return s.sequence->label(); })
+      .def_property_readonly(
+          "last_gpu_ns", [](const PySequence& s) { return s.sequence->last_gpu_ns(); },
+          "GPU nanoseconds of the last whole replay when timing is on and the device has timer "
+          "queries, else -1.")
+      .def_property_readonly(
+          "label", [](const PySequence& s) { return s.sequence->label(); },
+          "The name given at construction (it names the sequence in errors, describe() and "
+          "profiles).")
       .def("__repr__", [](const PySequence& s) {
         return "<gpgpu.Sequence '" + s.sequence->label() + "' of " +
                std::to_string(s.sequence->size()) + " dispatches>";

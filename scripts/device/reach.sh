@@ -10,6 +10,8 @@
 #   compare     the same commands on both drivers, same run: SGEMM (`gpgpu bench matmul`,
 #               n = 2048 and 4096, the register-blocked kernel), the cnn epoch (`gpgpu train`,
 #               batch 256), a sort of 2^24 keys; writes compare.md with the ratios
+#   cub         sort, sort_pairs and scan at 2^24, 2^26 and 2^28 keys beside CUB, same run
+#               (`gpgpu bench primitives`; its table has the ratio to CUB)
 # The vendor's GL libraries and the build dependencies come from .gl/ and .deps/; zink from
 # .zink/ (scripts/device/zink-pack.sh), unpacked under /opt and used only by the zink runs.
 # Usage: bash scripts/device/reach.sh OUT STAGE...
@@ -65,7 +67,7 @@ for stage in "$@"; do
   case $stage in
     build)
       cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON \
-        -DGPGPU_BENCH_CUB=OFF > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+        -DGPGPU_BENCH_CUB=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       cmake --build "$build" -j"$(nproc)" -- -k 0 > "$out/build.log" 2>&1 ||
         grep -E "error|FAILED" -A5 "$out/build.log" | head -40
       stamp "built"
@@ -98,6 +100,13 @@ for stage in "$@"; do
       } > "$out/compare.md"
       cat "$out/compare.md"
       stamp "compare"
+      ;;
+    cub)
+      timeout 300 "$gpgpu" bench primitives --primitives sort,sort_pairs,scan \
+        --log2-sizes 24,26,28 --repeats 5 --warmup 2 --no-cpu --no-charts --out "$out/prim-cub" \
+        > "$out/cub.log" 2>&1
+      grep -iE "cub|sort|scan" "$out/cub.log" | head -30
+      stamp "primitives beside CUB"
       ;;
   esac
 done

@@ -90,19 +90,53 @@ class ReadyTracker {
   std::size_t next_ = 0;
 };
 
+// The engine's staging as the hooks see it, kept to the positions whose layers have run
+// backward: a request reaching below ready_from is passed on only as far as ready_from, and
+// the rest as later layers finish (ready()). Passed on whole, it copied the earlier layers'
+// gradients before their kernels had run and called them landed: the last step's values (or
+// zeros) went to the update. On the transform-feedback backend the step's upload of the array
+// was then queued while those kernels were still writing the same buffers, and on NVIDIA's
+// driver (H200, 580) the update read the kernels' values, not the uploaded ones.
 class EngineStaging final : public GradientStaging {
  public:
   explicit EngineStaging(detail::Engine*& engine) : engine_(engine) {}
-  std::span<float> from(std::size_t first) override { return engine_->stage_gradients(first); }
-  void request(std::size_t first) override { engine_->request_gradients(first); }
-  bool landed(std::size_t first) override { return engine_->gradients_landed(first); }
+  // A step's backward pass starts: no layer is done, nothing is asked for.
+  void begin(std::size_t end) { end_ = ready_from_ = wanted_ = end; }
+  // Positions [from, end) are final: what was asked for of them goes to the engine now.
+  void ready(std::size_t from) {
+    ready_from_ = from;
+    if (wanted_ < end_) engine_->request_gradients(std::max(wanted_, ready_from_));
+  }
+  std::span<float> from(std::size_t first) override {
+    check_final(first, "from");
+    return engine_->stage_gradients(first);
+  }
+  void request(std::size_t first) override {
+    wanted_ = std::min(wanted_, first);
+    engine_->request_gradients(std::max(first, ready_from_));
+  }
+  bool landed(std::size_t first) override {
+    return first >= ready_from_ && engine_->gradients_landed(first);
+  }
   std::span<float> array() override { return engine_->gradient_array(); }
   void commit(std::size_t first, std::size_t end) override {
+    check_final(first, "commit");
     engine_->commit_gradients(first, end);
   }
 
  private:
+  void check_final(std::size_t first, const char* what) const {
+    if (first >= ready_from_) return;
+    throw ArgumentError(fmt::format(
+        "GradientStaging::{}({}): positions below {} (ready_from) are not final yet: their "
+        "layers have not run backward; request() them to have them copied when they have",
+        what, first, ready_from_));
+  }
+
   detail::Engine*& engine_;
+  std::size_t end_ = 0;         // the trainable parameters' count
+  std::size_t ready_from_ = 0;  // [ready_from_, end_) has run backward this step
+  std::size_t wanted_ = 0;      // the lowest position request()ed this step
 };
 
 }  // namespace
@@ -178,13 +212,18 @@ void backward_with_hooks(detail::TrainerState& s) {
     return mark(s, "backward queued");
   }
   s.engine->begin_gradient_staging();
+  s.staging.begin(s.model->trainable_parameter_count());
   if (o.gradients_ready) {
     s.engine->submit();  // the GPU starts the forward pass while backward is queued
     s.ready->begin();
     s.plan->backward([&](std::size_t layer) {
-      if (const auto from = s.ready->layer_done(layer)) o.gradients_ready(*from, s.staging);
+      if (const auto from = s.ready->layer_done(layer)) {
+        s.staging.ready(*from);
+        o.gradients_ready(*from, s.staging);
+      }
     });
     // The rest of the copies queued, the hook polls while they travel, then sees them land.
+    s.staging.ready(0);
     s.engine->request_gradients(0);
     mark(s, "backward queued");
     while (!s.engine->gradients_landed(0)) {

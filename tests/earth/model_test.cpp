@@ -406,6 +406,42 @@ TEST(Model, ReferenceCase2ConvergesAtSecondOrder) {
   EXPECT_GE(std::log2(l2[1] / l2[2]), 1.8);
 }
 
+// Under OpenGL ES 3.1's minimum (4 storage buffers in a compute shader) the tendency kernel's
+// 5 do not bind: the model is refused naming the limit and both figures, before any step.
+TEST(Model, UnderTheSpecsMinimumIsRefusedNamingTheStorageBufferLimit) {
+  gpgpu::Context small({.limits = "es31-minimum"});
+  try {
+    ge::Model model(small, grid_at(2), ge::make_case(2));
+    ADD_FAILURE() << "a model was made under es31-minimum";
+  } catch (const gpgpu::DeviceLimitError& e) {
+    EXPECT_EQ(e.limit(), "GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS") << e.what();
+    EXPECT_EQ(e.allowed(), 4) << e.what();
+    EXPECT_GT(e.needed(), 4) << e.what();
+  }
+}
+
+// A Mali-G610-class profile (8 storage buffers, 256 invocations a group) fits the model: its
+// steps give the bits of the same steps on the device's own limits (each cell's update reads
+// only its neighbours; no sum depends on the work-group size).
+TEST(Model, UnderAMaliProfileStepsGiveTheBitsOfTheDevicesOwnLimits) {
+  gpgpu::Context mali({.limits = "mali-g610-panfrost"});
+  const auto& g = grid_at(3);
+  const auto setup = ge::make_case(6);
+  ge::Model a(mali, g, setup), b(gpgpu::test::context(), g, setup);
+  const ge::Fields f = perturbed(g, setup);
+  a.set_fields(f);
+  b.set_fields(f);
+  a.step(4);
+  b.step(4);
+  const auto fa = a.fields(), fb = b.fields();
+  for (std::size_t i = 0; i < g.cell_count(); ++i) {
+    ASSERT_EQ(fa.height[i], fb.height[i]) << "cell " << i;
+    ASSERT_EQ(fa.velocity[i].x, fb.velocity[i].x) << "cell " << i;
+    ASSERT_EQ(fa.velocity[i].y, fb.velocity[i].y) << "cell " << i;
+    ASSERT_EQ(fa.velocity[i].z, fb.velocity[i].z) << "cell " << i;
+  }
+}
+
 TEST(Model, RejectsBadInput) {
   const auto& g = grid_at(2);
   auto& ctx = gpgpu::test::context();

@@ -62,3 +62,20 @@ def poisoned(shape, dtype):
     if dtype == np.int32:
         return np.full(shape, POISON_INT, np.int32)
     return np.full(shape, POISON_UINT, np.uint32)
+
+
+@pytest.fixture(scope="module")
+def earth_fits(ctx):
+    """The earth model on this device, or the refusal a device too small for it must give.
+
+    Its kernels bind 5 to 7 storage buffers in a compute shader (OpenGL ES 3.1 guarantees 4): on
+    a device or a device-limit profile with fewer, making a model must fail naming the limit
+    and both figures, which this checks before the module's tests are skipped for that reason.
+    """
+    import gpgpu.earth as earth
+
+    try:
+        earth.Model(case=2, level=1, ctx=ctx)
+    except gpgpu.DeviceLimitError as e:
+        assert e.limit.startswith("GL_MAX_") and e.needed > e.allowed, str(e)
+        pytest.skip(f"the earth model is refused on this device, as it must be: {e}")

@@ -15,6 +15,11 @@ CLI = os.environ.get("GPGPU_CLI")
 EPS64 = 2.0**-53
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _earth_runs_here(earth_fits):
+    """Every test below needs the model on this device (conftest.earth_fits)."""
+
+
 @pytest.fixture(scope="module")
 def grid3():
     return earth.Grid(3, device="cpu")

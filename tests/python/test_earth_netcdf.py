@@ -20,6 +20,11 @@ pytestmark = pytest.mark.skipif(CLI is None or not earth.netcdf_available,
                                 reason="needs GPGPU_CLI (set by the ctest entry) and libnetcdf")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _earth_runs_here(earth_fits):
+    """Every test below needs the model on this device (conftest.earth_fits)."""
+
+
 @pytest.fixture(scope="module")
 def case5(tmp_path_factory):
     """Case 5 at level 4 for a day, a record every 6 hours, and the final height saved."""

@@ -59,12 +59,15 @@
 
 namespace gpgpu::earth {
 
+// How NetcdfWriter, write_netcdf and netcdf_contents write a file.
 struct NetcdfOptions {
   int deflate_level = 4;   // 0 (stored) .. 9; shuffle is on whenever deflate is
   double time_offset = 0;  // s added to the times written (a run started from a file goes on)
   std::string history;     // the global attribute `history` (e.g. the command line); "" omits it
 };
 
+// Writes a model run as a NetCDF-4 file of time records, all or nothing: the file appears at
+// its path only when close() succeeds (the manual at the top of this header). Move-only.
 class NetcdfWriter {
  public:
   // Creates the temporary file and writes the mesh, the topography and the cell areas. The
@@ -73,8 +76,12 @@ class NetcdfWriter {
   NetcdfWriter(const std::filesystem::path& path, const Grid& grid, const CaseSetup& setup,
                NetcdfOptions options = {});
   ~NetcdfWriter();  // without close(): removes the temporary file
+  // @{
+  // Moves the open file; assigning over an open writer removes that writer's temporary file
+  // as its destructor would. A moved-from writer may only be destroyed or assigned to.
   NetcdfWriter(NetcdfWriter&&) noexcept;
   NetcdfWriter& operator=(NetcdfWriter&&) noexcept;
+  // @}
 
   // Appends one time record: `time` (s since the start; time_offset is added) and the fields
   // and relative vorticity of every cell (SizeMismatchError otherwise). After a failed write
@@ -87,7 +94,8 @@ class NetcdfWriter {
   // when that fails; a second call does nothing.
   void close();
 
-  std::size_t records() const;
+  std::size_t records() const;  // the time records written so far
+  // Where close() puts the file (the path given to the constructor).
   const std::filesystem::path& path() const;
 
  private:
@@ -101,9 +109,10 @@ void write_netcdf(const std::filesystem::path& path, const Model& model,
 
 // A time record read back, for starting a run from it.
 struct NetcdfState {
-  Fields fields;    // height and velocity as written, surface from the file
-  double time = 0;  // s since the start of the run that wrote it (time_offset included)
-  std::size_t record = 0, records = 0;
+  Fields fields;            // height and velocity as written, surface from the file
+  double time = 0;          // s since the start of the run that wrote it (time_offset included)
+  std::size_t record = 0;   // the record read, counted from 0 (a negative request resolved)
+  std::size_t records = 0;  // how many time records the file holds
 };
 
 // Reads record `record` (the last one when negative; -2 the one before, ...) of a file
@@ -122,15 +131,22 @@ NetcdfState read_netcdf_state(const std::filesystem::path& path, const Grid& gri
 // writes, computed by the same code. For building the same dataset elsewhere: the Python
 // module's Model.to_xarray() makes its xarray.Dataset from it.
 using NetcdfAttribute = std::variant<std::string, int, double>;
+// One variable of the file, as the writer writes it.
 struct NetcdfVariable {
-  std::string name;
+  std::string name;                     // as in the file: "h", "mesh_face_x", "mesh", ...
   std::vector<std::string> dimensions;  // "time" has length 1 here
   std::vector<std::size_t> shape;       // the dimensions' lengths (empty: a scalar)
+  // Every value in C order, in the variable's type in the file (int for the mesh's
+  // connectivity, float for the float32 velocity, double otherwise).
   std::variant<std::vector<int>, std::vector<float>, std::vector<double>> values;
+  // The variable's attributes (units, standard_name, UGRID's mesh and location, ...), in the
+  // order the writer writes them.
   std::vector<std::pair<std::string, NetcdfAttribute>> attributes;
 };
+// A whole file of one record: what netcdf_contents returns.
 struct NetcdfContents {
-  std::vector<NetcdfVariable> variables;
+  std::vector<NetcdfVariable> variables;  // in the order the writer defines them
+  // The global attributes (Conventions, the grid and case that made the file, history, ...).
   std::vector<std::pair<std::string, NetcdfAttribute>> attributes;
 };
 // Throws SizeMismatchError unless the fields and vorticity have one value per cell.

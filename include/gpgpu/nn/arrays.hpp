@@ -37,6 +37,9 @@ namespace detail {
 struct ArrayTrainerState;
 }
 
+// Trains a model on float32 samples and integer labels in host memory, one shuffled epoch at
+// a time, with the loss computed on the host (the manual at the top of this header).
+// Move-only.
 class ArrayTrainer {
  public:
   // `samples`: labels.size() samples of model.input_shape(), C order; `labels` in
@@ -46,14 +49,19 @@ class ArrayTrainer {
   ArrayTrainer(Sequential& model, std::span<const float> samples, std::span<const int> labels,
                TrainOptions options);
   ~ArrayTrainer();
+  // @{
+  // Moves the trainer (its step and epoch counts go with it); a moved-from ArrayTrainer may
+  // only be destroyed or assigned to.
   ArrayTrainer(ArrayTrainer&&) noexcept;
   ArrayTrainer& operator=(ArrayTrainer&&) noexcept;
+  // @}
 
   // One epoch over the data in a fresh shuffled order; on_progress every report_every steps
   // and after the last (Progress::loss: the mean loss since the previous report).
   EpochResult run_epoch(const std::function<void(const Progress&)>& on_progress = {});
+  // Epochs run so far (the next epoch's shuffle and learning-rate schedule follow from it).
   std::size_t epochs_done() const;
-  std::size_t steps_done() const;
+  std::size_t steps_done() const;  // optimizer steps (batches) so far, over all epochs
 
  private:
   std::unique_ptr<detail::ArrayTrainerState> state_;

@@ -70,8 +70,11 @@ struct Dense {
 // Rows of zeros added above and below an image, columns left and right of it (ONNX's
 // per-side pads).
 struct Padding {
+  // @{
+  // Zero rows (top, bottom) or columns (left, right) on that side of the image.
   std::size_t top = 0, left = 0, bottom = 0, right = 0;
-  bool operator==(const Padding&) const = default;
+  // @}
+  bool operator==(const Padding&) const = default;  // equal when all four sides are
 };
 
 // A 2-D convolution over (C, H, W) samples, with a bias per filter.
@@ -95,11 +98,11 @@ struct MaxPool2D {
 
 // The mean of each window, per channel.
 struct AvgPool2D {
-  std::size_t size = 2;    // square windows
-  std::size_t stride = 0;  // 0: the same as size
-  std::size_t padding = 0;
-  std::optional<Padding> pads = std::nullopt;
-  bool ceil_mode = false;
+  std::size_t size = 2;                        // square windows
+  std::size_t stride = 0;                      // 0: the same as size
+  std::size_t padding = 0;                     // on every side; each side's padding must be < size
+  std::optional<Padding> pads = std::nullopt;  // per side, instead of `padding`
+  bool ceil_mode = false;         // round the output extent up (a last, partial window)
   bool count_include_pad = true;  // divide by the window's positions in the padded input
 };
 
@@ -118,7 +121,7 @@ struct LeakyReLU {
 // min(max(x, min), max); Clip{0, 6} is ReLU6.
 struct Clip {
   float min = 0.0f;  // finite, min < max
-  float max = 6.0f;
+  float max = 6.0f;  // finite, > min
 };
 
 // Zeroes a random fraction of the values in training (scaling the others by 1 / (1 - rate));
@@ -149,9 +152,11 @@ std::string_view layer_type(const Layer& layer);
 std::string describe(const Layer& layer);
 
 // The padding a layer applies: `pads` where set, else `padding` on every side.
+// @{
 Padding padding_of(const Conv2D& conv);
 Padding padding_of(const MaxPool2D& pool);
 Padding padding_of(const AvgPool2D& pool);
+// @}
 
 // The per-sample output shape of `layer` for a per-sample `input` shape. Throws
 // ArgumentError saying what the layer needs (a rank, a minimum size) when it does not fit.

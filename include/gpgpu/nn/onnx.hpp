@@ -47,6 +47,7 @@
 
 namespace gpgpu::nn {
 
+// How load_onnx and read_onnx turn an ONNX graph into layers.
 struct OnnxOptions {
   // Fold a BatchNormalization that directly follows a Conv or Gemm into its weights and
   // bias (in float64, rounded once): one stage less, and the same outputs to float32

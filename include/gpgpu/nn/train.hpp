@@ -46,7 +46,8 @@ class GradientStaging {
  public:
   virtual ~GradientStaging() = default;
   // All trainable_parameter_count() gradients as one flat host array, of which positions
-  // [first, end) are current: `first` must be at or above the latest ready_from reported.
+  // [first, end) are current: `first` must be at or above the latest ready_from reported
+  // (ArgumentError otherwise: those layers have not run backward yet).
   // On the GPU backends this downloads what no earlier call of the step staged (nothing
   // staged is read again, so earlier positions may be changed meanwhile); the update uses the
   // whole array as the hooks leave it. The Cpu backend returns its own array.
@@ -54,7 +55,9 @@ class GradientStaging {
   // The same without waiting: queues the copy of [first, end) and returns at once;
   // landed(first) tells when positions [first, end) are in the array (false while part of
   // it was never requested): the later layers' copy lands before the earlier layers'
-  // kernels have run. array() gives the array as it is. (The Cpu and transform-feedback
+  // kernels have run. Positions below ready_from are copied as their layers finish
+  // backward, so landed(first) stays false until ready_from has fallen to `first` and they
+  // have arrived. array() gives the array as it is. (The Cpu and transform-feedback
   // backends copy at once.)
   virtual void request(std::size_t first) = 0;
   virtual bool landed(std::size_t first) = 0;  // [first, end) has arrived (see request)
@@ -62,7 +65,8 @@ class GradientStaging {
   // Positions [first, end) of the array hold their final values (no hook changes them
   // again this step): a GPU backend hands them back now, ahead of the rest, so that the
   // upload of a bucket summed early overlaps what is still travelling. Optional: the update
-  // gets whatever was not committed at the end of the step anyway.
+  // gets whatever was not committed at the end of the step anyway. `first` must be at or
+  // above the latest ready_from reported (ArgumentError otherwise).
   virtual void commit(std::size_t /*first*/, std::size_t /*end*/) {}
 };
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include <pthread.h>
+
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
@@ -50,6 +52,9 @@ namespace detail {
 ThreadPool::ThreadPool(std::size_t threads) {
   for (std::size_t t = 1; t < std::max<std::size_t>(threads, 1); ++t) {
     workers_.emplace_back([this, t] { worker_loop(t); });
+    // Named here, before the pool is in use, so that a tool (or a test) tells the pool's
+    // threads from the GL driver's from the start.
+    pthread_setname_np(workers_.back().native_handle(), "gpgpu-nn-cpu");
   }
 }
 

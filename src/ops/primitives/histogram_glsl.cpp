@@ -155,7 +155,8 @@ void main() {
 }  // namespace
 
 std::string histogram_source(ElementType type, const HistogramShape& shape) {
-  const bool strided = shape.strided && shape.mode == HistogramMode::SharedCopies;
+  // The host plans the sweep (histogram.cpp) from the same flag: both read shape.strided.
+  const bool strided = shape.strided;
   return fmt::format(
              "#define S {}\n#define S4 {}\n#define IS_FLOAT {}\n#define IS_INT {}\n#define L {}\n"
              "#define MODE {}\n#define COPIES {}\n#define BINS_CAP {}\n#define STRIDED {}\n",
