@@ -47,13 +47,16 @@ stage_done "the tests (examples, the CLI, the installed package and the leak-che
 
 echo "== the GL tests again on a second Mesa driver: zink (GL on Vulkan) over lavapipe"
 # The same sanitized binaries; only the driver changes (docs/portability.md, "zink"). Tests
-# labelled host, browser or packaging cannot differ by GL driver and are not run again.
+# labelled host, browser or packaging cannot differ by GL driver; those labelled long take
+# paths a cheaper test also takes (tests/CMakeLists.txt names which): neither runs again. The
+# rest cover every path: the three kernel kinds, the data path, every primitive, matmul's
+# methods, nn's backends, earth across MPI ranks, NetCDF, ONNX, the CLI, gpgpu.js, Python.
 # Mesa's shader cache gets a folder of its own, so that shaders compiled under other settings
 # (ZINK_INLINE_UNIFORMS) are not reused.
 zink_runtime=$(mktemp -d)
 GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR="$zink_runtime" \
   MESA_SHADER_CACHE_DIR="$PWD/build/asan/zink-shader-cache" \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging'
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging|long'
 rm -rf "$zink_runtime"
 stage_done "the GL tests on zink over lavapipe"
 
