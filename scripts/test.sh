@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks the docs (scripts/check-docs.py); builds gpgpu once with -Wall -Wextra -Werror and
 # AddressSanitizer + UndefinedBehaviorSanitizer and runs every test under them (the API
-# reference among them: docs_api); then replays and briefly fuzzes the .npy and ONNX readers
-# with libFuzzer.
+# reference among them: docs_api), then the GL tests once more with Mesa's zink driver over
+# lavapipe (the same binaries); then replays and briefly fuzzes the .npy and ONNX readers with
+# libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).
@@ -43,6 +44,21 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Every test passes on its first run or the suite fails: no retries.
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"
+
+echo "== the GL tests again on a second Mesa driver: zink (GL on Vulkan) over lavapipe"
+# The same sanitized binaries; only the driver changes (docs/portability.md, "zink"). Tests
+# labelled host, browser or packaging cannot differ by GL driver; those labelled long take
+# paths a cheaper test also takes (tests/CMakeLists.txt names which): neither runs again. The
+# rest cover every path: the three kernel kinds, the data path, every primitive, matmul's
+# methods, nn's backends, earth across MPI ranks, NetCDF, ONNX, the CLI, gpgpu.js, Python.
+# Mesa's shader cache gets a folder of its own, so that shaders compiled under other settings
+# (ZINK_INLINE_UNIFORMS) are not reused.
+zink_runtime=$(mktemp -d)
+GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR="$zink_runtime" \
+  MESA_SHADER_CACHE_DIR="$PWD/build/asan/zink-shader-cache" \
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging|long'
+rm -rf "$zink_runtime"
+stage_done "the GL tests on zink over lavapipe"
 
 echo "== packages: the .debs, the wheel and the npm package, each installed clean and used"
 # The npm package is packed from the browser suite's WebAssembly build (no second web build).

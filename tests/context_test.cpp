@@ -108,6 +108,33 @@ TEST(Context, InfoFieldsAreSane) {
   EXPECT_NE(report.find(info.renderer), std::string::npos);
 }
 
+// Two programs (their sources differ by a define) that count to their uniform, run in the
+// order that exposed zink 22.3's reuse of a pipeline built for earlier uniform values on a
+// CPU device (docs/portability.md): every count must be the one asked for, on every driver,
+// and the Context's own check must agree.
+TEST(Context, EveryDispatchSeesItsUniformValues) {
+  auto& ctx = gpgpu::test::context();
+  EXPECT_TRUE(ctx.info().uniforms_reach_every_dispatch) << ctx.info().renderer;
+  constexpr const char* count_to_trips = R"(
+    layout(local_size_x = 1) in;
+    layout(std430, binding = 0) buffer Count { uint count[]; };
+    uniform uint trips;
+    void main() {
+      uint n = 0u;
+      for (uint t = 0u; t < trips; ++t) n += 1u;
+      count[0] = n;
+    })";
+  gpgpu::ComputeKernel a(ctx, count_to_trips, {{"VARIANT", "1"}});
+  gpgpu::ComputeKernel b(ctx, count_to_trips, {{"VARIANT", "2"}});
+  const std::pair<gpgpu::ComputeKernel*, std::uint32_t> runs[] = {
+      {&a, 1}, {&b, 1}, {&a, 1}, {&b, 1}, {&a, 5}, {&b, 5}, {&a, 5}, {&b, 7}, {&a, 5}};
+  for (const auto& [kernel, trips] : runs) {
+    std::vector<std::uint32_t> count(1, gpgpu::test::poison_uint);
+    kernel->run({{"count", gpgpu::out(count)}, {"trips", trips}});
+    EXPECT_EQ(count[0], trips) << (kernel == &a ? "a" : "b");
+  }
+}
+
 TEST(Context, ListDevicesIsNonEmptyAndIndexed) {
   const auto devices = gpgpu::list_devices();
   ASSERT_FALSE(devices.empty());

@@ -28,6 +28,9 @@ if(GPGPU_SANITIZE)
   file(READ ${CMAKE_CURRENT_LIST_DIR}/sanitizers/lsan.supp _lsan)
   file(READ ${CMAKE_CURRENT_LIST_DIR}/mpi/lsan-mpi.supp _lsan_mpi)
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp "${_lsan}${_lsan_mpi}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${CMAKE_CURRENT_LIST_DIR}/sanitizers/lsan.supp
+               ${CMAKE_CURRENT_LIST_DIR}/mpi/lsan-mpi.supp)
   set(_keep_mpi ${CMAKE_CURRENT_LIST_DIR}/sanitizers/keep_mpi_components_loaded.cpp)
   list(APPEND _mpi_env
        "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_BINARY_DIR}/lsan-mpi.supp:print_suppressions=0:use_tls=0")

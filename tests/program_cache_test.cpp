@@ -432,7 +432,7 @@ TEST(LoopLimitCache, ALaterProcessTakesTheStoredAnswerOfItsOwnDriverOnly) {
   }();
   ASSERT_EQ(files.size(), 1u);
   const auto plant = [&](const std::string& key, const std::string& text) {
-    gpgpu::cache::Store("loop-limit", 1)
+    gpgpu::cache::Store("loop-limit", 2)  // the format version of gl/loop_limit.cpp
         .store(key, std::as_bytes(std::span(text.data(), text.size())));
   };
   const std::string key = read_entry(files[0]).key;

@@ -133,6 +133,10 @@ nlohmann::json to_json(const DeviceInfo& i) {
       {"max_loop_iterations", i.max_loop_iterations},
       {"loop_cap_shared_by_all_loops", i.loop_cap_shared_by_all_loops},
       {"loop_probe_iterations", i.loop_probe_iterations},
+      // Measured behaviours: 0 / false where not probed (GPUs) or not shown.
+      {"lockstep_width", i.lockstep_width},
+      {"work_completes_in_call", i.work_completes_in_call},
+      {"uniforms_reach_every_dispatch", i.uniforms_reach_every_dispatch},
       {"reset_notification", i.reset_notification},
       {"extensions", i.extensions},
   };

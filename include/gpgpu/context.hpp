@@ -57,7 +57,9 @@ struct DeviceInfo {
   // The OpenGL ES version of the context (3.1 or newer for compute shaders).
   int gl_major = 0, gl_minor = 0;
   // @}
-  bool is_software = false;  // llvmpipe/softpipe: the CPU runs the shaders
+  // The CPU runs the shaders (llvmpipe, softpipe, zink over lavapipe), as the EGL device
+  // reports it (EGL_MESA_device_software); gpgpu's own kernels take their CPU-tuned shapes.
+  bool is_software = false;
   // The device-limit profile the limits below are clamped to (limits.hpp); empty: the
   // driver's own figures.
   std::string limit_profile;
@@ -112,6 +114,20 @@ struct DeviceInfo {
   std::int64_t max_loop_iterations = 0;  // 0: no cap seen in loop_probe_iterations
   bool loop_cap_shared_by_all_loops = false;  // the cap counts all loops of an invocation together
   std::int64_t loop_probe_iterations = 0;     // how far the probe looped
+  // On a CPU device: the width of the SIMD vectors in which it runs a work group, one vector
+  // after another and each in lockstep, as measured when the Context is made (8 on llvmpipe
+  // with AVX2); 0 where the device does not run work groups that way (GPUs are not probed).
+  // The primitives emulate subgroups on it for testing (gpgpu/primitives.hpp).
+  int lockstep_width = 0;
+  // On a CPU device: it runs GL work inside the call that issues it (llvmpipe's compute
+  // dispatches), as measured when the Context is made; false where it queues the work (zink
+  // over lavapipe) and on GPUs (not probed).
+  bool work_completes_in_call = false;
+  // Every compute dispatch sees the uniform values set for it, as checked when the Context is
+  // made. False flags a driver that reuses a program variant built for earlier values (Mesa
+  // zink 22.3 on a CPU device with ZINK_INLINE_UNIFORMS on; docs/portability.md): kernels
+  // whose loops or branches test uniforms may then give wrong results.
+  bool uniforms_reach_every_dispatch = true;
   // The context was made with a lose-context-on-reset notification strategy
   // (EGL_EXT_create_context_robustness; GL_KHR_robustness / GL_EXT_robustness): a GPU reset
   // is reported as ContextLostError instead of hanging or returning garbage.

@@ -137,6 +137,7 @@ class FragmentKernel {
   // validate -> plan -> upload -> launch -> commit (src/kernels/kernel_core.hpp).
   PendingRun start(const Args& args, Grid grid, bool async);
   unsigned host_target(std::size_t output, TexelType type, std::size_t rows, std::size_t cols);
+  unsigned placeholder_target(std::size_t location, std::size_t rows, std::size_t cols);
 
   // The compiled program; throws Error when this kernel was moved from.
   const detail::Program& program() const;
@@ -147,6 +148,7 @@ class FragmentKernel {
   detail::GlName<detail::GlKind::VertexArray> vertex_array_;
   detail::GlName<detail::GlKind::Framebuffer> framebuffer_;
   std::vector<HostTarget> host_targets_;         // by output
+  std::vector<HostTarget> placeholders_;         // by location: RGBA8, where no output renders
   std::vector<detail::FragmentBitsTwin> twins_;  // empty where float targets render
   std::size_t max_width_ = 0;
   bool timing_ = false;

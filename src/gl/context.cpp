@@ -1,4 +1,6 @@
+#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <fmt/format.h>
@@ -7,7 +9,10 @@
 #include "gl/device_info.hpp"
 #include "gl/device_limits.hpp"
 #include "gl/gl_fence.hpp"
+#include "gl/inline_work_probe.hpp"
+#include "gl/lockstep_probe.hpp"
 #include "gl/loop_limit.hpp"
+#include "gl/uniform_probe.hpp"
 #include "gpgpu/error.hpp"
 #include "shader/program.hpp"
 #include "shader/program_batch.hpp"
@@ -163,16 +168,39 @@ void refuse_without(bool supported, const ContextState& state, const char* what,
                                      state.platform.name, state.info.renderer, because));
 }
 
+namespace {
+// Once per process: results may be wrong, so it is said where a user sees it.
+void warn_stale_uniforms(const DeviceInfo& info) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "gpgpu: warning: on %s a compute dispatch ran with the uniform values of an "
+                 "earlier one (checked when the Context was made); kernels whose loops or "
+                 "branches test uniforms may give wrong results. Mesa's zink on a CPU device "
+                 "does this with ZINK_INLINE_UNIFORMS on (docs/portability.md).\n",
+                 info.renderer.c_str());
+  });
+}
+}  // namespace
+
 void finish_context_setup(ContextState& state, const ContextOptions& options) {
   apply_limit_profile(state.info, options);  // before anything plans with the limits
   state.ext = load_extension_functions(state.info);
   state.data_path = options.data_path;
   if (options.debug) enable_debug_output(state.info);
   state.debug = options.debug;
+  // First: what the uniform probe looks for depends on the programs dispatched before it.
+  state.info.uniforms_reach_every_dispatch =
+      uniforms_reach_every_dispatch(state.info, state.platform);
+  if (!state.info.uniforms_reach_every_dispatch) warn_stale_uniforms(state.info);
   const LoopLimit loops = measure_loop_limit(state.info, state.platform);
   state.info.max_loop_iterations = loops.max_iterations;
   state.info.loop_cap_shared_by_all_loops = loops.shared_by_all_loops;
   state.info.loop_probe_iterations = loops.probe_iterations;
+  if (state.info.is_software) {
+    state.info.lockstep_width = measure_lockstep_width(state.info, state.platform);
+    state.info.work_completes_in_call = measure_work_completes_in_call(state.info, state.platform);
+  }
   state.timeout = options.timeout;
   state.programs.set_limit(options.program_cache_limit);
   // WebGL has no program binaries: there every process compiles (the browser keeps its own).

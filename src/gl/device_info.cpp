@@ -1,6 +1,7 @@
 #include "gl/device_info.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -109,6 +110,13 @@ std::string DeviceInfo::to_string() const {
            ? fmt::format("none seen in a loop of {}", loop_probe_iterations)
            : fmt::format("{}{} (longer loops end early, silently)", max_loop_iterations,
                          loop_cap_shared_by_all_loops ? ", shared by all loops" : ""));
+  line("work groups as lockstep SIMD vectors of",
+       lockstep_width > 0 ? fmt::format("{} invocations", lockstep_width)
+                          : (is_software ? "no (not that execution model)" : "not probed (a GPU)"));
+  line("work done inside the issuing call",
+       is_software ? (work_completes_in_call ? "yes" : "no (queued)") : "not probed (a GPU)");
+  line("uniform values reach every dispatch",
+       uniforms_reach_every_dispatch ? "yes" : "NO (a driver bug; see docs/portability.md)");
   line("reset notification (robustness)", reset_notification ? "yes" : "no");
   line("robust buffer access", robust_buffer_access ? "yes" : "no");
   line("subgroups (GL_KHR_shader_subgroup)", describe_subgroups(*this));
@@ -180,6 +188,11 @@ int estimate_compute_units(const std::string& renderer, bool software) {
   return 0;
 }
 
+std::string lowercase(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 // Compute and storage limits (OpenGL ES 3.1).
 void read_gles31_limits(DeviceInfo& info) {
   info.max_shader_storage_block_size = gl_integer(GL_MAX_SHADER_STORAGE_BLOCK_SIZE);
@@ -202,7 +215,7 @@ void read_gles31_limits(DeviceInfo& info) {
 
 }  // namespace
 
-DeviceInfo read_device_info(const DeviceDescription& device) {
+DeviceInfo read_device_info(const DeviceDescription& device, bool cpu_device) {
   DeviceInfo info;
   info.device_index = device.index;
   info.device_kind = device.kind;
@@ -212,15 +225,9 @@ DeviceInfo read_device_info(const DeviceDescription& device) {
   info.glsl_version = gl_string(GL_SHADING_LANGUAGE_VERSION);
   info.gl_major = static_cast<int>(gl_integer(GL_MAJOR_VERSION));
   info.gl_minor = static_cast<int>(gl_integer(GL_MINOR_VERSION));
-  const std::string lower_renderer = [&] {
-    std::string r = info.renderer;
-    for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return r;
-  }();
-  info.is_software = device.kind == "software" ||
-                     lower_renderer.find("llvmpipe") != std::string::npos ||
-                     lower_renderer.find("softpipe") != std::string::npos ||
-                     lower_renderer.find("swiftshader") != std::string::npos;
+  // The CPU runs the shaders where the platform says so (the EGL device's
+  // EGL_MESA_device_software): llvmpipe, softpipe, and zink over lavapipe alike.
+  info.is_software = cpu_device;
 
   info.max_texture_size = gl_integer(GL_MAX_TEXTURE_SIZE);
   info.max_3d_texture_size = gl_integer(GL_MAX_3D_TEXTURE_SIZE);
@@ -248,7 +255,7 @@ DeviceInfo read_device_info(const DeviceDescription& device) {
   info.max_viewport_dims[0] = viewport[0];
   info.max_viewport_dims[1] = viewport[1];
 
-  info.compute_units = estimate_compute_units(lower_renderer, info.is_software);
+  info.compute_units = estimate_compute_units(lowercase(info.renderer), info.is_software);
 
   GLint count = 0;
   glGetIntegerv(GL_NUM_EXTENSIONS, &count);

@@ -505,6 +505,24 @@ void check_inputs(const detail::ResolvedArgs& resolved, const std::vector<Target
 
 }  // namespace
 
+namespace {
+
+// The locations below the highest attachment's that no attachment takes.
+std::vector<int> unused_locations(const std::vector<detail::ColorAttachment>& attachments) {
+  int end = 0;
+  for (const auto& a : attachments) end = std::max(end, a.location + 1);
+  std::vector<int> unused;
+  for (int location = 0; location < end; ++location) {
+    if (std::none_of(attachments.begin(), attachments.end(),
+                     [&](const auto& a) { return a.location == location; })) {
+      unused.push_back(location);
+    }
+  }
+  return unused;
+}
+
+}  // namespace
+
 unsigned FragmentKernel::host_target(std::size_t output, TexelType type, std::size_t rows,
                                      std::size_t cols) {
   if (host_targets_.size() <= output) host_targets_.resize(output + 1);
@@ -518,6 +536,22 @@ unsigned FragmentKernel::host_target(std::size_t output, TexelType type, std::si
                     static_cast<GLsizei>(cols), static_cast<GLsizei>(rows)));
   GL(glBindTexture(GL_TEXTURE_2D, 0));
   kept = HostTarget{type, rows, cols, std::move(texture)};
+  return kept.texture.id();
+}
+
+// A kernel-owned RGBA8 texture (colour-renderable on every OpenGL ES 3.0 device) for a
+// location no output renders into; its values are never read.
+unsigned FragmentKernel::placeholder_target(std::size_t location, std::size_t rows,
+                                            std::size_t cols) {
+  if (placeholders_.size() <= location) placeholders_.resize(location + 1);
+  HostTarget& kept = placeholders_[location];
+  if (kept.texture && kept.rows == rows && kept.cols == cols) return kept.texture.id();
+  auto texture = detail::make_gl_name<detail::GlKind::Texture>(*state_);
+  GL(glBindTexture(GL_TEXTURE_2D, texture.id()));
+  GL(glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, static_cast<GLsizei>(cols),
+                    static_cast<GLsizei>(rows)));
+  GL(glBindTexture(GL_TEXTURE_2D, 0));
+  kept = HostTarget{TexelType::Vec4, rows, cols, std::move(texture)};
   return kept.texture.id();
 }
 
@@ -549,6 +583,19 @@ PendingRun FragmentKernel::start(const Args& args, Grid given, bool async) {
     a.location = t.location;
     a.what = fmt::format("output {} {}", t.variable->type.name, t.variable->name);
     attachments.push_back(a);
+  }
+  // Every location below the highest target gets a target: a location with no output (a float
+  // output whose bits go to its integer twin) gets a placeholder. OpenGL ES allows GL_NONE draw
+  // buffers before a target, but Mesa 22.3's zink over lavapipe, given two of them before two
+  // integer targets, frees memory it still uses: wrong values, then heap corruption
+  // (tests/drivers/draw_buffer_gaps, docs/portability.md).
+  for (const int location : unused_locations(attachments)) {
+    detail::ColorAttachment a;
+    a.texture = placeholder_target(static_cast<std::size_t>(location), grid.rows, grid.cols);
+    a.type = TexelType::Vec4;
+    a.location = location;
+    a.what = fmt::format("an RGBA8 placeholder at location {}", location);
+    attachments.push_back(std::move(a));
   }
   if (!framebuffer_) {
     framebuffer_ = detail::make_gl_name<detail::GlKind::Framebuffer>(*state_);

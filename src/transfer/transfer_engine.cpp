@@ -9,6 +9,7 @@
 
 #include "gl/context_state.hpp"
 #include "gl/gl_buffer.hpp"
+#include "gl/inline_work_probe.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/pending_transfer.hpp"
 
@@ -63,18 +64,37 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   if (o.direct_upload_bytes == 0) o.direct_upload_bytes = 256 * kib;
   if (o.pool_bytes == 0) o.pool_bytes = info.is_software ? 256 * mib : 2048 * mib;
   // The delivery thread copies straight out of persistently mapped memory; the other modes
-  // map a buffer per chunk, a GL call that only the context's thread may make.
-  const bool can_deliver = o.staging == StagingMode::PersistentMapped && platform.thread_fences;
+  // map a buffer per chunk, a GL call that only the context's thread may make. A CPU device
+  // that queues its work keeps every wait on the context's own thread: neither a delivery
+  // thread nor copy lanes (gl/inline_work_probe.hpp).
+  const bool in_order = cpu_device_queues_work(info);
+  const bool can_deliver =
+      o.staging == StagingMode::PersistentMapped && platform.thread_fences && !in_order;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
   o.copy_context = resolve_copy_context(o, platform);
+  if (in_order) o.copy_context = -1;
   return o;
 }
+
+namespace {
+// Why lanes asked for run in order instead, where that was decided by the device.
+std::string in_order_reason(const DataPathOptions& asked, const DataPathOptions& resolved,
+                            const DeviceInfo& info) {
+  if (asked.copy_context != 1 || resolved.copy_context == 1 || !cpu_device_queues_work(info)) {
+    return "";
+  }
+  return "this CPU device queues its work, and there the copy lanes' contexts were not kept in "
+         "order by sync objects (glWaitSync is ignored; docs/portability.md); a CPU device has "
+         "no copy engine for them to overlap with anyway";
+}
+}  // namespace
 
 TransferEngine::TransferEngine(ContextState& context, const DataPathOptions& options)
     : context_(context),
       options_(resolve_data_path(options, context.info, context.platform)),
       pool_(options_.pool_bytes),
-      threads_(std::make_unique<ThreadPool>(options_.host_threads)) {}
+      threads_(std::make_unique<ThreadPool>(options_.host_threads)),
+      lane_failure_(in_order_reason(options, options_, context.info)) {}
 
 TransferEngine::~TransferEngine() {
   release();
@@ -88,6 +108,7 @@ void TransferEngine::configure(const DataPathOptions& options) {
   free_ring(up_, true);
   free_ring(down_, true);
   options_ = resolved;
+  lane_failure_ = in_order_reason(options, resolved, context_.info);
   pool_.set_idle_limit(options_.pool_bytes);
   if (threads_->threads() != options_.host_threads) {
     threads_ = std::make_unique<ThreadPool>(options_.host_threads);

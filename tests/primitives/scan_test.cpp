@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
@@ -285,7 +286,17 @@ TEST(Scan, RepeatedCallsReplayWithFreshEpochs) {
     Context ctx;
     PrimitiveTuning t;
     t.subgroups = subgroups;
-    set_primitive_tuning(ctx, t);
+    try {
+      set_primitive_tuning(ctx, t);
+    } catch (const ArgumentError& e) {
+      // A device with subgroups neither native nor emulated (zink over lavapipe:
+      // docs/portability.md) refuses the look-back kernels by name; the other half still runs.
+      ASSERT_EQ(subgroups, 1) << e.what();
+      EXPECT_EQ(ctx.info().lockstep_width, 0) << e.what();
+      EXPECT_NE(std::string(e.what()).find("GL_KHR_shader_subgroup"), std::string::npos)
+          << e.what();
+      continue;
+    }
     const std::size_t n = 40000;
     Buffer in(ctx, ElementType::Uint32, n), out(ctx, ElementType::Uint32, n);
     for (int call = 0; call < 6; ++call) {

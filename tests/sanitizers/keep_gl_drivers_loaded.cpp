@@ -13,6 +13,11 @@
 // point at their blocks (not leaks), and anything they do leak is attributed to them by
 // name, where lsan.supp suppresses only Mesa's and LLVM's frames, never gpgpu's.
 //
+// Mesa's zink, the GL driver on Vulkan, dlopens the Vulkan loader, which dlopens the Vulkan
+// drivers (lavapipe's libvulkan_lvp.so carries its own copy of util_cpu_detect) and closes
+// them again when zink's screen goes: the loader and the drivers it would find are kept
+// loaded the same way.
+//
 // Loading a library that the process would load anyway changes nothing else: libglvnd's
 // later dlopen of the same file returns the same, already initialised, object. Libraries
 // that are missing are skipped silently (a machine without Mesa, or without NVIDIA's EGL).
@@ -46,7 +51,8 @@ std::vector<std::string> split_paths(const char* text) {
   return parts;
 }
 
-// The "library_path" of one glvnd EGL vendor file (a JSON file; the value is one string).
+// The "library_path" of one glvnd EGL vendor file or Vulkan driver manifest (a JSON file;
+// the value is one string).
 std::string vendor_library(const std::filesystem::path& json) {
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -72,6 +78,27 @@ std::vector<std::string> egl_vendor_libraries() {
     }
   }
   std::vector<std::string> libraries;
+  for (const auto& file : files) {
+    std::string library = vendor_library(file);
+    if (!library.empty()) libraries.push_back(std::move(library));
+  }
+  return libraries;
+}
+
+// The Vulkan drivers the Vulkan loader would load, found the way it finds them.
+std::vector<std::string> vulkan_drivers() {
+  std::vector<std::string> files = split_paths(std::getenv("VK_DRIVER_FILES"));
+  if (files.empty()) files = split_paths(std::getenv("VK_ICD_FILENAMES"));
+  if (files.empty()) {
+    for (const char* dir : {"/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d",
+                            "/usr/share/vulkan/icd.d"}) {
+      std::error_code ignored;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ignored)) {
+        if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+      }
+    }
+  }
+  std::vector<std::string> libraries = {"libvulkan.so.1"};
   for (const auto& file : files) {
     std::string library = vendor_library(file);
     if (!library.empty()) libraries.push_back(std::move(library));
@@ -107,6 +134,7 @@ std::vector<std::string> dri_drivers() {
 __attribute__((constructor)) void keep_gl_drivers_loaded() {
   std::vector<std::string> libraries = egl_vendor_libraries();
   for (auto& driver : dri_drivers()) libraries.push_back(std::move(driver));
+  for (auto& driver : vulkan_drivers()) libraries.push_back(std::move(driver));
   for (const auto& library : libraries) {
     // The handle is deliberately never closed: RTLD_NODELETE is the point.
     if (dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) == nullptr) dlerror();

@@ -194,7 +194,8 @@ void check_ranges(const Context& ctx, const PrimitiveTuning& t) {
     throw ArgumentError(fmt::format(
         "gpgpu::set_primitive_tuning: subgroups = 1, but {} has no GL_KHR_shader_subgroup with "
         "basic, vote, arithmetic, ballot and shuffle in compute shaders (subgroup size {}, "
-        "features 0x{:x}) and is not llvmpipe, where they are emulated",
+        "features 0x{:x}) and does not run work groups as lockstep SIMD vectors, where they are "
+        "emulated",
         ctx.info().renderer, ctx.info().subgroup_size, ctx.info().subgroup_features));
   }
   const bool serial = t.sort_serial == 1 || (t.sort_serial == -1 && ctx.info().is_software);

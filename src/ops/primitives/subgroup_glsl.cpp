@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-#include <cstdlib>
-
 #include "glsl_ops.hpp"
 #include "primitive_tuning.hpp"
 
@@ -23,14 +20,9 @@ bool native_subgroups(const DeviceInfo& info) {
 }
 
 int emulated_subgroup_size(const DeviceInfo& info) {
-  if (!info.is_software || info.renderer.find("llvmpipe") == std::string::npos) return 0;
-  const auto bits_at = info.renderer.find(" bits)");
-  if (bits_at == std::string::npos) return 0;
-  auto start = bits_at;
-  while (start > 0 && std::isdigit(static_cast<unsigned char>(info.renderer[start - 1]))) --start;
-  const int bits = std::atoi(info.renderer.substr(start, bits_at - start).c_str());
-  const int lanes = bits / 32;
-  return lanes >= 4 && lanes <= 32 && (lanes & (lanes - 1)) == 0 ? lanes : 0;
+  // Measured when the Context was made (gl/lockstep_probe.hpp): the lockstep vector width of
+  // a CPU device, 0 where work groups do not run that way.
+  return info.is_software ? info.lockstep_width : 0;
 }
 
 Subgroups subgroups_for(const DeviceInfo& info, int subgroups) {
@@ -80,9 +72,9 @@ int sg_shuffle(int v, uint lane) { return subgroupShuffle(v, lane); }
 float sg_shuffle(float v, uint lane) { return subgroupShuffle(v, lane); }
 )";
 
-// llvmpipe: a subgroup is one SIMD vector of consecutive invocations, run in lockstep (see
-// the header). Values pass through shared memory; memoryBarrierShared keeps the compiler
-// from moving the accesses across each other.
+// A CPU device that runs work groups as lockstep SIMD vectors (llvmpipe; see the header): a
+// subgroup is one vector of consecutive invocations. Values pass through shared memory;
+// memoryBarrierShared keeps the compiler from moving the accesses across each other.
 const char* const emulated_glsl = R"(
 shared uint sgx_word[SG_COUNT];
 shared uint sgx_uint[L];

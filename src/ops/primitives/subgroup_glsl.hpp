@@ -6,6 +6,8 @@
 // group as SIMD vectors of (SIMD bits / 32) consecutive invocations in lockstep, with
 // barriers as switches between vectors, so one vector is exactly a subgroup, and shared
 // memory written by its lanes is read back by the same instruction stream in program order.
+// That execution model is measured when the Context is made (DeviceInfo::lockstep_width), not
+// read from the driver's name: zink over lavapipe, a CPU device too, does not show it.
 // The emulation uses that and nothing else (no barriers), so a kernel may call sg_* in
 // divergent code as it may call the native functions.
 #pragma once
@@ -21,8 +23,8 @@ namespace gpgpu::primitives {
 
 struct Subgroups {
   bool on = false;      // the subgroup kernels run
-  bool native = false;  // through GL_KHR_shader_subgroup; else emulated (llvmpipe only)
-  int size = 0;         // invocations per subgroup: read from the device (or llvmpipe's width)
+  bool native = false;  // through GL_KHR_shader_subgroup; else emulated (lockstep CPU devices)
+  int size = 0;         // invocations per subgroup: read from the device (or the lockstep width)
 };
 
 // The GL_SUBGROUP_FEATURE_*_BIT_KHR bits the subgroup kernels need: basic, vote,
@@ -30,8 +32,8 @@ struct Subgroups {
 std::uint32_t required_subgroup_features();
 // The device runs the subgroup kernels natively.
 bool native_subgroups(const DeviceInfo& info);
-// The subgroup size an emulation would have on this device: llvmpipe's SIMD width in 32-bit
-// lanes, from its renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)" -> 8); 0 elsewhere.
+// The subgroup size an emulation would have on this device: the lockstep SIMD width measured
+// on a CPU device (8 on llvmpipe with AVX2); 0 elsewhere.
 int emulated_subgroup_size(const DeviceInfo& info);
 
 // What PrimitiveTuning::subgroups (filled in: 0 or 1) selects on this device.

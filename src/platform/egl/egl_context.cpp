@@ -303,7 +303,8 @@ std::shared_ptr<ContextState> try_create(const DeviceCandidate& candidate,
   note_current_on_this_thread(state);
   const bool reset_notification = state->info.reset_notification;
   const bool robust_access = state->info.robust_buffer_access;
-  state->info = read_device_info(candidate.description);
+  state->info = read_device_info(candidate.description, candidate.description.kind == "software" ||
+                                                            display_on_software_device(display));
   read_egl_info(display, state->info);
   state->info.reset_notification = reset_notification && has_robustness(state->info);
   state->info.robust_buffer_access = robust_access;

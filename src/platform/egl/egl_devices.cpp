@@ -21,6 +21,7 @@ bool has_word(const std::vector<std::string>& names, const std::string& name) {
 }
 
 std::vector<std::string> egl_client_extensions() {
+  prepare_driver_environment();
   const char* text = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (text == nullptr) {
     eglGetError();  // EGL < 1.5 without EGL_EXT_client_extensions reports EGL_BAD_DISPLAY
@@ -60,6 +61,22 @@ DeviceDescription describe(EGLDeviceEXT device, int index) {
 }
 
 }  // namespace
+
+bool display_on_software_device(EGLDisplay display) {
+  auto query_display = reinterpret_cast<PFNEGLQUERYDISPLAYATTRIBEXTPROC>(
+      eglGetProcAddress("eglQueryDisplayAttribEXT"));
+  auto query_string = reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(
+      eglGetProcAddress("eglQueryDeviceStringEXT"));
+  EGLAttrib device = 0;
+  const bool found = query_display != nullptr && query_string != nullptr &&
+                     query_display(display, EGL_DEVICE_EXT, &device) == EGL_TRUE && device != 0;
+  const bool software =
+      found &&
+      has_word(split_words(query_string(reinterpret_cast<EGLDeviceEXT>(device), EGL_EXTENSIONS)),
+               "EGL_MESA_device_software");
+  eglGetError();  // a display without EGL_EXT_device_query answers EGL_BAD_DISPLAY or similar
+  return software;
+}
 
 std::vector<DeviceCandidate> enumerate_candidates() {
   std::vector<DeviceCandidate> candidates;

@@ -139,7 +139,7 @@ std::shared_ptr<ContextState> make_context_state(const ContextOptions& options) 
   state->platform = webgl2_traits();
   DeviceDescription device;
   device.kind = "webgl2";
-  state->info = read_device_info(device);
+  state->info = read_device_info(device, false);
   read_unmasked_renderer(state->info);
   state->info.is_software =
       state->info.renderer.find("SwiftShader") != std::string::npos || state->info.is_software;
