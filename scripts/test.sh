@@ -2,8 +2,8 @@
 # Checks the docs (scripts/check-docs.py); builds gpgpu once with -Wall -Wextra -Werror and
 # AddressSanitizer + UndefinedBehaviorSanitizer and runs every test under them (the API
 # reference among them: docs_api), then the GL tests once more with Mesa's zink driver over
-# lavapipe (the same binaries); then replays and briefly fuzzes the .npy and ONNX readers with
-# libFuzzer.
+# lavapipe and once more within OpenGL ES 3.1's minimum limits (the same binaries); then
+# replays and briefly fuzzes the .npy and ONNX readers with libFuzzer.
 # The sanitized executables keep the GL drivers loaded until exit (cmake/sanitize.cmake), so the
 # leak check does not depend on what the driver does at exit; the sanitizer_reports_leak and
 # sanitizer_reports_clean tests prove it still catches a leak of ours (docs/reliability.md).
@@ -59,6 +59,17 @@ GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR="$zink_runtime" \
   ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging|long'
 rm -rf "$zink_runtime"
 stage_done "the GL tests on zink over lavapipe"
+
+echo "== the GL tests again within OpenGL ES 3.1's guaranteed minimum: GPGPU_LIMITS=es31-minimum"
+# The same binaries, with every limit gpgpu reads clamped to what the spec guarantees (128
+# invocations a group, 16 KiB of shared memory, 4 storage buffers in a compute shader, none in
+# the other stages, no optional extension: docs/portability.md). Each test's own checks run:
+# gpgpu's kernels adapt, or the test asserts the refusal that names the limit. Left out, as in
+# the zink pass: host, browser, packaging and long tests, and those labelled es31-refused (the
+# earth model binds 5-7 storage buffers: earth_model_test asserts its refusal in the pass above).
+GPGPU_LIMITS=es31-minimum ctest --test-dir build/asan --output-on-failure -j"$jobs" \
+  -LE 'host|browser|packaging|long|es31-refused'
+stage_done "the GL tests under es31-minimum"
 
 echo "== packages: the .debs, the wheel and the npm package, each installed clean and used"
 # The npm package is packed from the browser suite's WebAssembly build (no second web build).
