@@ -149,7 +149,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> cpu_threads;
     std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
     bool gpu = false, skip_gpu = false, no_torch = false, no_replay = false;
-    std::string torch_script, python = "python3", fuse_pooling = "auto";
+    std::string torch_script, python = "python3", fuse_pooling = "off";
   };
   auto n = std::make_shared<NnOptions>();
   auto* nn =
