@@ -79,6 +79,10 @@ DeviceInfo software_device() {
   d.max_combined_shader_storage_blocks = 80;
   d.max_shader_storage_buffer_bindings = 80;
   d.max_loop_iterations = 65535;
+  // What the lockstep probe measures there (gl/lockstep_probe.hpp: 8 lanes of 32 bits on
+  // 256-bit AVX2): the width the primitives' emulated subgroups take, which the planners read
+  // from DeviceInfo, not from the renderer string.
+  d.lockstep_width = 8;
   return d;
 }
 
@@ -457,6 +461,13 @@ TEST(PrimitivePlanner, EsMinimumChoosesTheAdaptedVariants) {
   sg.texel_loads = 0;
   sg.sort_serial = 0;
   sg = primitives::effective_tuning(es31, sg, std::nullopt);
+  // The profile hides GL_KHR_shader_subgroup, so the subgroup kernels kept are the emulated
+  // ones, at the lockstep width: 8 subgroups of a 64-wide tile keep Onesweep's per-subgroup
+  // digit counters within the profile's 16 KiB of shared memory (one per invocation would not).
+  const primitives::Subgroups emulated = primitives::subgroups_for(es31, sg.subgroups);
+  ASSERT_TRUE(emulated.on);
+  EXPECT_FALSE(emulated.native);
+  ASSERT_EQ(emulated.size, es31.lockstep_width);
   EXPECT_EQ(
       keys(primitives::scan_kernels(es31, sg, ElementType::Uint32, 1, Op::Sum, ScanAlgorithm::Auto))
           .find("scan_sg"),
