@@ -568,15 +568,12 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
     GL(glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
     scope.end();
     last_gpu_ns_ = timer.stop();
-    // A barrier between the capture's writes and whatever is issued next, as every compute
-    // run ends, and while the capture buffers are still bound (they are unbound below, so
-    // a later command no longer finds them bound for writing). GL orders a later
-    // glBufferSubData after the draw anyway, but NVIDIA's driver (H200, 580.159) let a
-    // Buffer::upload queued right after a run into the same Buffer land first, and the
-    // still-running capture overwrote it: the next run and a read-back saw the run's values
-    // (TransformFeedback.AnUploadAfterARunIsWhatTheNextRunReads). CPU devices finish the
-    // draw before it returns, which hides the difference there.
-    if (state_->platform.gles31) GL(glMemoryBarrier(GL_ALL_BARRIER_BITS));
+    // GL orders a later glBufferSubData after the draw, but NVIDIA's driver (H200, 580.159)
+    // let a Buffer::upload queued right after a run into the same Buffer land first, and the
+    // still-running capture overwrote it (TransformFeedback.AnUploadAfterARunIsWhatTheNext-
+    // RunReads; a glMemoryBarrier here did not help, measured). The engine's next upload
+    // waits for this fence instead. CPU devices finish the draw before it returns.
+    state_->engine().note_capture_writes();
     for (std::size_t i = 0; i < targets.ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }

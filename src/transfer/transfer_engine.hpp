@@ -86,6 +86,9 @@ class TransferEngine {
   // Copies `bytes` of host data into `destination` at `offset`; returns once `data` may be
   // reused. Ordered before every command issued after it (GL command order).
   void upload(GLuint destination, std::size_t offset, const void* data, std::size_t bytes);
+  // A transform-feedback capture was just issued: the next upload waits until it is done,
+  // because NVIDIA's driver let glBufferSubData overtake a capture into the same buffer.
+  void note_capture_writes();
 
   Ticket open();
   // Queues `bytes` of `source` from `offset` for `out`, delivered by wait(ticket). Commands
@@ -116,6 +119,7 @@ class TransferEngine {
   std::size_t pending() const;
 
  private:
+  GlFence capture_writes_;  // after the last transform-feedback capture (note_capture_writes)
   enum class SlotState { Free, InFlight };
   struct Slot {
     std::size_t offset = 0;              // PersistentMapped: where the slot starts in the ring
