@@ -53,8 +53,11 @@ std::vector<std::uint32_t> run_probe(const ProbeProgram& program, ProbeUniforms 
     // Deleted in the current context (no ContextState exists yet while probing).
     const GlBuffer buffer(nullptr, create_gl_buffer(words * 4, values.data(), GL_DYNAMIC_COPY));
     GL(glUseProgram(program.id()));
-    for (const auto& [name, value] : uniforms) {
-      GL(glUniform1ui(glGetUniformLocation(program.id(), name), value));
+    // Not a structured binding: GL() wraps the call in a lambda, and clang (Emscripten's)
+    // refuses to capture a binding in C++20.
+    for (const auto& uniform : uniforms) {
+      const auto location = glGetUniformLocation(program.id(), uniform.first);
+      GL(glUniform1ui(location, uniform.second));
     }
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer.id()));
     GL(glDispatchCompute(1, 1, 1));

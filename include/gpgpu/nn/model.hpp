@@ -109,9 +109,10 @@ struct BackendOptions {
   //   Off             every stage its own kernels
   //   GradientKernel  fused; backward always through the kernel
   //   GradientInLoads fused; backward always in the GEMMs' loads
-  // Off by default: on an H200 (2026-11-29, docs/nn.md) Auto's fused `cnn` took 1.06x the
-  // separate kernels' epoch and 1.07x their 10k-image inference, and on llvmpipe 1.21-1.38x.
   enum class Fusion { Auto, Off, GradientKernel, GradientInLoads };
+  // Whether (and how) a convolution and the pooling after it fuse. Off by default: on an H200
+  // (2026-11-29, docs/nn.md) Auto's fused `cnn` took 1.06x the separate kernels' epoch and
+  // 1.07x their 10k-image inference, and on llvmpipe 1.21-1.38x.
   Fusion fuse_pooling = Fusion::Off;
 };
 
