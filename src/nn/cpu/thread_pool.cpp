@@ -8,12 +8,11 @@
 #include <string>
 #include <utility>
 
-#include <pthread.h>
-
 #include <fmt/format.h>
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/nn/model.hpp"
+#include "thread_name.hpp"
 
 namespace gpgpu::nn {
 
@@ -54,7 +53,7 @@ ThreadPool::ThreadPool(std::size_t threads) {
     workers_.emplace_back([this, t] { worker_loop(t); });
     // Named here, before the pool is in use, so that a tool (or a test) tells the pool's
     // threads from the GL driver's from the start.
-    pthread_setname_np(workers_.back().native_handle(), "gpgpu-nn-cpu");
+    gpgpu::detail::name_thread(workers_.back(), "gpgpu-nn-cpu");
   }
 }
 
