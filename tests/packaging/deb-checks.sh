@@ -70,16 +70,18 @@ require_files() {
   ok "$(basename "$deb") has its $# files"
 }
 
-# Every public header of the tree (not the CPU reference's; the MPI ones only with the MPI
-# library), the three static libraries and the CMake package.
+# Every public header of the tree (not the CPU reference's, nor the ONNX reader's, whose library
+# is not installed (cmake/install.cmake); the MPI ones only with the MPI library), the three
+# static libraries and the CMake package.
 check_dev_files() {
   local deb=$1 multiarch=$2 lib headers
   lib=usr/lib/$multiarch
-  mapfile -t headers < <(cd include && find gpgpu -name '*.hpp' ! -name cpu_matmul.hpp | sort)
+  mapfile -t headers < <(cd include && find gpgpu -name '*.hpp' ! -name cpu_matmul.hpp ! -name onnx.hpp | sort)
   if ! deb_files "$deb" | grep -q "^$lib/libgpgpu_mpi.a$"; then
     mapfile -t headers < <(printf '%s\n' "${headers[@]}" | grep -v -e '/mpi/' -e '/mpi.hpp$')
   fi
   deb_files "$deb" | grep -q 'cpu_matmul.hpp$' && fail "$(basename "$deb") ships cpu_matmul.hpp"
+  deb_files "$deb" | grep -q 'nn/onnx.hpp$' && fail "$(basename "$deb") ships onnx.hpp without its library"
   require_files "$deb" "${headers[@]/#/usr/include/}" \
     "$lib/libgpgpu.a" "$lib/libgpgpu_nn.a" "$lib/libgpgpu_earth.a" \
     "$lib/cmake/gpgpu/gpgpuConfig.cmake" "$lib/cmake/gpgpu/gpgpuConfigVersion.cmake" \
