@@ -23,11 +23,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# What the wheel's extension may link: the C/C++ runtimes, and EGL, OpenGL (glvnd's dispatch)
-# and fmt, whose packages the README's install section names as what the wheel needs from apt
-# (pip cannot install them): a new link fails here until the README says so.
+# What the wheel's extension may link: the C/C++ runtimes, and EGL, OpenGL (glvnd's dispatch),
+# fmt, zlib, OpenBLAS, ONNX (with protobuf) and NetCDF, whose packages the README's install
+# section names as what the wheel needs from apt (pip cannot install them): a new link fails
+# here until the README says so.
 WHEEL_LIBRARIES = re.compile(
-    r"lib(c|m|gcc_s|stdc\+\+|EGL|OpenGL|GLESv2|fmt)\.so\.[0-9]+|ld-linux-[\w-]+\.so\.[0-9]+")
+    r"lib(c|m|gcc_s|stdc\+\+|EGL|OpenGL|GLESv2|fmt|z|openblas|onnx|onnx_proto|protobuf|netcdf)"
+    r"\.so\.[0-9]+|ld-linux-[\w-]+\.so\.[0-9]+")
 
 
 def fail(message):
