@@ -514,6 +514,43 @@ constexpr const char* kDirectionSource = R"(
     source_values[i] = -source_values[i];  // the kernel writes its input too
   })";
 
+// A Buffer a queued run reads, uploaded right after the run: the run must still read the
+// earlier values. NVIDIA's driver (H200, 580.159) let such a glBufferSubData land while the
+// dispatch was still queued, so the engine waits for the GPU first (note_gpu_use). Each
+// invocation reads x again after a loop of `steps`, so that the run is still going when the
+// host uploads (about 1 ms on a GPU; a CPU device finishes before run returns anyway).
+TEST(ComputeKernel, AnUploadAfterARunDoesNotChangeWhatTheRunRead) {
+  gpgpu::ComputeKernel slow(ctx(), R"(
+    layout(local_size_x = 64) in;
+    layout(std430, binding = 0) readonly buffer X { float x[]; };
+    layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+    uniform int steps;
+    void main() {
+      uint i = gpgpu_index();
+      if (i >= gpgpu_count) return;
+      float waited = 0.0;
+      for (int k = 0; k < steps; ++k) waited += 1.0;
+      y[i] = x[i] + (waited < 0.0 ? 1.0 : 0.0);  // x read after the loop; the sum is >= 0
+    })");
+  const std::size_t n = 4096;
+  const int steps = ctx().info().is_software ? 2000 : 400000;
+  gpgpu::Buffer x(ctx(), gpgpu::ElementType::Float32, n);
+  gpgpu::Buffer y(ctx(), gpgpu::ElementType::Float32, n);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    const auto before = gpgpu::test::random_floats(n, 1, 2);
+    const auto after = gpgpu::test::random_floats(n, -2, -1);
+    x.upload(before);
+    y.upload(std::vector<float>(n, poison_float()));
+    (void)y.to_vector<float>();  // idle: every command on them has finished
+    slow.run({{"x", x}, {"y", y}, {"steps", steps}}, n);
+    x.upload(after);
+    const auto read = y.to_vector<float>();
+    expect_same_bits(read, before, "what the run read");
+    expect_same_bits(x.to_vector<float>(), after, "x after the upload");
+  }
+}
+
 TEST(ComputeKernel, ConstInputIsNotWrittenBack) {
   gpgpu::ComputeKernel kernel(ctx(), kDirectionSource);
   const std::size_t n = 500;

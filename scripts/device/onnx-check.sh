@@ -63,13 +63,26 @@ else
   "$py" $here/helper_model.py "$data" "$work" --images "${ONNX_CHECK_IMAGES:-0}" || exit 1
 fi
 stamp "model written"
-"$py" $here/reference.py "$work" "$work/model.onnx" truth > "$work/reference.log" 2>&1 ||
-  { tail -20 "$work/reference.log"; exit 1; }
-stamp "float64 truth done"
+# The float64 truth needs the onnx package; where this Python lacks it, the truth and the
+# summary are left to a machine that has it (the same two commands, on OUT_DIR/work).
+has_onnx=1
+"$py" -c "import onnx" 2>/dev/null || has_onnx=0
+if [ $has_onnx = 1 ]; then
+  "$py" $here/reference.py "$work" "$work/model.onnx" truth > "$work/reference.log" 2>&1 ||
+    { tail -20 "$work/reference.log"; exit 1; }
+  stamp "float64 truth done"
+fi
 PYTHONPATH="$build/python" "$py" $here/gpgpu_check.py "$work" --backends "${BACKENDS:-compute,cpu}" \
   --rounds "${ROUNDS:-7}" 2>&1 | tee "$work/gpgpu.log"
 [ -f "$work/gpgpu.json" ] || exit 1
 stamp "gpgpu done"
+if [ $has_onnx = 0 ]; then
+  echo "no onnx package for $py: run where it is importable (x.npy from fashion.py):"
+  echo "  python3 $here/reference.py WORK WORK/model.onnx truth"
+  echo "  python3 $here/reference.py WORK WORK/exported.onnx truth-exported --check --limit 1000"
+  echo "  python3 $here/summary.py WORK OUT_DIR"
+  exit 0
+fi
 "$py" $here/reference.py "$work" "$work/exported.onnx" truth-exported --check --limit 1000 \
   2>&1 | tee "$work/reference-exported.log" | head -3
 "$py" $here/summary.py "$work" "$out"

@@ -58,7 +58,25 @@ tar -xJf "$zink_here/zink.tar.xz" -C /opt/gpgpu-zink
 export LD_LIBRARY_PATH=/opt/gpgpu-zink/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export __EGL_VENDOR_LIBRARY_FILENAMES=/opt/gpgpu-zink/50_mesa.json
 export LIBGL_DRIVERS_PATH=/opt/gpgpu-zink/dri
-export GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+# EGL's software device loads the megadriver by its swrast name; GALLIUM_DRIVER makes it zink.
+# Not LIBGL_ALWAYS_SOFTWARE: with it, zink takes only a CPU Vulkan device (lavapipe).
+export GALLIUM_DRIVER=zink XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+unset LIBGL_ALWAYS_SOFTWARE
+if [ -z "${VK_DRIVER_FILES:-}" ]; then
+  # NVIDIA's Vulkan driver is in two libraries: libGLX_nvidia.so.0 (the manifest the image
+  # ships names it) negotiates only with an X server behind it, libEGL_nvidia.so.0 headless.
+  # With no display, a manifest naming the EGL one comes first.
+  nv_egl=$(ldconfig -p | awk '/libEGL_nvidia\.so\.0 .*x86-64/ {print $NF; exit}')
+  for nv_dir in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu; do
+    [ -z "$nv_egl" ] && [ -e "$nv_dir/libEGL_nvidia.so.0" ] && nv_egl=$nv_dir/libEGL_nvidia.so.0
+  done
+  if [ -z "${DISPLAY:-}" ] && [ -n "$nv_egl" ]; then
+    printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.3.0"}}\n' \
+      "$nv_egl" > /opt/gpgpu-zink/nvidia_egl_icd.json
+    export VK_DRIVER_FILES=/opt/gpgpu-zink/nvidia_egl_icd.json
+    export VK_ICD_FILENAMES=$VK_DRIVER_FILES
+  fi
+fi
 if [ -z "${VK_DRIVER_FILES:-}" ]; then
   for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
              /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do

@@ -557,6 +557,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
                                              name);
     CaptureScope scope(transform_feedback_.id(), vertex_array_.id());
     bind_inputs(run);
+    for (const auto& input : run.inputs) state_->engine().note_gpu_use(input.second.id);
     detail::set_uniforms(resolved, name);
     detail::set_internal_int(pi, "gpgpu_count", static_cast<GLint>(n));
     for (std::size_t i = 0; i < targets.ids.size(); ++i) {
@@ -568,12 +569,10 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
     GL(glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
     scope.end();
     last_gpu_ns_ = timer.stop();
-    // GL orders a later glBufferSubData after the draw, but NVIDIA's driver (H200, 580.159)
-    // let a Buffer::upload queued right after a run into the same Buffer land first, and the
-    // still-running capture overwrote it (TransformFeedback.AnUploadAfterARunIsWhatTheNext-
-    // RunReads; a glMemoryBarrier here did not help, measured). The engine's next upload
-    // waits for this fence instead. CPU devices finish the draw before it returns.
-    state_->engine().note_capture_writes();
+    // An upload queued right after this into a target must not land first (NVIDIA's driver
+    // let it: TransformFeedback.AnUploadAfterARunIsWhatTheNextRunReads; a glMemoryBarrier
+    // here did not help, measured).
+    for (const GLuint id : targets.ids) state_->engine().note_gpu_use(id);
     for (std::size_t i = 0; i < targets.ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }

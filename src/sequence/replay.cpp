@@ -28,8 +28,9 @@ void issue_gl(bool check_each, Call&& call, const char* text) {
 
 using Bound = BoundState;
 
-void bind_blocks(const DispatchRecord& r, Bound& bound, bool check_each) {
+void bind_blocks(ContextState& state, const DispatchRecord& r, Bound& bound, bool check_each) {
   for (const auto& b : r.blocks) {
+    state.engine().note_gpu_use(b.gl_name);  // as a run's (TransferEngine::note_gpu_use)
     Bound::Binding& now = bound.storage[b.binding];
     if (now.name == b.gl_name && now.bytes == b.bytes) continue;
     REPLAY_GL(check_each,
@@ -104,7 +105,7 @@ void issue_all(SequenceData& d, Bound& bound) {
       REPLAY_GL(each, glUseProgram(program));
       bound.program = program;
     }
-    bind_blocks(r, bound, each);
+    bind_blocks(state, r, bound, each);
     bind_textures(state, r, bound);
     set_uniforms(d, i);
     REPLAY_GL(each, glDispatchCompute(r.groups[0], r.groups[1], r.groups[2]));

@@ -260,18 +260,18 @@ void TransferEngine::upload_chunk(GLuint destination, std::size_t offset, const 
   GL(glFlush());
 }
 
-void TransferEngine::note_capture_writes() {
-  capture_writes_.reset();
-  capture_writes_.insert();
+void TransferEngine::wait_for_noted_use(GLuint destination) {
+  if (destination >= used_in_.size() || used_in_[destination] != use_epoch_) return;
+  GlFence issued;
+  issued.insert();
+  issued.wait();
+  ++use_epoch_;  // everything noted so far has completed
 }
 
 void TransferEngine::upload(GLuint destination, std::size_t offset, const void* data,
                             std::size_t bytes) {
   if (bytes == 0) return;
-  if (!capture_writes_.empty()) {
-    capture_writes_.wait();
-    capture_writes_.reset();
-  }
+  wait_for_noted_use(destination);
   bytes_up_ += bytes;
   if (options_.staging == StagingMode::Direct || bytes <= options_.direct_upload_bytes) {
     write_gl_buffer(destination, offset, bytes, data);
@@ -567,11 +567,6 @@ void TransferEngine::release() noexcept {
   stop_delivery_thread();
   free_ring(up_, current);
   free_ring(down_, current);
-  if (current) {
-    capture_writes_.reset();
-  } else {
-    capture_writes_.abandon();
-  }
   {
     std::lock_guard lock(mutex_);
     for (auto& [ticket, record] : records_) {

@@ -86,9 +86,15 @@ class TransferEngine {
   // Copies `bytes` of host data into `destination` at `offset`; returns once `data` may be
   // reused. Ordered before every command issued after it (GL command order).
   void upload(GLuint destination, std::size_t offset, const void* data, std::size_t bytes);
-  // A transform-feedback capture was just issued: the next upload waits until it is done,
-  // because NVIDIA's driver let glBufferSubData overtake a capture into the same buffer.
-  void note_capture_writes();
+  // A command just issued reads or writes `buffer` (a storage block, a capture target, a
+  // vertex input, a buffer view). GL orders a later upload after it, but NVIDIA's driver
+  // (H200, 580.159) let glBufferSubData land ahead of commands still queued on the buffer: a
+  // capture into it, storage reads of it. An upload into a noted buffer therefore first
+  // waits for the work issued so far (one fence); others go straight on.
+  void note_gpu_use(GLuint buffer) {
+    if (buffer >= used_in_.size()) used_in_.resize(std::size_t{buffer} + 64, 0);
+    used_in_[buffer] = use_epoch_;
+  }
 
   Ticket open();
   // Queues `bytes` of `source` from `offset` for `out`, delivered by wait(ticket). Commands
@@ -119,7 +125,11 @@ class TransferEngine {
   std::size_t pending() const;
 
  private:
-  GlFence capture_writes_;  // after the last transform-feedback capture (note_capture_writes)
+  // note_gpu_use's marks: buffer name -> the epoch of its last noted use; an upload into a
+  // buffer marked in the current epoch waits for the GPU, then a new epoch starts.
+  std::vector<std::uint32_t> used_in_;
+  std::uint32_t use_epoch_ = 1;
+  void wait_for_noted_use(GLuint destination);
   enum class SlotState { Free, InFlight };
   struct Slot {
     std::size_t offset = 0;              // PersistentMapped: where the slot starts in the ring

@@ -6,10 +6,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/context.hpp"
+#include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "test_support.hpp"
 
@@ -20,9 +24,24 @@ inline std::vector<std::size_t> edge_sizes() {
   return {1, 2, 3, 5, 255, 256, 257, 1023, 1025, 4097, 65535, 65537, 999983, 1000003};
 }
 
-// Elements of 4 bytes the device binds to one storage block.
+// Elements of 4 bytes the device binds to one storage block, and allocates three times over
+// (a test's input, output and the primitive's own scratch): a driver may bind more than it
+// can allocate (zink on NVIDIA's Vulkan driver: 4 GiB blocks, GL_OUT_OF_MEMORY for them),
+// and then the largest size it allocates is the one tested.
 inline std::size_t largest_bindable(const Context& ctx) {
-  return static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+  const auto bindable = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+  static std::map<std::pair<std::string, std::size_t>, std::size_t> found;  // per device
+  auto& n = found[{ctx.info().renderer, bindable}];
+  if (n != 0) return n;
+  for (n = bindable; n > 1; n /= 2) {
+    try {
+      Buffer a(ctx, ElementType::Float32, n), b(ctx, ElementType::Float32, n),
+          c(ctx, ElementType::Float32, n);
+      return n;
+    } catch (const OutOfMemoryError&) {
+    }
+  }
+  return n;
 }
 
 // A size past 65,535 work groups of 256 invocations (llvmpipe's silent loop cap and the

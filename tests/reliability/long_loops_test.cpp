@@ -179,6 +179,12 @@ std::vector<LongK> long_k_cases() {
   for (const auto method : gpgpu::all_matmul_methods()) cases.push_back({method, 70001});
   // The default method far past the cap (the report: relative error 0.69 at k = 140000).
   cases.push_back({MatmulMethod::Auto, 140000});
+  // A few passes of split k where textures hold 2048 (es31-minimum): each pass's operands
+  // are uploaded while the previous pass may still read them (TransferEngine::note_gpu_use).
+  for (int k : {2049, 4097, 6145, 10241}) {
+    cases.push_back({MatmulMethod::FragmentNaive, k});
+    cases.push_back({MatmulMethod::TransformFeedbackTexture, k});
+  }
   return cases;
 }
 

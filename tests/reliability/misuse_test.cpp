@@ -134,10 +134,13 @@ TEST(DeviceLimits, DispatchesTexturesAndBuffersPastTheLimitsAreRefused) {
   EXPECT_THROW(
       gpgpu::Buffer(ctx, gpgpu::ElementType::Float32, std::numeric_limits<std::size_t>::max() / 2),
       gpgpu::LimitError);
-  // A matrix past what one storage block binds.
-  const int side = static_cast<int>(std::min<std::int64_t>(
-      std::numeric_limits<int>::max() / 2, info.max_shader_storage_block_size / 4 + 1));
-  EXPECT_THROW(gpgpu::MatmulPlan(ctx, 1, side, 1), gpgpu::LimitError);
+  // A matrix past what one storage block binds (rows x side floats; more than one row
+  // where a block holds more floats than an int side can reach, as zink's 4 GiB).
+  const std::int64_t block_floats = info.max_shader_storage_block_size / 4;
+  const int side = static_cast<int>(
+      std::min<std::int64_t>(std::numeric_limits<int>::max() / 2, block_floats + 1));
+  const int rows = static_cast<int>(block_floats / side + 1);
+  EXPECT_THROW(gpgpu::MatmulPlan(ctx, rows, side, 1), gpgpu::LimitError);
 }
 
 TEST(Defines, BadDefinesAreNamedNotReportedOnAUserLine) {
@@ -155,8 +158,9 @@ TEST(Defines, BadDefinesAreNamedNotReportedOnAUserLine) {
   gpgpu::ComputeKernel fine(ctx, add_one_source, {{"GOOD_1", "2"}, {"_X", ""}});
 }
 
-// Every invocation spins: on llvmpipe through its whole loop budget (16384 invocations take
-// seconds), on a GPU 2^28 dependent steps (most of a second). The Contexts allow 250 ms, far
+// Every invocation spins: on llvmpipe through its whole loop budget (2^18 invocations take
+// seconds even in a Release build on an idle machine; 2^14 took 0.2 s), on a GPU 2^28
+// dependent steps (most of a second). The Contexts allow 250 ms, far
 // more than the small checks around need even on a loaded machine.
 constexpr const char* spin_source = R"(
 layout(local_size_x = 64) in;
@@ -172,7 +176,7 @@ void main() {
 TEST(Timeout, ARunPastTheTimeoutThrowsAndLeavesTheArraysAlone) {
   gpgpu::Context ctx({.timeout = std::chrono::milliseconds(250)});
   gpgpu::ComputeKernel spin(ctx, spin_source);
-  auto x = test::random_floats(16384, 1.0f, 2.0f);
+  auto x = test::random_floats(std::size_t{1} << 18, 1.0f, 2.0f);
   const auto x0 = x;
   const auto started = std::chrono::steady_clock::now();
   std::string message;
