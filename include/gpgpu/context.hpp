@@ -70,6 +70,7 @@ struct DeviceInfo {
   std::int64_t max_texture_size = 0;
   std::int64_t max_3d_texture_size = 0;
   std::int64_t max_array_texture_layers = 0;
+  std::int64_t max_texture_buffer_size = 0;        // texels of one buffer texture; 0 without them
   std::int64_t max_shader_storage_block_size = 0;  // bytes
   std::int64_t max_shader_storage_buffer_bindings = 0;
   // Storage blocks one program may use, per stage and in all (OpenGL ES 3.1 guarantees 4
@@ -111,7 +112,7 @@ struct DeviceInfo {
   // Context is made (a tiny kernel, once per device and process); GPUs have no cap.
   // Kernels that loop longer must split the work across dispatches: see
   // ComputeKernel::run_in_passes and docs/reliability.md.
-  std::int64_t max_loop_iterations = 0;  // 0: no cap seen in loop_probe_iterations
+  std::int64_t max_loop_iterations = 0;       // 0: no cap seen in loop_probe_iterations
   bool loop_cap_shared_by_all_loops = false;  // the cap counts all loops of an invocation together
   std::int64_t loop_probe_iterations = 0;     // how far the probe looped
   // On a CPU device: the width of the SIMD vectors in which it runs a work group, one vector
@@ -216,10 +217,10 @@ struct ContextOptions {
 // in the driver's compile and link calls. Drivers may leave part of the work to a program's
 // first run (llvmpipe generates its machine code then), which these times do not include.
 struct ProgramCounts {
-  std::size_t compiled = 0;       // programs compiled from source
-  std::size_t restored = 0;       // programs restored from the disk cache
-  double compile_seconds = 0;     // wall time in the compile and link calls
-  double restore_seconds = 0;     // wall time in glProgramBinary
+  std::size_t compiled = 0;    // programs compiled from source
+  std::size_t restored = 0;    // programs restored from the disk cache
+  double compile_seconds = 0;  // wall time in the compile and link calls
+  double restore_seconds = 0;  // wall time in glProgramBinary
 };
 
 // A headless OpenGL ES 3.1+ context on one device: what every buffer, kernel and texture is
@@ -230,7 +231,7 @@ class Context {
   // (no EGL library, no device, GLES version too low) and what to install.
   explicit Context(const ContextOptions& options = {});
   ~Context();
-  Context(Context&&) noexcept;  // the moved-from Context is empty: released() is true
+  Context(Context&&) noexcept;             // the moved-from Context is empty: released() is true
   Context& operator=(Context&&) noexcept;  // drops this Context's attachments first
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

@@ -113,8 +113,8 @@ void check_buffer_texels(const Arg& arg, const UniformVariable& sampler, const s
         fmt::format("{}: gpgpu::texels for uniform {} takes 1 or 4 components, not {}", label,
                     sampler.name, arg.count()));
   }
-  GLint max_texels = 0;
-  GL(glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels));
+  // The limit as the Context's profile has it (limits.hpp).
+  const std::int64_t max_texels = b->context_state()->info.max_texture_buffer_size;
   const std::size_t texels = b->size() / arg.count();
   if (texels > static_cast<std::size_t>(max_texels)) {
     throw LimitError(fmt::format(

@@ -265,6 +265,10 @@ DeviceInfo read_device_info(const DeviceDescription& device, bool cpu_device) {
   }
   glGetError();
   read_subgroup_properties(info);  // needs the extensions
+  // OpenGL ES 3.2's or GL_EXT/OES_texture_buffer's enum: asked only where one of them is.
+  if (info.has_texture_buffers()) {
+    info.max_texture_buffer_size = gl_integer(GL_MAX_TEXTURE_BUFFER_SIZE);
+  }
   return info;
 }
 

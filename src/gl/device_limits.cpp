@@ -79,6 +79,8 @@ const std::vector<Field>& fields() {
             &DeviceInfo::max_3d_texture_size),
       plain("GL_MAX_ARRAY_TEXTURE_LAYERS", "layers of an array texture",
             &DeviceInfo::max_array_texture_layers),
+      plain("GL_MAX_TEXTURE_BUFFER_SIZE", "texels of one buffer texture (samplerBuffer)",
+            &DeviceInfo::max_texture_buffer_size),
       plain("GL_MAX_RENDERBUFFER_SIZE", "texels along one side of a render target",
             &DeviceInfo::max_renderbuffer_size),
       Field{{"GL_MAX_VIEWPORT_DIMS_X", "viewport width"},

@@ -25,6 +25,9 @@
 #include "gpgpu/limits.hpp"
 #include "ops/primitives/primitive_plans.hpp"
 #include "ops/primitives/primitive_tuning.hpp"
+#include "ops/primitives/reduce_plan.hpp"
+#include "ops/primitives/scan_plan.hpp"
+#include "ops/primitives/sort_plan.hpp"
 #include "ops/primitives/subgroup_glsl.hpp"
 #include "shader/glsl_preprocessor.hpp"
 #include "shader/glsl_source.hpp"
@@ -44,6 +47,7 @@ DeviceInfo common_figures() {
   d.max_texture_size = 16384;
   d.max_3d_texture_size = 2048;
   d.max_array_texture_layers = 2048;
+  d.max_texture_buffer_size = 134217728;  // NVIDIA's, zink's and llvmpipe's 2^27
   d.max_shader_storage_block_size = std::int64_t{1} << 27;
   d.max_compute_work_group_count[0] = d.max_compute_work_group_count[1] =
       d.max_compute_work_group_count[2] = 65535;
@@ -478,6 +482,28 @@ TEST(PrimitivePlanner, EsMinimumChoosesTheAdaptedVariants) {
   EXPECT_NE(
       keys(primitives::sort_kernels(es31, sg, ElementType::Uint32, false, 1000)).find("sort_os "),
       std::string::npos);  // keys only: 4 blocks
+}
+
+// Loads through buffer textures only where one holds the whole input: zink on NVIDIA binds
+// 4 GiB storage blocks, 2^30 floats, where a buffer texture holds 2^27 texels.
+TEST(PrimitivePlanner, TexelLoadsOnlyWhereABufferTextureHoldsTheInput) {
+  const DeviceInfo cpu = software_device();
+  PrimitiveTuning wants;
+  wants.texel_loads = 1;
+  const PrimitiveTuning t = primitives::effective_tuning(cpu, wants, std::nullopt);
+  ASSERT_EQ(t.texel_loads, 1);
+  const auto most = static_cast<std::size_t>(cpu.max_texture_buffer_size);
+  for (const std::size_t texels : {std::size_t{0}, std::size_t{1000}, most, most + 1}) {
+    SCOPED_TRACE(texels);
+    const auto wanted = texels <= most ? primitives::Loads::Texels : primitives::Loads::Storage;
+    EXPECT_EQ(primitives::reduce_tuning(cpu, t, texels).loads, wanted);
+    EXPECT_EQ(
+        primitives::plan_scan(cpu, t, ElementType::Float32, 1, Op::Sum, ScanAlgorithm::Auto, texels)
+            .loads,
+        wanted);
+  }
+  EXPECT_TRUE(primitives::plan_sort(cpu, t, ElementType::Uint32, false, most).shape.texels);
+  EXPECT_FALSE(primitives::plan_sort(cpu, t, ElementType::Uint32, false, most + 1).shape.texels);
 }
 
 // On a device's own figures the planners choose what they chose before device limits were

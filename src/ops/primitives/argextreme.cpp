@@ -185,7 +185,7 @@ Buffer& launch(const Context& ctx, const Buffer& in, Buffer& index_out, std::siz
   const auto r = primitives::resolve_range(in, range, 1, fn, "in");
   primitives::check_index_range(r.first + r.count, fn, "in");
 
-  const ReduceTuning t = primitives::reduce_tuning(ctx);
+  const ReduceTuning t = primitives::reduce_tuning(ctx, in.size());
   const auto max_groups = static_cast<std::size_t>(ctx.info().max_compute_work_group_count[0]);
   ReduceTuning t4 = t;
   t4.unroll = 4;  // the pass-1 loop loads 4 vec4 per trip

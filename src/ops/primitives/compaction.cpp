@@ -120,12 +120,15 @@ bool subgroup_compaction_fits(const primitives::DeviceFit& fit, const Compaction
          primitives::compaction_subgroup_shared_bytes(p.local, p.sg) <= fit.shared_bytes;
 }
 
+// `texels`: the input Buffer's elements where known (primitives::reduce_tuning).
 CompactionPlan plan_compaction(const DeviceInfo& info, const PrimitiveTuning& t, ElementType type,
-                               int components, Kind kind, const std::string& predicate) {
+                               int components, Kind kind, const std::string& predicate,
+                               std::size_t texels = 0) {
   const primitives::DeviceFit fit = primitives::device_fit(info);
-  const primitives::Loads loads = t.texel_loads == 1 && primitives::texel_loads_possible(fit)
-                                      ? primitives::Loads::Texels
-                                      : primitives::Loads::Storage;
+  const primitives::Loads loads =
+      t.texel_loads == 1 && primitives::texel_loads_possible(fit, texels)
+          ? primitives::Loads::Texels
+          : primitives::Loads::Storage;
   CompactionPlan p;
   p.sg = primitives::subgroups_for(info, t.subgroups);
   const std::string name = fmt::format("{} {} {} {}", name_of(kind), to_string(type), components,
@@ -220,8 +223,9 @@ void compact(const Context& ctx, const Buffer& in, Buffer& out, Kind kind,
     throw ArgumentError(fmt::format("gpgpu::{}: the predicate is empty", fn));
   }
   auto& reg = primitives::registry(ctx);
-  const CompactionPlan p = plan_compaction(ctx.info(), primitives::effective_tuning(ctx),
-                                           in.element_type(), o.components, kind, predicate);
+  const CompactionPlan p =
+      plan_compaction(ctx.info(), primitives::effective_tuning(ctx), in.element_type(),
+                      o.components, kind, predicate, in.size());
   if (p.subgroups) {
     compact_subgroups(ctx, p, in, out, count_out, count_offset, o, r);
     return;

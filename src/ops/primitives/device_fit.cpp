@@ -21,6 +21,7 @@ DeviceFit device_fit(const DeviceInfo& info) {
   f.storage_bindings = as_int(info.max_shader_storage_buffer_bindings);
   f.texture_units = as_int(info.max_compute_texture_image_units);
   f.texture_buffers = info.has_texture_buffers();
+  f.buffer_texels = info.max_texture_buffer_size;
   return f;
 }
 
@@ -33,8 +34,9 @@ bool fits_storage(const DeviceFit& fit, int blocks, int bindings) {
   return blocks <= fit.storage_blocks && bindings <= fit.storage_bindings;
 }
 
-bool texel_loads_possible(const DeviceFit& fit) {
-  return fit.texture_buffers && fit.texture_units >= 2;
+bool texel_loads_possible(const DeviceFit& fit, std::size_t texels) {
+  return fit.texture_buffers && fit.texture_units >= 2 &&
+         texels <= static_cast<std::size_t>(std::max<std::int64_t>(fit.buffer_texels, 0));
 }
 
 }  // namespace gpgpu::primitives

@@ -26,14 +26,16 @@ namespace {
 using primitives::HistogramMode;
 using primitives::HistogramShape;
 
-HistogramShape shape_for(const DeviceInfo& info, const PrimitiveTuning& t, std::uint32_t bins) {
+// `texels`: the input Buffer's elements where known (primitives::reduce_tuning).
+HistogramShape shape_for(const DeviceInfo& info, const PrimitiveTuning& t, std::uint32_t bins,
+                         std::size_t texels = 0) {
   const primitives::DeviceFit fit = primitives::device_fit(info);
   const auto shared = fit.shared_bytes;
   const std::int64_t slots = std::int64_t{bins} + 3;
   HistogramShape s;
   s.bins = static_cast<int>(bins);
   s.precise = info.gl_major > 3 || info.gl_minor >= 2;
-  s.loads = t.texel_loads == 1 && primitives::texel_loads_possible(fit)
+  s.loads = t.texel_loads == 1 && primitives::texel_loads_possible(fit, texels)
                 ? primitives::Loads::Texels
                 : primitives::Loads::Storage;
   if (t.texel_loads == 1) {  // CPU-style kernels (llvmpipe's default)
@@ -99,7 +101,8 @@ int trips_for(const Context& ctx, const HistogramShape& s, std::size_t scalars) 
 }
 
 void run_histogram(const Context& ctx, const HistogramCall& c, const char* fn) {
-  const HistogramShape s = shape_for(ctx.info(), primitives::effective_tuning(ctx), c.bins);
+  const HistogramShape s =
+      shape_for(ctx.info(), primitives::effective_tuning(ctx), c.bins, c.in->size());
   const bool one_dispatch = s.mode != HistogramMode::Global && c.range.count > 0;
   if (!c.options->accumulate && !one_dispatch) {
     clear_counts(ctx, *c.counts, c.options->out_offset, c.bins + 3);

@@ -128,7 +128,7 @@ void reduce(const Context& ctx, const Buffer& in, Buffer& out, const Operator& o
   primitives::check_room(out, options.out_offset, static_cast<std::size_t>(options.components), fn,
                          "out");
   primitives::check_index_range(r.first + r.count, fn, "in");
-  const ReduceTuning t = primitives::reduce_tuning(ctx);
+  const ReduceTuning t = primitives::reduce_tuning(ctx, in.size());
   if (primitives::vec4_path(op, options.components) && r.count > 0) {
     reduce_vec4(ctx, in, r, options.components, op.builtin(), out, options.out_offset, t);
   } else {
@@ -177,7 +177,7 @@ std::uint32_t reduce(const Context& ctx, std::span<const std::uint32_t> in, cons
 
 int reduce_error_depth(const Context& ctx, std::size_t n, int components, bool builtin_op) {
   primitives::check_components(components, "reduce_error_depth");
-  const ReduceTuning t = primitives::reduce_tuning(ctx);
+  const ReduceTuning t = primitives::reduce_tuning(ctx, n * static_cast<std::size_t>(components));
   if (builtin_op && components != 3) {
     return primitives::vec4_depth(n * static_cast<std::size_t>(components), t, max_groups(ctx),
                                   t.sg.on ? primitives::resident_groups(ctx, t.local) : 0);

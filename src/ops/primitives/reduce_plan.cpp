@@ -21,13 +21,14 @@ int ceil_log2(std::size_t n) {
 }
 }  // namespace
 
-ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p) {
+ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p, std::size_t texels) {
   const DeviceFit fit = device_fit(info);
   ReduceTuning t;
   t.local = p.reduce_local;
   t.unroll = p.reduce_unroll;
   t.max_trips = p.reduce_max_trips;
-  t.loads = p.texel_loads == 1 && texel_loads_possible(fit) ? Loads::Texels : Loads::Storage;
+  t.loads =
+      p.texel_loads == 1 && texel_loads_possible(fit, texels) ? Loads::Texels : Loads::Storage;
   t.sg = subgroups_for(info, p.subgroups);
   t.subgroup_size = t.sg.on ? t.sg.size : 0;
   t.local = subgroup_local(t.local, t.sg);
@@ -36,8 +37,8 @@ ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p) {
   return t;
 }
 
-ReduceTuning reduce_tuning(const Context& ctx) {
-  return reduce_tuning(ctx.info(), effective_tuning(ctx));
+ReduceTuning reduce_tuning(const Context& ctx, std::size_t texels) {
+  return reduce_tuning(ctx.info(), effective_tuning(ctx), texels);
 }
 
 bool vec4_path(const Operator& op, int components) {

@@ -27,9 +27,11 @@ struct ReduceTuning {
 };
 
 // The tuning for a device (with its subgroup size where the subgroup kernels run) from the
-// primitives' (filled-in) tuning, and for this Context.
-ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p);
-ReduceTuning reduce_tuning(const Context& ctx);
+// primitives' (filled-in) tuning, and for this Context; for an input Buffer of `texels`
+// elements where it is known (texel loads only where a buffer texture holds them all).
+ReduceTuning reduce_tuning(const DeviceInfo& info, const PrimitiveTuning& p,
+                           std::size_t texels = 0);
+ReduceTuning reduce_tuning(const Context& ctx, std::size_t texels = 0);
 
 // The kernels of a reduction of `components`-scalar elements: the vec4 kernel for built-in
 // operators on 1, 2 or 4 components (vec4_path), the in-order one for the others and for

@@ -34,9 +34,9 @@ struct ScanCall {
 };
 
 ScanPlan plan_for(const Context& ctx, ElementType type, int components, const Operator& op,
-                  ScanAlgorithm algorithm) {
+                  ScanAlgorithm algorithm, std::size_t texels) {
   return primitives::plan_scan(ctx.info(), primitives::effective_tuning(ctx), type, components, op,
-                               algorithm);
+                               algorithm, texels);
 }
 
 Args tile_args(const ScanCall& c, const Buffer& tile_values, std::size_t tiles, bool vec4_io) {
@@ -169,7 +169,7 @@ void scan(const Context& ctx, const Buffer& in, Buffer& out, const Operator& op,
   primitives::check_index_range(std::max(r.first, out_first) + r.count, fn, "in");
   if (r.count == 0) return;
 
-  const ScanPlan p = plan_for(ctx, in.element_type(), o.components, op, o.algorithm);
+  const ScanPlan p = plan_for(ctx, in.element_type(), o.components, op, o.algorithm, in.size());
   const bool vec4_io = r.first % 4 == 0 && out_first % 4 == 0;
   const ScanCall call{&in, &out, r, out_first, o.components, inclusive};
   // Replayed from a recording after the first call with the same Buffers and kernels.
@@ -248,7 +248,8 @@ int subgroup_scan_depth(const ScanPlan& p, std::size_t n) {
 
 int scan_error_depth(const Context& ctx, std::size_t n, int components, ScanAlgorithm algorithm) {
   primitives::check_components(components, "scan_error_depth");
-  const ScanPlan p = plan_for(ctx, ElementType::Float32, components, Op::Sum, algorithm);
+  const ScanPlan p = plan_for(ctx, ElementType::Float32, components, Op::Sum, algorithm,
+                              n * static_cast<std::size_t>(components));
   if (p.path == ScanPath::Subgroup) return subgroup_scan_depth(p, n);
   const primitives::ScanShape& s = p.shape;
   const std::size_t per_tile = static_cast<std::size_t>(s.local * s.scalars / components);

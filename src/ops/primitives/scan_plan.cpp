@@ -78,11 +78,13 @@ std::vector<KernelSpec> ScanPlan::kernels() const {
 }
 
 ScanPlan plan_scan(const DeviceInfo& info, const PrimitiveTuning& t, ElementType type,
-                   int components, const Operator& op, ScanAlgorithm algorithm) {
+                   int components, const Operator& op, ScanAlgorithm algorithm,
+                   std::size_t texels) {
   const DeviceFit fit = device_fit(info);
   ScanPlan p;
   p.shape = scan_shape(t, components);
-  p.loads = t.texel_loads == 1 && texel_loads_possible(fit) ? Loads::Texels : Loads::Storage;
+  p.loads =
+      t.texel_loads == 1 && texel_loads_possible(fit, texels) ? Loads::Texels : Loads::Storage;
   p.sg = subgroups_for(info, t.subgroups);
   if (p.sg.on) {
     p.sg_local = subgroup_local(t.scan_local, p.sg);

@@ -32,7 +32,9 @@ struct ScanPlan {
   std::vector<KernelSpec> kernels() const;
 };
 
+// `texels`: the input Buffer's elements where known (reduce_tuning).
 ScanPlan plan_scan(const DeviceInfo& info, const PrimitiveTuning& t, ElementType type,
-                   int components, const Operator& op, ScanAlgorithm algorithm);
+                   int components, const Operator& op, ScanAlgorithm algorithm,
+                   std::size_t texels = 0);
 
 }  // namespace gpgpu::primitives

@@ -121,11 +121,12 @@ SegmentedShape segmented_shape(const DeviceInfo& info, std::size_t average, std:
   return s;
 }
 
+// `texels`: the input Buffer's elements where known (primitives::reduce_tuning).
 primitives::KernelSpec segmented_kernel(const PrimitiveTuning& t, const DeviceInfo& info,
                                         ElementType element, int components, const Operator& op,
-                                        const SegmentedShape& shape) {
+                                        const SegmentedShape& shape, std::size_t texels = 0) {
   const primitives::Loads loads =
-      t.texel_loads == 1 && primitives::texel_loads_possible(primitives::device_fit(info))
+      t.texel_loads == 1 && primitives::texel_loads_possible(primitives::device_fit(info), texels)
           ? primitives::Loads::Texels
           : primitives::Loads::Storage;
   const bool parts = shape.parts > 1;
@@ -182,8 +183,9 @@ void segmented_reduce(const Context& ctx, const Buffer& in, const Buffer& offset
   const SegmentedShape shape = segmented_shape(ctx.info(), average, longest);
   const std::size_t per_group = static_cast<std::size_t>(shape.local) / shape.lanes;
   auto& reg = primitives::registry(ctx);
-  ComputeKernel& k = reg.kernel(ctx, segmented_kernel(primitives::effective_tuning(ctx), ctx.info(),
-                                                      in.element_type(), components, op, shape));
+  ComputeKernel& k =
+      reg.kernel(ctx, segmented_kernel(primitives::effective_tuning(ctx), ctx.info(),
+                                       in.element_type(), components, op, shape, in.size()));
   Args args = primitives::input_args(in);
   args.insert(args.end(), {{"offsets", offsets},
                            {"out1", out},

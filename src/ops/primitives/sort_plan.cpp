@@ -88,7 +88,7 @@ SortPlan plan_sort(const DeviceInfo& info, const PrimitiveTuning& t, ElementType
     }
   }
   p.shape = sort_shape(t);
-  p.shape.texels = p.shape.texels && texel_loads_possible(fit);
+  p.shape.texels = p.shape.texels && texel_loads_possible(fit, count);
   plan_scatter(p, key_type, with_values, fit);
   return p;
 }
