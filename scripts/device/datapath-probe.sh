@@ -10,8 +10,8 @@ shift || true
 steps=${*:-"tests variants datapath ceiling"}
 mkdir -p "$out/r"
 r=$out/r
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 build=/tmp/gpgpu-datapath
 start=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$r/steps.log"; }

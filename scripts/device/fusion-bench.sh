@@ -25,16 +25,10 @@ out=${1:-out/fusion-bench}
 build=${2:-/tmp/gpgpu-fusion-build}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
-start=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - start )) s] $*"; }
-data=""
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
-done
-[ -n "$data" ] || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
-export GPGPU_NN_DATA=$data
+source scripts/device/common.sh
+device_preludes
+start_clock
+require_nn_data
 
 if [ "${FUSION_BUILD:-1}" != 0 ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON -DGPGPU_BENCH_CUB=OFF \
@@ -47,7 +41,7 @@ gpgpu=$build/tools/gpgpu
 $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"
 
-timeout 240 "${TORCH_PYTHON:-python3}" bench/nn/torch_cnn.py --data "$data" --batches 64 256 --epochs 3 \
+timeout 240 "${TORCH_PYTHON:-python3}" bench/nn/torch_cnn.py --data "$GPGPU_NN_DATA" --batches 64 256 --epochs 3 \
   --cuda-graph --cudnn-benchmark --out "$out/torch-graph.json" > "$out/torch-graph.log" 2>&1 ||
   tail -20 "$out/torch-graph.log"
 stamp "pytorch (CUDA graphs) done"

@@ -14,8 +14,8 @@ set -uo pipefail
 out=${1:-out/gpu}
 shift || true
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 build=/tmp/gpgpu-gpu-build
 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_WERROR=ON > "$out/configure.log" 2>&1 ||
   { tail -40 "$out/configure.log"; exit 1; }

@@ -39,10 +39,10 @@ pack() {
   tar -czf "$dest/grid-results.tar.gz" -C "$out" . 2>/dev/null
 }
 trap pack EXIT
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/stages.log"; }
+source scripts/device/common.sh
+device_preludes > /dev/null
+start_clock
+stamp_log=$out/stages.log
 left() { echo $((${GRID_DEADLINE:-540} - ($(date +%s) - t0))); }
 bounded() {  # bounded SECONDS command...: at most SECONDS, never past the deadline
   local cap=$1 l

@@ -65,8 +65,8 @@ out=${1:?usage: mpi-bench.sh OUT_DIR [BUILD_DIR]}
 build=${2:-/tmp/gpgpu-mpi}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
+source scripts/device/common.sh
+device_preludes > /dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 unset GPGPU_DEVICE  # each rank picks its GPU by its node-local rank
 if [ "${MPI_BENCH_SINGLE_COPY:-default}" = default ]; then
@@ -79,8 +79,8 @@ stages=" ${MPI_BENCH_STAGES:-earth} "
 has_stage() { [[ $stages == *" $1 "* ]]; }
 read -r -a mpirun_options <<< "${MPI_BENCH_MPIRUN:---bind-to none}"
 days=${MPI_BENCH_DAYS:-2}
-t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$out/mpi-bench.log"; }
+start_clock
+stamp_log=$out/mpi-bench.log
 left() { echo $((${DEADLINE:-560} - ($(date +%s) - t0))); }
 
 if [ "${MPI_BENCH_BUILD:-1}" != 0 ]; then
@@ -199,14 +199,9 @@ train_run() {
   stamp "$name: rc $?, $(grep -E '^test accuracy' "$dir/output.txt")"
 }
 if has_stage cnn; then
-  data=""
-  for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-    [ -n "$candidate" ] && [ -d "$candidate" ] && { data=$candidate; break; }
-  done
-  if [ -z "$data" ]; then
+  if ! find_nn_data; then
     stamp "cnn: no Fashion-MNIST directory (set GPGPU_NN_DATA)"
   else
-    export GPGPU_NN_DATA=$data
     read -r -a cnn_args <<< "${MPI_BENCH_CNN_ARGS:-}"
     # Every GEMM tuned before any timed run, at both batches (a process tunes for at most 1 s
     # and leaves the rest to later ones: which GEMMs were still untuned moved one process's

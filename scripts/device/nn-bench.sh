@@ -33,15 +33,10 @@ stages=" ${NN_STAGES:-gpu cpu train profile} "
 wants() { [[ $stages == *" $1 "* ]]; }
 out=${1:-out/nn-bench}
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
-data=""
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
-done
-[ -n "$data" ] || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
-export GPGPU_NN_DATA=$data
-start=$(date +%s)
+source scripts/device/common.sh
+device_preludes
+require_nn_data
+start_clock
 bench_size=(--batches 64,256 --epochs 3 --tf-images 3200)
 torch_size=(--batches 64 256 --epochs 3)
 train_size=()
@@ -60,7 +55,6 @@ if [ -n "${NN_SMOKE:-}" ]; then
   CNN_EPOCHS=${CNN_EPOCHS:-1}
   BN_EPOCHS=${BN_EPOCHS:-1}
 fi
-stamp() { echo "[$(( $(date +%s) - start )) s] $*"; }
 
 build=${GPGPU_BUILD_DIR:-/tmp/gpgpu-nn-build}  # GPGPU_BUILD_DIR: use an existing build
 if [ -z "${GPGPU_BUILD_DIR:-}" ]; then
@@ -74,7 +68,7 @@ $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"
 
 if wants gpu; then
-python3 bench/nn/torch_cnn.py --data "$data" "${torch_size[@]}" --out "$out/torch-cnn.json" \
+python3 bench/nn/torch_cnn.py --data "$GPGPU_NN_DATA" "${torch_size[@]}" --out "$out/torch-cnn.json" \
   > "$out/torch-cnn.log" 2>&1 || tail -20 "$out/torch-cnn.log"
 stamp "pytorch done"; grep -E "epoch|steady" "$out/torch-cnn.log" | head -8
 GPGPU_NN_VERBOSE=1 $gpgpu bench nn "${bench_size[@]}" --out "$out" \

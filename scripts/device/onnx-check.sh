@@ -29,17 +29,12 @@ set -uo pipefail
 out=$(realpath -m "${1:-out/onnx-check}")
 work=$out/work
 mkdir -p "$work"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 py=${PYTHON:-$(command -v python3)}
 here=scripts/device/onnx_check
-start=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - start )) s] $*"; }
-data=""
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
-done
-[ -n "$data" ] || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
+start_clock
+require_nn_data
 
 build=$(realpath -m "${GPGPU_PYTHON_BUILD:-/tmp/gpgpu-onnx-build}")
 if [ -z "${GPGPU_PYTHON_BUILD:-}" ]; then
@@ -55,12 +50,12 @@ fi
 stamp "module built ($build)"
 
 if "$py" -c "import torch" 2>/dev/null; then
-  "$py" $here/torch_model.py "$data" "$work" --epochs "${EPOCHS:-2}" --opset "${OPSET:-13}" \
+  "$py" $here/torch_model.py "$GPGPU_NN_DATA" "$work" --epochs "${EPOCHS:-2}" --opset "${OPSET:-13}" \
     2>&1 | tee "$work/torch.log"
   [ -f "$work/model.onnx" ] || exit 1
 else
   echo "torch is not importable: the network from onnx.helper, random weights"
-  "$py" $here/helper_model.py "$data" "$work" --images "${ONNX_CHECK_IMAGES:-0}" || exit 1
+  "$py" $here/helper_model.py "$GPGPU_NN_DATA" "$work" --images "${ONNX_CHECK_IMAGES:-0}" || exit 1
 fi
 stamp "model written"
 # The float64 truth needs the onnx package; where this Python lacks it, the truth and the

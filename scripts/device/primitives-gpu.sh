@@ -8,11 +8,10 @@ set -uo pipefail
 out=${1:-out/gpu-primitives}
 shift || true
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 build=/tmp/gpgpu-primitives-build
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+start_clock
 # Seconds a stage may take: its own cap, or what is left before the deadline.
 budget() {
   local left=$(( ${DEADLINE:-400} - ($(date +%s) - t0) - 5 ))

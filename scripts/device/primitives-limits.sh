@@ -14,12 +14,9 @@
 set -uo pipefail
 out=${1:?usage: primitives-limits.sh OUT_DIR}
 mkdir -p "$out/logs"
-out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
-t0=$(date +%s)
+source scripts/device/stages.sh
 summary=$out/summary.txt
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$summary"; }
+stamp_log=$summary
 left() { echo $((${DEADLINE:-560} - ($(date +%s) - t0) - 15)); }
 tests="primitives_reduce_test primitives_argextreme_test primitives_scan_test
   primitives_sort_test primitives_histogram_test primitives_compaction_test

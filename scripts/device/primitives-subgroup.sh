@@ -15,16 +15,10 @@
 set -uo pipefail
 out=${1:?usage: primitives-subgroup.sh OUT_DIR}
 mkdir -p "$out/logs"
-out=$(cd "$out" && pwd)
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh > /dev/null
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh > /dev/null
-t0=$(date +%s)
+deadline_default=500
+source scripts/device/stages.sh
 summary=$out/summary.txt
-stamp() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$summary"; }
-budget() {
-  local left=$((${DEADLINE:-500} - ($(date +%s) - t0) - 10))
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
+stamp_log=$summary
 tests="primitives_reduce_test primitives_argextreme_test primitives_scan_test
   primitives_sort_test primitives_histogram_test primitives_compaction_test
   primitives_segmented_test primitives_variants_test primitives_subgroup_test

@@ -9,8 +9,8 @@
 set -uo pipefail
 out=${1:-out/python-apps}
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 py=${PYTHON:-$(command -v python3)}
 build=${GPGPU_PYTHON_BUILD:-/tmp/gpgpu-python-apps-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_PYTHON=ON \
@@ -21,9 +21,7 @@ grep -E "gpgpu: Python|earth_netcdf" "$out/configure.log"
 cmake --build "$build" --target gpgpu_python -j"$(nproc)" > "$out/build.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
 # Data: $GPGPU_NN_DATA, else /usr/share/datasets/fashion-mnist, else ./data/fashion-mnist.
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  [ -n "$candidate" ] && [ -d "$candidate" ] && { export GPGPU_NN_DATA=$candidate; break; }
-done
+find_nn_data
 export PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 "$py" bench/python/apps.py --net cnn --limit 60000 --epochs 3 --level 8 --out "$out" 2>&1 |
   tee "$out/apps.log"

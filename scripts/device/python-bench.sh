@@ -11,8 +11,8 @@
 set -uo pipefail
 out=${1:-out/python-bench}
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 py=${PYTHON:-$(command -v python3)}
 build=${GPGPU_PYTHON_BUILD:-/tmp/gpgpu-python-build}
 {

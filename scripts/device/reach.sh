@@ -21,13 +21,10 @@ shift || true
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD:-/tmp/gpgpu-reach}
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
-start=$(date +%s)
-stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then export GPGPU_NN_DATA=$candidate; break; fi
-done
+source scripts/device/common.sh
+device_preludes
+start_clock
+find_nn_data
 gpgpu=$build/tools/gpgpu
 
 # Runs "$@" with zink on the machine's Vulkan driver (Mesa's EGL only; software device).

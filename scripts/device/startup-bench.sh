@@ -20,11 +20,7 @@
 set -uo pipefail
 out=${1:-out/startup-bench}
 source scripts/device/stages.sh
-data=""
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
-done
-[ -n "$data" ] || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
+require_nn_data
 
 net=cnn limit=0 test_limit=0
 if [ -n "${STARTUP_SMOKE:-}" ]; then  # a check of the script itself (llvmpipe): small runs
@@ -40,7 +36,7 @@ $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"
 
 timeout "$(budget 420)" $gpgpu bench startup --net "$net" --train-limit "$limit" --test-limit "$test_limit" \
-  --repeats "${REPEATS:-2}" --data "$data" --out "$out" > "$out/bench-startup.log" 2>&1
+  --repeats "${REPEATS:-2}" --data "$GPGPU_NN_DATA" --out "$out" > "$out/bench-startup.log" 2>&1
 stamp "bench startup: rc $?"
 cat "$out/startup/startup.md" 2>/dev/null || tail -20 "$out/bench-startup.log"
 
@@ -53,7 +49,7 @@ first_and_second() {
   for run in first second; do
     local start=$(date +%s.%N)
     XDG_CACHE_HOME="$folder" __GL_SHADER_DISK_CACHE_PATH="$folder/nvidia" GPGPU_CACHE_DIR= \
-      timeout "$(budget 120)" $gpgpu "$@" --data "$data" --no-plots -q --out "$out/$name-$run" \
+      timeout "$(budget 120)" $gpgpu "$@" --data "$GPGPU_NN_DATA" --no-plots -q --out "$out/$name-$run" \
       > "$out/$name-$run.log" 2>&1
     local rc=$?
     local end=$(date +%s.%N)

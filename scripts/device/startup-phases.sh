@@ -8,10 +8,9 @@ set -uo pipefail
 out=${1:?usage: startup-phases.sh OUT_DIR}
 mkdir -p "$out"
 gpgpu=${BUILD:?set BUILD}/tools/gpgpu
+source scripts/device/common.sh
 data=""
-for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
-  if [ -n "$candidate" ] && [ -d "$candidate" ]; then data=$candidate; break; fi
-done
+find_nn_data && data=$GPGPU_NN_DATA
 
 wall() {  # wall seconds of a command, its output to $1
   local log=$1

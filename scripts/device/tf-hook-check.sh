@@ -15,8 +15,8 @@
 set -uo pipefail
 out=${1:?OUT directory}
 mkdir -p "$out"
-[ -f .gl/prelude.sh ] && source .gl/prelude.sh
-[ -f .deps/prelude.sh ] && source .deps/prelude.sh
+source scripts/device/common.sh
+device_preludes
 build=/tmp/gpgpu-tf-hook
 summary=$out/summary.txt
 : > "$summary"

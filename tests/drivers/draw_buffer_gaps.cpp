@@ -15,25 +15,11 @@
 #include <vector>
 
 #include "egl_setup.hpp"
+#include "gl_helpers.hpp"
 
 namespace {
 
 constexpr int width = 53, height = 37;
-
-GLuint shader(GLenum kind, const char* source) {
-  const GLuint s = glCreateShader(kind);
-  glShaderSource(s, 1, &source, nullptr);
-  glCompileShader(s);
-  return s;
-}
-
-GLuint texture(GLenum format) {
-  GLuint t = 0;
-  glGenTextures(1, &t);
-  glBindTexture(GL_TEXTURE_2D, t);
-  glTexStorage2D(GL_TEXTURE_2D, 1, format, width, height);
-  return t;
-}
 
 // The red component of every texel of colour attachment `point`, as floats.
 std::vector<float> read_red(GLenum point) {
@@ -49,12 +35,7 @@ std::vector<float> read_red(GLenum point) {
 
 int main() {
   const EglSetup egl;
-  const GLuint program = glCreateProgram();
-  glAttachShader(program, shader(GL_VERTEX_SHADER, R"(#version 310 es
-void main() {
-  gl_Position = vec4(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1), 0.0, 1.0);
-})"));
-  glAttachShader(program, shader(GL_FRAGMENT_SHADER, R"(#version 310 es
+  const FullScreenDraw fill(R"(#version 310 es
 precision highp float;
 layout(location = 0) out float c;
 layout(location = 1) out vec4 d;
@@ -66,21 +47,13 @@ void main() {
   d = vec4(c, -c, 1.0, 2.0);
   c_bits = floatBitsToUint(c);
   d_bits = floatBitsToUint(d);
-})"));
-  glLinkProgram(program);
-  GLuint vertex_array = 0, framebuffer = 0;
-  glGenVertexArrays(1, &vertex_array);
-  glGenFramebuffers(1, &framebuffer);
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT2, GL_TEXTURE_2D, texture(GL_R32UI), 0);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT3, GL_TEXTURE_2D, texture(GL_RGBA32UI),
-                         0);
+})");
+  framebuffer_of({{GL_COLOR_ATTACHMENT2, texture_2d(GL_R32UI, width, height)},
+                  {GL_COLOR_ATTACHMENT3, texture_2d(GL_RGBA32UI, width, height)}});
   const GLenum draw_buffers[] = {GL_NONE, GL_NONE, GL_COLOR_ATTACHMENT2, GL_COLOR_ATTACHMENT3};
   glDrawBuffers(4, draw_buffers);
-  glUseProgram(program);
-  glBindVertexArray(vertex_array);
   glViewport(0, 0, width, height);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
+  fill.draw();
   int wrong = 0;
   for (const GLenum point : {GL_COLOR_ATTACHMENT2, GL_COLOR_ATTACHMENT3}) {
     const auto red = read_red(point);

@@ -35,14 +35,3 @@ struct EglSetup {
     return c;
   }
 };
-
-inline GLuint compute_program(const char* source) {
-  const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  const GLuint program = glCreateProgram();
-  glAttachShader(program, shader);
-  glLinkProgram(program);
-  glDeleteShader(shader);
-  return program;
-}

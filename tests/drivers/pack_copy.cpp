@@ -14,50 +14,26 @@
 #include <vector>
 
 #include "egl_setup.hpp"
+#include "gl_helpers.hpp"
 
 namespace {
 
 constexpr int width = 53, height = 37, bytes = width * height * 16, chunk = 4096, rounds = 1000;
 
-GLuint shader(GLenum kind, const char* source) {
-  const GLuint s = glCreateShader(kind);
-  glShaderSource(s, 1, &source, nullptr);
-  glCompileShader(s);
-  return s;
-}
-
-GLuint texture(GLenum format) {
-  GLuint t = 0;
-  glGenTextures(1, &t);
-  glBindTexture(GL_TEXTURE_2D, t);
-  glTexStorage2D(GL_TEXTURE_2D, 1, format, width, height);
-  return t;
-}
-
 }  // namespace
 
 int main() {
   const EglSetup egl;
-  const GLuint program = glCreateProgram();
-  glAttachShader(program, shader(GL_VERTEX_SHADER, R"(#version 310 es
-void main() {
-  gl_Position = vec4(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1), 0.0, 1.0);
-})"));
-  glAttachShader(program, shader(GL_FRAGMENT_SHADER, R"(#version 310 es
+  const FullScreenDraw doubling(R"(#version 310 es
 precision highp float;
 uniform highp sampler2D m;
 layout(location = 0) out float r;
 layout(location = 1) out vec4 q;
-void main() { vec4 v = texelFetch(m, ivec2(gl_FragCoord.xy), 0); r = 2.0 * v.x; q = 2.0 * v; })"));
-  glLinkProgram(program);
-  GLuint vertex_array = 0, framebuffer = 0, pack[2], slot[2];
-  glGenVertexArrays(1, &vertex_array);
-  const GLuint source = texture(GL_RGBA32F), target0 = texture(GL_R32F),
-               target1 = texture(GL_RGBA32F);
-  glGenFramebuffers(1, &framebuffer);
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target0, 0);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, target1, 0);
+void main() { vec4 v = texelFetch(m, ivec2(gl_FragCoord.xy), 0); r = 2.0 * v.x; q = 2.0 * v; })");
+  GLuint pack[2], slot[2];
+  const GLuint source = texture_2d(GL_RGBA32F, width, height);
+  framebuffer_of({{GL_COLOR_ATTACHMENT0, texture_2d(GL_R32F, width, height)},
+                  {GL_COLOR_ATTACHMENT1, texture_2d(GL_RGBA32F, width, height)}});
   const GLenum attachments[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
   glDrawBuffers(2, attachments);
   glGenBuffers(2, pack);
@@ -92,9 +68,7 @@ void main() { vec4 v = texelFetch(m, ivec2(gl_FragCoord.xy), 0); r = 2.0 * v.x; 
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(round * 1000 + int(i % 997));
     glBindTexture(GL_TEXTURE_2D, source);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_FLOAT, values.data());
-    glUseProgram(program);
-    glBindVertexArray(vertex_array);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
+    doubling.draw();
     int c = 0;
     for (int a = 0; a < 2; ++a) {
       glBindBuffer(GL_PIXEL_PACK_BUFFER, pack[a]);

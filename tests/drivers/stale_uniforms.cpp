@@ -13,6 +13,7 @@
 #include <string>
 
 #include "egl_setup.hpp"
+#include "gl_helpers.hpp"
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "egl_setup.hpp"
+#include "gl_helpers.hpp"
 // After GLES3/gl31.h (egl_setup.hpp), which it extends.
 #include <GLES2/gl2ext.h>
 

@@ -1,0 +1,33 @@
+# Sourced by the device scripts (run from the repository root) for what they all begin with:
+#   device_preludes  loads .gl/prelude.sh and .deps/prelude.sh where present: the GL libraries
+#                    and build dependencies the image lacks (shared/device/prepare-gl.sh,
+#                    scripts/device/fetch-deps.sh); `device_preludes > /dev/null` quietly
+#   start_clock      sets t0, stamp's zero, to now
+#   stamp MSG        "[N s] MSG" on stdout, N the seconds since start_clock; also appended to
+#                    $stamp_log where that is set
+#   find_nn_data     exports GPGPU_NN_DATA as the first directory of $GPGPU_NN_DATA,
+#                    /usr/share/datasets/fashion-mnist and ./data/fashion-mnist (Fashion-MNIST);
+#                    non-zero, GPGPU_NN_DATA left as it was, when none is one
+#   require_nn_data  find_nn_data, else exits the script with a message
+device_preludes() {
+  if [ -f .gl/prelude.sh ]; then source .gl/prelude.sh; fi
+  if [ -f .deps/prelude.sh ]; then source .deps/prelude.sh; fi
+}
+start_clock() { t0=$(date +%s); }
+stamp() {
+  local line="[$(($(date +%s) - t0)) s] $*"
+  if [ -n "${stamp_log:-}" ]; then echo "$line" | tee -a "$stamp_log"; else echo "$line"; fi
+}
+find_nn_data() {
+  local candidate
+  for candidate in "${GPGPU_NN_DATA:-}" /usr/share/datasets/fashion-mnist "$PWD/data/fashion-mnist"; do
+    if [ -n "$candidate" ] && [ -d "$candidate" ]; then
+      export GPGPU_NN_DATA=$candidate
+      return 0
+    fi
+  done
+  return 1
+}
+require_nn_data() {
+  find_nn_data || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
+}
