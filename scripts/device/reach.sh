@@ -50,14 +50,20 @@ median_epoch() {  # the steady epochs' seconds from `gpgpu train` output: their 
     awk '{a[NR] = $1} END {print (NR ? a[int((NR + 1) / 2)] : "n/a")}'
 }
 
-compare_one() {  # DRIVER: both measurements of one driver into $out/compare-DRIVER-*
-  local d=$1
-  timeout 150 "$gpgpu" bench matmul --sizes 2048 4096 --methods compute_register_blocked \
-    --repeats 5 --warmup 2 --no-charts --out "$out/mm-$d" > "$out/compare-$d-matmul.log" 2>&1
-  timeout 150 "$gpgpu" train --net cnn --epochs 3 --batch 256 --no-plots --out "$out/train-$d" \
-    > "$out/compare-$d-cnn.log" 2>&1
-  timeout 120 "$gpgpu" bench primitives --primitives sort --log2-sizes 24 --repeats 5 --warmup 2 \
-    --no-cpu --no-charts --out "$out/prim-$d" > "$out/compare-$d-sort.log" 2>&1
+compare_one() {  # DRIVER: the measurements of one driver into $out/compare-DRIVER-*
+  local drv=$1  # not `d`: .zink/prelude.sh is sourced in the same shell by on_zink
+  timeout 150 "$gpgpu" bench matmul --sizes 2048 4096 \
+    --methods compute_register_blocked,compute_tiled,fragment_packed --repeats 5 --warmup 2 \
+    --no-charts --out "$out/mm-$drv" > "$out/compare-$drv-matmul.log" 2>&1
+  # The CNN only where the data came too (the zink pack and the dataset together pass the
+  # device tool's 64 MiB).
+  if [ -n "${GPGPU_NN_DATA:-}" ]; then
+    timeout 150 "$gpgpu" train --net cnn --epochs 3 --batch 256 --no-plots \
+      --out "$out/train-$drv" > "$out/compare-$drv-cnn.log" 2>&1
+  fi
+  timeout 120 "$gpgpu" bench primitives --primitives sort,scan,reduce --log2-sizes 24 \
+    --repeats 5 --warmup 2 --no-cpu --no-charts --out "$out/prim-$drv" \
+    > "$out/compare-$drv-sort.log" 2>&1
 }
 
 for stage in "$@"; do
@@ -88,12 +94,14 @@ for stage in "$@"; do
       compare_one nvidia
       on_zink compare_one zink
       {
-        echo "## SGEMM (gpgpu bench matmul, compute_register_blocked)"
-        for d in nvidia zink; do echo "### $d"; grep -E "^ *(n|2048|4096)|GFLOP" "$out/compare-$d-matmul.log" | head -8; done
-        echo "## cnn epoch at batch 256 (gpgpu train --net cnn --epochs 3; median of epochs 2-3, s)"
-        for d in nvidia zink; do echo "$d: $(median_epoch "$out/compare-$d-cnn.log")"; done
-        echo "## sort of 2^24 uint32 keys (gpgpu bench primitives --primitives sort --log2-sizes 24)"
-        for d in nvidia zink; do echo "### $d"; grep -iE "sort" "$out/compare-$d-sort.log" | head -6; done
+        for drv in nvidia zink; do
+          echo "## $drv: gpgpu bench matmul (GFLOPS per method and n)"
+          sed -n '/^Kernel GFLOPS/,/^Precision/p' "$out/compare-$drv-matmul.log"
+          echo "## $drv: gpgpu bench primitives, 2^24 elements"
+          grep -E "^## |^\| 2\^24" "$out/compare-$drv-sort.log"
+          [ -f "$out/compare-$drv-cnn.log" ] &&
+            echo "## $drv: cnn epoch at batch 256, median of epochs 2-3: $(median_epoch "$out/compare-$drv-cnn.log") s"
+        done
       } > "$out/compare.md"
       cat "$out/compare.md"
       stamp "compare"
