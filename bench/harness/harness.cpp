@@ -245,7 +245,6 @@ std::string Table::csv() const {
 
 void Table::write(const std::filesystem::path& dir, const std::string& device,
                   const std::string& date) const {
-  std::filesystem::create_directories(dir);
   write_file(dir / (prefix_ + name_ + ".json"), json(device, date));
   write_file(dir / (prefix_ + name_ + ".csv"), csv());
 }
@@ -315,6 +314,7 @@ std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& c
 
 void write_file(const std::filesystem::path& file, const std::string& text) {
   // Through a temporary and a rename: a write that fails half-way leaves no partial file.
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
   const auto temporary = std::filesystem::path(file).concat(".tmp");
   {
     std::ofstream out(temporary, std::ios::trunc);

@@ -215,8 +215,8 @@ std::string number(double x);
 // or "name=path/in/row" (a JSON pointer without its first /). Strings go through csv_field,
 // floating point through number(), null is written "inf" (JSON has no infinity).
 std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& columns);
-// Writes `text` to `file` atomically (a temporary, then a rename); throws gpgpu::Error when
-// it cannot.
+// Writes `text` to `file` atomically (a temporary, then a rename), creating its folder; throws
+// gpgpu::Error when it cannot.
 void write_file(const std::filesystem::path& file, const std::string& text);
 
 // A gnuplot chart set: data blocks in <name>.dat (gnuplot's `index`), plots into PNGs by
