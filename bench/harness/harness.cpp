@@ -124,12 +124,20 @@ std::vector<double> sample(const Budget& budget, const std::function<double()>& 
   return times;
 }
 
+std::vector<double> wall_times(const Budget& budget, const std::function<void()>& call,
+                               std::vector<double>* cpu_ms) {
+  return sample(
+      budget,
+      [&] {
+        const auto start = Clock::now();
+        call();
+        return ms_since(start);
+      },
+      cpu_ms);
+}
+
 double median_ms(const Budget& budget, const std::function<void()>& call) {
-  return median(sample(budget, [&] {
-    const auto start = Clock::now();
-    call();
-    return ms_since(start);
-  }));
+  return median(wall_times(budget, call));
 }
 
 Timing profile(const Context& ctx, const Budget& budget, const std::function<void()>& call,

@@ -90,7 +90,11 @@ struct Budget {
 // time of this process during each.
 std::vector<double> sample(const Budget& budget, const std::function<double()>& call,
                            std::vector<double>* cpu_ms = nullptr);
-// The median wall milliseconds of `call`, which must return with its work complete.
+// The wall milliseconds of each timed run of `call`, which must return with its work complete;
+// with `cpu_ms`, also the CPU time of this process during each.
+std::vector<double> wall_times(const Budget& budget, const std::function<void()>& call,
+                               std::vector<double>* cpu_ms = nullptr);
+// Their median.
 double median_ms(const Budget& budget, const std::function<void()>& call);
 
 // A point timed with gpgpu::Profiler: GPU timestamps where the device answers timer queries,
