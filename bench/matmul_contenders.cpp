@@ -76,10 +76,8 @@ class GlContender final : public Contender {
     // End to end: what a user of matmul(ctx, host a, host b, host c) waits for.
     auto host_c = poisoned(p.m, p.n);
     half.warmup = 0;  // the program is warm
-    out.wall_ms = sample(half, [&] {
-      const auto start = Clock::now();
+    out.wall_ms = wall_times(half, [&] {
       plan.run(std::span<const float>(p.a), std::span<const float>(p.b), std::span<float>(host_c));
-      return ms_since(start);
     });
     out.results.push_back(std::move(host_c));
     return out;
@@ -103,12 +101,8 @@ class CpuContender final : public Contender {
     Measurement out;
     out.detail = detail_;
     auto c = poisoned(p.m, p.n);
-    const auto run = [&] {
-      const auto start = Clock::now();
-      function_(p.a, p.b, c, p.m, p.k, p.n);
-      return ms_since(start);
-    };
-    out.kernel_ms = out.wall_ms = sample(budget, run, &out.kernel_cpu_ms);
+    out.kernel_ms = out.wall_ms = wall_times(
+        budget, [&] { function_(p.a, p.b, c, p.m, p.k, p.n); }, &out.kernel_cpu_ms);
     out.kernel_clock = "wall";
     out.results.push_back(std::move(c));
     return out;

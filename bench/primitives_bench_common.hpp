@@ -31,11 +31,7 @@ inline Measured time_gpgpu(const Context& ctx, const Budget& budget,
 }
 
 inline Measured time_cpu(const Budget& budget, const std::function<void()>& call) {
-  const auto ms = sample(budget, [&] {
-    const auto start = Clock::now();
-    call();
-    return ms_since(start);
-  });
+  const auto ms = wall_times(budget, call);
   return {median(ms), static_cast<int>(ms.size()), "steady_clock"};
 }
 

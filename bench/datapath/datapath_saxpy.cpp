@@ -19,13 +19,6 @@ namespace gpgpu::bench::datapath {
 
 namespace {
 
-constexpr const char* saxpy_source = R"(
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) buffer Y { float y[]; };
-uniform float alpha;
-void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; })";
-
 struct Inputs {
   std::vector<float> x, y, y0;
   explicit Inputs(std::size_t n) : x(n), y(n), y0(n) {

@@ -21,13 +21,6 @@ namespace {
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 
-constexpr const char* saxpy_source = R"(
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) buffer Y { float y[]; };
-uniform float alpha;
-void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; })";
-
 // A kernel that keeps the ALUs busy for a while (independent FMA chains, few loads).
 constexpr const char* busy_source = R"(
 layout(local_size_x = 256) in;
@@ -183,10 +176,9 @@ void copy_compute_overlap(Session& env, bool quick) {
         ++ready;
         while (ready.load() < 2) std::this_thread::yield();
       }
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = Clock::now();
       for (int i = 0; i < 8; ++i) queue.copy(pinned, target).wait();
-      out = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
+      out = ms_since(start);
     };
     auto computer = [&](bool together, double& out) {
       Context own({.device = std::to_string(ctx.info().device_index)});
@@ -199,11 +191,10 @@ void copy_compute_overlap(Session& env, bool quick) {
         ++ready;
         while (ready.load() < 2) std::this_thread::yield();
       }
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = Clock::now();
       for (int i = 0; i < 8; ++i) busy.run(args, std::size_t{1} << 20);
       own.finish();
-      out = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
+      out = ms_since(start);
     };
     std::thread(copier, false, std::ref(copy_alone)).join();
     std::thread(computer, false, std::ref(compute_alone)).join();

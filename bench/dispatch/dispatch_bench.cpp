@@ -1,11 +1,8 @@
 // `gpgpu bench dispatch` (dispatch_bench.hpp).
 #include "dispatch_bench.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +14,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/profiler.hpp"
 #include "gpgpu/sequence.hpp"
+#include "harness.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_dispatch.hpp"
@@ -26,7 +24,6 @@ namespace gpgpu::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
 constexpr std::size_t lanes = 64;
@@ -39,13 +36,6 @@ void main() {
   uint i = gpgpu_index();
   if (i < gpgpu_count) y[i] = x[i] + 1.0;
 })";
-
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 // Per-dispatch medians of one way of issuing: host microseconds to issue (no wait), and GPU
 // microseconds from timestamps around the round (-1 without timer queries).
@@ -141,19 +131,6 @@ std::string cell(double v) {
   return v < 0 ? std::string("-") : fmt::format("{:.3f}", v);
 }
 
-void write_json(const std::filesystem::path& dir, const json& report) {
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "bench-dispatch.json";
-  const auto temporary = dir / "bench-dispatch.json.tmp";
-  {
-    std::ofstream out(temporary);
-    out << report.dump(2) << "\n";
-    if (!out) throw Error(fmt::format("bench dispatch: cannot write {}", temporary.string()));
-  }
-  std::filesystem::rename(temporary, path);
-  std::cerr << "wrote " << path.string() << "\n";
-}
-
 }  // namespace
 
 int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
@@ -208,7 +185,9 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
 #else
   report["cuda_error"] = "not built (configure with -DGPGPU_CUDA=ON where nvcc exists)";
 #endif
-  write_json(o.out_dir, report);
+  const auto path = o.out_dir / "bench-dispatch.json";
+  write_file(path, report.dump(2) + "\n");
+  std::cerr << "wrote " << path.string() << "\n";
   return 0;
 }
 

@@ -257,7 +257,6 @@ int run_grid_bench(const GridBenchOptions& o, const Context& ctx) {
                "process's peak resident memory after the builds of the level):\n";
   print_times(rows);
   const nlohmann::json grids = print_grids(rows);
-  fs::create_directories(o.out / "grid");
   write_file(o.out / "grid" / "bench-grid.json",
              nlohmann::json{{"device", ctx.info().renderer}, {"levels", grids}}.dump(2) + "\n");
   std::cout << "wrote " << (o.out / "grid" / "bench-grid.json").string() << "\n";

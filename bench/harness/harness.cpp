@@ -124,12 +124,20 @@ std::vector<double> sample(const Budget& budget, const std::function<double()>& 
   return times;
 }
 
+std::vector<double> wall_times(const Budget& budget, const std::function<void()>& call,
+                               std::vector<double>* cpu_ms) {
+  return sample(
+      budget,
+      [&] {
+        const auto start = Clock::now();
+        call();
+        return ms_since(start);
+      },
+      cpu_ms);
+}
+
 double median_ms(const Budget& budget, const std::function<void()>& call) {
-  return median(sample(budget, [&] {
-    const auto start = Clock::now();
-    call();
-    return ms_since(start);
-  }));
+  return median(wall_times(budget, call));
 }
 
 Timing profile(const Context& ctx, const Budget& budget, const std::function<void()>& call,
@@ -245,7 +253,6 @@ std::string Table::csv() const {
 
 void Table::write(const std::filesystem::path& dir, const std::string& device,
                   const std::string& date) const {
-  std::filesystem::create_directories(dir);
   write_file(dir / (prefix_ + name_ + ".json"), json(device, date));
   write_file(dir / (prefix_ + name_ + ".csv"), csv());
 }
@@ -315,6 +322,7 @@ std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& c
 
 void write_file(const std::filesystem::path& file, const std::string& text) {
   // Through a temporary and a rename: a write that fails half-way leaves no partial file.
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
   const auto temporary = std::filesystem::path(file).concat(".tmp");
   {
     std::ofstream out(temporary, std::ios::trunc);

@@ -90,7 +90,11 @@ struct Budget {
 // time of this process during each.
 std::vector<double> sample(const Budget& budget, const std::function<double()>& call,
                            std::vector<double>* cpu_ms = nullptr);
-// The median wall milliseconds of `call`, which must return with its work complete.
+// The wall milliseconds of each timed run of `call`, which must return with its work complete;
+// with `cpu_ms`, also the CPU time of this process during each.
+std::vector<double> wall_times(const Budget& budget, const std::function<void()>& call,
+                               std::vector<double>* cpu_ms = nullptr);
+// Their median.
 double median_ms(const Budget& budget, const std::function<void()>& call);
 
 // A point timed with gpgpu::Profiler: GPU timestamps where the device answers timer queries,
@@ -215,8 +219,8 @@ std::string number(double x);
 // or "name=path/in/row" (a JSON pointer without its first /). Strings go through csv_field,
 // floating point through number(), null is written "inf" (JSON has no infinity).
 std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& columns);
-// Writes `text` to `file` atomically (a temporary, then a rename); throws gpgpu::Error when
-// it cannot.
+// Writes `text` to `file` atomically (a temporary, then a rename), creating its folder; throws
+// gpgpu::Error when it cannot.
 void write_file(const std::filesystem::path& file, const std::string& text);
 
 // A gnuplot chart set: data blocks in <name>.dat (gnuplot's `index`), plots into PNGs by

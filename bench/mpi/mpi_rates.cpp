@@ -20,10 +20,8 @@
 //   mapped_download, mapped_upload  the same between a Buffer and a mapped HostBuffer through a
 //              TransferQueue (one GPU copy each way)
 //   mapped_sendrecv  MPI_Sendrecv between mapped HostBuffers (the halo exchange's MPI part)
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <numeric>
 #include <span>
 #include <string>
@@ -38,28 +36,26 @@
 #include "gpgpu/mpi/device.hpp"
 #include "gpgpu/mpi/halo_exchange.hpp"
 #include "gpgpu/transfer_queue.hpp"
+#include "harness.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using gpgpu::bench::Clock;
 
-constexpr int warmup = 3, repeats = 25;
+constexpr gpgpu::bench::Budget budget{.warmup = 3, .repeats = 25};
 
 // The median seconds of `body` over the repetitions, the same on every rank (the slowest
 // rank's value of each repetition).
 template <class Body>
 double median_seconds(const gpgpu::mpi::Communicator& comm, Body&& body) {
-  std::vector<double> t;
-  for (int i = 0; i < warmup + repeats; ++i) {
+  return gpgpu::bench::median(gpgpu::bench::sample(budget, [&] {
     MPI_Barrier(comm.get());
     const auto start = Clock::now();
     body();
     double s = std::chrono::duration<double>(Clock::now() - start).count();
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm.get());
-    if (i >= warmup) t.push_back(s);
-  }
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
+    return s;
+  }));
 }
 
 struct Row {
@@ -159,11 +155,7 @@ void write(const std::vector<Row>& rows, const std::string& json) {
                     rows[i].bytes, rows[i].seconds, i + 1 < rows.size() ? "," : "");
   }
   text += "]\n";
-  if (!json.empty()) {
-    const std::string tmp = json + ".tmp";
-    std::ofstream(tmp) << text;
-    std::rename(tmp.c_str(), json.c_str());
-  }
+  if (!json.empty()) gpgpu::bench::write_file(json, text);
   std::printf("| what | bytes | ms | GB/s |\n|---|---:|---:|---:|\n");
   for (const auto& r : rows) {
     std::printf("| %s | %zu | %.4f | %.2f |\n", r.what.c_str(), r.bytes, 1e3 * r.seconds,

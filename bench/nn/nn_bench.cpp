@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <limits>
 
@@ -178,8 +177,7 @@ int run_nn_bench(const NnBenchOptions& o, const Context& ctx) {
     report["cpu_inference_batch"] = o.cpu_inference_batch;
     report["cpu_blas"] = nn::cpu_blas();
   }
-  std::filesystem::create_directories(o.out / "nn");
-  std::ofstream(o.out / "nn" / "bench-nn.json") << report.dump(2) << "\n";
+  write_file(o.out / "nn" / "bench-nn.json", report.dump(2) + "\n");
   std::cout << report.dump(2) << "\n";
   return 0;
 }

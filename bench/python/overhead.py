@@ -44,12 +44,17 @@ def median_us(seconds):
     return statistics.median(seconds) * 1e6
 
 
-def time_python(fn, repeats):
+def sample(call, repeats, warmup=0, reset=None):
+    """Seconds of each of `repeats` calls after `warmup` untimed ones; `reset` runs before
+    each, outside the timing."""
     out = []
-    for _ in range(repeats):
+    for i in range(warmup + repeats):
+        if reset:
+            reset()
         start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
+        call()
+        if i >= warmup:
+            out.append(time.perf_counter() - start)
     return out
 
 
@@ -71,7 +76,7 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
 
     def python_call():
         ctx.finish()  # each call starts on an idle GPU (a Buffer run returns before the GPU ends)
-        return time_python(lambda: kernel.run(**args), 1)
+        return sample(lambda: kernel.run(**args), 1)
 
     def cpp_call():
         ctx.finish()
@@ -95,17 +100,8 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
 def saxpy_gpgpu(ctx, x, y0, alpha, repeats):
     kernel = gpgpu.ComputeKernel(ctx, SAXPY)
     y = y0.copy()
-
-    def once():
-        y[...] = y0
-        start = time.perf_counter()
-        kernel.run(x=x, y=y, alpha=alpha)
-        return time.perf_counter() - start
-
-    for _ in range(5):
-        once()
-    times = [once() for _ in range(repeats)]
-    return times, y
+    return sample(lambda: kernel.run(x=x, y=y, alpha=alpha), repeats, 5,
+                  lambda: np.copyto(y, y0)), y
 
 
 def saxpy_torch(x, y0, alpha, repeats):
@@ -116,19 +112,13 @@ def saxpy_torch(x, y0, alpha, repeats):
     y = y0.copy()
     y_host = torch.from_numpy(y)
 
-    def once():
-        y[...] = y0
-        start = time.perf_counter()
+    def call():
         xd = torch.from_numpy(x).to("cuda")
         yd = torch.from_numpy(y).to("cuda")
         yd.add_(xd, alpha=alpha)
         y_host.copy_(yd)  # device -> the NumPy array's memory; synchronises
-        return time.perf_counter() - start
 
-    for _ in range(5):
-        once()
-    times = [once() for _ in range(repeats)]
-    return times, y
+    return sample(call, repeats, 5, lambda: np.copyto(y, y0)), y
 
 
 def saxpy_cupy(x, y0, alpha, repeats):
@@ -137,18 +127,12 @@ def saxpy_cupy(x, y0, alpha, repeats):
     kernel = cp.ElementwiseKernel("float32 x, float32 a", "float32 y", "y += a * x", "saxpy")
     y = y0.copy()
 
-    def once():
-        y[...] = y0
-        start = time.perf_counter()
+    def call():
         xd, yd = cp.asarray(x), cp.asarray(y)
         kernel(xd, np.float32(alpha), yd)
         yd.get(out=y)  # synchronises
-        return time.perf_counter() - start
 
-    for _ in range(5):
-        once()
-    times = [once() for _ in range(repeats)]
-    return times, y
+    return sample(call, repeats, 5, lambda: np.copyto(y, y0)), y
 
 
 def round_trip(ctx, repeats):
