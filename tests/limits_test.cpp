@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gl/gl.hpp"
+#include "gl/groups_in_flight_probe.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/fragment_kernel.hpp"
@@ -49,6 +50,21 @@ void runs_without_profile(const std::string& source) {
   gpgpu::ComputeKernel kernel(context(), source, {}, "kernel");
   std::vector<float> data(256, 1.0f);
   EXPECT_NO_THROW(kernel.run({{"a", data}}));
+}
+
+// The probe behind DeviceInfo::is_software on Mesa's software EGL device: a CPU driver has
+// at most its threads' worth of work groups in flight, a GPU hundreds or thousands. Run
+// directly, so that it is also checked on GPUs, where a Context does not run it.
+TEST(DeviceClass, GroupsInFlightTellACpuDriverFromAGpu) {
+  auto& ctx = gpgpu::test::context();
+  const int in_flight =
+      gpgpu::detail::measure_groups_in_flight(ctx.info(), gpgpu::detail::PlatformTraits{});
+  ASSERT_GT(in_flight, 0) << "the probe could not run on " << ctx.info().renderer;
+  if (ctx.info().is_software) {
+    EXPECT_LE(in_flight, gpgpu::detail::gpu_groups_in_flight) << ctx.info().renderer;
+  } else {
+    EXPECT_GT(in_flight, gpgpu::detail::gpu_groups_in_flight) << ctx.info().renderer;
+  }
 }
 
 TEST(Limits, AProfilesFiguresAppearInDeviceInfo) {

@@ -58,7 +58,9 @@ struct DeviceInfo {
   int gl_major = 0, gl_minor = 0;
   // @}
   // The CPU runs the shaders (llvmpipe, softpipe, zink over lavapipe), as the EGL device
-  // reports it (EGL_MESA_device_software); gpgpu's own kernels take their CPU-tuned shapes.
+  // reports it (EGL_MESA_device_software), unless a probe finds more work groups in flight at
+  // once than a CPU driver runs (zink on a GPU's Vulkan driver behind that same EGL device);
+  // gpgpu's own kernels take their CPU-tuned shapes.
   bool is_software = false;
   // The device-limit profile the limits below are clamped to (limits.hpp); empty: the
   // driver's own figures.

@@ -9,6 +9,7 @@
 #include "gl/device_info.hpp"
 #include "gl/device_limits.hpp"
 #include "gl/gl_fence.hpp"
+#include "gl/groups_in_flight_probe.hpp"
 #include "gl/inline_work_probe.hpp"
 #include "gl/lockstep_probe.hpp"
 #include "gl/loop_limit.hpp"
@@ -197,6 +198,11 @@ void finish_context_setup(ContextState& state, const ContextOptions& options) {
   state.info.max_loop_iterations = loops.max_iterations;
   state.info.loop_cap_shared_by_all_loops = loops.shared_by_all_loops;
   state.info.loop_probe_iterations = loops.probe_iterations;
+  // A GPU behind Mesa's software EGL device (zink on a GPU's Vulkan driver) is no CPU device.
+  if (state.info.is_software &&
+      measure_groups_in_flight(state.info, state.platform) > gpu_groups_in_flight) {
+    state.info.is_software = false;
+  }
   if (state.info.is_software) {
     state.info.lockstep_width = measure_lockstep_width(state.info, state.platform);
     state.info.work_completes_in_call = measure_work_completes_in_call(state.info, state.platform);

@@ -46,9 +46,9 @@ ProbeProgram::~ProbeProgram() {
 }
 
 std::vector<std::uint32_t> run_probe(const ProbeProgram& program, ProbeUniforms uniforms,
-                                     std::size_t words) {
+                                     std::size_t words, std::uint32_t groups, std::uint32_t fill) {
   if (program.id() == 0) return {};
-  std::vector<std::uint32_t> values(words, 0xFFFFFFFFu);
+  std::vector<std::uint32_t> values(words, fill);
   try {
     // Deleted in the current context (no ContextState exists yet while probing).
     const GlBuffer buffer(nullptr, create_gl_buffer(words * 4, values.data(), GL_DYNAMIC_COPY));
@@ -60,7 +60,7 @@ std::vector<std::uint32_t> run_probe(const ProbeProgram& program, ProbeUniforms 
       GL(glUniform1ui(location, uniform.second));
     }
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer.id()));
-    GL(glDispatchCompute(1, 1, 1));
+    GL(glDispatchCompute(groups, 1, 1));
     GL(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0));
     GL(glUseProgram(0));
     read_gl_buffer(buffer.id(), 0, words * 4, values.data());

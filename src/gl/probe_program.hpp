@@ -32,10 +32,11 @@ class ProbeProgram {
 
 using ProbeUniforms = std::initializer_list<std::pair<const char*, std::uint32_t>>;
 
-// One work group of `program` with the uint uniforms given; storage block 0 is a buffer of
-// `words` uint32 poisoned with 0xFFFFFFFF. Returns what the program left there, or an empty
-// vector when it could not run. Waits for the device.
+// `groups` work groups of `program` with the uint uniforms given; storage block 0 is a buffer
+// of `words` uint32, each `fill` (a poison by default). Returns what the program left there,
+// or an empty vector when it could not run. Waits for the device.
 std::vector<std::uint32_t> run_probe(const ProbeProgram& program, ProbeUniforms uniforms,
-                                     std::size_t words);
+                                     std::size_t words, std::uint32_t groups = 1,
+                                     std::uint32_t fill = 0xFFFFFFFFu);
 
 }  // namespace gpgpu::detail
