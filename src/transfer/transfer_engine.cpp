@@ -261,11 +261,15 @@ void TransferEngine::upload_chunk(GLuint destination, std::size_t offset, const 
 }
 
 void TransferEngine::wait_for_noted_use(GLuint destination) {
-  if (destination >= used_in_.size() || used_in_[destination] != use_epoch_) return;
+  const bool noted = destination < dense_names
+                         ? destination < used_in_.size() && used_in_[destination] == use_epoch_
+                         : sparse_used_in_.contains(destination);
+  if (!noted) return;
   GlFence issued;
   issued.insert();
   issued.wait();
   ++use_epoch_;  // everything noted so far has completed
+  sparse_used_in_.clear();
 }
 
 void TransferEngine::upload(GLuint destination, std::size_t offset, const void* data,

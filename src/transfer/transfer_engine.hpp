@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,6 +93,10 @@ class TransferEngine {
   // capture into it, storage reads of it. An upload into a noted buffer therefore first
   // waits for the work issued so far (one fence); others go straight on.
   void note_gpu_use(GLuint buffer) {
+    if (buffer >= dense_names) {
+      sparse_used_in_.insert(buffer);
+      return;
+    }
     if (buffer >= used_in_.size()) used_in_.resize(std::size_t{buffer} + 64, 0);
     used_in_[buffer] = use_epoch_;
   }
@@ -127,7 +132,11 @@ class TransferEngine {
  private:
   // note_gpu_use's marks: buffer name -> the epoch of its last noted use; an upload into a
   // buffer marked in the current epoch waits for the GPU, then a new epoch starts.
+  // Drivers number buffers from 1 up, so a vector indexed by name is the cheap record (a
+  // replay marks every block it binds); a name past dense_names goes to the map instead.
+  static constexpr GLuint dense_names = 1u << 16;
   std::vector<std::uint32_t> used_in_;
+  std::set<GLuint> sparse_used_in_;  // this epoch's marks past dense_names
   std::uint32_t use_epoch_ = 1;
   void wait_for_noted_use(GLuint destination);
   enum class SlotState { Free, InFlight };
