@@ -1,6 +1,5 @@
 #include "gl/lockstep_probe.hpp"
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -52,11 +51,7 @@ std::optional<std::string> probe() {
 
 int measure_lockstep_width(const DeviceInfo& info, const PlatformTraits& platform) {
   if (!platform.gles31) return 0;
-  const ProbeRecord record{"lockstep-width", 1, [](const std::string& t) {
-                             return !t.empty() &&
-                                    t.find_first_not_of("0123456789") == std::string::npos;
-                           }};
-  return std::atoi(probe_answer(record, info, probe, "0").c_str());
+  return probe_count("lockstep-width", info, probe);
 }
 
 }  // namespace gpgpu::detail

@@ -1,5 +1,6 @@
 #include "gl/probe_memo.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <span>
@@ -26,6 +27,15 @@ std::string probe_answer(const ProbeRecord& record, const DeviceInfo& info,
   if (!measured) return answers->emplace(key, fallback).first->second;
   disk.store(key, std::as_bytes(std::span(measured->data(), measured->size())));
   return answers->emplace(key, *measured).first->second;
+}
+
+int probe_count(const char* store, const DeviceInfo& info,
+                const std::function<std::optional<std::string>()>& measure) {
+  const ProbeRecord record{store, 1, [](const std::string& t) {
+                             return !t.empty() &&
+                                    t.find_first_not_of("0123456789") == std::string::npos;
+                           }};
+  return std::atoi(probe_answer(record, info, measure, "0").c_str());
 }
 
 }  // namespace gpgpu::detail

@@ -27,4 +27,9 @@ std::string probe_answer(const ProbeRecord& record, const DeviceInfo& info,
                          const std::function<std::optional<std::string>()>& measure,
                          const std::string& fallback);
 
+// probe_answer for a probe whose answer is one count (0 when it could not run), kept in the
+// disk store `store`.
+int probe_count(const char* store, const DeviceInfo& info,
+                const std::function<std::optional<std::string>()>& measure);
+
 }  // namespace gpgpu::detail
