@@ -1,6 +1,6 @@
 // bench/cuda/cuda_common.cuh — what the CUDA references share: every call checked (a failure
 // throws gpgpu::Error naming the call and the CUDA error), device and pinned host arrays that
-// free themselves, event timing, and the median.
+// free themselves, event timing, and the median of event-timed calls.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -89,6 +89,21 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t h = v.size() / 2;
   return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// `warmup` untimed calls of `call`, then the median milliseconds of `repeats` timed ones,
+// each between two events on `stream`.
+template <class Call>
+double median_event_ms(cudaStream_t stream, int warmup, int repeats, Call call) {
+  for (int i = 0; i < warmup; ++i) call();
+  EventTimer timer(stream);
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    timer.start();
+    call();
+    ms.push_back(timer.stop_ms());
+  }
+  return median(ms);
 }
 
 }  // namespace gpgpu::cuda_ref

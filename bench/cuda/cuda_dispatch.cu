@@ -1,26 +1,15 @@
 // The CUDA reference of `gpgpu bench dispatch` (cuda_dispatch.hpp).
 #include "cuda_dispatch.hpp"
 
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "gpgpu/error.hpp"
+#include "cuda_common.cuh"
 
 namespace gpgpu::cuda_ref {
 namespace {
-
-void check(cudaError_t status, const char* call) {
-  if (status != cudaSuccess) {
-    throw Error(std::string(call) + " failed: " + cudaGetErrorName(status) + " (" +
-                cudaGetErrorString(status) + ")");
-  }
-}
-#define GPGPU_CUDA_CHECK(call) check((call), #call)
 
 constexpr int lanes = 64;
 
@@ -28,12 +17,6 @@ constexpr int lanes = 64;
 __global__ void add_one(const float* x, float* y) {
   const int i = static_cast<int>(threadIdx.x);
   y[i] = x[i] + 1.0f;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 double now_us() {

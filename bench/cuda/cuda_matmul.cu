@@ -251,24 +251,15 @@ Timing matmul(Method method, std::span<const float> a, std::span<const float> b,
   for (int i = 0; i < warmup; ++i) multiply();
   GPGPU_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
-  EventTimer timer(stream.get());
-  std::vector<double> kernel_ms;
-  for (int i = 0; i < repeats; ++i) {
-    timer.start();
-    multiply();
-    kernel_ms.push_back(timer.stop_ms());
-  }
-  std::vector<double> end_to_end_ms;
-  for (int i = 0; i < repeats; ++i) {
-    timer.start();
+  const double kernel_ms = median_event_ms(stream.get(), 0, repeats, multiply);
+  const double end_to_end_ms = median_event_ms(stream.get(), 0, repeats, [&] {
     upload();
     multiply();
     download();
-    end_to_end_ms.push_back(timer.stop_ms());
-  }
+  });
   GPGPU_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   std::memcpy(c.data(), host_c.get(), host_c.bytes());
-  return {median(kernel_ms), median(end_to_end_ms)};
+  return {kernel_ms, end_to_end_ms};
 }
 
 double pinned_copy_gbps(std::size_t bytes, bool host_to_device) {
@@ -287,15 +278,8 @@ double pinned_copy_gbps(std::size_t bytes, bool host_to_device) {
           cudaMemcpyAsync(host.get(), device.get(), bytes, cudaMemcpyDeviceToHost, stream.get()));
     }
   };
-  for (int i = 0; i < kCopyWarmup; ++i) copy();
-  EventTimer timer(stream.get());
-  std::vector<double> ms;
-  for (int i = 0; i < kCopyRepeats; ++i) {
-    timer.start();
-    copy();
-    ms.push_back(timer.stop_ms());
-  }
-  return static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
+  const double ms = median_event_ms(stream.get(), kCopyWarmup, kCopyRepeats, copy);
+  return static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }
 
 double device_copy_gbps(std::size_t bytes) {
@@ -308,15 +292,8 @@ double device_copy_gbps(std::size_t bytes) {
     GPGPU_CUDA_CHECK(cudaMemcpyAsync(destination.get(), source.get(), bytes,
                                      cudaMemcpyDeviceToDevice, stream.get()));
   };
-  for (int i = 0; i < kCopyWarmup; ++i) copy();
-  EventTimer timer(stream.get());
-  std::vector<double> ms;
-  for (int i = 0; i < kCopyRepeats; ++i) {
-    timer.start();
-    copy();
-    ms.push_back(timer.stop_ms());
-  }
-  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
+  const double ms = median_event_ms(stream.get(), kCopyWarmup, kCopyRepeats, copy);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
 }
 
 }  // namespace gpgpu::cuda_ref

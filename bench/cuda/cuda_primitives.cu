@@ -15,15 +15,8 @@ double time_cub(Call call, int warmup, int repeats) {
   std::size_t temp_bytes = 0;
   GPGPU_CUDA_CHECK(call(nullptr, temp_bytes));
   CudaArray<std::byte> temp(temp_bytes);
-  for (int i = 0; i < warmup; ++i) GPGPU_CUDA_CHECK(call(temp.get(), temp_bytes));
-  EventTimer timer;
-  std::vector<double> ms;
-  for (int i = 0; i < repeats; ++i) {
-    timer.start();
-    GPGPU_CUDA_CHECK(call(temp.get(), temp_bytes));
-    ms.push_back(timer.stop_ms());
-  }
-  return median(ms);
+  return median_event_ms(nullptr, warmup, repeats,
+                         [&] { GPGPU_CUDA_CHECK(call(temp.get(), temp_bytes)); });
 }
 
 }  // namespace
