@@ -75,6 +75,10 @@ void ContextState::refuse_while_capturing(const char* what) const {
 
 TransferEngine& ContextState::engine() {
   ensure_current();
+  return engine_while_current();
+}
+
+TransferEngine& ContextState::engine_while_current() {
   if (!engine_) engine_ = std::make_unique<TransferEngine>(*this, data_path);
   return *engine_;
 }

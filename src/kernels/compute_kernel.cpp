@@ -561,7 +561,8 @@ PendingRun ComputeKernel::start(const Args& args, SizeMode mode, Size3 size, boo
                          static_cast<GLsizeiptr>(bb.bytes)));
     // A caller's Buffer may be uploaded into next (run temporaries come back through the
     // pool's fences instead).
-    if (bb.arg->value.kind() == Arg::Kind::DeviceBuffer) state_->engine().note_gpu_use(bb.id);
+    if (bb.arg->value.kind() == Arg::Kind::DeviceBuffer)
+      state_->engine_while_current().note_gpu_use(bb.id);
   }
   detail::set_uniforms(resolved, name);
   detail::set_internal_uint(pi, "gpgpu_count", static_cast<GLuint>(plan.count));

@@ -557,7 +557,8 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
                                              name);
     CaptureScope scope(transform_feedback_.id(), vertex_array_.id());
     bind_inputs(run);
-    for (const auto& input : run.inputs) state_->engine().note_gpu_use(input.second.id);
+    for (const auto& input : run.inputs)
+      state_->engine_while_current().note_gpu_use(input.second.id);
     detail::set_uniforms(resolved, name);
     detail::set_internal_int(pi, "gpgpu_count", static_cast<GLint>(n));
     for (std::size_t i = 0; i < targets.ids.size(); ++i) {
@@ -572,7 +573,7 @@ PendingRun TransformFeedbackKernel::start(const Args& args, bool async) {
     // An upload queued right after this into a target must not land first (NVIDIA's driver
     // let it: TransformFeedback.AnUploadAfterARunIsWhatTheNextRunReads; a glMemoryBarrier
     // here did not help, measured).
-    for (const GLuint id : targets.ids) state_->engine().note_gpu_use(id);
+    for (const GLuint id : targets.ids) state_->engine_while_current().note_gpu_use(id);
     for (std::size_t i = 0; i < targets.ids.size(); ++i) {
       GL(glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, static_cast<GLuint>(i), 0));
     }

@@ -38,7 +38,7 @@ void attach_buffer_view(ContextState& state, GLuint unit, GLenum format, GLuint 
   GL(glBindTexture(GL_TEXTURE_BUFFER, state.buffer_views[unit]));
   GL(glTexBuffer(GL_TEXTURE_BUFFER, format, buffer));
   state.buffer_view_attached[unit] = true;
-  state.engine().note_gpu_use(buffer);
+  state.engine_while_current().note_gpu_use(buffer);
   GL(glActiveTexture(GL_TEXTURE0));
 }
 

@@ -86,20 +86,24 @@ void add_shadows(SequenceData& d) {
   }
 }
 
+void add_once(std::vector<GLuint>& list, GLuint value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
 void add_units(SequenceData& d) {
   d.storage_bindings.clear();
+  d.buffers_used.clear();
   d.binding_points = d.texture_units = d.image_units = 0;
   for (const auto& r : d.dispatches) {
     for (const auto& b : r.blocks) {
       d.binding_points = std::max(d.binding_points, b.binding + 1);
-      if (std::find(d.storage_bindings.begin(), d.storage_bindings.end(), b.binding) ==
-          d.storage_bindings.end()) {
-        d.storage_bindings.push_back(b.binding);
-      }
+      add_once(d.storage_bindings, b.binding);
+      add_once(d.buffers_used, b.gl_name);
     }
     for (const auto& t : r.textures) {
       GLuint& units = t.kind == RecordedTexture::Kind::Image ? d.image_units : d.texture_units;
       units = std::max(units, t.unit + 1);
+      if (t.kind == RecordedTexture::Kind::BufferTexels) add_once(d.buffers_used, t.gl_name);
     }
   }
 }

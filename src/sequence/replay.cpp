@@ -9,6 +9,7 @@
 #include "kernels/kernel_core.hpp"
 #include "sequence/sequence_data.hpp"
 #include "shader/program.hpp"
+#include "transfer/transfer_engine.hpp"
 
 namespace gpgpu::detail {
 
@@ -28,9 +29,8 @@ void issue_gl(bool check_each, Call&& call, const char* text) {
 
 using Bound = BoundState;
 
-void bind_blocks(ContextState& state, const DispatchRecord& r, Bound& bound, bool check_each) {
+void bind_blocks(const DispatchRecord& r, Bound& bound, bool check_each) {
   for (const auto& b : r.blocks) {
-    state.engine().note_gpu_use(b.gl_name);  // as a run's (TransferEngine::note_gpu_use)
     Bound::Binding& now = bound.storage[b.binding];
     if (now.name == b.gl_name && now.bytes == b.bytes) continue;
     REPLAY_GL(check_each,
@@ -97,6 +97,10 @@ void forget_overwritten_uniforms(SequenceData& d) {
 void issue_all(SequenceData& d, Bound& bound) {
   ContextState& state = *d.state;
   const bool each = state.debug;
+  // An upload into any of them waits for this replay (TransferEngine::note_gpu_use), as
+  // after a run: marked once per replay, not per dispatch.
+  TransferEngine& engine = state.engine_while_current();
+  for (const GLuint name : d.buffers_used) engine.note_gpu_use(name);
   for (std::size_t i = 0; i < d.dispatches.size(); ++i) {
     const DispatchRecord& r = d.dispatches[i];
     if (d.barriers.before[i] != 0) REPLAY_GL(each, glMemoryBarrier(d.barriers.before[i]));
@@ -105,7 +109,7 @@ void issue_all(SequenceData& d, Bound& bound) {
       REPLAY_GL(each, glUseProgram(program));
       bound.program = program;
     }
-    bind_blocks(state, r, bound, each);
+    bind_blocks(r, bound, each);
     bind_textures(state, r, bound);
     set_uniforms(d, i);
     REPLAY_GL(each, glDispatchCompute(r.groups[0], r.groups[1], r.groups[2]));

@@ -77,6 +77,7 @@ struct SequenceData {
   std::vector<CompiledDispatch> compiled_dispatches;
   std::vector<UniformShadow> shadows;
   std::vector<GLuint> storage_bindings;  // binding points used (unbound after a replay)
+  std::vector<GLuint> buffers_used;      // Buffers read or written (storage blocks, buffer views)
   GLuint binding_points = 0;             // one more than the highest
   GLuint texture_units = 0, image_units = 0;
   BoundState bound;  // replay's scratch
