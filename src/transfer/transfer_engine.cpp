@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "gl/context_state.hpp"
+#include "gl/fence_reach.hpp"
 #include "gl/gl_buffer.hpp"
-#include "gl/inline_work_probe.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/pending_transfer.hpp"
 
@@ -64,10 +64,10 @@ DataPathOptions resolve_data_path(const DataPathOptions& options, const DeviceIn
   if (o.direct_upload_bytes == 0) o.direct_upload_bytes = 256 * kib;
   if (o.pool_bytes == 0) o.pool_bytes = info.is_software ? 256 * mib : 2048 * mib;
   // The delivery thread copies straight out of persistently mapped memory; the other modes
-  // map a buffer per chunk, a GL call that only the context's thread may make. A CPU device
-  // that queues its work keeps every wait on the context's own thread: neither a delivery
-  // thread nor copy lanes (gl/inline_work_probe.hpp).
-  const bool in_order = cpu_device_queues_work(info);
+  // map a buffer per chunk, a GL call that only the context's thread may make. Where fences
+  // do not order other threads' and contexts' work, every wait stays on the context's own
+  // thread: neither a delivery thread nor copy lanes (gl/fence_reach.hpp).
+  const bool in_order = !fences_order_other_threads(info);
   const bool can_deliver =
       o.staging == StagingMode::PersistentMapped && platform.thread_fences && !in_order;
   o.delivery_thread = (o.delivery_thread >= 0 && can_deliver) ? 1 : -1;
@@ -80,12 +80,17 @@ namespace {
 // Why lanes asked for run in order instead, where that was decided by the device.
 std::string in_order_reason(const DataPathOptions& asked, const DataPathOptions& resolved,
                             const DeviceInfo& info) {
-  if (asked.copy_context != 1 || resolved.copy_context == 1 || !cpu_device_queues_work(info)) {
+  if (asked.copy_context != 1 || resolved.copy_context == 1 || fences_order_other_threads(info)) {
     return "";
   }
-  return "this CPU device queues its work, and there the copy lanes' contexts were not kept in "
-         "order by sync objects (glWaitSync is ignored; docs/portability.md); a CPU device has "
-         "no copy engine for them to overlap with anyway";
+  if (cpu_device_queues_work(info)) {
+    return "this CPU device queues its work, and there the copy lanes' contexts were not kept "
+           "in order by sync objects (glWaitSync is ignored; docs/portability.md); a CPU "
+           "device has no copy engine for them to overlap with anyway";
+  }
+  return "Mesa's zink does not keep the copy lanes' contexts in order by sync objects "
+         "(glWaitSync across contexts is ignored; docs/portability.md): transfers stay on the "
+         "context's own thread";
 }
 }  // namespace
 
