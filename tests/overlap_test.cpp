@@ -106,6 +106,32 @@ TEST(Overlap, LanesAreRefusedWithoutSharedContexts) {
   }
 }
 
+// zink's fences order nothing across threads and contexts on any device (docs/portability.md):
+// a GPU behind it (not a CPU device, so the probes' rule alone would allow them) gets neither
+// copy lanes nor a delivery thread, whatever was asked; the same figures under another
+// renderer keep both.
+TEST(Overlap, ZinkKeepsEveryWaitOnTheContextsThread) {
+  DeviceInfo info = context().info();
+  info.is_software = false;
+  info.extensions.push_back("GL_EXT_buffer_storage");
+  detail::PlatformTraits platform;
+  platform.shared_contexts = platform.threads = platform.thread_fences = true;
+  platform.mapped_buffers = true;
+  DataPathOptions o;
+  o.staging = StagingMode::PersistentMapped;
+  o.copy_context = 1;
+  o.delivery_thread = 1;
+  info.renderer = "NVIDIA H200/PCIe/SSE2";
+  const DataPathOptions gpu = detail::resolve_data_path(o, info, platform);
+  EXPECT_EQ(gpu.copy_context, 1);
+  EXPECT_EQ(gpu.delivery_thread, 1);
+  info.renderer = "zink (NVIDIA H200)";
+  const DataPathOptions zink = detail::resolve_data_path(o, info, platform);
+  EXPECT_EQ(zink.copy_context, -1);
+  EXPECT_EQ(zink.delivery_thread, -1);
+  EXPECT_EQ(zink.staging, StagingMode::PersistentMapped);
+}
+
 TEST(Overlap, LanesAreOn) {
   std::string why;
   auto ctx = lane_context(why);
