@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
 namespace gpgpu::bench::primitives_detail {
 
 namespace {
@@ -150,7 +149,7 @@ void print(std::ostream& out, const Report& r) {
            "|\n|---|---|---|---|---|---|\n";
     for (const auto& s : r.sweep) {
       out << fmt::format("| {} | {} | {} | {:.4g} | {:.1f} | {} |\n", s.primitive, size_label(s.n),
-                         s.tuning, s.ms, s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0,
+                         s.tuning, s.ms, s.gbps(),
                          s.status == "ok" ? "ok" : s.status + ": " + s.note);
     }
   }
@@ -191,7 +190,7 @@ void write_files(const std::filesystem::path& dir, const Report& r) {
                           {"n", s.n},
                           {"tuning", s.tuning},
                           {"ms", s.ms},
-                          {"gbps", s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0},
+                          {"gbps", s.gbps()},
                           {"status", s.status},
                           {"note", s.note}});
   }
