@@ -2,6 +2,7 @@
 // CUDA reference.
 #include "matmul_contenders.hpp"
 
+#include <functional>
 #include <limits>
 #include <span>
 
@@ -25,132 +26,104 @@ std::vector<float> poisoned(int rows, int cols) {
 }
 
 // A gpgpu method through MatmulPlan, with the tuning the library would choose itself.
-class GlContender final : public Contender {
- public:
-  GlContender(gpgpu::Context& context, MatmulMethod method)
-      : Contender(std::string(to_string(method)), "gl"), context_(context), method_(method) {}
-
-  std::string unavailable_reason() const override {
-    if (!matmul_method_implemented(method_)) return "not implemented yet";
-    const bool fragment =
-        method_ == MatmulMethod::FragmentNaive || method_ == MatmulMethod::FragmentPacked;
-    if (fragment && !context_.info().has_color_buffer_float()) {
-      return "the device cannot render to float textures (no GL_EXT_color_buffer_float)";
-    }
-    return {};
+std::string gl_unavailable(const Context& context, MatmulMethod method) {
+  if (!matmul_method_implemented(method)) return "not implemented yet";
+  const bool fragment =
+      method == MatmulMethod::FragmentNaive || method == MatmulMethod::FragmentPacked;
+  if (fragment && !context.info().has_color_buffer_float()) {
+    return "the device cannot render to float textures (no GL_EXT_color_buffer_float)";
   }
+  return {};
+}
 
-  Measurement measure(const BenchProblem& p, const Budget& budget) override {
-    MatmulOptions options;
-    options.method = method_;
-    MatmulPlan plan(context_, p.m, p.k, p.n, options);  // compiles outside the timing
-    Measurement out;
-    if (method_ == MatmulMethod::ComputeRegisterBlocked) out.detail = plan.tuning().to_string();
-    if (method_ == MatmulMethod::ComputeTiled)
-      out.detail = fmt::format("tile {}", plan.tuning().tile);
+Measurement gl_measure(Context& context, MatmulMethod method, const BenchProblem& p,
+                       const Budget& budget) {
+  MatmulOptions options;
+  options.method = method;
+  MatmulPlan plan(context, p.m, p.k, p.n, options);  // compiles outside the timing
+  Measurement out;
+  if (method == MatmulMethod::ComputeRegisterBlocked) out.detail = plan.tuning().to_string();
+  if (method == MatmulMethod::ComputeTiled) out.detail = fmt::format("tile {}", plan.tuning().tile);
 
-    const auto a = Buffer::from(context_, p.a);
-    const auto b = Buffer::from(context_, p.b);
-    Buffer c = Buffer::from(context_, poisoned(p.m, p.n));
-    // llvmpipe answers timer queries without seeing the shader's work (it runs on the CPU
-    // threads), so there the wall clock around dispatch + glFinish is the kernel time.
-    const bool gpu_timer = !context_.info().is_software && context_.info().has_timer_query();
-    plan.set_timing(gpu_timer);
-    bool fell_back = false;
-    Budget half = budget;
-    half.max_seconds = budget.max_seconds / 2;
-    out.kernel_ms = sample(
-        half,
-        [&] {
-          const auto start = Clock::now();
-          plan.run(a, b, c);
-          if (gpu_timer && plan.last_gpu_ns() > 0) return plan.last_gpu_ns() / 1e6;
-          fell_back = fell_back || gpu_timer;
-          context_.finish();
-          return ms_since(start);
-        },
-        &out.kernel_cpu_ms);
-    out.kernel_clock = !gpu_timer ? "wall_glfinish" : fell_back ? "mixed" : "gl_time_elapsed";
-    out.results.push_back(c.to_vector<float>());
+  const auto a = Buffer::from(context, p.a);
+  const auto b = Buffer::from(context, p.b);
+  Buffer c = Buffer::from(context, poisoned(p.m, p.n));
+  // llvmpipe answers timer queries without seeing the shader's work (it runs on the CPU
+  // threads), so there the wall clock around dispatch + glFinish is the kernel time.
+  const bool gpu_timer = !context.info().is_software && context.info().has_timer_query();
+  plan.set_timing(gpu_timer);
+  bool fell_back = false;
+  Budget half = budget;
+  half.max_seconds = budget.max_seconds / 2;
+  out.kernel_ms = sample(
+      half,
+      [&] {
+        const auto start = Clock::now();
+        plan.run(a, b, c);
+        if (gpu_timer && plan.last_gpu_ns() > 0) return plan.last_gpu_ns() / 1e6;
+        fell_back = fell_back || gpu_timer;
+        context.finish();
+        return ms_since(start);
+      },
+      &out.kernel_cpu_ms);
+  out.kernel_clock = !gpu_timer ? "wall_glfinish" : fell_back ? "mixed" : "gl_time_elapsed";
+  out.results.push_back(c.to_vector<float>());
 
-    // End to end: what a user of matmul(ctx, host a, host b, host c) waits for.
-    auto host_c = poisoned(p.m, p.n);
-    half.warmup = 0;  // the program is warm
-    out.wall_ms = wall_times(half, [&] {
-      plan.run(std::span<const float>(p.a), std::span<const float>(p.b), std::span<float>(host_c));
-    });
-    out.results.push_back(std::move(host_c));
-    return out;
-  }
-
- private:
-  gpgpu::Context& context_;
-  MatmulMethod method_;
-};
+  // End to end: what a user of matmul(ctx, host a, host b, host c) waits for.
+  auto host_c = poisoned(p.m, p.n);
+  half.warmup = 0;  // the program is warm
+  out.wall_ms = wall_times(half, [&] {
+    plan.run(std::span<const float>(p.a), std::span<const float>(p.b), std::span<float>(host_c));
+  });
+  out.results.push_back(std::move(host_c));
+  return out;
+}
 
 using CpuFunction = void (*)(std::span<const float>, std::span<const float>, std::span<float>, int,
                              int, int);
 
 // A gpgpu::cpu function: nothing to upload, so its kernel and end-to-end times are one.
-class CpuContender final : public Contender {
- public:
-  CpuContender(std::string name, CpuFunction function, std::string detail)
-      : Contender(std::move(name), "cpu"), function_(function), detail_(std::move(detail)) {}
-
-  Measurement measure(const BenchProblem& p, const Budget& budget) override {
-    Measurement out;
-    out.detail = detail_;
-    auto c = poisoned(p.m, p.n);
-    out.kernel_ms = out.wall_ms = wall_times(
-        budget, [&] { function_(p.a, p.b, c, p.m, p.k, p.n); }, &out.kernel_cpu_ms);
-    out.kernel_clock = "wall";
-    out.results.push_back(std::move(c));
-    return out;
-  }
-
- private:
-  CpuFunction function_;
-  std::string detail_;
-};
+Measurement cpu_measure(CpuFunction function, const std::string& detail, const BenchProblem& p,
+                        const Budget& budget) {
+  Measurement out;
+  out.detail = detail;
+  auto c = poisoned(p.m, p.n);
+  out.kernel_ms = out.wall_ms = wall_times(
+      budget, [&] { function(p.a, p.b, c, p.m, p.k, p.n); }, &out.kernel_cpu_ms);
+  out.kernel_clock = "wall";
+  out.results.push_back(std::move(c));
+  return out;
+}
 
 // The CUDA reference: it warms up and repeats itself, timing with cudaEvents. Listed even where
 // CUDA was not built, so that asking for it gets a clear answer.
-class CudaContender final : public Contender {
- public:
-  CudaContender(std::string name, int method)
-      : Contender(std::move(name), "cuda"), method_(method) {}
-
-  std::string unavailable_reason() const override {
+std::string cuda_unavailable() {
 #if GPGPU_BENCH_HAVE_CUDA
-    std::string why;
-    if (!cuda_ref::available(&why)) return why.empty() ? "no CUDA device" : why;
-    return {};
+  std::string why;
+  if (!cuda_ref::available(&why)) return why.empty() ? "no CUDA device" : why;
+  return {};
 #else
-    return "this build has no CUDA reference (configure with a CUDA toolkit; GPGPU_CUDA)";
+  return "this build has no CUDA reference (configure with a CUDA toolkit; GPGPU_CUDA)";
 #endif
-  }
+}
 
-  Measurement measure([[maybe_unused]] const BenchProblem& p,
-                      [[maybe_unused]] const Budget& budget) override {
+Measurement cuda_measure([[maybe_unused]] int method, [[maybe_unused]] const BenchProblem& p,
+                         [[maybe_unused]] const Budget& budget) {
 #if GPGPU_BENCH_HAVE_CUDA
-    Measurement out;
-    auto c = poisoned(p.m, p.n);
-    const auto t = cuda_ref::matmul(static_cast<cuda_ref::Method>(method_), p.a, p.b, c, p.m, p.k,
-                                    p.n, budget.warmup, std::max(1, budget.repeats));
-    out.kernel_ms = {t.kernel_ms_median};
-    out.wall_ms = {t.end_to_end_ms_median};
-    out.kernel_clock = "cuda_event";
-    out.detail = cuda_ref::device_name();
-    out.results.push_back(std::move(c));
-    return out;
+  Measurement out;
+  auto c = poisoned(p.m, p.n);
+  const auto t = cuda_ref::matmul(static_cast<cuda_ref::Method>(method), p.a, p.b, c, p.m, p.k, p.n,
+                                  budget.warmup, std::max(1, budget.repeats));
+  out.kernel_ms = {t.kernel_ms_median};
+  out.wall_ms = {t.end_to_end_ms_median};
+  out.kernel_clock = "cuda_event";
+  out.detail = cuda_ref::device_name();
+  out.results.push_back(std::move(c));
+  return out;
 #else
-    throw UnsupportedError("CUDA reference not built");
+  throw UnsupportedError("CUDA reference not built");
 #endif
-  }
-
- private:
-  int method_;  // cuda_ref::Method
-};
+}
 
 const char* const cuda_names[] = {"cuda_cublas", "cuda_naive", "cuda_tiled"};  // Method's order
 
@@ -166,12 +139,14 @@ std::vector<std::string> contender_names() {
   return names;
 }
 
-std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Context& context) {
+Contender make_contender(const std::string& name, gpgpu::Context& context) {
+  using namespace std::placeholders;
   if (auto method = parse_matmul_method(name); method && *method != MatmulMethod::Auto) {
-    return std::make_unique<GlContender>(context, *method);
+    return {name, "gl", gl_unavailable(context, *method),
+            std::bind(gl_measure, std::ref(context), *method, _1, _2)};
   }
-  const auto cpu = [&](CpuFunction function, std::string detail) {
-    return std::make_unique<CpuContender>(name, function, std::move(detail));
+  const auto cpu = [&](CpuFunction function, const std::string& detail) {
+    return Contender{name, "cpu", "", std::bind(cpu_measure, function, detail, _1, _2)};
   };
   if (name == "cpu_naive") return cpu(cpu::matmul_naive, "1 thread");
   if (name == "cpu_openmp") return cpu(cpu::matmul_openmp, "OpenMP");
@@ -180,7 +155,8 @@ std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Contex
   if (name == "cpu_openblas")
     return cpu(cpu::matmul_openblas, fmt::format("{} threads", cpu::openblas_threads()));
   for (int m = 0; m < 3; ++m) {
-    if (name == cuda_names[m]) return std::make_unique<CudaContender>(name, m);
+    if (name == cuda_names[m])
+      return {name, "cuda", cuda_unavailable(), std::bind(cuda_measure, m, _1, _2)};
   }
   throw ArgumentError(fmt::format("matmul bench: unknown method '{}'; the methods are {}", name,
                                   fmt::join(contender_names(), ", ")));

@@ -2,7 +2,7 @@
 // CPU references and CUDA, behind one interface. Internal to gpgpu_bench_matmul.
 #pragma once
 
-#include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,26 +28,18 @@ struct Measurement {
   std::string detail;                       // e.g. the tuning a gpgpu method ran with
 };
 
-class Contender {
- public:
-  Contender(std::string name, std::string family)
-      : name_(std::move(name)), family_(std::move(family)) {}
-  virtual ~Contender() = default;
-  const std::string& name() const { return name_; }
-  const std::string& family() const { return family_; }  // "gl", "cpu" or "cuda"
-  // Why it cannot run here (not implemented, no CUDA device...); empty when it can.
-  virtual std::string unavailable_reason() const { return {}; }
-  // Warms up and times one size (Budget::max_seconds for all its timed runs together).
-  // Throws gpgpu::Error if the method fails.
-  virtual Measurement measure(const BenchProblem& problem, const Budget& budget) = 0;
-
- private:
-  std::string name_, family_;
+// A thing timed: `measure` warms up and times one size (Budget::max_seconds for all its timed
+// runs together) and throws gpgpu::Error if the method fails; `unavailable` says why it cannot
+// run here (not implemented, no CUDA device...), empty when it can.
+struct Contender {
+  std::string name, family;  // family: "gl", "cpu" or "cuda"
+  std::string unavailable;
+  std::function<Measurement(const BenchProblem&, const Budget&)> measure;
 };
 
 // Every name, in report order.
 std::vector<std::string> contender_names();
 // Throws gpgpu::ArgumentError for an unknown name.
-std::unique_ptr<Contender> make_contender(const std::string& name, gpgpu::Context& context);
+Contender make_contender(const std::string& name, gpgpu::Context& context);
 
 }  // namespace gpgpu::bench::detail

@@ -25,13 +25,14 @@ void print_table(std::ostream& out, const BenchReport& report, Cell cell) {
   std::size_t width = 10;
   for (const auto& m : report.methods) width = std::max(width, m.size());
   out << fmt::format("| {:<{}}", "method \\ n", width);
-  for (int n : report.sizes) out << fmt::format(" | {:>8}", n);
+  for (int n : report.options.sizes) out << fmt::format(" | {:>8}", n);
   out << " |\n|" << std::string(width + 2, '-');
-  for (std::size_t i = 0; i < report.sizes.size(); ++i) out << "|" << std::string(9, '-') << ":";
+  for (std::size_t i = 0; i < report.options.sizes.size(); ++i)
+    out << "|" << std::string(9, '-') << ":";
   out << "|\n";
   for (const auto& m : report.methods) {
     out << fmt::format("| {:<{}}", m, width);
-    for (int n : report.sizes) {
+    for (int n : report.options.sizes) {
       const PointResult* r = find(report, m, n);
       const std::string text = r == nullptr             ? ""
                                : r->status == "skipped" ? "skip"
@@ -67,8 +68,8 @@ void print_report(std::ostream& out, const BenchReport& report) {
   const auto gflops = [](double PointResult::*field) {
     return [field](const PointResult& r) { return format_gflops(r.*field); };
   };
-  out << "\nKernel GFLOPS (data already on the device; median of up to " << report.repeats
-      << " runs after " << report.warmup << " warm-up)\n\n";
+  out << "\nKernel GFLOPS (data already on the device; median of up to " << report.options.repeats
+      << " runs after " << report.options.warmup << " warm-up)\n\n";
   print_table(out, report, gflops(&PointResult::kernel_gflops));
   if (f.is_software) {
     out << "\nGFLOP per CPU-second (kernel runs; CPU time of this process, llvmpipe's threads "
@@ -79,7 +80,7 @@ void print_report(std::ostream& out, const BenchReport& report) {
   out << "\nEnd-to-end GFLOPS (host arrays in and out: upload, kernel, download)\n\n";
   print_table(out, report, gflops(&PointResult::wall_gflops));
   out << "\nPrecision: max |c - c64| / max |c64| over the checked entries (full check up to n = "
-      << report.full_check_max_n << ", else " << report.sampled_entries
+      << report.options.full_check_max_n << ", else " << report.options.sampled_entries
       << " sampled + corners)\n\n";
   print_table(out, report,
               [](const PointResult& r) { return fmt::format("{:.1e}", r.check.relative_error); });
@@ -104,7 +105,7 @@ void print_report(std::ostream& out, const BenchReport& report) {
   if (!notes.empty()) out << "\nNotes\n" << notes;
 
   // The headline: at the largest size, the fastest correct gpgpu method against the others.
-  for (auto n = report.sizes.rbegin(); n != report.sizes.rend(); ++n) {
+  for (auto n = report.options.sizes.rbegin(); n != report.options.sizes.rend(); ++n) {
     const PointResult* best = nullptr;
     for (const auto& r : report.results) {
       if (r.n == *n && r.family == "gl" && r.status == "ok" &&
@@ -181,13 +182,13 @@ void write_files(const std::filesystem::path& out_dir, const BenchReport& report
         {"openblas", report.openblas_config}}},
       {"cuda", f.cuda},
       {"options",
-       {{"sizes", report.sizes},
-        {"repeats", report.repeats},
-        {"warmup", report.warmup},
-        {"max_seconds_per_point", report.max_seconds_per_point},
-        {"max_seconds_per_run", report.max_seconds_per_run},
-        {"full_check_max_n", report.full_check_max_n},
-        {"sampled_entries", report.sampled_entries}}},
+       {{"sizes", report.options.sizes},
+        {"repeats", report.options.repeats},
+        {"warmup", report.options.warmup},
+        {"max_seconds_per_point", report.options.max_seconds_per_point},
+        {"max_seconds_per_run", report.options.max_seconds_per_run},
+        {"full_check_max_n", report.options.full_check_max_n},
+        {"sampled_entries", report.options.sampled_entries}}},
       {"error_bound", "entry correct when |c - c64| <= (k + 2) * 2^-24 * sum_i |a_ri b_ic|"},
       {"gflops", "2 m n k / median time"},
       {"unavailable", unavailable},
@@ -195,29 +196,13 @@ void write_files(const std::filesystem::path& out_dir, const BenchReport& report
       {"total_seconds", f.seconds}};
   write_file(out_dir / "matmul.json", doc.dump(2) + "\n");
   write_file(out_dir / "matmul.csv",
-             csv_of(results, {"method",
-                              "family",
-                              "m",
-                              "k",
-                              "n",
-                              "status",
-                              "kernel_ms",
-                              "wall_ms",
-                              "kernel_gflops",
-                              "wall_gflops",
-                              "kernel_cpu_ms",
-                              "gflop_per_cpu_second",
-                              "kernel_clock",
-                              "runs",
-                              "check=check/kind",
-                              "checked_entries=check/entries",
-                              "wrong_entries=check/wrong",
-                              "max_abs_error=check/max_abs_error",
-                              "relative_error=check/relative_error",
-                              "worst_normalised_error=check/worst_normalised_error",
-                              "bound=check/bound",
-                              "detail",
-                              "note"}));
+             csv_of(results,
+                    "method,family,m,k,n,status,kernel_ms,wall_ms,kernel_gflops,wall_gflops,"
+                    "kernel_cpu_ms,gflop_per_cpu_second,kernel_clock,runs,check=check/kind,"
+                    "checked_entries=check/entries,wrong_entries=check/wrong,"
+                    "max_abs_error=check/max_abs_error,relative_error=check/relative_error,"
+                    "worst_normalised_error=check/worst_normalised_error,bound=check/bound,"
+                    "detail,note"));
 }
 
 std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport& report) {
@@ -226,12 +211,12 @@ std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport&
                           "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n"
                           "set key outside right top\n"
                           "set xlabel 'matrix size n (n x n times n x n)'\nset xrange [{}:{}]\n",
-                          report.sizes.front() * 0.9, report.sizes.back() * 1.1));
+                          report.options.sizes.front() * 0.9, report.options.sizes.back() * 1.1));
   // One block per method, correct results only: a WRONG result's speed means nothing.
   std::vector<std::pair<std::string, int>> plotted;  // method, block
   for (const auto& m : report.methods) {
     std::string rows;
-    for (int n : report.sizes) {
+    for (int n : report.options.sizes) {
       const PointResult* r = find(report, m, n);
       if (r == nullptr || r->status != "ok") continue;
       rows += fmt::format("{} {} {} {}\n", n, number(r->kernel_gflops), number(r->wall_gflops),

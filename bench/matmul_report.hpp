@@ -10,6 +10,7 @@
 
 #include "harness.hpp"
 #include "matmul_check.hpp"
+#include "matmul_runner.hpp"
 
 namespace gpgpu::bench::detail {
 
@@ -33,9 +34,7 @@ struct BenchReport {
   RunFacts facts;
   unsigned seed = 0;
   std::string openblas_config;
-  int repeats = 0, warmup = 0, full_check_max_n = 0, sampled_entries = 0;
-  double max_seconds_per_point = 0, max_seconds_per_run = 0;
-  std::vector<int> sizes;
+  MatmulBenchOptions options;                                    // with the sizes that ran, sorted
   std::vector<std::string> methods;                              // that ran, in report order
   std::vector<std::pair<std::string, std::string>> unavailable;  // method, why
   std::vector<PointResult> results;

@@ -95,11 +95,11 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   detail::BenchReport report;
-  std::vector<std::unique_ptr<Contender>> contenders;
+  std::vector<Contender> contenders;
   for (const auto& name : options.methods.empty() ? list_matmul_bench_methods() : options.methods) {
     auto contender = detail::make_contender(name, context);  // throws for an unknown name
-    if (auto why = contender->unavailable_reason(); !why.empty()) {
-      report.unavailable.emplace_back(name, why);
+    if (!contender.unavailable.empty()) {
+      report.unavailable.emplace_back(name, contender.unavailable);
       continue;
     }
     report.methods.push_back(name);
@@ -117,13 +117,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
   report.facts = RunFacts::begin(context, options.command_line, "%Y-%m-%dT%H:%M:%SZ");
   report.seed = options.seed != 0 ? options.seed : std::random_device{}();
   report.openblas_config = cpu::openblas_config();
-  report.repeats = options.repeats;
-  report.warmup = options.warmup;
-  report.full_check_max_n = options.full_check_max_n;
-  report.sampled_entries = options.sampled_entries;
-  report.max_seconds_per_point = options.max_seconds_per_point;
-  report.max_seconds_per_run = options.max_seconds_per_run;
-  report.sizes = sizes;
+  report.options = options;
+  report.options.sizes = sizes;
 
   progress << fmt::format("matmul bench on {}: {} sizes ({}..{}) x {} methods\n",
                           report.facts.renderer, sizes.size(), sizes.front(), sizes.back(),
@@ -143,8 +138,8 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
                                                     options.sampled_entries, sample_rng);
     for (std::size_t c = 0; c < contenders.size(); ++c) {
       PointResult& r = report.results.emplace_back();
-      r.method = contenders[c]->name();
-      r.family = contenders[c]->family();
+      r.method = contenders[c].name;
+      r.family = contenders[c].family;
       r.m = r.k = r.n = n;
       const auto line = [&](const std::string& what) {
         progress << fmt::format("[{:3}/{}] n={:<5} {:<27} {}\n", ++point, points, n, r.method,
@@ -168,7 +163,7 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
       const Budget budget{r.family == "cpu" && predicted > 1.0 ? 0 : options.warmup,
                           options.repeats, options.max_seconds_per_point};
       try {
-        measure(r, *contenders[c], problem, check_plan, budget);
+        measure(r, contenders[c], problem, check_plan, budget);
         last_run[c] = {n, std::max(r.kernel_ms, r.wall_ms) / 1e3};
         line(fmt::format("kernel {:>7} GFLOPS  end-to-end {:>7}  {} (rel err {:.1e}, {} check)",
                          detail::format_gflops(r.kernel_gflops),

@@ -82,14 +82,21 @@ void inclusive_sum(std::span<const float> x, std::span<float> out) {
 #endif
 }
 
-void sort(std::span<std::uint32_t> keys) {
+namespace {
+template <class T>
+void parallel_sort(std::span<T> v) {
 #if GPGPU_BENCH_CPU_TBB
-  std::sort(std::execution::par, keys.begin(), keys.end());
+  std::sort(std::execution::par, v.begin(), v.end());
 #elif GPGPU_BENCH_CPU_OPENMP
-  __gnu_parallel::sort(keys.begin(), keys.end());
+  __gnu_parallel::sort(v.begin(), v.end());
 #else
-  std::sort(keys.begin(), keys.end());
+  std::sort(v.begin(), v.end());
 #endif
+}
+}  // namespace
+
+void sort(std::span<std::uint32_t> keys) {
+  parallel_sort(keys);
 }
 
 void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) {
@@ -98,13 +105,7 @@ void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) 
   std::vector<std::uint64_t> packed(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i)
     packed[i] = (std::uint64_t{keys[i]} << 32) | values[i];
-#if GPGPU_BENCH_CPU_TBB
-  std::sort(std::execution::par, packed.begin(), packed.end());
-#elif GPGPU_BENCH_CPU_OPENMP
-  __gnu_parallel::sort(packed.begin(), packed.end());
-#else
-  std::sort(packed.begin(), packed.end());
-#endif
+  parallel_sort(std::span(packed));
   for (std::size_t i = 0; i < keys.size(); ++i) {
     keys[i] = static_cast<std::uint32_t>(packed[i] >> 32);
     values[i] = static_cast<std::uint32_t>(packed[i]);

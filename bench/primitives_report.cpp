@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-
 namespace gpgpu::bench::primitives_detail {
 
 namespace {
@@ -151,7 +149,7 @@ void print(std::ostream& out, const Report& r) {
            "|\n|---|---|---|---|---|---|\n";
     for (const auto& s : r.sweep) {
       out << fmt::format("| {} | {} | {} | {:.4g} | {:.1f} | {} |\n", s.primitive, size_label(s.n),
-                         s.tuning, s.ms, s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0,
+                         s.tuning, s.ms, s.gbps(),
                          s.status == "ok" ? "ok" : s.status + ": " + s.note);
     }
   }
@@ -192,21 +190,23 @@ void write_files(const std::filesystem::path& dir, const Report& r) {
                           {"n", s.n},
                           {"tuning", s.tuning},
                           {"ms", s.ms},
-                          {"gbps", s.ms > 0 ? s.bytes / (s.ms * 1e-3) / 1e9 : 0.0},
+                          {"gbps", s.gbps()},
                           {"status", s.status},
                           {"note", s.note}});
   }
   j["seconds"] = f.seconds;
   write_file(dir / "primitives.json", j.dump(2) + "\n");
   write_file(dir / "primitives.csv",
-             csv_of(j["results"], {"primitive", "contender", "family", "n", "ms", "gbps",
-                                   "gelements_per_s", "runs", "status", "timing", "note"}));
+             csv_of(j["results"],
+                    "primitive,contender,family,n,ms,gbps,gelements_per_s,runs,"
+                    "status,timing,note"));
 }
 
 std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
-  Chart chart(dir, "primitives_chart",
-              "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
-              "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n");
+  Chart chart(
+      dir, "primitives_chart",
+      "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
+      "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n");
   for (const char* p : primitive_order) {
     std::vector<std::string> series;
     for (const auto& c : contenders_of(r, p)) {
@@ -216,15 +216,15 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
         if (row && row->status == "ok") rows += fmt::format("{} {:.6g}\n", n, row->gbps());
       }
       if (const int block = chart.block(fmt::format("{} {}", p, c), rows); block >= 0) {
-        series.push_back(fmt::format(
-            "'primitives_chart.dat' index {} using 1:2 with linespoints lw 2 title {}", block,
-            gnuplot_string(c)));
+        series.push_back(
+            fmt::format("'primitives_chart.dat' index {} using 1:2 with linespoints lw 2 title {}",
+                        block, gnuplot_string(c)));
       }
     }
     chart.plot(fmt::format("primitives_{}.png", p),
-               fmt::format("set title {}\n", gnuplot_string(fmt::format(
-                                                 "{} — {} ({})", p, r.facts.renderer,
-                                                 r.facts.date.substr(0, 10)))),
+               fmt::format("set title {}\n",
+                           gnuplot_string(fmt::format("{} — {} ({})", p, r.facts.renderer,
+                                                      r.facts.date.substr(0, 10)))),
                series);
   }
   return chart.draw();

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -14,9 +13,6 @@
 namespace gpgpu::bench::primitives_detail {
 
 struct Row {
-  Row() = default;
-  Row(std::string p, std::string c, std::string f, std::size_t size)
-      : primitive(std::move(p)), contender(std::move(c)), family(std::move(f)), n(size) {}
   std::string primitive;  // reduce, scan, sort, sort_pairs, histogram, copy
   std::string contender;  // gpgpu, cub, cpu, cuda copy, gpgpu copy
   std::string family;     // gpgpu, cuda, cpu
@@ -24,22 +20,20 @@ struct Row {
   double ms = -1;    // median time of one call
   double bytes = 0;  // the minimal traffic counted for GB/s (see the report notes)
   int runs = 0;
-  std::string timing;  // where the time comes from
-  std::string status;  // ok, WRONG, skipped, error
-  std::string note;    // the check, or why it was skipped
+  std::string timing{};  // where the time comes from
+  std::string status{};  // ok, WRONG, skipped, error
+  std::string note{};    // the check, or why it was skipped
   double gbps() const { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }
   double gelems() const { return ms > 0 ? static_cast<double>(n) / (ms * 1e-3) / 1e9 : 0; }
 };
 
 struct SweepRow {
-  SweepRow() = default;
-  SweepRow(std::string p, std::size_t size, std::string t)
-      : primitive(std::move(p)), n(size), tuning(std::move(t)) {}
   std::string primitive;
   std::size_t n = 0;
   std::string tuning;
   double ms = -1, bytes = 0;
-  std::string status, note;
+  std::string status{}, note{};
+  double gbps() const { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0; }
 };
 
 struct Report {

@@ -56,6 +56,8 @@ struct Bench {
     return time_gpgpu(ctx, budget(), call, setup);
   }
   Measured cpu_time(const std::function<void()>& call) const { return time_cpu(budget(), call); }
+  // CUB times itself with CUDA events.
+  Measured cuda_events(double ms) const { return {ms, o.repeats, "CUDA events"}; }
 
   // One contender at size n: `body` times and checks it. A row is added either way: skipped
   // when the contender became too slow at a smaller size, an error when body throws.
@@ -106,7 +108,6 @@ struct Bench {
     body(subgroups ? "gpgpu-shared" : "gpgpu-subgroups");
     set_primitive_tuning(ctx, {});
   }
-  bool cpu() const { return o.cpu; }
 };
 
 void bench_reduce(Bench& b, std::size_t n) {
@@ -129,12 +130,11 @@ void bench_reduce(Bench& b, std::size_t n) {
       const double ms = cuda_ref::cub_reduce_sum(x, got, b.o.warmup, b.o.repeats);
       // CUB's order is its own; checked against a tree bound of depth 2 log2(n) + 64.
       const int depth = 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 64;
-      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
-                     checks::reduce(got, exact, magnitude, depth)};
+      return Outcome{b.cuda_events(ms), checks::reduce(got, exact, magnitude, depth)};
     });
   }
 #endif
-  if (b.cpu())
+  if (b.o.cpu)
     b.attempt("reduce", "cpu", "cpu", n, [&] {
       double got = 0;
       const Measured m = b.cpu_time([&] { got = cpu::reduce_sum(x); });
@@ -159,12 +159,11 @@ void bench_scan(Bench& b, std::size_t n) {
   if (b.cuda) {
     b.attempt("scan", "cub", "cuda", n, [&] {
       const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
-      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
-                     checks::scan(out, x, static_cast<int>(n))};
+      return Outcome{b.cuda_events(ms), checks::scan(out, x, static_cast<int>(n))};
     });
   }
 #endif
-  if (b.cpu())
+  if (b.o.cpu)
     b.attempt("scan", "cpu", "cpu", n, [&] {
       const Measured m = b.cpu_time([&] { cpu::inclusive_sum(x, out); });
       return Outcome{m, checks::scan(out, x, static_cast<int>(n))};
@@ -178,7 +177,7 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
   std::iota(iota.begin(), iota.end(), 0u);
   // The reference: the CPU contender's own sort (checked there against std::is_sorted).
   std::vector<std::uint32_t> ref_keys = keys, ref_values = iota;
-  if (b.cpu())
+  if (b.o.cpu)
     b.attempt(name, "cpu", "cpu", n, [&] {
       std::vector<std::uint32_t> k, v;
       const Measured m = b.cpu_time([&] {
@@ -192,7 +191,7 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
       return Outcome{m, pairs ? checks::stable_pairs(keys, k, v)
                               : checks::Check{sorted, sorted ? "sorted" : "not sorted"}};
     });
-  if (!b.cpu() || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
+  if (!b.o.cpu || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
     ref_keys = keys;
     ref_values = iota;
     pairs ? cpu::sort_pairs(ref_keys, ref_values) : cpu::sort(ref_keys);
@@ -221,9 +220,8 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
       const double ms = pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values,
                                                          b.o.warmup, b.o.repeats)
                               : cuda_ref::cub_sort_keys(keys, got_keys, b.o.warmup, b.o.repeats);
-      return Outcome{Measured{ms, b.o.repeats, "CUDA events"},
-                     pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                           : checks::same(got_keys, ref_keys, "keys")};
+      return Outcome{b.cuda_events(ms), pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                                              : checks::same(got_keys, ref_keys, "keys")};
     });
   }
 #endif
@@ -232,7 +230,7 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
 void bench_histogram(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x4157u + static_cast<std::uint32_t>(n), 0.0f, 1.0f);
   std::vector<std::uint32_t> want;
-  if (b.cpu())
+  if (b.o.cpu)
     b.attempt("histogram", "cpu", "cpu", n, [&] {
       const Measured m = b.cpu_time([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); });
       const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
@@ -257,7 +255,7 @@ void bench_histogram(Bench& b, std::size_t n) {
       const double ms = cuda_ref::cub_histogram_even(x, 0.0f, 1.0f, got, b.o.warmup, b.o.repeats);
       const auto tolerance = static_cast<std::uint32_t>(1 + n / histogram_bins / 1000);
       return Outcome{
-          Measured{ms, b.o.repeats, "CUDA events"},
+          b.cuda_events(ms),
           checks::histogram(got, std::span<const std::uint32_t>(want).first(histogram_bins),
                             tolerance)};
     });

@@ -1,6 +1,7 @@
 // saxpy: the host-array round trip a user writes first, against its parts and CUDA.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include <fmt/format.h>
@@ -72,62 +73,52 @@ Row measure(Session& env, ComputeKernel& saxpy, std::size_t n, int repeats) {
   auto& ctx = env.context;
   Inputs in(n);
   Row r;
+  const auto time = [&](const std::function<void()>& call) { return env.median_ms(call, repeats); };
+  const auto run = [&] { saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}); };
+  const auto run_async = [&] {
+    saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
+  };
   // Correctness first, from y0.
-  saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}});
+  run();
   in.check(in.y, "host arrays");
   in.y = in.y0;
-  saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
+  run_async();
   in.check(in.y, "run_async");
 
-  r.run = env.median_ms([&] { saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}); }, repeats);
+  r.run = time(run);
   // With copy lanes on (GPUs), the same round trip with every copy in the Context's context.
   if (ctx.data_path_stats().copy_context) {
     const DataPathOptions original = ctx.data_path();
     DataPathOptions in_order = original;
     in_order.copy_context = -1;
     ctx.set_data_path(in_order);
-    r.run_in_order = env.median_ms(
-        [&] {
-          saxpy.run({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}});
-        },
-        repeats);
+    r.run_in_order = time(run);
     ctx.set_data_path(original);
   }
-  r.async = env.median_ms(
-      [&] {
-        saxpy.run_async({{"x", in.x}, {"y", in.y}, {"alpha", 2.0f}}).wait();
-      },
-      repeats);
+  r.async = time(run_async);
 
   // The parts: the same work on Buffers, each part waited.
   Buffer x(ctx, ElementType::Float32, n), y(ctx, ElementType::Float32, n);
-  r.up = env.median_ms(
-      [&] {
-        x.upload(std::span<const float>(in.x));
-        y.upload(std::span<const float>(in.y0));
-        ctx.finish();
-      },
-      repeats);
-  r.resident = env.median_ms(
-      [&] {
-        saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-        ctx.finish();
-      },
-      repeats);
-  r.down = env.median_ms([&] { y.download(std::span<float>(in.y)); }, repeats);
+  r.up = time([&] {
+    x.upload(std::span<const float>(in.x));
+    y.upload(std::span<const float>(in.y0));
+    ctx.finish();
+  });
+  r.resident = time([&] {
+    saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
+    ctx.finish();
+  });
+  r.down = time([&] { y.download(std::span<float>(in.y)); });
   // Zero-copy: x and y in HostBuffers the kernel reads and writes over the bus (no copies).
   HostBuffer hx(ctx, ElementType::Float32, n, HostAccess::Write);
   HostBuffer hy(ctx, ElementType::Float32, n, HostAccess::ReadWrite);
   std::copy(in.x.begin(), in.x.end(), hx.span<float>().begin());
   std::copy(in.y0.begin(), in.y0.end(), hy.span<float>().begin());
   const HostBuffer& hx_in = hx;
-  saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}});
+  const auto zero_copy = [&] { saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}}); };
+  zero_copy();
   in.check(std::vector<float>(hy.span<float>().begin(), hy.span<float>().end()), "HostBuffer");
-  r.zero_copy = env.median_ms(
-      [&] {
-        saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}});
-      },
-      repeats);
+  r.zero_copy = time(zero_copy);
 #if GPGPU_BENCH_HAVE_CUDA
   if (env.cuda.ok) {
     r.cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.options.warmup, repeats);
@@ -156,15 +147,13 @@ void run_saxpy(Session& env, const std::vector<int>& log2_sizes) {
     const Row r = measure(env, saxpy, n, repeats);
     const double parts = r.up + r.resident + r.down;
     const double bytes = 3.0 * static_cast<double>(n) * 4;
-    table.add({fmt::format("2^{}", e), Cell(r.run, 3),
-               r.run_in_order > 0 ? Cell(r.run_in_order, 3) : Cell::missing(), Cell(r.async, 3),
+    table.add({fmt::format("2^{}", e), Cell(r.run, 3), Cell::positive(r.run_in_order, 3),
+               Cell(r.async, 3),
                fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, r.up, r.resident, r.down),
-               ratio_text(r.run, parts),
-               r.cuda_pageable > 0 ? Cell(r.cuda_pageable, 3) : Cell::missing(),
-               r.cuda_pinned > 0 ? Cell(r.cuda_pinned, 3) : Cell::missing(),
-               ratio_text(r.cuda_pageable, r.run), ratio_text(r.cuda_pinned, r.run),
-               Cell(bytes / (r.run * 1e6), 2), Cell(r.zero_copy, 3),
-               ratio_text(r.cuda_pinned, r.zero_copy)});
+               ratio_text(r.run, parts), Cell::positive(r.cuda_pageable, 3),
+               Cell::positive(r.cuda_pinned, 3), ratio_text(r.cuda_pageable, r.run),
+               ratio_text(r.cuda_pinned, r.run), Cell(bytes / (r.run * 1e6), 2),
+               Cell(r.zero_copy, 3), ratio_text(r.cuda_pinned, r.zero_copy)});
   }
   const auto stats = env.context.data_path_stats();
   table.note(

@@ -2,6 +2,7 @@
 // time around the defaults, whether the driver runs copies and compute at once (one context,
 // and two contexts on two threads), matmul tiles and split-K per size, and row panels.
 #include <atomic>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -75,9 +76,13 @@ void engine_options(Session& env, bool quick) {
                           bytes >> 20),
               {"option", "value", "upload ms", "GB/s", "download ms", "GB/s", "saxpy 2^10 ms",
                "saxpy 2^20 ms", "saxpy 2^24 ms"});
-  auto row = [&](const std::string& option, const std::string& value, DataPathOptions o) {
+  // A row with `change` applied to the defaults.
+  auto row = [&](const std::string& option, const std::string& value,
+                 const std::function<void(DataPathOptions&)>& change) {
     env.log << fmt::format("variants: {} = {} ...\n", option, value) << std::flush;
     try {
+      DataPathOptions o = defaults;
+      change(o);
       ctx.set_data_path(o);
       const Probe p = probe(env, bytes);
       const double b = static_cast<double>(bytes);
@@ -87,42 +92,24 @@ void engine_options(Session& env, bool quick) {
       table.add({option, value, std::string("failed: ") + e.what(), "", "", "", "", "", ""});
     }
   };
-  row("defaults", "-", defaults);
-  for (StagingMode mode :
-       {StagingMode::PersistentMapped, StagingMode::Mapped, StagingMode::Direct}) {
-    auto o = defaults;
-    o.staging = mode;
-    row("staging", to_string(mode), o);
+  row("defaults", "-", [](DataPathOptions&) {});
+  for (StagingMode m : {StagingMode::PersistentMapped, StagingMode::Mapped, StagingMode::Direct})
+    row("staging", to_string(m), [=](DataPathOptions& o) { o.staging = m; });
+  for (std::size_t t : {1, 2, 4, 6, 8, 12, 16})
+    row("host_threads", std::to_string(t), [=](DataPathOptions& o) { o.host_threads = t; });
+  for (std::size_t c : {1, 2, 4, 16, 32})
+    row("chunk_bytes", fmt::format("{} MiB", c),
+        [=](DataPathOptions& o) { o.chunk_bytes = c * mib; });
+  for (std::size_t c : {4, 16})
+    row("staging_chunks", std::to_string(c), [=](DataPathOptions& o) { o.staging_chunks = c; });
+  for (std::size_t d : {std::size_t{1}, 64 * std::size_t{1024}, mib, 4 * mib}) {
+    row("direct_upload_bytes", fmt::format("{} KiB", d >> 10),
+        [=](DataPathOptions& o) { o.direct_upload_bytes = d; });
   }
-  for (std::size_t threads : {1, 2, 4, 6, 8, 12, 16}) {
-    auto o = defaults;
-    o.host_threads = threads;
-    row("host_threads", std::to_string(threads), o);
-  }
-  for (std::size_t chunk : {1, 2, 4, 16, 32}) {
-    auto o = defaults;
-    o.chunk_bytes = chunk * mib;
-    row("chunk_bytes", fmt::format("{} MiB", chunk), o);
-  }
-  for (std::size_t chunks : {4, 16}) {
-    auto o = defaults;
-    o.staging_chunks = chunks;
-    row("staging_chunks", std::to_string(chunks), o);
-  }
-  for (std::size_t direct : {std::size_t{1}, 64 * std::size_t{1024}, mib, 4 * mib}) {
-    auto o = defaults;
-    o.direct_upload_bytes = direct;
-    row("direct_upload_bytes", fmt::format("{} KiB", direct >> 10), o);
-  }
-  {
-    auto o = defaults;
-    o.delivery_thread = -1;
-    row("delivery_thread", "off", o);
-  }
+  row("delivery_thread", "off", [](DataPathOptions& o) { o.delivery_thread = -1; });
   for (const int lanes : {-1, 1}) {  // the copy lanes (docs/data-path.md, "Overlap")
-    auto o = defaults;
-    o.copy_context = lanes;
-    row("copy_context", lanes > 0 ? "on" : "off", o);
+    row("copy_context", lanes > 0 ? "on" : "off",
+        [=](DataPathOptions& o) { o.copy_context = lanes; });
   }
   ctx.set_data_path(defaults);
   table.note("each row changes one option of the defaults (first row)");
@@ -165,6 +152,11 @@ void copy_compute_overlap(Session& env, bool quick) {
   auto two_contexts = [&] {
     // Each thread owns its Context; they start together and each times its own loop.
     std::atomic<int> ready{0};
+    const auto meet = [&](bool together) {  // both threads ready before either starts timing
+      if (!together) return;
+      ++ready;
+      while (ready.load() < 2) std::this_thread::yield();
+    };
     double copy_alone = -1, compute_alone = -1, copy_both = -1, compute_both = -1;
     auto copier = [&](bool together, double& out) {
       Context own({.device = std::to_string(ctx.info().device_index)});
@@ -172,10 +164,7 @@ void copy_compute_overlap(Session& env, bool quick) {
       Buffer target(own, ElementType::Float32, n);
       TransferQueue queue(own);
       queue.copy(pinned, target).wait();
-      if (together) {
-        ++ready;
-        while (ready.load() < 2) std::this_thread::yield();
-      }
+      meet(together);
       const auto start = Clock::now();
       for (int i = 0; i < 8; ++i) queue.copy(pinned, target).wait();
       out = ms_since(start);
@@ -187,10 +176,7 @@ void copy_compute_overlap(Session& env, bool quick) {
       const Args args{{"y", work}, {"rounds", std::int32_t{quick ? 50 : 16000}}};
       busy.run(args, std::size_t{1} << 20);
       own.finish();
-      if (together) {
-        ++ready;
-        while (ready.load() < 2) std::this_thread::yield();
-      }
+      meet(together);
       const auto start = Clock::now();
       for (int i = 0; i < 8; ++i) busy.run(args, std::size_t{1} << 20);
       own.finish();

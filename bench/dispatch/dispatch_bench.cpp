@@ -127,8 +127,10 @@ std::vector<Way> time_gl(const Context& ctx, const DispatchBenchOptions& o) {
   return ways;
 }
 
-std::string cell(double v) {
-  return v < 0 ? std::string("-") : fmt::format("{:.3f}", v);
+// A line of the table: the way, then CPU and GPU microseconds per dispatch ("-" if unknown).
+void print_row(const std::string& way, double cpu_us, double gpu_us) {
+  const auto cell = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.3f}", v); };
+  std::cout << fmt::format("{:<36} {:>16} {:>16}\n", way, cell(cpu_us), cell(gpu_us));
 }
 
 }  // namespace
@@ -138,11 +140,8 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
     throw ArgumentError(
         fmt::format("bench dispatch: --chain must be even and positive; got {}", o.chain));
   }
-  json report;
-  report["device"] = ctx.info().renderer;
-  report["chain"] = o.chain;
-  report["rounds"] = o.rounds;
-  report["lanes"] = lanes;
+  json report{
+      {"device", ctx.info().renderer}, {"chain", o.chain}, {"rounds", o.rounds}, {"lanes", lanes}};
   std::cout << fmt::format(
       "dispatch cost on {}: chains of {} one-group dispatches of {} invocations, median of {} "
       "rounds\n",
@@ -151,7 +150,7 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
   const auto ways = time_gl(ctx, o);
   report["gl"] = json::array();
   for (const auto& w : ways) {
-    std::cout << fmt::format("{:<36} {:>16} {:>16}\n", w.name, cell(w.cpu_us), cell(w.gpu_us));
+    print_row(w.name, w.cpu_us, w.gpu_us);
     report["gl"].push_back({{"way", w.name}, {"cpu_us", w.cpu_us}, {"gpu_us", w.gpu_us}});
   }
   const double run_cpu = ways[0].cpu_us, replay_cpu = ways[1].cpu_us;
@@ -163,10 +162,8 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
   if (o.cuda) {
     try {
       const auto c = cuda_ref::dispatch_times(o.chain, o.rounds, o.warmup);
-      std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "CUDA stream launch, dependent",
-                               cell(c.stream_cpu_us), cell(c.stream_gpu_us));
-      std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "CUDA graph replay, dependent",
-                               cell(c.graph_cpu_us), cell(c.graph_gpu_us));
+      print_row("CUDA stream launch, dependent", c.stream_cpu_us, c.stream_gpu_us);
+      print_row("CUDA graph replay, dependent", c.graph_cpu_us, c.graph_gpu_us);
       report["cuda"] = {{"device", c.device},
                         {"stream_cpu_us", c.stream_cpu_us},
                         {"stream_gpu_us", c.stream_gpu_us},

@@ -85,10 +85,7 @@ ge::Grid timed(Timed& into, const Build& build) {
 }
 
 ge::GridOptions options_at(int level, ge::GridDevice device) {
-  ge::GridOptions o;
-  o.level = level;
-  o.device = device;
-  return o;
+  return {.level = level, .device = device};
 }
 
 // The largest relative difference of the statistics and of the points, in mean spacings

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -298,10 +299,11 @@ std::string number(double x) {
   return std::isfinite(x) ? fmt::format("{:.6g}", x) : "inf";
 }
 
-std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& columns) {
+std::string csv_of(const nlohmann::json& rows, const std::string& columns) {
   std::string out;
   std::vector<nlohmann::json::json_pointer> paths;
-  for (const auto& column : columns) {
+  std::istringstream list(columns);
+  for (std::string column; std::getline(list, column, ',');) {
     const auto eq = column.find('=');
     out.append(out.empty() ? "" : ",").append(column, 0, eq);
     paths.emplace_back(std::string(1, '/').append(column, eq == std::string::npos ? 0 : eq + 1));

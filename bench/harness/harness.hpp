@@ -215,10 +215,11 @@ class Session {
 std::string csv_field(const std::string& s);
 // "%.6g", or "inf" for a value that is not finite.
 std::string number(double x);
-// CSV of JSON rows: a header line, then a line per row. Each column is "name" (the row's key)
-// or "name=path/in/row" (a JSON pointer without its first /). Strings go through csv_field,
-// floating point through number(), null is written "inf" (JSON has no infinity).
-std::string csv_of(const nlohmann::json& rows, const std::vector<std::string>& columns);
+// CSV of JSON rows: a header line, then a line per row. `columns` is a comma-separated list;
+// each column is "name" (the row's key) or "name=path/in/row" (a JSON pointer without its
+// first /). Strings go through csv_field, floating point through number(), null is written
+// "inf" (JSON has no infinity).
+std::string csv_of(const nlohmann::json& rows, const std::string& columns);
 // Writes `text` to `file` atomically (a temporary, then a rename), creating its folder; throws
 // gpgpu::Error when it cannot.
 void write_file(const std::filesystem::path& file, const std::string& text);

@@ -72,8 +72,6 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
         kernel.run(**args)
         _overhead.time_cpp_run(kernel, 1, **args)
     ctx.finish()
-    py_times, cpp_times = [], []
-
     def python_call():
         ctx.finish()  # each call starts on an idle GPU (a Buffer run returns before the GPU ends)
         return sample(lambda: kernel.run(**args), 1)
@@ -82,14 +80,12 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
         ctx.finish()
         return _overhead.time_cpp_run(kernel, 1, **args)
 
+    times = {python_call: [], cpp_call: []}
     for i in range(repeats):
-        if i % 2:  # alternate which goes first
-            cpp_times += cpp_call()
-            py_times += python_call()
-        else:
-            py_times += python_call()
-            cpp_times += cpp_call()
+        for call in (cpp_call, python_call) if i % 2 else (python_call, cpp_call):  # alternate
+            times[call] += call()
     ctx.finish()
+    py_times, cpp_times = times[python_call], times[cpp_call]
     diffs = [p - c for p, c in zip(py_times, cpp_times)]
     bind = _overhead.time_bind(kernel, repeats, **args)
     return {"n": n, "device_resident": device_resident, "python_us": median_us(py_times),
@@ -97,11 +93,15 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
             "bind_us": median_us(bind), "repeats": len(py_times)}
 
 
+def from_y0(step, y0, repeats):
+    """The times of `step(y)`, y reset to y0 before each (untimed), and the y it leaves."""
+    y = y0.copy()
+    return sample(lambda: step(y), repeats, 5, lambda: np.copyto(y, y0)), y
+
+
 def saxpy_gpgpu(ctx, x, y0, alpha, repeats):
     kernel = gpgpu.ComputeKernel(ctx, SAXPY)
-    y = y0.copy()
-    return sample(lambda: kernel.run(x=x, y=y, alpha=alpha), repeats, 5,
-                  lambda: np.copyto(y, y0)), y
+    return from_y0(lambda y: kernel.run(x=x, y=y, alpha=alpha), y0, repeats)
 
 
 def saxpy_torch(x, y0, alpha, repeats):
@@ -125,14 +125,13 @@ def saxpy_cupy(x, y0, alpha, repeats):
     import cupy as cp
 
     kernel = cp.ElementwiseKernel("float32 x, float32 a", "float32 y", "y += a * x", "saxpy")
-    y = y0.copy()
 
-    def call():
+    def step(y):
         xd, yd = cp.asarray(x), cp.asarray(y)
         kernel(xd, np.float32(alpha), yd)
         yd.get(out=y)  # synchronises
 
-    return sample(call, repeats, 5, lambda: np.copyto(y, y0)), y
+    return from_y0(step, y0, repeats)
 
 
 def round_trip(ctx, repeats):
@@ -217,11 +216,11 @@ def main():
     for r in report["round_trip"]["results"]:
         print("round trip:", json.dumps(r), flush=True)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "python-overhead.json"), "w") as f:
-        json.dump(report, f, indent=1)
     text = markdown(report)
-    with open(os.path.join(args.out, "python-overhead.md"), "w") as f:
-        f.write(text)
+    for name, content in (("python-overhead.json", json.dumps(report, indent=1)),
+                          ("python-overhead.md", text)):
+        with open(os.path.join(args.out, name), "w") as f:
+            f.write(content)
     print(text)
 
 

@@ -129,26 +129,13 @@ void write_keys(const fs::path& file) {
   npy::save(file, npy::make<std::uint32_t>({keys.size()}, keys));
 }
 
-std::vector<std::string> data_args(const StartupBenchOptions& o) {
-  if (o.data.empty()) return {};
-  return {"--data", o.data.string()};
-}
-
 std::vector<std::string> train_args(const StartupBenchOptions& o, int epochs, const fs::path& out) {
-  std::vector<std::string> a{"train",
-                             "--net",
-                             o.net,
-                             "--epochs",
-                             std::to_string(epochs),
-                             "--train-limit",
-                             std::to_string(o.train_limit),
-                             "--test-limit",
-                             std::to_string(o.test_limit),
-                             "--no-plots",
-                             "-q",
-                             "--out",
-                             out.string()};
-  for (auto& d : data_args(o)) a.push_back(d);
+  const std::string e = std::to_string(epochs), train = std::to_string(o.train_limit),
+                    test = std::to_string(o.test_limit), folder = out.string();
+  std::vector<std::string> a{"train", "--net",        o.net, "--epochs",   e,    "--train-limit",
+                             train,   "--test-limit", test,  "--no-plots", "-q", "--out",
+                             folder};
+  if (!o.data.empty()) a.insert(a.end(), {"--data", o.data.string()});
   return a;
 }
 
@@ -160,12 +147,12 @@ std::vector<Case> cases(const StartupBenchOptions& o, const fs::path& work) {
                                          "--no-plots", "--out",        (work / "predict").string()};
   const std::vector<std::string> predict_probe{"bench",        "startup-probe", "predict",
                                                model.string(), "--data",        data};
+  const std::vector<std::string> context{"bench", "startup-probe", "context"},
+      kernel{"bench", "startup-probe", "kernel"};
   return {
       {"process start (gpgpu --version)", {"--version"}, {}},
-      {"context", {"bench", "startup-probe", "context"}, {"bench", "startup-probe", "context"}},
-      {"context + first kernel",
-       {"bench", "startup-probe", "kernel"},
-       {"bench", "startup-probe", "kernel"}},
+      {"context", context, context},
+      {"context + first kernel", kernel, kernel},
       {"gpgpu sort 2^20 keys",
        {"sort", keys.string(), "-o", (work / "sorted.npy").string()},
        {"bench", "startup-probe", "sort", keys.string()}},
