@@ -176,7 +176,11 @@ TEST(TrainAcrossRanks, CpuBackendEqualsOneProcessWithinTheBound) {
 }
 
 // The compute backend stages gradients through asynchronous downloads, a bucket starting
-// when its copy has landed: 4 steps.
+// when its copy has landed: 4 steps. How many start before the backward pass ends depends on
+// when the GPU's copies land against the host's pace (zink on the H200: 1 of them; NVIDIA's
+// driver and zink over lavapipe: 2 or more), so it is reported, not asserted; that a bucket
+// starts as soon as its own copy has landed is checked without timing below
+// (ABucketStartsWhenItsOwnCopyHasLanded).
 TEST(TrainAcrossRanks, ComputeBackendEqualsOneProcessWithinTheBound) {
   const auto data = first_images(256);
   const std::uint32_t seed = gpgpu::test::shared_seed() + 1;
@@ -186,7 +190,11 @@ TEST(TrainAcrossRanks, ComputeBackendEqualsOneProcessWithinTheBound) {
   expect_within_bound(alone, ranks);
   expect_same_bits_everywhere(ranks.weights);
   ASSERT_NE(team.buckets(), nullptr);
-  EXPECT_GE(team.buckets()->started_early(), 2u) << "no bucket overlapped the backward pass";
+  EXPECT_GE(team.buckets()->buckets(), 3u);
+  if (world().rank() == 0) {
+    std::printf("  %zu of %zu buckets started during the backward pass\n",
+                team.buckets()->started_early(), team.buckets()->buckets());
+  }
 }
 
 // A staging whose copies land from the top down, as a GPU's do: positions [landed_from,
