@@ -8,6 +8,7 @@
 #include "gpgpu/earth/netcdf.hpp"
 #include "gpgpu/error.hpp"
 #include "py_earth.hpp"
+#include "py_earth_netcdf_docs.hpp"
 
 namespace gpgpu::python {
 
@@ -136,31 +137,11 @@ py::dict contents(PyEarthModel& p) {
 void bind_earth_netcdf(py::module_& m, py::class_<PyEarthModel>& model) {
   m.attr("netcdf_available") = true;
   model.def("to_netcdf", &to_netcdf, py::arg("path"), py::kw_only(), py::arg("deflate_level") = 4,
-            R"(Writes the current state as a NetCDF file of one record (UGRID-1.0 mesh, CF-1.8).
-
-    model.to_netcdf("case5.nc")
-    xarray.open_dataset("case5.nc")            # h, u, v, vorticity, ... on mesh_face_x/y
-
-docs/earth-netcdf.md describes the layout. Atomic: the file appears complete or not at all;
-raises gpgpu.Error naming the file and the cause when it cannot be written.)");
+            netcdf_docs::to_netcdf);
   model.def("netcdf_writer", &netcdf_writer, py::arg("path"), py::kw_only(),
-            py::arg("deflate_level") = 4,
-            R"(A NetCDF file of many records: write() appends the current state.
-
-    with model.netcdf_writer("run.nc") as out:
-        out.write()                            # the start
-        for day in range(5):
-            model.advance(days=1)
-            out.write()
-    # closed (renamed into place) at the end of the block; an exception leaves no file)");
+            py::arg("deflate_level") = 4, netcdf_docs::netcdf_writer);
   model.def("load_netcdf", &load_netcdf, py::arg("path"), py::kw_only(), py::arg("record") = -1,
-            R"(Sets the fields from a record of a file gpgpu earth wrote (default: the last).
-
-    model = gpgpu.earth.Model(case=5, level=5)
-    model.load_netcdf("case5.nc")              # {'time': ..., 'record': ..., 'records': ...}
-
-The file must hold this case on this grid (level, kind, cells, coordinates): anything else
-raises gpgpu.ArgumentError naming what differs. model.time continues from the record's time.)");
+            netcdf_docs::load_netcdf);
   model.def("_netcdf_contents", &contents,
             "What a one-record NetCDF file of the current state holds (for to_xarray).");
   py::class_<PyNetcdfWriter>(m, "NetcdfWriter",

@@ -493,6 +493,7 @@ def test_other_refusals(ctx, rng):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1, 3, 3]),
          helper.make_tensor_value_info("i", TensorProto.INT64, ["N", 1, 3, 3])])
     indices = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    indices.ir_version = 7  # as make_model: a newer onnx package writes an IR Debian's checker refuses
     assert "node 0 'mp' (MaxPool): its output 1 ('i') is used" in str(error_of(ctx, indices).value)
     reshape = make_model([helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], (12,),
                          {"s": np.array([-1, 3, 2, 2], np.int64)})
