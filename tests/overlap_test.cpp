@@ -122,14 +122,22 @@ TEST(Overlap, ZinkKeepsEveryWaitOnTheContextsThread) {
   o.copy_context = 1;
   o.delivery_thread = 1;
   info.renderer = "NVIDIA H200/PCIe/SSE2";
+  // `gpgpu info`'s line for it.
+  const auto fence_line = [&] {
+    const std::string report = info.to_string();
+    const auto at = report.find("fences order other threads' work");
+    return at == std::string::npos ? std::string() : report.substr(at, report.find('\n', at) - at);
+  };
   const DataPathOptions gpu = detail::resolve_data_path(o, info, platform);
   EXPECT_EQ(gpu.copy_context, 1);
   EXPECT_EQ(gpu.delivery_thread, 1);
+  EXPECT_TRUE(fence_line().ends_with(" yes")) << fence_line();
   info.renderer = "zink (NVIDIA H200)";
   const DataPathOptions zink = detail::resolve_data_path(o, info, platform);
   EXPECT_EQ(zink.copy_context, -1);
   EXPECT_EQ(zink.delivery_thread, -1);
   EXPECT_EQ(zink.staging, StagingMode::PersistentMapped);
+  EXPECT_NE(fence_line().find("no: Mesa's zink"), std::string::npos) << fence_line();
 }
 
 TEST(Overlap, LanesAreOn) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gl/fence_reach.hpp"
 #include "gl/platform.hpp"
 
 namespace gpgpu {
@@ -57,6 +58,16 @@ std::string describe_subgroups(const DeviceInfo& info) {
   }
   return fmt::format("{} invocations{}:{}", info.subgroup_size,
                      info.subgroup_in_compute ? "" : " (not in compute shaders)", features);
+}
+}  // namespace
+
+namespace {
+// What the data path does about it (gl/fence_reach.hpp).
+const char* fence_reach_text(const DeviceInfo& info) {
+  if (detail::fences_order_other_threads(info)) return "yes";
+  return detail::is_mesa_zink(info)
+             ? "no: Mesa's zink (transfers stay on the context's thread; docs/portability.md)"
+             : "no: a CPU device that queues its work (transfers stay on the context's thread)";
 }
 }  // namespace
 
@@ -115,6 +126,7 @@ std::string DeviceInfo::to_string() const {
                           : (is_software ? "no (not that execution model)" : "not probed (a GPU)"));
   line("work done inside the issuing call",
        is_software ? (work_completes_in_call ? "yes" : "no (queued)") : "not probed (a GPU)");
+  line("fences order other threads' work", fence_reach_text(*this));
   line("uniform values reach every dispatch",
        uniforms_reach_every_dispatch ? "yes" : "NO (a driver bug; see docs/portability.md)");
   line("reset notification (robustness)", reset_notification ? "yes" : "no");
