@@ -1,7 +1,9 @@
 // gpgpu.earth.Model's NetCDF methods in a build without libnetcdf: present, and refused by name.
+#include <array>
 #include <string>
-#include "gpgpu/error.hpp"
+#include <utility>
 
+#include "gpgpu/error.hpp"
 #include "py_earth.hpp"
 #include "py_earth_netcdf_docs.hpp"
 
@@ -20,17 +22,17 @@ namespace {
 
 void bind_earth_netcdf(py::module_& m, py::class_<PyEarthModel>& model) {
   m.attr("netcdf_available") = false;
-  const auto refused = [](PyEarthModel&, const py::args&, const py::kwargs&) { unavailable(); };
-  // Static: the texts outlive the definitions, whatever pybind11 keeps of the pointers.
-  static const std::string to_netcdf =
-      std::string(netcdf_docs::to_netcdf) + netcdf_docs::unavailable_note;
-  static const std::string writer =
-      std::string(netcdf_docs::netcdf_writer) + netcdf_docs::unavailable_note;
-  static const std::string load =
-      std::string(netcdf_docs::load_netcdf) + netcdf_docs::unavailable_note;
-  model.def("to_netcdf", refused, to_netcdf.c_str());
-  model.def("netcdf_writer", refused, writer.c_str());
-  model.def("load_netcdf", refused, load.c_str());
+  // Their docstrings as with libnetcdf, and why they refuse (static: pybind11 keeps pointers).
+  static const std::array<std::pair<const char*, std::string>, 3> methods{{
+      {"to_netcdf", std::string(netcdf_docs::to_netcdf) + netcdf_docs::unavailable_note},
+      {"netcdf_writer", std::string(netcdf_docs::netcdf_writer) + netcdf_docs::unavailable_note},
+      {"load_netcdf", std::string(netcdf_docs::load_netcdf) + netcdf_docs::unavailable_note},
+  }};
+  for (const auto& [name, doc] : methods) {
+    model.def(
+        name, [](PyEarthModel&, const py::args&, const py::kwargs&) { unavailable(); },
+        doc.c_str());
+  }
   model.def("_netcdf_contents", [](PyEarthModel&) { unavailable(); });
 }
 

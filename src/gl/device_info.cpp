@@ -61,16 +61,6 @@ std::string describe_subgroups(const DeviceInfo& info) {
 }
 }  // namespace
 
-namespace {
-// What the data path does about it (gl/fence_reach.hpp).
-const char* fence_reach_text(const DeviceInfo& info) {
-  if (detail::fences_order_other_threads(info)) return "yes";
-  return detail::is_mesa_zink(info)
-             ? "no: Mesa's zink (transfers stay on the context's thread; docs/portability.md)"
-             : "no: a CPU device that queues its work (transfers stay on the context's thread)";
-}
-}  // namespace
-
 std::string DeviceInfo::to_string() const {
   std::string s;
   auto line = [&s](std::string_view key, const auto& value) {
@@ -126,7 +116,11 @@ std::string DeviceInfo::to_string() const {
                           : (is_software ? "no (not that execution model)" : "not probed (a GPU)"));
   line("work done inside the issuing call",
        is_software ? (work_completes_in_call ? "yes" : "no (queued)") : "not probed (a GPU)");
-  line("fences order other threads' work", fence_reach_text(*this));
+  const char* local = detail::fences_stay_local_because(*this);
+  line("fences order other threads' work",
+       local ? fmt::format("no: {} (transfers stay on the context's thread; docs/portability.md)",
+                           local)
+             : std::string("yes"));
   line("uniform values reach every dispatch",
        uniforms_reach_every_dispatch ? "yes" : "NO (a driver bug; see docs/portability.md)");
   line("reset notification (robustness)", reset_notification ? "yes" : "no");

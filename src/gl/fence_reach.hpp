@@ -19,9 +19,17 @@ inline bool is_mesa_zink(const DeviceInfo& info) {
   return info.renderer.rfind("zink", 0) == 0;
 }
 
+// Why fences do not order other threads' work on this device ("Mesa's zink", "a CPU device
+// that queues its work"), or null where they do. The data path and `gpgpu info` say it.
+inline const char* fences_stay_local_because(const DeviceInfo& info) {
+  if (is_mesa_zink(info)) return "Mesa's zink";
+  if (cpu_device_queues_work(info)) return "a CPU device that queues its work";
+  return nullptr;
+}
+
 // False: every wait of the data path stays on the context's own thread and context.
 inline bool fences_order_other_threads(const DeviceInfo& info) {
-  return !cpu_device_queues_work(info) && !is_mesa_zink(info);
+  return fences_stay_local_because(info) == nullptr;
 }
 
 }  // namespace gpgpu::detail

@@ -80,17 +80,12 @@ namespace {
 // Why lanes asked for run in order instead, where that was decided by the device.
 std::string in_order_reason(const DataPathOptions& asked, const DataPathOptions& resolved,
                             const DeviceInfo& info) {
-  if (asked.copy_context != 1 || resolved.copy_context == 1 || fences_order_other_threads(info)) {
-    return "";
-  }
-  if (cpu_device_queues_work(info)) {
-    return "this CPU device queues its work, and there the copy lanes' contexts were not kept "
-           "in order by sync objects (glWaitSync is ignored; docs/portability.md); a CPU "
-           "device has no copy engine for them to overlap with anyway";
-  }
-  return "Mesa's zink does not keep the copy lanes' contexts in order by sync objects "
-         "(glWaitSync across contexts is ignored; docs/portability.md): transfers stay on the "
-         "context's own thread";
+  const char* local = fences_stay_local_because(info);
+  if (asked.copy_context != 1 || resolved.copy_context == 1 || local == nullptr) return "";
+  return fmt::format(
+      "on {} the copy lanes' contexts are not kept in order by sync objects (glWaitSync is "
+      "ignored; docs/portability.md): transfers stay on the context's own thread",
+      local);
 }
 }  // namespace
 
