@@ -372,8 +372,8 @@ struct PrimitiveTuning {
                              // device has them. $GPGPU_PRIMITIVES_SUBGROUPS=0|1 sets the default.
   int sort_onesweep = -1;    // 1: the Onesweep radix sort on the subgroup kernels (one pass
                              // per digit, chained look-back); 0: count, scan and scatter per
-                             // digit; -1: 0 (Onesweep measured slower on the H100, see
-                             // docs/primitives.md). Only with subgroups on.
+                             // digit; -1: 1 on GPUs with subgroups (measured faster on an
+                             // H200, see docs/primitives.md), else 0. Only with subgroups on.
 };
 
 // Sets the shapes for this Context's later calls; throws ArgumentError for a value outside

@@ -86,12 +86,10 @@ SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg) {
   return s;
 }
 
-// The sorted tile, per-subgroup digit counters, three digit tables, the tile number, and the
+// The tile's words (onesweep_tile_words), the digit offsets, the tile number, and the
 // subgroup layer's arrays.
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg) {
-  const std::int64_t groups = shape.local / std::max(1, sg.size);
-  return 4 * (std::int64_t{shape.local} * shape.keys + groups * 256 + 3 * 256 + 1) +
-         subgroup_shared_bytes(sg, shape.local);
+  return 4 * (onesweep_tile_words(shape, sg) + 256 + 1) + subgroup_shared_bytes(sg, shape.local);
 }
 
 void onesweep_sort(const Context& ctx, const SortPlan& plan, std::size_t count, bool descending,

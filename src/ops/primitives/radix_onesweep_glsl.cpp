@@ -3,6 +3,8 @@
 // place by a chained scan with decoupled look-back over the tiles, and scatters.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "glsl_ops.hpp"
 #include "last_group_glsl.hpp"
 #include "radix_sort_glsl.hpp"
@@ -79,10 +81,21 @@ void main() {
 // Subgroup s ranks keys [s * K * SG_SIZE, (s + 1) * K * SG_SIZE) of the tile in K rounds of
 // SG_SIZE consecutive keys: lanes with the same digit find each other with 8 ballots (and
 // one for validity), the lowest of them adds their number to the subgroup's counter of that
-// digit, and each key's rank is the counter before plus its same-digit lanes below. That
-// order is the keys' input order, so the sort is stable.
+// digit with a shared atomic and hands the count before to the others by a shuffle, and each
+// key's rank is that count plus its same-digit lanes below. That order is the keys' input
+// order, so the sort is stable; no subgroup barrier is needed between rounds.
+//
+// Shared memory is what limits how many tiles an SM holds at once (NVIDIA's GL driver gives
+// compute work about 48 KiB per SM: docs/primitives-internals.md), so the tile's tables share
+// one array: the subgroups' digit counters (two 16-bit counts per word: a subgroup counts at
+// most K * SG_SIZE <= 2^15 keys) and the digit totals and starts live where the sorted keys
+// go later; each key's final rank is taken from them before the keys are written there.
 const char* const onesweep_pass_glsl = R"(
+#pragma optionNV(unroll all)
 #define TILE (L * K)
+#define COUNTERS 0u                              // SG_COUNT * 128 words of packed counts
+#define TOTALS (uint(SG_COUNT) * 128u)           // the tile's count of each digit
+#define STARTS (TOTALS + 256u)                   // where the digit's run starts in the tile
 layout(local_size_x = L) in;
 layout(std430, binding = 3) coherent buffer TileCounter { uint tile_counter[]; };
 #define VALUES_IN_BINDING 4
@@ -92,11 +105,10 @@ uniform uint pass;
 uniform uint spin_limit;
 
 shared uint tile_id;
-shared uint sorted[TILE];                // the tile's keys (then values) in sorted order
-shared uint sg_counts[SG_COUNT * 256];   // per subgroup and digit: count, then exclusive
-shared uint digit_total[256];            // the tile's count of each digit
-shared uint digit_start[256];            // where the digit's run starts in the sorted tile
-shared uint digit_offset[256];           // output position of sorted[j] is digit_offset + j
+shared uint tile_mem[TILE_MEM];   // the tables above, then the tile's keys (values) sorted
+shared uint digit_offset[256];    // output position of tile_mem[j] is digit_offset + j
+
+uint count_of(uint s, uint d) { return (tile_mem[COUNTERS + s * 128u + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xffffu; }
 
 // The tile's count of `digit`, from its keys (the look-back's fallback).
 uint count_digit(uint tile, uint digit) {
@@ -146,7 +158,7 @@ void main() {
   // Groups of a 2-D grid past the last tile end before taking a tile number.
   if (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x >= tiles) return;
   if (lid == 0u) tile_id = atomicAdd(tile_counter[0], 1u);
-  for (uint i = lid; i < uint(SG_COUNT * 256); i += uint(L)) sg_counts[i] = 0u;
+  for (uint i = lid; i < uint(SG_COUNT) * 128u; i += uint(L)) tile_mem[COUNTERS + i] = 0u;
   barrier();
   uint tile = tile_id;
   uint base = tile * uint(TILE);
@@ -161,6 +173,9 @@ void main() {
     uint j = first + r * SG_SIZE;
     bool valid = j < tile_count;
     bits[r] = valid ? key_bits(keys_in[in_first + base + j]) : 0u;
+  }
+  for (uint r = 0u; r < uint(K); ++r) {
+    bool valid = first + r * SG_SIZE < tile_count;
     uint d = digit_of(bits[r]);
     uvec4 v = sg_ballot(valid);
     uvec4 same = valid ? v : ~v;
@@ -170,54 +185,63 @@ void main() {
       same &= set ? m : ~m;
     }
     uint below = sg_ballot_below(same);
-    uint before = valid ? sg_counts[s * 256u + d] : 0u;
-    sg_sync();
-    if (valid && below == 0u) sg_counts[s * 256u + d] = before + sg_ballot_count(same);
-    sg_sync();
-    rank[r] = before + below;
+    uint before = 0u;
+    if (valid && below == 0u) {
+      uint shift = (d & 1u) * 16u;
+      before = atomicAdd(tile_mem[COUNTERS + s * 128u + (d >> 1u)], sg_ballot_count(same) << shift) >> shift;
+    }
+    rank[r] = (sg_shuffle(before, sg_ballot_first(same)) & 0xffffu) + below;
   }
   barrier();
 
-  // Per digit: the subgroups' counts become exclusive; the tile's count is published.
-  for (uint d = lid; d < 256u; d += uint(L)) {
-    uint run = 0u;
+  // Per pair of digits: the subgroups' counts become exclusive; the tile's count is published.
+  for (uint w = lid; w < 128u; w += uint(L)) {
+    uint run0 = 0u;
+    uint run1 = 0u;
     for (uint k = 0u; k < uint(SG_COUNT); ++k) {
-      uint c = sg_counts[k * 256u + d];
-      sg_counts[k * 256u + d] = run;
-      run += c;
+      uint c = tile_mem[COUNTERS + k * 128u + w];
+      tile_mem[COUNTERS + k * 128u + w] = run0 | (run1 << 16u);
+      run0 += c & 0xffffu;
+      run1 += c >> 16u;
     }
-    digit_total[d] = run;
-    uint code = tile == 0u ? code_p : code_a;
-    uint value = tile == 0u ? run + (status[status_at(pass, 0u, d)] >> 3u) : run;
-    atomicExchange(status[status_at(pass, tile + 1u, d)], (value << 3u) | code);
+    tile_mem[TOTALS + 2u * w] = run0;
+    tile_mem[TOTALS + 2u * w + 1u] = run1;
+    for (uint h = 0u; h < 2u; ++h) {
+      uint d = 2u * w + h;
+      uint run = h == 0u ? run0 : run1;
+      uint code = tile == 0u ? code_p : code_a;
+      uint value = tile == 0u ? run + (status[status_at(pass, 0u, d)] >> 3u) : run;
+      atomicExchange(status[status_at(pass, tile + 1u, d)], (value << 3u) | code);
+    }
   }
   barrier();
   if (s == 0u) {
     uint run = 0u;
     for (uint b = 0u; b < 256u; b += SG_SIZE) {
-      uint c = digit_total[b + lane];
-      digit_start[b + lane] = run + sgsum_exclusive(c);
+      uint c = tile_mem[TOTALS + b + lane];
+      tile_mem[STARTS + b + lane] = run + sgsum_exclusive(c);
       run += sgsum_reduce(c);
     }
   }
   barrier();
 
-  // Keys into the sorted tile; each digit's place in the output.
+  // Each key's place in the sorted tile; each digit's place in the output.
   for (uint r = 0u; r < uint(K); ++r) {
-    if (first + r * SG_SIZE < tile_count) {
-      uint d = digit_of(bits[r]);
-      rank[r] += digit_start[d] + sg_counts[s * 256u + d];
-      sorted[rank[r]] = bits[r];
-    }
+    uint d = digit_of(bits[r]);
+    rank[r] += tile_mem[STARTS + d] + count_of(s, d);
   }
   for (uint d = lid; d < 256u; d += uint(L)) {
     uint start = tile == 0u ? status[status_at(pass, 0u, d)] >> 3u
                             : look_back(tile, d);
     if (tile != 0u) {
       atomicExchange(status[status_at(pass, tile + 1u, d)],
-                     ((start + digit_total[d]) << 3u) | code_p);
+                     ((start + tile_mem[TOTALS + d]) << 3u) | code_p);
     }
-    digit_offset[d] = start - digit_start[d];
+    digit_offset[d] = start - tile_mem[STARTS + d];
+  }
+  barrier();  // the tables are read: the sorted keys take their place
+  for (uint r = 0u; r < uint(K); ++r) {
+    if (first + r * SG_SIZE < tile_count) tile_mem[rank[r]] = bits[r];
   }
   barrier();
 
@@ -225,7 +249,7 @@ void main() {
   for (uint r = 0u; r < uint(K); ++r) {
     uint j = lid + r * uint(L);
     if (j < tile_count) {
-      uint b = sorted[j];
+      uint b = tile_mem[j];
       dest[r] = digit_offset[digit_of(b)] + j;
       keys_out[out_first + dest[r]] = key_from_bits(b);
     }
@@ -235,13 +259,13 @@ void main() {
   for (uint r = 0u; r < uint(K); ++r) {
     uint j = first + r * SG_SIZE;
     if (j < tile_count) {
-      sorted[rank[r]] = iota_values ? iota_base + base + j : values_in[vin_first + base + j];
+      tile_mem[rank[r]] = iota_values ? iota_base + base + j : values_in[vin_first + base + j];
     }
   }
   barrier();
   for (uint r = 0u; r < uint(K); ++r) {
     uint j = lid + r * uint(L);
-    if (j < tile_count) values_out[vout_first + dest[r]] = sorted[j];
+    if (j < tile_count) values_out[vout_first + dest[r]] = tile_mem[j];
   }
 #endif
   // Every tile has taken its number once the last one has: reset the counter.
@@ -250,6 +274,12 @@ void main() {
 )";
 
 }  // namespace
+
+// The sorted tile, or the packed counters and the digit totals and starts where they need more.
+std::int64_t onesweep_tile_words(const SortShape& shape, const Subgroups& sg) {
+  const std::int64_t subgroups = shape.local / std::max(1, sg.size);
+  return std::max<std::int64_t>(std::int64_t{shape.local} * shape.keys, subgroups * 128 + 512);
+}
 
 std::int64_t onesweep_histogram_shared_bytes() {
   return 4 * (1024 + 1);  // hist, and the last-group flag
@@ -264,7 +294,9 @@ std::string onesweep_histogram_source(ElementType key_type, int local) {
 
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
                                  const Subgroups& sg) {
-  return sort_header(key_type, shape, with_values) + subgroup_glsl(sg, shape.local) +
+  return sort_header(key_type, shape, with_values) +
+         fmt::format("#define TILE_MEM {}\n", onesweep_tile_words(shape, sg)) +
+         subgroup_glsl(sg, shape.local) +
          subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl + status_glsl +
          with_sort_io(onesweep_pass_glsl);
 }
