@@ -517,6 +517,13 @@ TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
   EXPECT_EQ(t.scan_local, 256);
   EXPECT_EQ(t.sort_local, 256);
   EXPECT_EQ(t.scan_scalars, 32);
+  // Onesweep sorts on a GPU with subgroups, within its shared memory; asked off, the ranked sort.
+  EXPECT_EQ(t.sort_onesweep, 1);
+  EXPECT_TRUE(primitives::plan_sort(gpu, t, ElementType::Uint32, true, 1u << 24).onesweep);
+  PrimitiveTuning ranked;
+  ranked.sort_onesweep = 0;
+  ranked = primitives::effective_tuning(gpu, ranked, std::nullopt);
+  EXPECT_FALSE(primitives::plan_sort(gpu, ranked, ElementType::Uint32, true, 1u << 24).onesweep);
   for (const auto& k : all_kernels(gpu, t)) {
     EXPECT_EQ(k.key.find("narrow"), std::string::npos) << k.key;
     EXPECT_EQ(k.key.find("merged"), std::string::npos) << k.key;
@@ -528,6 +535,7 @@ TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
   EXPECT_EQ(c.scan_scalars, 16);
   EXPECT_EQ(c.sort_local, 8);
   EXPECT_EQ(c.sort_keys, 4096);
+  EXPECT_EQ(c.sort_onesweep, 0);
   const auto scan =
       primitives::scan_kernels(cpu, c, ElementType::Float32, 1, Op::Sum, ScanAlgorithm::Auto);
   ASSERT_FALSE(scan.empty());
