@@ -66,7 +66,6 @@ uint sg_ballot_below(uvec4 b) { return subgroupBallotExclusiveBitCount(b); }
 uint sg_ballot_first(uvec4 b) { return subgroupBallotBitCount(b) == 0u ? SG_SIZE : subgroupBallotFindLSB(b); }
 bool sg_any(bool p) { return subgroupAny(p); }
 bool sg_all(bool p) { return subgroupAll(p); }
-void sg_sync() { subgroupMemoryBarrierShared(); subgroupBarrier(); }
 uint sg_shuffle(uint v, uint lane) { return subgroupShuffle(v, lane); }
 int sg_shuffle(int v, uint lane) { return subgroupShuffle(v, lane); }
 float sg_shuffle(float v, uint lane) { return subgroupShuffle(v, lane); }
@@ -97,7 +96,6 @@ uint sg_ballot_below(uvec4 b) { return uint(bitCount(b.x & ((1u << sg_lane()) - 
 uint sg_ballot_first(uvec4 b) { return b.x == 0u ? SG_SIZE : uint(findLSB(b.x)); }
 bool sg_any(bool p) { return sg_ballot(p).x != 0u; }
 bool sg_all(bool p) { return sg_ballot(!p).x == 0u; }
-void sg_sync() { memoryBarrierShared(); }
 )";
 
 const char* native_op(Op op) {

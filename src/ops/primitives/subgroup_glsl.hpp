@@ -53,8 +53,10 @@ std::int64_t subgroup_shared_bytes(const Subgroups& sg, int local);
 // SG_SIZE, SG_COUNT, sg_lane(), sg_index(), sg_ballot(bool) -> uvec4,
 // sg_ballot_count(uvec4), sg_ballot_below(uvec4) (set bits of lanes below this one),
 // sg_ballot_first(uvec4) (the lowest set lane, SG_SIZE if none),
-// sg_any(bool), sg_all(bool), sg_sync() (orders this subgroup's shared-memory accesses and
-// joins its lanes), sg_shuffle(uint|int|float, lane). `local` is also defined as L if L is not.
+// sg_any(bool), sg_all(bool), sg_shuffle(uint|int|float, lane). No subgroup barrier: on
+// NVIDIA's GL driver subgroupBarrier() is a device-wide memory barrier (docs/primitives-
+// internals.md); kernels pass values by shuffles and shared atomics instead. `local` is also
+// defined as L if L is not.
 std::string subgroup_glsl(const Subgroups& sg, int local);
 
 // NAME_reduce(T), NAME_inclusive(T), NAME_exclusive(T): the built-in operator `op` across the
