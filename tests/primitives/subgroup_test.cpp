@@ -13,6 +13,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
+#include "gpgpu/sequence.hpp"
 #include "primitives_test_support.hpp"
 
 namespace gpgpu::test {
@@ -212,6 +213,35 @@ TEST(Subgroups, SortArgsortPairs) {
     std::sort(us.begin(), us.end(), std::greater<>());
     sort<std::uint32_t>(ctx, u, SortOrder::Descending);
     EXPECT_EQ(u, us);
+  }
+}
+
+// A sort inside a caller's capture (Onesweep is on in this Context) is recorded as the ranked
+// sort, whose dispatches replay: each replay sorts the keys uploaded before it. Where the
+// ranked sort cannot be captured (its count scan takes a fresh look-back epoch per call, or
+// scratch would be uploaded), the capture is refused with UnsupportedError. Never a recording
+// whose replays read an earlier replay's state. A sort before the capture makes the kernels
+// and scratch, as a program that captures its steady state would have.
+TEST(Subgroups, SortInACaptureReplaysOrIsRefused) {
+  SUBGROUP_CONTEXT(ctx);
+  for (std::size_t n : {std::size_t{3000}, std::size_t{200003}}) {
+    SCOPED_TRACE(testing::Message() << "n=" << n << " seed=" << seed());
+    Buffer keys = Buffer::from(ctx, random_uints(n, 0, 0xFFFFFFFFu));
+    sort(ctx, keys);
+    Sequence s(ctx, "captured sort");
+    try {
+      s.capture([&] { sort(ctx, keys); });
+    } catch (const UnsupportedError& e) {
+      EXPECT_NE(std::string(e.what()).find("capture"), std::string::npos) << e.what();
+      continue;
+    }
+    for (int replay = 0; replay < 3; ++replay) {
+      auto host = random_uints(n, 0, 0xFFFFFFFFu);
+      keys.upload(std::span<const std::uint32_t>(host));
+      s.replay();
+      std::sort(host.begin(), host.end());
+      ASSERT_EQ(keys.to_vector<std::uint32_t>(), host) << "replay " << replay;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
+#include "gpgpu/sequence.hpp"
 #include "primitive_checks.hpp"
 #include "primitive_registry.hpp"
 #include "primitive_tuning.hpp"
@@ -85,11 +86,15 @@ void run_pass(const SortCall& p, const PassBuffers& b, int shift) {
   if (down_values != nullptr) reg.run(*down_values, args, grid);
 }
 
+// Inside a caller's capture the ranked sort is planned: Onesweep's status codes alternate at
+// every call, which a replay of the captured dispatches would not do (it would read the
+// previous replay's words as this one's).
 SortCall plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order,
               bool with_values) {
+  PrimitiveTuning tuning = primitives::effective_tuning(ctx);
+  if (Sequence::capturing(ctx) && !primitives::registry(ctx).recording()) tuning.sort_onesweep = 0;
   SortCall p{&ctx,
-             primitives::plan_sort(ctx.info(), primitives::effective_tuning(ctx), key_type,
-                                   with_values, count),
+             primitives::plan_sort(ctx.info(), tuning, key_type, with_values, count),
              count,
              0,
              order == SortOrder::Descending,
