@@ -33,8 +33,6 @@ struct PassBuffers {
 // (with the subgroup layer's).
 SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg);
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg);
-// Words of the pass kernel's shared tile: the sorted keys, or the tables that precede them.
-std::int64_t onesweep_tile_words(const SortShape& shape, const Subgroups& sg);
 
 // Sorts `count` keys through the four passes (pass p sorts by bits [8p, 8p + 8)) with the
 // kernels of `plan` (plan_sort chose Onesweep); the histogram reads passes[0]'s input.

@@ -86,10 +86,11 @@ void main() {
 // order, so the sort is stable; no subgroup barrier is needed between rounds.
 //
 // Shared memory is what limits how many tiles an SM holds at once (NVIDIA's GL driver gives
-// compute work about 48 KiB per SM: docs/primitives-internals.md), so the tile's tables share
-// one array: the subgroups' digit counters (two 16-bit counts per word: a subgroup counts at
-// most K * SG_SIZE <= 2^15 keys) and the digit totals and starts live where the sorted keys
-// go later; each key's final rank is taken from them before the keys are written there.
+// compute work 48 to 64 KiB per SM: docs/primitives-internals.md), so the tile's tables share
+// one array: the subgroups' digit counters (two 16-bit counts per word: a tile holds at most
+// 512 x 32 = 2^14 keys, so every count and running sum fits) and the digit totals and starts
+// live where the sorted keys go later; each key's final rank is taken from them before the
+// keys are written there.
 const char* const onesweep_pass_glsl = R"(
 #pragma optionNV(unroll all)
 #define TILE (L * K)

@@ -92,7 +92,7 @@ void run_pass(const SortCall& p, const PassBuffers& b, int shift) {
 SortCall plan(const Context& ctx, ElementType key_type, std::size_t count, SortOrder order,
               bool with_values) {
   PrimitiveTuning tuning = primitives::effective_tuning(ctx);
-  if (Sequence::capturing(ctx) && !primitives::registry(ctx).recording()) tuning.sort_onesweep = 0;
+  if (Sequence::capturing(ctx)) tuning.sort_onesweep = 0;
   SortCall p{&ctx,
              primitives::plan_sort(ctx.info(), tuning, key_type, with_values, count),
              count,

@@ -69,5 +69,7 @@ std::int64_t onesweep_histogram_shared_bytes();
 // keys_out, status, tile_counter (a zero), [values_in, values_out].
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
                                  const Subgroups& sg);
+// Words of that pass's shared tile: the sorted keys, or the tables that precede them.
+std::int64_t onesweep_tile_words(const SortShape& shape, const Subgroups& sg);
 
 }  // namespace gpgpu::primitives
