@@ -1,5 +1,5 @@
 // Float64 checks of benchmark results: the float32 dot-product error bound, per entry.
-#include "matmul_check.hpp"
+#include "matmul_internal.hpp"
 
 #include <cmath>
 
@@ -50,6 +50,7 @@ CheckPlan make_check_plan(const BenchProblem& p, int full_max_n, int samples, st
 
 CheckResult check_result(const CheckPlan& plan, const BenchProblem& p, std::span<const float> c) {
   CheckResult r;
+  r.kind = plan.full ? "full" : "sampled";
   r.bound = p.k + 2.0;
   double max_exact = 0;
   const std::size_t count = plan.exact.size();

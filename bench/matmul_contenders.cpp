@@ -1,6 +1,6 @@
 // The contenders of the matmul benchmark: gpgpu's GL methods, gpgpu::cpu and the optional
 // CUDA reference.
-#include "matmul_contenders.hpp"
+#include "matmul_internal.hpp"
 
 #include <functional>
 #include <limits>

@@ -1,5 +1,5 @@
 // Writing the matmul benchmark's results: markdown tables, JSON, CSV, gnuplot charts.
-#include "matmul_report.hpp"
+#include "matmul_internal.hpp"
 
 #include <cmath>
 #include <iterator>
@@ -9,6 +9,22 @@
 #include <nlohmann/json.hpp>
 
 namespace gpgpu::bench::detail {
+
+// The rows of matmul.json's results, one description for it and matmul.csv (a float that is
+// not finite is written null).
+inline void to_json(nlohmann::json& j, const CheckResult& c) {
+  j = {{"kind", c.kind},
+       {"entries", c.checked},
+       {"wrong", c.wrong},
+       {"max_abs_error", c.max_abs_error},
+       {"relative_error", c.relative_error},
+       {"worst_normalised_error", c.worst_normalised},
+       {"bound", c.bound},
+       {"first_wrong", c.first_wrong}};
+}
+GPGPU_BENCH_TO_JSON(PointResult, method, family, m, k, n, status, note, detail, kernel_clock, runs,
+                    kernel_ms, wall_ms, kernel_gflops, wall_gflops, kernel_cpu_ms,
+                    gflop_per_cpu_second, check)
 
 namespace {
 
@@ -20,28 +36,25 @@ const PointResult* find(const BenchReport& report, const std::string& method, in
 }
 
 // One row per method, one column per size; a point that did not run says why.
-template <class Cell>
-void print_table(std::ostream& out, const BenchReport& report, Cell cell) {
-  std::size_t width = 10;
-  for (const auto& m : report.methods) width = std::max(width, m.size());
-  out << fmt::format("| {:<{}}", "method \\ n", width);
-  for (int n : report.options.sizes) out << fmt::format(" | {:>8}", n);
-  out << " |\n|" << std::string(width + 2, '-');
-  for (std::size_t i = 0; i < report.options.sizes.size(); ++i)
-    out << "|" << std::string(9, '-') << ":";
-  out << "|\n";
+template <class Text>
+void print_table(std::ostream& out, const BenchReport& report, Text text) {
+  std::vector<std::string> columns{"method \\ n"};
+  for (int n : report.options.sizes) columns.push_back(std::to_string(n));
+  Table table(columns);
   for (const auto& m : report.methods) {
-    out << fmt::format("| {:<{}}", m, width);
+    std::vector<Cell> row{m};
     for (int n : report.options.sizes) {
       const PointResult* r = find(report, m, n);
-      const std::string text = r == nullptr             ? ""
-                               : r->status == "skipped" ? "skip"
-                               : r->status != "ok"      ? r->status
-                                                        : cell(*r);
-      out << fmt::format(" | {:>8}", text);
+      Cell cell(r == nullptr             ? ""
+                : r->status == "skipped" ? "skip"
+                : r->status != "ok"      ? r->status
+                                         : text(*r));
+      cell.number = 0;  // aligned right, as numbers are
+      row.push_back(cell);
     }
-    out << " |\n";
+    table.add(std::move(row));
   }
+  table.print(out, true);
 }
 
 }  // namespace
@@ -130,37 +143,10 @@ void print_report(std::ostream& out, const BenchReport& report) {
 
 void write_files(const std::filesystem::path& out_dir, const BenchReport& report) {
   using nlohmann::json;
-  const auto finite = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
-  json results = json::array(), unavailable = json::array();
-  for (const auto& r : report.results) {
-    results.push_back({{"method", r.method},
-                       {"family", r.family},
-                       {"m", r.m},
-                       {"k", r.k},
-                       {"n", r.n},
-                       {"status", r.status},
-                       {"note", r.note},
-                       {"detail", r.detail},
-                       {"kernel_clock", r.kernel_clock},
-                       {"runs", r.runs},
-                       {"kernel_ms", r.kernel_ms},
-                       {"wall_ms", r.wall_ms},
-                       {"kernel_gflops", r.kernel_gflops},
-                       {"wall_gflops", r.wall_gflops},
-                       {"kernel_cpu_ms", r.kernel_cpu_ms},
-                       {"gflop_per_cpu_second", r.gflop_per_cpu_second},
-                       {"check",
-                        {{"kind", r.check_kind},
-                         {"entries", r.check.checked},
-                         {"wrong", r.check.wrong},
-                         {"max_abs_error", finite(r.check.max_abs_error)},
-                         {"relative_error", finite(r.check.relative_error)},
-                         {"worst_normalised_error", finite(r.check.worst_normalised)},
-                         {"bound", r.check.bound},
-                         {"first_wrong", r.check.first_wrong}}}});
-  }
+  json unavailable = json::array();
   for (const auto& [method, why] : report.unavailable)
     unavailable.push_back({{"method", method}, {"reason", why}});
+  const json results = report.results;
   const RunFacts& f = report.facts;
   const json doc = {
       {"benchmark", "matmul"},

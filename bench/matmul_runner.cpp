@@ -10,9 +10,7 @@
 
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
-#include "matmul_check.hpp"
-#include "matmul_contenders.hpp"
-#include "matmul_report.hpp"
+#include "matmul_internal.hpp"
 
 namespace gpgpu::bench {
 
@@ -62,7 +60,6 @@ void measure(PointResult& r, Contender& contender, const BenchProblem& problem,
     r.kernel_cpu_ms = median(m.kernel_cpu_ms);
     if (r.kernel_cpu_ms > 0) r.gflop_per_cpu_second = flops / (r.kernel_cpu_ms * 1e6);
   }
-  r.check_kind = plan.full ? "full" : "sampled";
   for (std::size_t i = 0; i < m.results.size(); ++i) {
     const auto checked = detail::check_result(plan, problem, m.results[i]);
     r.check = i == 0 ? checked : detail::worst_of(r.check, checked);
@@ -168,7 +165,7 @@ int run_matmul_bench(const MatmulBenchOptions& options, gpgpu::Context& context)
         line(fmt::format("kernel {:>7} GFLOPS  end-to-end {:>7}  {} (rel err {:.1e}, {} check)",
                          detail::format_gflops(r.kernel_gflops),
                          detail::format_gflops(r.wall_gflops), r.status, r.check.relative_error,
-                         r.check_kind));
+                         r.check.kind));
       } catch (const std::exception& e) {
         r.status = "error";
         r.note = std::string(e.what()).substr(0, std::string(e.what()).find('\n'));

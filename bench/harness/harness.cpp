@@ -192,30 +192,31 @@ void Table::add(std::vector<Cell> row) {
   rows_.push_back(std::move(row));
 }
 
-void Table::print(std::ostream& out) const {
+void Table::print(std::ostream& out, bool markdown) const {
   const std::size_t columns = columns_.size();
   std::vector<std::size_t> width(columns);
   std::vector<bool> left(columns, false);  // text columns align left, numbers right
-  std::size_t total = 0;
+  std::string rule = markdown ? "|" : "";
   for (std::size_t c = 0; c < columns; ++c) {
     width[c] = columns_[c].size();
     for (const auto& row : rows_) {
       width[c] = std::max(width[c], row[c].text.size());
       left[c] = left[c] || (!row[c].number && row[c].text != "-");
     }
-    total += width[c] + 2;
+    rule += markdown ? std::string(width[c] + 1, '-') + (left[c] ? "-|" : ":|")
+                     : std::string(width[c] + (c == 0 ? 0 : 2), '-');
   }
   const auto line = [&](const auto& text_of) {
-    std::string s;
+    std::string s = markdown ? "| " : "";
     for (std::size_t c = 0; c < columns; ++c) {
-      s += fmt::format(fmt::runtime(left[c] ? "{}{:<{}}" : "{}{:>{}}"), c == 0 ? "" : "  ",
-                       text_of(c), width[c]);
+      const char* gap = markdown ? (c == 0 ? "" : " | ") : (c == 0 ? "" : "  ");
+      s += fmt::format(fmt::runtime(left[c] ? "{}{:<{}}" : "{}{:>{}}"), gap, text_of(c), width[c]);
     }
-    out << s << "\n";
+    out << s << (markdown ? " |\n" : "\n");
   };
-  out << "\n" << title_ << "\n";
+  if (!title_.empty()) out << "\n" << title_ << (markdown ? "\n\n" : "\n");
   line([&](std::size_t c) { return columns_[c]; });
-  out << std::string(total - 2, '-') << "\n";
+  out << rule << "\n";
   for (const auto& row : rows_) line([&](std::size_t c) { return row[c].text; });
   for (const auto& n : notes_) out << "  " << n << "\n";
 }

@@ -6,8 +6,9 @@
 //   timing   warm-up runs, then timed ones up to a count or a time budget, and the median
 //            (sample, median_ms); GPU timestamps where the device has them (profile);
 //   ratios   same-run comparisons as "1.23x" (ratio, ratio_text);
-//   output   tables printed as text and written as JSON and CSV (Table), CSV fields and files
-//            (csv_field, write_file), and gnuplot charts (Chart).
+//   output   tables printed as text or markdown and written as JSON and CSV (Table), JSON of
+//            a result struct's named members (GPGPU_BENCH_TO_JSON), CSV of JSON rows and
+//            files (csv_of, write_file), and gnuplot charts (Chart).
 //
 // A benchmark that times a few things and prints tables holds a Session:
 //
@@ -152,16 +153,18 @@ Cell ratio(double value, double reference);
 // The same as text only ("-" without a reference).
 std::string ratio_text(double value, double reference);
 
-// A titled table with notes: printed in aligned columns (text left, numbers right), written as
+// A titled table with notes: printed in aligned columns (text left, numbers right), plain or as
+// markdown (the title and notes, when there are any, around it), written as
 // {"name", "title", "device", "date", "notes": [...], "rows": [{column: value}]} and as CSV.
 class Table {
  public:
   Table(std::string name, std::string title, std::vector<std::string> columns);
+  explicit Table(std::vector<std::string> columns) : Table("", "", std::move(columns)) {}
   void add(std::vector<Cell> row);  // throws gpgpu::Error for a row of the wrong width
   void note(std::string line) { notes_.push_back(std::move(line)); }
   const std::string& name() const { return name_; }
 
-  void print(std::ostream& out) const;
+  void print(std::ostream& out, bool markdown = false) const;
   std::string json(const std::string& device, const std::string& date) const;
   std::string csv() const;
   // Writes <dir>/<prefix><name>.json and .csv, creating dir.
@@ -243,6 +246,13 @@ class Chart {
   std::vector<std::string> pngs_;
   int blocks_ = 0;
 };
+
+// to_json(nlohmann::json&, const Type&) writing the named members as {"member": value}, so that
+// a result struct is the one description of its JSON (and, through csv_of, its CSV) row.
+#define GPGPU_BENCH_TO_JSON(Type, ...)                                                \
+  inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) { \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))          \
+  }
 
 // A gnuplot string literal: "text" with " and \ escaped.
 std::string gnuplot_string(const std::string& s);
