@@ -1,4 +1,4 @@
-#include "primitives_checks.hpp"
+#include "primitives_internal.hpp"
 
 #include <algorithm>
 #include <cmath>

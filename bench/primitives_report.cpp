@@ -1,4 +1,4 @@
-#include "primitives_report.hpp"
+#include "primitives_internal.hpp"
 
 #include <cmath>
 #include <map>
@@ -39,7 +39,7 @@ std::vector<std::string> contenders_of(const Report& r, const std::string& primi
 std::string cell(const Row* row) {
   if (row == nullptr) return "";
   if (row->status != "ok") return row->status;
-  return fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps(), row->ms);
+  return fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps, row->ms);
 }
 
 // The issue's targets: gpgpu's speed as a fraction of CUB's (issue 18: scan at 2^24..2^28,
@@ -62,30 +62,26 @@ template <std::size_t N>
 void print_ratios(std::ostream& out, const Report& r, const std::string& reference,
                   const std::string& title, const Target (&rows)[N],
                   const std::string& contender = "gpgpu") {
-  std::vector<std::string> lines;
+  std::vector<std::string> columns{"primitive", "target"};
+  for (std::size_t n : r.sizes) columns.push_back(size_label(n));
+  Table table(columns);
+  bool any_row = false;
   for (const auto& t : rows) {
-    std::string line = t.ratio > 0 ? fmt::format("| {} | {:.1f}x |", t.primitive, t.ratio)
-                                   : fmt::format("| {} | |", t.primitive);
+    std::vector<Cell> line{t.primitive, t.ratio > 0 ? fmt::format("{:.1f}x", t.ratio) : ""};
     bool any = false;
     for (std::size_t n : r.sizes) {
       const Row* g = find(r, t.primitive, contender, n);
       const Row* c = find(r, t.primitive, reference, n);
-      if (g && c && g->status == "ok" && c->status == "ok") {
-        line += fmt::format(" {:.2f}x |", c->ms / g->ms);
-        any = true;
-      } else {
-        line += " |";
-      }
+      const bool both = g && c && g->status == "ok" && c->status == "ok";
+      line.emplace_back(both ? fmt::format("{:.2f}x", c->ms / g->ms) : "");
+      any |= both;
     }
-    if (any) lines.push_back(line);
+    if (any) table.add(std::move(line));
+    any_row |= any;
   }
-  if (lines.empty()) return;
-  out << title << "\n\n| primitive | target |";
-  for (std::size_t n : r.sizes) out << " " << size_label(n) << " |";
-  out << "\n|---|---|";
-  for (std::size_t i = 0; i < r.sizes.size(); ++i) out << "---|";
-  out << "\n";
-  for (const auto& line : lines) out << line << "\n";
+  if (!any_row) return;
+  out << title << "\n\n";
+  table.print(out, true);
   out << "\n";
 }
 
@@ -108,23 +104,21 @@ void print(std::ostream& out, const Report& r) {
   for (const char* p : primitive_order) {
     const auto names = contenders_of(r, p);
     if (names.empty()) continue;
-    out << fmt::format("## {} (GB/s counts {} bytes per element)\n\n| n |", p,
-                       bytes_per_element(p));
-    for (const auto& c : names) out << " " << c << " |";
-    out << "\n|---|";
-    for (std::size_t i = 0; i < names.size(); ++i) out << "---|";
-    out << "\n";
+    out << fmt::format("## {} (GB/s counts {} bytes per element)\n\n", p, bytes_per_element(p));
+    std::vector<std::string> columns{"n"};
+    columns.insert(columns.end(), names.begin(), names.end());
+    Table table(columns);
     for (std::size_t n : r.sizes) {
+      std::vector<Cell> line{size_label(n)};
       bool any = false;
-      std::string line = fmt::format("| {} |", size_label(n));
       for (const auto& c : names) {
         const Row* row = find(r, p, c, n);
         any |= row != nullptr;
-        // fmt rather than " " + cell(row): GCC 12 warns falsely (-Wrestrict) on that at -O3.
-        line += fmt::format(" {} |", cell(row));
+        line.emplace_back(cell(row));
       }
-      if (any) out << line << "\n";
+      if (any) table.add(std::move(line));
     }
+    table.print(out, true);
     out << "\n";
   }
   print_ratios(out, r, "cub", "## gpgpu / CUB (same run)", targets);
@@ -145,13 +139,14 @@ void print(std::ostream& out, const Report& r) {
                        row.status, row.note);
   }
   if (!r.sweep.empty()) {
-    out << "\n## tuning sweep (gpgpu only)\n\n| primitive | n | tuning | ms | GB/s | status "
-           "|\n|---|---|---|---|---|---|\n";
+    out << "\n## tuning sweep (gpgpu only)\n\n";
+    Table table({"primitive", "n", "tuning", "ms", "GB/s", "status"});
     for (const auto& s : r.sweep) {
-      out << fmt::format("| {} | {} | {} | {:.4g} | {:.1f} | {} |\n", s.primitive, size_label(s.n),
-                         s.tuning, s.ms, s.gbps(),
-                         s.status == "ok" ? "ok" : s.status + ": " + s.note);
+      table.add({s.primitive, size_label(s.n), s.tuning, fmt::format("{:.4g}", s.ms),
+                 fmt::format("{:.1f}", s.gbps),
+                 s.status == "ok" ? "ok" : s.status + ": " + s.note});
     }
+    table.print(out, true);
   }
   out << fmt::format("\ntotal {:.1f} s\n", f.seconds);
 }
@@ -170,30 +165,8 @@ void write_files(const std::filesystem::path& dir, const Report& r) {
   j["timing"] = r.timing;
   j["load"] = {{"before", f.load_before}, {"after", f.load_after}};
   j["sizes"] = r.sizes;
-  j["results"] = nlohmann::json::array();
-  for (const auto& row : r.rows) {
-    j["results"].push_back({{"primitive", row.primitive},
-                            {"contender", row.contender},
-                            {"family", row.family},
-                            {"n", row.n},
-                            {"ms", row.ms},
-                            {"gbps", row.gbps()},
-                            {"gelements_per_s", row.gelems()},
-                            {"bytes", row.bytes},
-                            {"runs", row.runs},
-                            {"timing", row.timing},
-                            {"status", row.status},
-                            {"note", row.note}});
-  }
-  for (const auto& s : r.sweep) {
-    j["sweep"].push_back({{"primitive", s.primitive},
-                          {"n", s.n},
-                          {"tuning", s.tuning},
-                          {"ms", s.ms},
-                          {"gbps", s.gbps()},
-                          {"status", s.status},
-                          {"note", s.note}});
-  }
+  j["results"] = r.rows;
+  if (!r.sweep.empty()) j["sweep"] = r.sweep;
   j["seconds"] = f.seconds;
   write_file(dir / "primitives.json", j.dump(2) + "\n");
   write_file(dir / "primitives.csv",
@@ -213,7 +186,7 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
       std::string rows;
       for (std::size_t n : r.sizes) {
         const Row* row = find(r, p, c, n);
-        if (row && row->status == "ok") rows += fmt::format("{} {:.6g}\n", n, row->gbps());
+        if (row && row->status == "ok") rows += fmt::format("{} {:.6g}\n", n, row->gbps);
       }
       if (const int block = chart.block(fmt::format("{} {}", p, c), rows); block >= 0) {
         series.push_back(

@@ -15,10 +15,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
-#include "primitives_bench_common.hpp"
-#include "primitives_checks.hpp"
-#include "primitives_cpu.hpp"
-#include "primitives_report.hpp"
+#include "primitives_internal.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
@@ -75,12 +72,14 @@ struct Bench {
         row.runs = r.m.runs;
         row.timing = r.m.timing;
         row.bytes = primitives_detail::bytes_per_element(primitive) * static_cast<double>(n);
+        row.gbps = gbps(row.bytes, row.ms);
+        row.gelements_per_s = gbps(static_cast<double>(n), row.ms);
         row.status = r.check.ok ? "ok" : "WRONG";
         row.note = r.check.note;
         if (row.ms > 1000.0 * o.max_seconds_per_run)
           stopped[key] = fmt::format("n={} took {:.1f} s per run", n, row.ms / 1000);
         std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
-                                 primitive, contender, n, row.ms, row.gbps(),
+                                 primitive, contender, n, row.ms, row.gbps,
                                  row.status == "ok" ? "" : row.note);
       } catch (const std::exception& e) {
         row.status = "error";

@@ -8,9 +8,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
-#include "primitives_bench_common.hpp"
-#include "primitives_checks.hpp"
-#include "primitives_cpu.hpp"
+#include "primitives_internal.hpp"
 
 namespace gpgpu::bench {
 
@@ -192,6 +190,7 @@ void run_tuning_sweep(const Context& ctx, primitives_detail::Report& report, int
           c = checks::same(got, sorted, "keys");
         }
         row.ms = m.ms;
+        row.gbps = gbps(row.bytes, m.ms);
         row.status = c.ok ? "ok" : "WRONG";
         auto& best = fastest[v.primitive];
         if (c.ok && m.ms > 0 && (best.first <= 0 || m.ms < best.first)) best = {m.ms, v.tuning};
