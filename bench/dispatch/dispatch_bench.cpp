@@ -127,12 +127,6 @@ std::vector<Way> time_gl(const Context& ctx, const DispatchBenchOptions& o) {
   return ways;
 }
 
-// A line of the table: the way, then CPU and GPU microseconds per dispatch ("-" if unknown).
-void print_row(const std::string& way, double cpu_us, double gpu_us) {
-  const auto cell = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.3f}", v); };
-  std::cout << fmt::format("{:<36} {:>16} {:>16}\n", way, cell(cpu_us), cell(gpu_us));
-}
-
 }  // namespace
 
 int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
@@ -146,42 +140,46 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
       "dispatch cost on {}: chains of {} one-group dispatches of {} invocations, median of {} "
       "rounds\n",
       ctx.info().renderer, o.chain, lanes, o.rounds);
-  std::cout << fmt::format("{:<36} {:>16} {:>16}\n", "way", "CPU us/dispatch", "GPU us/dispatch");
+  Table table({"way", "CPU us/dispatch", "GPU us/dispatch"});
+  const auto row = [&](const std::string& way, double cpu_us, double gpu_us) {
+    table.add({way, Cell::positive(cpu_us, 3), Cell::positive(gpu_us, 3)});
+  };
   const auto ways = time_gl(ctx, o);
   report["gl"] = json::array();
   for (const auto& w : ways) {
-    print_row(w.name, w.cpu_us, w.gpu_us);
+    row(w.name, w.cpu_us, w.gpu_us);
     report["gl"].push_back({{"way", w.name}, {"cpu_us", w.cpu_us}, {"gpu_us", w.gpu_us}});
   }
   const double run_cpu = ways[0].cpu_us, replay_cpu = ways[1].cpu_us;
   report["run_cpu_us"] = run_cpu;
   report["replay_cpu_us"] = replay_cpu;
   report["dependent_gap_gpu_us"] = ways[1].gpu_us;
-  std::cout << fmt::format("replay / run, CPU per dispatch: {:.3f}\n", replay_cpu / run_cpu);
+  std::string lines = fmt::format("replay / run, CPU per dispatch: {:.3f}\n", replay_cpu / run_cpu);
 #if GPGPU_BENCH_HAVE_CUDA
   if (o.cuda) {
     try {
       const auto c = cuda_ref::dispatch_times(o.chain, o.rounds, o.warmup);
-      print_row("CUDA stream launch, dependent", c.stream_cpu_us, c.stream_gpu_us);
-      print_row("CUDA graph replay, dependent", c.graph_cpu_us, c.graph_gpu_us);
+      row("CUDA stream launch, dependent", c.stream_cpu_us, c.stream_gpu_us);
+      row("CUDA graph replay, dependent", c.graph_cpu_us, c.graph_gpu_us);
       report["cuda"] = {{"device", c.device},
                         {"stream_cpu_us", c.stream_cpu_us},
                         {"stream_gpu_us", c.stream_gpu_us},
                         {"graph_cpu_us", c.graph_cpu_us},
                         {"graph_gpu_us", c.graph_gpu_us}};
-      std::cout << fmt::format(
-          "gpgpu replay / CUDA graph replay: CPU {:.2f}x, GPU per dependent dispatch {}\n",
-          replay_cpu / c.graph_cpu_us,
-          ways[1].gpu_us < 0 ? std::string("-")
-                             : fmt::format("{:.2f}x", ways[1].gpu_us / c.graph_gpu_us));
+      lines += fmt::format(
+          "gpgpu replay / CUDA graph replay: CPU {:.2f}x, GPU per dependent "
+          "dispatch {}\n",
+          replay_cpu / c.graph_cpu_us, ratio_text(ways[1].gpu_us, c.graph_gpu_us));
     } catch (const Error& e) {
-      std::cout << "CUDA reference: " << e.what() << "\n";
+      lines += fmt::format("CUDA reference: {}\n", e.what());
       report["cuda_error"] = e.what();
     }
   }
 #else
   report["cuda_error"] = "not built (configure with -DGPGPU_CUDA=ON where nvcc exists)";
 #endif
+  table.print(std::cout);
+  std::cout << lines;
   const auto path = o.out_dir / "bench-dispatch.json";
   write_file(path, report.dump(2) + "\n");
   std::cerr << "wrote " << path.string() << "\n";
