@@ -149,25 +149,23 @@ Row measure(const GridBenchOptions& o, const Context& ctx, const TemporaryCache&
   return r;
 }
 
-std::string seconds(const Timed& t) {
-  return t.ran() ? fmt::format("{:.3f}", t.median()) : std::string("-");
+Cell seconds(const Timed& t) {
+  return t.ran() ? Cell(t.median(), 3) : Cell::missing();
 }
-std::string ratio(double a, double b) {
-  return std::isfinite(a) && std::isfinite(b) && b > 0 ? fmt::format("{:.2f}", a / b) : "-";
+Cell ratio_of(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) && b > 0 ? Cell(a / b) : Cell::missing();
 }
 
 void print_times(const std::vector<Row>& rows) {
-  std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9}\n", "level",
-                           "cells", "CPU s", "GPU s", "Auto 1st", "Auto s", "warm s", "CPU/GPU",
-                           "Auto/best", "peak MB");
+  Table table({"level", "cells", "CPU s", "GPU s", "Auto 1st", "Auto s", "warm s", "CPU/GPU",
+               "Auto/best", "peak MB"});
   for (const auto& r : rows) {
     const double best = std::fmin(r.cpu.median(), r.gpu.median());
-    std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9.0f}\n",
-                             r.level, r.cells, seconds(r.cpu), seconds(r.gpu),
-                             seconds(r.auto_first), seconds(r.auto_kept), seconds(r.warm),
-                             ratio(r.cpu.median(), r.gpu.median()),
-                             ratio(r.auto_kept.median(), best), r.build_rss_mb);
+    table.add({Cell(r.level), Cell(r.cells), seconds(r.cpu), seconds(r.gpu), seconds(r.auto_first),
+               seconds(r.auto_kept), seconds(r.warm), ratio_of(r.cpu.median(), r.gpu.median()),
+               ratio_of(r.auto_kept.median(), best), Cell(r.build_rss_mb, 0)});
   }
+  table.print(std::cout);
 }
 
 // Where the grids list their cells in other orders (a point that moved across a Morton
