@@ -250,18 +250,20 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
       "# gpgpu bench startup: {} ({}; median of {} fresh processes per cell)\n\n"
       "Wall seconds of a whole process (its CPU seconds in brackets). empty: a new cache "
       "folder (gpgpu's and the driver's); warm: the same folder again; driver only: warm, "
-      "with GPGPU_CACHE=off; steady: the same work again inside a warm process.\n\n"
-      "| case | empty cache | warm cache | driver only | steady state | warm - steady |\n"
-      "|---|---|---|---|---|---|\n",
+      "with GPGPU_CACHE=off; steady: the same work again inside a warm process.\n\n",
       device, utc_now("%Y-%m-%d %H:%M UTC"), o.repeats);
+  Table table(
+      {"case", "empty cache", "warm cache", "driver only", "steady state", "warm - steady"});
   for (const auto& r : rows) {
     const auto cell = [&](Mode m) {
       return fmt::format("{:.3f} ({:.2f})", median_wall(r, m), median_of(r, m, &ProcessTime::cpu));
     };
-    md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} |\n", r.name, cell(Mode::Empty),
-                      cell(Mode::Warm), cell(Mode::DriverOnly), r.steady,
-                      median_wall(r, Mode::Warm) - r.steady);
+    table.add({r.name, cell(Mode::Empty), cell(Mode::Warm), cell(Mode::DriverOnly),
+               Cell(r.steady, 3), Cell(median_wall(r, Mode::Warm) - r.steady, 3)});
   }
+  std::ostringstream text;
+  table.print(text, true);
+  md += text.str();
   for (const auto& r : rows) {
     for (const Mode m : modes) {
       if (r.programs.count(m) != 0) {
