@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <ostream>
@@ -46,6 +47,9 @@ struct Contender {
   std::string unavailable;
   std::function<Measurement(const BenchProblem&, const Budget&)> measure;
 };
+
+// n x n inputs in [-1, 1) from `seed` (and n).
+BenchProblem make_problem(int n, std::uint32_t seed);
 
 // Every name, in report order.
 std::vector<std::string> contender_names();

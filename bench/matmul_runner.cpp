@@ -18,6 +18,7 @@ namespace {
 
 using detail::BenchProblem;
 using detail::Contender;
+using detail::make_problem;
 using detail::PointResult;
 
 void validate(const MatmulBenchOptions& o) {
@@ -31,17 +32,6 @@ void validate(const MatmulBenchOptions& o) {
     fail("the time limits must be positive");
   if (o.sampled_entries < 0 || o.full_check_max_n < 0)
     fail("full_check_max_n and sampled_entries must be >= 0");
-}
-
-BenchProblem make_problem(int n, std::uint32_t seed) {
-  BenchProblem p{n, n, n, {}, {}};
-  std::mt19937 rng(seed ^ (0x9E3779B9u * static_cast<std::uint32_t>(n)));
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  for (auto* v : {&p.a, &p.b}) {
-    v->resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
-    for (float& x : *v) x = value(rng);
-  }
-  return p;
 }
 
 // Times and checks one point.
@@ -72,6 +62,17 @@ void measure(PointResult& r, Contender& contender, const BenchProblem& problem,
 }
 
 }  // namespace
+
+detail::BenchProblem detail::make_problem(int n, std::uint32_t seed) {
+  BenchProblem p{n, n, n, {}, {}};
+  std::mt19937 rng(seed ^ (0x9E3779B9u * static_cast<std::uint32_t>(n)));
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (auto* v : {&p.a, &p.b}) {
+    v->resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+    for (float& x : *v) x = value(rng);
+  }
+  return p;
+}
 
 std::vector<std::string> list_matmul_bench_methods() {
   return detail::contender_names();

@@ -10,6 +10,7 @@
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
+#include "matmul_internal.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
@@ -19,35 +20,12 @@ namespace gpgpu::bench::datapath {
 
 namespace {
 
-std::vector<float> random_matrix(std::size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-// Checks 64 sampled entries against float64 within the float32 bound of a length-k dot
-// product: |c - exact| <= (k + 2) 2^-24 sum |a_ri b_ic|.
-void check(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-           int n, const std::string& what) {
+// Checks 64 sampled entries and the corners against float64 within the float32 bound of a
+// length-k dot product (matmul_internal.hpp).
+void check(const detail::BenchProblem& p, const std::vector<float>& c, const std::string& what) {
   std::mt19937 rng(7);
-  std::uniform_int_distribution<int> pick(0, n - 1);
-  for (int s = 0; s < 64; ++s) {
-    const int row = pick(rng), col = pick(rng);
-    double exact = 0, magnitude = 0;
-    for (int i = 0; i < n; ++i) {
-      const double p = static_cast<double>(a[static_cast<std::size_t>(row) * n + i]) *
-                       b[static_cast<std::size_t>(i) * n + col];
-      exact += p;
-      magnitude += std::abs(p);
-    }
-    const double got = c[static_cast<std::size_t>(row) * n + col];
-    if (std::abs(got - exact) > (n + 2) * std::ldexp(1.0, -24) * magnitude) {
-      throw Error(fmt::format("bench matmul ({}): C[{}][{}] = {} but float64 gives {}", what, row,
-                              col, got, exact));
-    }
-  }
+  const auto r = detail::check_result(detail::make_check_plan(p, 0, 64, rng), p, c);
+  if (!r.ok) throw Error(fmt::format("bench matmul ({}): {}", what, r.first_wrong));
 }
 
 double gflops(int n, double ms) {
@@ -66,13 +44,15 @@ void run_matmul(Session& env, const std::vector<int>& sizes) {
   for (const int n : sizes) {
     env.log << fmt::format("matmul: n = {} ...\n", n) << std::flush;
     const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-    const auto a = random_matrix(count, 1), b = random_matrix(count, 2);
+    const auto problem = detail::make_problem(n, 1);
+    const auto& a = problem.a;
+    const auto& b = problem.b;
     std::vector<float> c(count);
     const int repeats = n >= 4096 ? std::min(env.options.repeats, 5) : env.options.repeats;
 
     MatmulPlan plan(ctx, n, n, n);
     plan.run(a, b, c);
-    check(a, b, c, n, "end to end");
+    check(problem, c, "end to end");
     const double e2e = env.median_ms([&] { plan.run(a, b, c); }, repeats);
 
     const auto da = Buffer::from(ctx, a), db = Buffer::from(ctx, b);
@@ -80,7 +60,7 @@ void run_matmul(Session& env, const std::vector<int>& sizes) {
     const double kernel =
         kernel_ms(ctx, plan, true, env.budget(repeats), [&] { plan.run(da, db, dc); });
     plan.set_timing(false);
-    check(a, b, dc.to_vector<float>(), n, "Buffers");
+    check(problem, dc.to_vector<float>(), "Buffers");
 
     double blas = -1;
     if (n <= 4096 || !env.software()) {
