@@ -66,10 +66,11 @@ std::string describe(const PrimitiveTuning& t, const std::string& primitive) {
                        t.reduce_max_trips, t.texel_loads == 1 ? " texels" : "");
   }
   if (primitive == "scan") return fmt::format("local {} scalars {}", t.scan_local, t.scan_scalars);
-  const char* kind = t.sort_onesweep == 1 && t.subgroups == 1 ? "onesweep"
-                     : t.sort_serial == 1                     ? "serial"
-                                                              : "ranked";
-  return fmt::format("{} local {} keys {}", kind, t.sort_local, t.sort_keys);
+  if (t.sort_onesweep == 1 && t.subgroups == 1) {
+    return fmt::format("onesweep local {} keys {}", t.onesweep_local, t.onesweep_keys);
+  }
+  return fmt::format("{} local {} keys {}", t.sort_serial == 1 ? "serial" : "ranked", t.sort_local,
+                     t.sort_keys);
 }
 
 struct Variant {
@@ -112,9 +113,9 @@ std::vector<Variant> variants(const Context& ctx) {
     add("sort", [=](PrimitiveTuning& t) { t.sort_serial = 0, t.sort_local = l, t.sort_keys = k; });
   }
   // Onesweep runs on the subgroup kernels only; elsewhere the row says "ranked".
-  for (auto [l, k] : {std::pair{256, 16}, {256, 24}, {128, 32}, {256, 32}}) {
+  for (auto [l, k] : {std::pair{512, 11}, {256, 15}, {256, 16}, {512, 16}, {256, 32}}) {
     add("sort", [=](PrimitiveTuning& t) {
-      t.sort_serial = 0, t.sort_onesweep = 1, t.sort_local = l, t.sort_keys = k;
+      t.sort_serial = 0, t.sort_onesweep = 1, t.onesweep_local = l, t.onesweep_keys = k;
     });
   }
   return v;
@@ -135,6 +136,7 @@ void store_fastest(const Context& ctx,
       t.scan_local = b.scan_local, t.scan_scalars = b.scan_scalars;
     } else {
       t.sort_serial = b.sort_serial, t.sort_local = b.sort_local, t.sort_keys = b.sort_keys;
+      t.onesweep_local = b.onesweep_local, t.onesweep_keys = b.onesweep_keys;
     }
   }
   if (fastest.empty()) return;

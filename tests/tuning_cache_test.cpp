@@ -29,12 +29,14 @@ struct TempCache : gpgpu::test::TempDir {
 };
 
 // A sort shape other than the device default: the ranked sort's 128 x 24 on GPUs, the
-// serial sort's 16 x 2048 on CPU devices.
+// serial sort's 16 x 2048 on CPU devices; Onesweep's 96 x 13.
 gpgpu::PrimitiveTuning other_sort_shape(const gpgpu::Context& ctx) {
   gpgpu::PrimitiveTuning t;
   const bool serial = gpgpu::primitive_tuning(ctx).sort_serial == 1;
   t.sort_local = serial ? 16 : 128;
   t.sort_keys = serial ? 2048 : 24;
+  t.onesweep_local = 96;
+  t.onesweep_keys = 13;
   t.reduce_local = 128;
   return t;
 }
@@ -54,6 +56,8 @@ TEST(PrimitiveTuningCache, ALaterContextStartsFromTheStoredShapesAndSortsCorrect
   const auto t = gpgpu::primitive_tuning(later);
   EXPECT_EQ(t.sort_local, wanted.sort_local);
   EXPECT_EQ(t.sort_keys, wanted.sort_keys);
+  EXPECT_EQ(t.onesweep_local, 96);
+  EXPECT_EQ(t.onesweep_keys, 13);
   EXPECT_EQ(t.reduce_local, 128);
   EXPECT_EQ(t.scan_local, defaults.scan_local);  // fields left at 0 keep the default
   auto keys = gpgpu::test::random_uints(100000, 0, 0xFFFFFFFFu);
@@ -76,14 +80,14 @@ TEST(PrimitiveTuningCache, AnEntryOfAnotherDriverIsIgnored) {
   // A work-group size within every device's limits and unlike this device's default (which a
   // profile such as es31-minimum may clamp to 128), so that taking the entry shows.
   const int stored = defaults.reduce_local == 64 ? 128 : 64;
-  const std::string text = std::to_string(stored) + " 0 0 0 0 0 0 -1 -1";
-  gpgpu::cache::Store("primitive-tuning", 1)
+  const std::string text = std::to_string(stored) + " 0 0 0 0 0 0 -1 -1 0 0";
+  gpgpu::cache::Store("primitive-tuning", 2)
       .store("primitive tuning\n" + gpgpu::cache::device_key(ctx.info()) + "another driver\n",
              std::as_bytes(std::span(text.data(), text.size())));
   gpgpu::Context later;
   EXPECT_EQ(gpgpu::primitive_tuning(later).reduce_local, defaults.reduce_local);
   // The same text under this driver's key is taken (the key is the one that matters).
-  gpgpu::cache::Store("primitive-tuning", 1)
+  gpgpu::cache::Store("primitive-tuning", 2)
       .store("primitive tuning\n" + gpgpu::cache::device_key(ctx.info()),
              std::as_bytes(std::span(text.data(), text.size())));
   gpgpu::Context third;

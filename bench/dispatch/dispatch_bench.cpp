@@ -37,6 +37,16 @@ void main() {
   if (i < gpgpu_count) y[i] = x[i] + 1.0;
 })";
 
+// The floor of a dependent chain through GL: the same buffer read and written by every
+// dispatch, so a replay issues nothing but glMemoryBarrier and glDispatchCompute per dispatch.
+constexpr const char* add_one_in_place_source = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Z { float z[]; };
+void main() {
+  uint i = gpgpu_index();
+  if (i < gpgpu_count) z[i] += 1.0;
+})";
+
 // Per-dispatch medians of one way of issuing: host microseconds to issue (no wait), and GPU
 // microseconds from timestamps around the round (-1 without timer queries).
 struct Way {
@@ -47,7 +57,7 @@ struct Way {
 struct Setup {
   const Context& ctx;
   const DispatchBenchOptions& o;
-  ComputeKernel kernel;
+  ComputeKernel kernel, in_place;
   Buffer a, b;
   std::vector<Buffer> outs;  // the independent dispatches' own outputs
 
@@ -55,6 +65,7 @@ struct Setup {
       : ctx(c),
         o(opts),
         kernel(c, add_one_source, {}, "add one"),
+        in_place(c, add_one_in_place_source, {}, "add one in place"),
         a(c, ElementType::Float32, lanes),
         b(c, ElementType::Float32, lanes) {
     for (int k = 0; k < o.chain; ++k) outs.emplace_back(c, ElementType::Float32, lanes);
@@ -117,6 +128,10 @@ std::vector<Way> time_gl(const Context& ctx, const DispatchBenchOptions& o) {
   for (int k = 0; k < o.chain; ++k) chain.record(s.kernel, s.link(k), lanes);
   ways.push_back(
       time_way(s, profiler, "Sequence::replay, dependent", true, [&] { chain.replay(); }));
+  Sequence floor(ctx, "dependent chain in place");
+  for (int k = 0; k < o.chain; ++k) floor.record(s.in_place, {{"z", s.a}}, lanes);
+  ways.push_back(time_way(s, profiler, "Sequence::replay, dependent, in place", true,
+                          [&] { floor.replay(); }));
   ways.push_back(time_way(s, profiler, "ComputeKernel::run, independent", false, [&] {
     for (int k = 0; k < o.chain; ++k) s.kernel.run(s.independent(k), lanes);
   }));

@@ -1,6 +1,8 @@
 // A research probe, not part of the library (docs/primitives-internals.md cites it):
 //   sort_probe LOG2N ONESWEEP LOCAL KEYS [PAIRS]  GPU time of sorting 2^LOG2N random uint32
 //                                                 keys (median of 10 after 3) with a tuning
+//                                                 (LOCAL x KEYS: Onesweep's tile if ONESWEEP
+//                                                 is 1, else the ranked sort's; 0 = default)
 //   sort_probe occ SHARED_WORDS [LOCAL [REGS]]    the most work groups resident at once for
 //                                                 a kernel with that much shared memory
 #include <algorithm>
@@ -73,9 +75,10 @@ int main(int argc, char** argv) {
   Context ctx;
   PrimitiveTuning t{};
   t.sort_onesweep = os;
+  if (local > 0) t.sort_serial = 0;  // a shape names the ranked forms (llvmpipe defaults to serial)
   t.subgroups = 1;
-  t.sort_local = local;
-  t.sort_keys = keys_per;
+  (os == 1 ? t.onesweep_local : t.sort_local) = local;
+  (os == 1 ? t.onesweep_keys : t.sort_keys) = keys_per;
   set_primitive_tuning(ctx, t);
   std::vector<std::uint32_t> host(n);
   std::mt19937 rng(42);

@@ -374,6 +374,10 @@ struct PrimitiveTuning {
                              // per digit, chained look-back); 0: count, scan and scatter per
                              // digit; -1: 1 on GPUs with subgroups (measured faster on an
                              // H200, see docs/primitives.md), else 0. Only with subgroups on.
+  int onesweep_local = 0;    // Onesweep's invocations per work group (a multiple of 32, 32..512)
+  int onesweep_keys = 0;     // Onesweep's keys per invocation (8..32); its tile and tables
+                             // take 4 * (onesweep_local * onesweep_keys + 256) bytes of shared
+                             // memory, which decides how many tiles a GPU core holds at once
 };
 
 // Sets the shapes for this Context's later calls; throws ArgumentError for a value outside

@@ -147,7 +147,7 @@ std::vector<std::pair<std::string, PrimitiveTuning>> tunings(const DeviceInfo& i
     sg.texel_loads = 0;
     sg.sort_serial = 0;
     sg.sort_onesweep = 1;
-    if (info.is_software) sg.sort_local = 64;  // as primitives_subgroup_test sets it
+    if (info.is_software) sg.onesweep_local = 64;  // as primitives_subgroup_test sets it
     out.emplace_back("subgroups, onesweep", sg);
   }
   for (auto& [name, t] : out) t = primitives::effective_tuning(info, t, std::nullopt);
@@ -519,7 +519,12 @@ TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
   EXPECT_EQ(t.scan_scalars, 32);
   // Onesweep sorts on a GPU with subgroups, within its shared memory; asked off, the ranked sort.
   EXPECT_EQ(t.sort_onesweep, 1);
-  EXPECT_TRUE(primitives::plan_sort(gpu, t, ElementType::Uint32, true, 1u << 24).onesweep);
+  EXPECT_EQ(t.onesweep_local, 512);
+  EXPECT_EQ(t.onesweep_keys, 11);
+  const auto onesweep = primitives::plan_sort(gpu, t, ElementType::Uint32, true, 1u << 24);
+  EXPECT_TRUE(onesweep.onesweep);
+  EXPECT_EQ(onesweep.shape.local, 512);
+  EXPECT_EQ(onesweep.shape.keys, 11);
   PrimitiveTuning ranked;
   ranked.sort_onesweep = 0;
   ranked = primitives::effective_tuning(gpu, ranked, std::nullopt);
@@ -536,6 +541,8 @@ TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
   EXPECT_EQ(c.sort_local, 8);
   EXPECT_EQ(c.sort_keys, 4096);
   EXPECT_EQ(c.sort_onesweep, 0);
+  EXPECT_EQ(c.onesweep_local, 64);
+  EXPECT_EQ(c.onesweep_keys, 16);
   const auto scan =
       primitives::scan_kernels(cpu, c, ElementType::Float32, 1, Op::Sum, ScanAlgorithm::Auto);
   ASSERT_FALSE(scan.empty());

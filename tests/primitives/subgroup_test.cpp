@@ -32,8 +32,8 @@ Context* subgroup_context(std::string& why) {
     t.sort_serial = 0;
     t.sort_onesweep = 1;
     if (c->info().is_software) {  // a CPU device: 32 KiB of shared memory, slow emulation
-      t.sort_local = 64;
-      t.sort_keys = 16;
+      t.onesweep_local = 64;
+      t.onesweep_keys = 16;
     }
     try {
       set_primitive_tuning(*c, t);

@@ -48,6 +48,10 @@ PrimitiveTuning device_defaults(const DeviceInfo& info) {
   t.texel_loads = software ? 1 : 0;
   t.sort_local = software ? 8 : 256;
   t.sort_keys = software ? 4096 : 16;
+  // Onesweep: 2 tiles of 512 x 11 keys (23 KiB each) per SM of an H200, whose GL driver gives
+  // compute work 48 KiB of shared memory per SM (docs/primitives-internals.md).
+  t.onesweep_local = software ? 64 : 512;
+  t.onesweep_keys = software ? 16 : 11;
   t.subgroups = default_subgroups(info);
   return t;
 }
@@ -67,7 +71,9 @@ PrimitiveTuning defaults_and_stored(const DeviceInfo& info,
                               {&d.scan_local, s->scan_local},
                               {&d.scan_scalars, s->scan_scalars},
                               {&d.sort_local, s->sort_local},
-                              {&d.sort_keys, s->sort_keys}}) {
+                              {&d.sort_keys, s->sort_keys},
+                              {&d.onesweep_local, s->onesweep_local},
+                              {&d.onesweep_keys, s->onesweep_keys}}) {
     *field = pick(value, *field);
   }
   if (s->sort_serial >= 0) d.sort_serial = s->sort_serial;
@@ -102,6 +108,14 @@ PrimitiveTuning fit_to_device(const DeviceInfo& info, PrimitiveTuning t,
     t.sort_local = std::min(t.sort_local, most);
     while (sort_shared_need(t) > fit.shared_bytes && t.sort_local > (t.sort_serial == 1 ? 1 : 32)) {
       t.sort_local = t.sort_serial == 1 ? t.sort_local / 2 : std::max(32, t.sort_local / 64 * 32);
+    }
+  }
+  const Subgroups sg = subgroups_for(info, t.subgroups);
+  if (user.onesweep_local == 0 && sg.on) {  // Onesweep runs on the subgroup kernels only
+    t.onesweep_local = std::min(t.onesweep_local, std::max(32, fit.invocations / 32 * 32));
+    while (onesweep_shared_bytes(onesweep_shape(t, sg), sg) > fit.shared_bytes &&
+           t.onesweep_local > 32) {
+      t.onesweep_local = std::max(32, t.onesweep_local / 64 * 32);
     }
   }
   return t;
@@ -145,6 +159,8 @@ PrimitiveTuning effective_tuning(const DeviceInfo& info, const PrimitiveTuning& 
   const bool default_variant = t.sort_serial == d.sort_serial;
   t.sort_local = pick(u.sort_local, default_variant ? d.sort_local : (t.sort_serial ? 8 : 64));
   t.sort_keys = pick(u.sort_keys, default_variant ? d.sort_keys : (t.sort_serial ? 4096 : 16));
+  t.onesweep_local = pick(u.onesweep_local, d.onesweep_local);
+  t.onesweep_keys = pick(u.onesweep_keys, d.onesweep_keys);
   return fit_to_device(info, t, u);
 }
 
@@ -190,6 +206,11 @@ void check_ranges(const Context& ctx, const PrimitiveTuning& t) {
   require(t.subgroups >= -1 && t.subgroups <= 1, "subgroups", t.subgroups, "-1, 0 or 1");
   require(t.sort_onesweep >= -1 && t.sort_onesweep <= 1, "sort_onesweep", t.sort_onesweep,
           "-1, 0 or 1");
+  require(zero_or(t.onesweep_local,
+                  t.onesweep_local % 32 == 0 && t.onesweep_local >= 32 && t.onesweep_local <= 512),
+          "onesweep_local", t.onesweep_local, "0 or a multiple of 32 in 32..512");
+  require(zero_or(t.onesweep_keys, t.onesweep_keys >= 8 && t.onesweep_keys <= 32), "onesweep_keys",
+          t.onesweep_keys, "0 or 8..32");
   if (t.subgroups == 1 && !primitives::native_subgroups(ctx.info()) &&
       primitives::emulated_subgroup_size(ctx.info()) == 0) {
     throw ArgumentError(fmt::format(
@@ -226,7 +247,8 @@ void check_work_groups(const DeviceInfo& info, const PrimitiveTuning& t) {
   const int invocations = primitives::device_fit(info).invocations;
   for (auto [field, value] : {std::pair{"reduce_local", t.reduce_local},
                               {"scan_local", t.scan_local},
-                              {"sort_local", t.sort_local}}) {
+                              {"sort_local", t.sort_local},
+                              {"onesweep_local", t.onesweep_local}}) {
     if (value > invocations) {
       throw ArgumentError(fmt::format(
           "gpgpu::set_primitive_tuning: {} = {}; this device runs at most {} invocations per "

@@ -17,21 +17,22 @@ std::string key(const Context& ctx) {
 }
 
 cache::Store disk() {
-  return cache::Store("primitive-tuning", 1, 1u << 20);
+  return cache::Store("primitive-tuning", 2, 1u << 20);
 }
 
 std::string encode(const PrimitiveTuning& t) {
-  return fmt::format("{} {} {} {} {} {} {} {} {}", t.reduce_local, t.reduce_unroll,
+  return fmt::format("{} {} {} {} {} {} {} {} {} {} {}", t.reduce_local, t.reduce_unroll,
                      t.reduce_max_trips, t.scan_local, t.scan_scalars, t.sort_local, t.sort_keys,
-                     t.sort_serial, t.texel_loads);
+                     t.sort_serial, t.texel_loads, t.onesweep_local, t.onesweep_keys);
 }
 
 std::optional<PrimitiveTuning> decode(const std::vector<std::byte>& bytes) {
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   PrimitiveTuning t;
-  if (std::sscanf(text.c_str(), "%d %d %d %d %d %d %d %d %d", &t.reduce_local, &t.reduce_unroll,
-                  &t.reduce_max_trips, &t.scan_local, &t.scan_scalars, &t.sort_local, &t.sort_keys,
-                  &t.sort_serial, &t.texel_loads) != 9) {
+  if (std::sscanf(text.c_str(), "%d %d %d %d %d %d %d %d %d %d %d", &t.reduce_local,
+                  &t.reduce_unroll, &t.reduce_max_trips, &t.scan_local, &t.scan_scalars,
+                  &t.sort_local, &t.sort_keys, &t.sort_serial, &t.texel_loads, &t.onesweep_local,
+                  &t.onesweep_keys) != 11) {
     return std::nullopt;
   }
   return t;

@@ -81,15 +81,15 @@ void run_histogram(const Context& ctx, ComputeKernel& k, int histogram_local, st
 // small enough for its 32 KiB of shared memory.
 SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg) {
   SortShape s;
-  s.local = subgroup_local(t.sort_serial == 1 ? 64 : t.sort_local, sg);
-  s.keys = t.sort_serial == 1 ? 16 : t.sort_keys;
+  s.local = subgroup_local(t.onesweep_local, sg);
+  s.keys = t.onesweep_keys;
   return s;
 }
 
-// The tile's words (onesweep_tile_words), the digit offsets, the tile number, and the
-// subgroup layer's arrays.
+// The tile's words (onesweep_tile_words), the digit offsets (the first of which hands out the
+// tile number), and the subgroup layer's arrays.
 std::int64_t onesweep_shared_bytes(const SortShape& shape, const Subgroups& sg) {
-  return 4 * (onesweep_tile_words(shape, sg) + 256 + 1) + subgroup_shared_bytes(sg, shape.local);
+  return 4 * (onesweep_tile_words(shape, sg) + 256) + subgroup_shared_bytes(sg, shape.local);
 }
 
 void onesweep_sort(const Context& ctx, const SortPlan& plan, std::size_t count, bool descending,

@@ -97,6 +97,7 @@ const char* const onesweep_pass_glsl = R"(
 #define COUNTERS 0u                              // SG_COUNT * 128 words of packed counts
 #define TOTALS (uint(SG_COUNT) * 128u)           // the tile's count of each digit
 #define STARTS (TOTALS + 256u)                   // where the digit's run starts in the tile
+#define SG_SUMS (STARTS + 256u)                  // SG_COUNT sums of a slice of the totals
 layout(local_size_x = L) in;
 layout(std430, binding = 3) coherent buffer TileCounter { uint tile_counter[]; };
 #define VALUES_IN_BINDING 4
@@ -105,9 +106,11 @@ SORT_IO
 uniform uint pass;
 uniform uint spin_limit;
 
-shared uint tile_id;
 shared uint tile_mem[TILE_MEM];   // the tables above, then the tile's keys (values) sorted
 shared uint digit_offset[256];    // output position of tile_mem[j] is digit_offset + j
+// The tile number is handed out in digit_offset[0], which is not written before the look-back:
+// one word less keeps a 256 x 15 tile at 16 KiB, three groups per SM on NVIDIA.
+#define tile_id digit_offset[0]
 
 uint count_of(uint s, uint d) { return (tile_mem[COUNTERS + s * 128u + (d >> 1u)] >> ((d & 1u) * 16u)) & 0xffffu; }
 
@@ -175,6 +178,14 @@ void main() {
     bool valid = j < tile_count;
     bits[r] = valid ? key_bits(keys_in[in_first + base + j]) : 0u;
   }
+#if WITH_VALUES
+  // Loaded with the keys, so that their latency hides behind the ranking.
+  uint vals[K];
+  for (uint r = 0u; r < uint(K); ++r) {
+    uint j = first + r * SG_SIZE;
+    vals[r] = j >= tile_count ? 0u : iota_values ? iota_base + base + j : values_in[vin_first + base + j];
+  }
+#endif
   for (uint r = 0u; r < uint(K); ++r) {
     bool valid = first + r * SG_SIZE < tile_count;
     uint d = digit_of(bits[r]);
@@ -216,15 +227,24 @@ void main() {
     }
   }
   barrier();
-  if (s == 0u) {
-    uint run = 0u;
-    for (uint b = 0u; b < 256u; b += SG_SIZE) {
-      uint c = tile_mem[TOTALS + b + lane];
-      tile_mem[STARTS + b + lane] = run + sgsum_exclusive(c);
-      run += sgsum_reduce(c);
+  // The digits' starts, an exclusive scan of the totals by every subgroup at once (L digits
+  // per slice): each subgroup scans its digits, then adds the sums of the subgroups before.
+  uint carry = 0u;
+  for (uint b = 0u; b < 256u; b += uint(L)) {
+    uint d = b + lid;
+    uint c = d < 256u ? tile_mem[TOTALS + d] : 0u;
+    uint x = sgsum_exclusive(c);
+    if (lane == SG_SIZE - 1u) tile_mem[SG_SUMS + s] = x + c;
+    barrier();
+    uint before = carry;
+    for (uint k = 0u; k < uint(SG_COUNT); ++k) {
+      uint t = tile_mem[SG_SUMS + k];
+      if (k < s) before += t;
+      carry += t;
     }
+    if (d < 256u) tile_mem[STARTS + d] = before + x;
+    barrier();
   }
-  barrier();
 
   // Each key's place in the sorted tile; each digit's place in the output.
   for (uint r = 0u; r < uint(K); ++r) {
@@ -259,9 +279,7 @@ void main() {
   barrier();
   for (uint r = 0u; r < uint(K); ++r) {
     uint j = first + r * SG_SIZE;
-    if (j < tile_count) {
-      tile_mem[rank[r]] = iota_values ? iota_base + base + j : values_in[vin_first + base + j];
-    }
+    if (j < tile_count) tile_mem[rank[r]] = vals[r];
   }
   barrier();
   for (uint r = 0u; r < uint(K); ++r) {
@@ -276,10 +294,11 @@ void main() {
 
 }  // namespace
 
-// The sorted tile, or the packed counters and the digit totals and starts where they need more.
+// The sorted tile, or the packed counters, the digit totals and starts and the subgroups' sums
+// where they need more.
 std::int64_t onesweep_tile_words(const SortShape& shape, const Subgroups& sg) {
   const std::int64_t subgroups = shape.local / std::max(1, sg.size);
-  return std::max<std::int64_t>(std::int64_t{shape.local} * shape.keys, subgroups * 128 + 512);
+  return std::max<std::int64_t>(std::int64_t{shape.local} * shape.keys, subgroups * 129 + 512);
 }
 
 std::int64_t onesweep_histogram_shared_bytes() {
