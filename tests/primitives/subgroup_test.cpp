@@ -222,6 +222,43 @@ TEST(Subgroups, SortArgsortPairs) {
 // scratch would be uploaded), the capture is refused with UnsupportedError. Never a recording
 // whose replays read an earlier replay's state. A sort before the capture makes the kernels
 // and scratch, as a program that captures its steady state would have.
+// Onesweep's own tile shapes: a group width that does not divide the 256 digits (the digit
+// starts are scanned in slices of the group) and an odd count of keys per invocation; pairs
+// keep their input order among equal keys. The shape is set, reported, and restored.
+TEST(Subgroups, OnesweepTileShapes) {
+  SUBGROUP_CONTEXT(ctx);
+  const PrimitiveTuning before = primitive_tuning(ctx);
+  for (auto [local, keys_per] : {std::pair{96, 9}, {160, 13}}) {
+    PrimitiveTuning t = before;
+    t.onesweep_local = local;
+    t.onesweep_keys = keys_per;
+    set_primitive_tuning(ctx, t);
+    ASSERT_EQ(primitive_tuning(ctx).onesweep_local, local);
+    ASSERT_EQ(primitive_tuning(ctx).onesweep_keys, keys_per);
+    for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{40009}}) {
+      SCOPED_TRACE(testing::Message()
+                   << local << " x " << keys_per << " n=" << n << " seed=" << seed());
+      const auto keys = random_uints(n, 0, 999);  // many equal keys: stability shows
+      std::vector<std::uint32_t> want(n);
+      std::iota(want.begin(), want.end(), 0u);
+      std::stable_sort(want.begin(), want.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+      Buffer kb = Buffer::from(ctx, keys);
+      Buffer ib = Buffer::from(ctx, std::vector<std::uint32_t>(n, 0xDEADBEEFu));
+      argsort(ctx, kb, ib);  // the values made in the kernel
+      EXPECT_EQ(ib.to_vector<std::uint32_t>(), want);
+      std::vector<std::uint32_t> ids(n);
+      std::iota(ids.begin(), ids.end(), 0u);
+      Buffer vb = Buffer::from(ctx, ids);
+      sort_by_key(ctx, kb, vb);  // the values read from a Buffer
+      EXPECT_EQ(vb.to_vector<std::uint32_t>(), want);
+      const auto sorted = kb.to_vector<std::uint32_t>();
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], keys[want[i]]) << i;
+    }
+  }
+  set_primitive_tuning(ctx, before);
+}
+
 TEST(Subgroups, SortInACaptureReplaysOrIsRefused) {
   SUBGROUP_CONTEXT(ctx);
   for (std::size_t n : {std::size_t{3000}, std::size_t{200003}}) {
