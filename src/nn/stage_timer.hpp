@@ -39,16 +39,22 @@ class StageTimer {
     const auto start = std::chrono::steady_clock::now();
     work();
     context_->finish();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     auto& e = entries_[name];
-    e.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++e.calls;
+    e.seconds += seconds;
+    e.samples.push_back(seconds);
   }
 
  private:
   struct Entry {
     double seconds = 0;
-    std::size_t calls = 0;
+    std::vector<double> samples;  // every call's seconds: the median skips autotuning's calls
   };
+  static double median_of(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
   void print() const {
     if (!enabled_ || entries_.empty()) return;
     double total = 0;
@@ -58,11 +64,16 @@ class StageTimer {
       rows.emplace_back(e.seconds, name);
     }
     std::sort(rows.rbegin(), rows.rend());
-    std::fprintf(stderr, "gpgpu nn profile: %s (%.3f s waited on in all)\n", title_.c_str(), total);
+    std::fprintf(stderr,
+                 "gpgpu nn profile: %s (%.3f s waited on in all; the median call leaves out "
+                 "the first calls' autotuning)\n",
+                 title_.c_str(), total);
     for (const auto& [seconds, name] : rows) {
       const auto& e = entries_.at(name);
-      std::fprintf(stderr, "  %8.3f s %5.1f%%  %8zu calls %10.1f us/call  %s\n", seconds,
-                   100 * seconds / total, e.calls, 1e6 * seconds / static_cast<double>(e.calls),
+      const auto calls = e.samples.size();
+      std::fprintf(stderr, "  %8.3f s %5.1f%%  %8zu calls %10.1f us/call %10.1f us median  %s\n",
+                   seconds, 100 * seconds / total, calls,
+                   1e6 * seconds / static_cast<double>(calls), 1e6 * median_of(e.samples),
                    name.c_str());
     }
   }
