@@ -77,8 +77,8 @@ void run_histogram(const Context& ctx, ComputeKernel& k, int histogram_local, st
 
 }  // namespace
 
-// The ranked sort's tuning on GPUs; on llvmpipe (whose default is the serial sort) 64 x 16,
-// small enough for its 32 KiB of shared memory.
+// Onesweep's own tile (onesweep_local x onesweep_keys), the group a whole number of subgroups;
+// its defaults are in device_defaults (primitive_tuning.cpp).
 SortShape onesweep_shape(const PrimitiveTuning& t, const Subgroups& sg) {
   SortShape s;
   s.local = subgroup_local(t.onesweep_local, sg);
