@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -41,16 +42,12 @@ class StageTimer {
     context_->finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    auto& e = entries_[name];
-    e.seconds += seconds;
-    e.samples.push_back(seconds);
+    entries_[name].push_back(seconds);
   }
 
  private:
-  struct Entry {
-    double seconds = 0;
-    std::vector<double> samples;  // every call's seconds: the median skips autotuning's calls
-  };
+  // Every call's seconds, per stage: the median skips autotuning's first calls.
+  using Entry = std::vector<double>;
   static double median_of(std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
     return v[v.size() / 2];
@@ -60,8 +57,9 @@ class StageTimer {
     double total = 0;
     std::vector<std::pair<double, std::string>> rows;
     for (const auto& [name, e] : entries_) {
-      total += e.seconds;
-      rows.emplace_back(e.seconds, name);
+      const double seconds = std::accumulate(e.begin(), e.end(), 0.0);
+      total += seconds;
+      rows.emplace_back(seconds, name);
     }
     std::sort(rows.rbegin(), rows.rend());
     std::fprintf(stderr,
@@ -70,11 +68,10 @@ class StageTimer {
                  title_.c_str(), total);
     for (const auto& [seconds, name] : rows) {
       const auto& e = entries_.at(name);
-      const auto calls = e.samples.size();
+      const auto calls = e.size();
       std::fprintf(stderr, "  %8.3f s %5.1f%%  %8zu calls %10.1f us/call %10.1f us median  %s\n",
                    seconds, 100 * seconds / total, calls,
-                   1e6 * seconds / static_cast<double>(calls), 1e6 * median_of(e.samples),
-                   name.c_str());
+                   1e6 * seconds / static_cast<double>(calls), 1e6 * median_of(e), name.c_str());
     }
   }
 

@@ -216,12 +216,6 @@ TEST(Subgroups, SortArgsortPairs) {
   }
 }
 
-// A sort inside a caller's capture (Onesweep is on in this Context) is recorded as the ranked
-// sort, whose dispatches replay: each replay sorts the keys uploaded before it. Where the
-// ranked sort cannot be captured (its count scan takes a fresh look-back epoch per call, or
-// scratch would be uploaded), the capture is refused with UnsupportedError. Never a recording
-// whose replays read an earlier replay's state. A sort before the capture makes the kernels
-// and scratch, as a program that captures its steady state would have.
 // Onesweep's own tile shapes, within ES 3.1's minimums (128 invocations, 16 KiB): a group
 // width that does not divide the 256 digits (the digit starts are scanned in slices of the
 // group) and odd counts of keys per invocation; pairs keep their input order among equal
@@ -260,6 +254,12 @@ TEST(Subgroups, OnesweepTileShapes) {
   set_primitive_tuning(ctx, before);
 }
 
+// A sort inside a caller's capture (Onesweep is on in this Context) is recorded as the ranked
+// sort, whose dispatches replay: each replay sorts the keys uploaded before it. Where the
+// ranked sort cannot be captured (its count scan takes a fresh look-back epoch per call, or
+// scratch would be uploaded), the capture is refused with UnsupportedError. Never a recording
+// whose replays read an earlier replay's state. A sort before the capture makes the kernels
+// and scratch, as a program that captures its steady state would have.
 TEST(Subgroups, SortInACaptureReplaysOrIsRefused) {
   SUBGROUP_CONTEXT(ctx);
   for (std::size_t n : {std::size_t{3000}, std::size_t{200003}}) {
