@@ -56,26 +56,6 @@ const int THREADS_M = BM / TM;
 const int THREADS_N = BN / TN;
 int k_end;
 
-// A(m .. m+3, k) and B(k, n .. n+3), zero past the matrix and the split's k range.
-vec4 fetch_a(int m, int k) {
-  vec4 v = vec4(0.0);
-  if (k < k_end) {
-    for (int q = 0; q < 4; ++q) {
-      if (m + q < GM) v[q] = load_a(m + q, k);
-    }
-  }
-  return v;
-}
-vec4 fetch_b(int k, int n) {
-  vec4 v = vec4(0.0);
-  if (k < k_end) {
-    for (int q = 0; q < 4; ++q) {
-      if (n + q < GN) v[q] = load_b(k, n + q);
-    }
-  }
-  return v;
-}
-
 #ifdef SHARED
 const int A_VEC4S = BK * BM4;
 const int B_VEC4S = BK * BN4;
@@ -98,6 +78,51 @@ ivec2 b_slot(int v) {
   return ivec2(v / BN4, v % BN4);
 #endif
 }
+// Where the operand snippet splits an operand's address arithmetic in two (A_PARTS: a row's
+// ivec3 a_part_m(m) and a depth's ivec3 a_part_k(k), combined by load_a_parts; B_PARTS: a
+// depth's int b_part_k(k), combined with a column by load_b_parts), a load's four elements
+// share one depth part, and each load's rows, fixed for the whole k loop, have theirs made
+// once (a_rows). A convolution's im2col then costs an add and a bounds check per element
+// instead of four divisions.
+#ifdef A_PARTS
+ivec3 a_rows[4 * A_LOADS];
+#endif
+// A(m .. m+3, k) (load l's rows) and B(k, n .. n+3), zero past the matrix and the split's k
+// range.
+vec4 fetch_a(int l, int m, int k) {
+  vec4 v = vec4(0.0);
+  if (k < k_end) {
+#ifdef A_PARTS
+    ivec3 depth = a_part_k(k);
+#endif
+    for (int q = 0; q < 4; ++q) {
+      if (m + q >= GM) continue;
+#ifdef A_PARTS
+      v[q] = load_a_parts(a_rows[4 * l + q], depth);
+#else
+      v[q] = load_a(m + q, k);
+#endif
+    }
+  }
+  return v;
+}
+vec4 fetch_b(int k, int n) {
+  vec4 v = vec4(0.0);
+  if (k < k_end) {
+#ifdef B_PARTS
+    int depth = b_part_k(k);
+#endif
+    for (int q = 0; q < 4; ++q) {
+      if (n + q >= GN) continue;
+#ifdef B_PARTS
+      v[q] = load_b_parts(depth, n + q);
+#else
+      v[q] = load_b(k, n + q);
+#endif
+    }
+  }
+  return v;
+}
 #endif
 
 void main() {
@@ -117,11 +142,17 @@ void main() {
 #ifdef SHARED
   vec4 ra[A_LOADS];
   vec4 rb[B_LOADS];
+#ifdef A_PARTS
+  for (int l = 0; l < A_LOADS; ++l) {
+    int m = m0 + 4 * a_slot(tid + l * THREADS).y;
+    for (int q = 0; q < 4; ++q) a_rows[4 * l + q] = a_part_m(m + q);
+  }
+#endif
   for (int l = 0; l < A_LOADS; ++l) {
     int v = tid + l * THREADS;
     if (v < A_VEC4S) {
       ivec2 s = a_slot(v);
-      ra[l] = fetch_a(m0 + 4 * s.y, k_begin + s.x);
+      ra[l] = fetch_a(l, m0 + 4 * s.y, k_begin + s.x);
     }
   }
   for (int l = 0; l < B_LOADS; ++l) {
@@ -155,7 +186,7 @@ void main() {
         int v = tid + l * THREADS;
         if (v < A_VEC4S) {
           ivec2 s = a_slot(v);
-          ra[l] = fetch_a(m0 + 4 * s.y, k0 + BK + s.x);
+          ra[l] = fetch_a(l, m0 + 4 * s.y, k0 + BK + s.x);
         }
       }
       for (int l = 0; l < B_LOADS; ++l) {

@@ -5,7 +5,12 @@
 // A user of Gemm supplies two GLSL snippets:
 //   operands: buffer declarations (bindings 0-1) and
 //             float load_a(int m, int k); float load_b(int k, int n);
-//             called only for m < GM, n < GN, k < GK
+//             called only for m < GM, n < GN, k < GK; optionally (A_PARTS, B_PARTS) the
+//             same loads split in a row's or column's part and a depth's, which the
+//             shared-memory kernel then makes once per row and once per four loads:
+//             ivec3 a_part_m(int m); ivec3 a_part_k(int k);
+//             float load_a_parts(ivec3 m_part, ivec3 k_part);
+//             int b_part_k(int k); float load_b_parts(int k_part, int n)
 //   result:   buffer declarations (bindings 2-3) and void store_c(int m, int n, float v);
 //             called once per (m, n) with the complete sum; or, with `store_rows`,
 //             void store_rows(int m, int n, vec4 v): rows m .. m + 3 of column n at once

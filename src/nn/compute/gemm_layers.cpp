@@ -81,29 +81,42 @@ constexpr const char* dense_stores = R"(
 #define B_AT(m, n) (m)
 )";
 
-constexpr const char* conv_layout = R"(
-// Output position m = (img, oy, ox) and tap k = (ci, ky, kx) of the GEMMs.
-void split_mk(int m, int plane, int width, int k, out int img, out int my, out int mx,
-              out int c, out int ky, out int kx) {
-  img = m / plane;
-  int r = m - img * plane;
-  my = r / width;
-  mx = r - my * width;
-  c = k / KK;
-  int kr = k - c * KK;
-  ky = kr / KS;
-  kx = kr - ky * KS;
-}
+// The operand snippets of a convolution split their address arithmetic in two (gemm.hpp's
+// A_PARTS and B_PARTS): a row's part and a depth's, added in the k loop. load_a and load_b
+// (the direct kernel's) are the same sums.
+constexpr const char* loads_from_parts = R"(
+float load_a(int m, int k) { return load_a_parts(a_part_m(m), a_part_k(k)); }
+float load_b(int k, int n) { return load_b_parts(b_part_k(k), n); }
 )";
 
-// A(m, k) of the forward GEMM: the im2col matrix, read where it would be.
+// im2col in two parts: an output position (img, oy, ox) as its image's input address at the
+// row and column its window starts at, and that row and column; a tap (ci, ky, kx) as its
+// offset from there, and its row and column in the window. Their sum addresses x; outside
+// the input (the padding), the element is 0.
 constexpr const char* conv_im2col = R"(
-float im2col(int m, int k) {
-  int img, oy, ox, ci, ky, kx;
-  split_mk(m, OHW, OW, k, img, oy, ox, ci, ky, kx);
-  int at = conv_input_index(img, ci, oy, ox, ky, kx);
-  if (at < 0) return 0.0;
-  return x[at];
+ivec3 conv_position_of(int img, int oy, int ox) {
+  int y0 = oy * STRIDE - PAD_T;
+  int x0 = ox * STRIDE - PAD_L;
+  return ivec3((img * CI * IH + y0) * IW + x0, y0, x0);
+}
+ivec3 conv_position(int m) {
+  int img = m / OHW;
+  int r = m - img * OHW;
+  int oy = r / OW;
+  return conv_position_of(img, oy, r - oy * OW);
+}
+ivec3 conv_tap(int k) {
+  int ci = k / KK;
+  int kr = k - ci * KK;
+  int ky = kr / KS;
+  int kx = kr - ky * KS;
+  return ivec3((ci * IH + ky) * IW + kx, ky, kx);
+}
+float im2col_at(ivec3 position, ivec3 tap) {
+  int iy = position.y + tap.y;
+  int ix = position.z + tap.z;
+  if (uint(iy) >= uint(IH) || uint(ix) >= uint(IW)) return 0.0;
+  return x[position.x + tap.x];
 }
 )";
 
@@ -115,6 +128,12 @@ std::string operands(const char* first, const char* second, std::string layout, 
       "layout(std430, binding = 0) readonly buffer Operand0 {{ float {}[]; }};\n"
       "layout(std430, binding = 1) readonly buffer Operand1 {{ float {}[]; }};\n{}{}",
       first, second, layout, loads);
+}
+// A convolution's operand snippet: its loads in parts (conv_gemms' snippets), and load_a and
+// load_b made from them.
+std::string conv_operands(const char* first, const char* second, const std::string& layout,
+                          const char* parts) {
+  return operands(first, second, layout, parts) + loads_from_parts;
 }
 
 int as_int(std::size_t v, const char* what) {
@@ -166,18 +185,92 @@ bool window_row(int m, out int img, out int py, out int px, out int oy, out int 
 }
 #endif
 )";
+// Rows outside the convolution's output start above the input, so that every tap reads 0.
 constexpr const char* pooled_forward_loads = R"(
-float load_a(int m, int k) {
+#define A_PARTS
+ivec3 a_part_m(int m) {
   int img, py, px, oy, ox;
-  if (!window_row(m, img, py, px, oy, ox)) return 0.0;
-  int ci = k / KK;
-  int kr = k - ci * KK;
-  int ky = kr / KS;
-  int at = conv_input_index(img, ci, oy, ox, ky, kr - ky * KS);
-  if (at < 0) return 0.0;
-  return x[at];
+  if (!window_row(m, img, py, px, oy, ox)) return ivec3(0, -IH - KS, 0);
+  return conv_position_of(img, oy, ox);
 }
-float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }
+ivec3 a_part_k(int k) { return conv_tap(k); }
+float load_a_parts(ivec3 position, ivec3 tap) { return im2col_at(position, tap); }
+#define B_PARTS
+int b_part_k(int k) { return W_OFF + k; }
+float load_b_parts(int k, int n) { return p[k + n * KC]; }
+)";
+constexpr const char* forward_loads = R"(
+#define A_PARTS
+ivec3 a_part_m(int m) { return conv_position(m); }
+ivec3 a_part_k(int k) { return conv_tap(k); }
+float load_a_parts(ivec3 position, ivec3 tap) { return im2col_at(position, tap); }
+#define B_PARTS
+int b_part_k(int k) { return W_OFF + k; }
+float load_b_parts(int k, int n) { return p[k + n * KC]; }
+)";
+// The weight gradient: A's rows are taps (the last, KC, the bias's row of ones: offset -1),
+// its depth output positions; B's depth part is the image's and position's part of dy's
+// address.
+constexpr const char* weight_gradient_loads = R"(
+#define A_PARTS
+ivec3 a_part_m(int m) { return m == KC ? ivec3(-1, 0, 0) : conv_tap(m); }
+ivec3 a_part_k(int k) { return conv_position(k); }
+float load_a_parts(ivec3 tap, ivec3 position) { return tap.x < 0 ? 1.0 : im2col_at(position, tap); }
+#define B_PARTS
+int b_part_k(int k) {
+  int img = k / OHW;
+  return img * CO * OHW + k - img * OHW;
+}
+float load_b_parts(int k, int n) { return conv_output_gradient(k + n * OHW); }
+)";
+// The input gradient: col2im in two parts. With stride 1, an input position (img, iy, ix) as
+// dy's address, row and column under tap (0, 0) and a tap (co, ky, kx) as what it moves
+// them by; with a larger stride, the indices themselves (conv_output_index checks that the
+// stride divides the distance).
+constexpr const char* input_gradient_loads = R"(
+#define A_PARTS
+ivec3 input_position(int m) {
+  int img = m / IHW;
+  int r = m - img * IHW;
+  int iy = r / IW;
+  return ivec3(img, iy, r - iy * IW);
+}
+ivec4 output_tap(int k) {
+  int co = k / KK;
+  int kr = k - co * KK;
+  int ky = kr / KS;
+  return ivec4(co, ky, kr - ky * KS, kr);
+}
+#if STRIDE == 1
+ivec3 a_part_m(int m) {
+  ivec3 at = input_position(m);
+  int ty = at.y + PAD_T, tx = at.z + PAD_L;
+  return ivec3((at.x * CO * OH + ty) * OW + tx, ty, tx);
+}
+ivec3 a_part_k(int k) {
+  ivec4 tap = output_tap(k);
+  return ivec3(tap.x * OHW - tap.y * OW - tap.z, tap.y, tap.z);
+}
+float load_a_parts(ivec3 position, ivec3 tap) {
+  int ty = position.y - tap.y, tx = position.z - tap.z;
+  if (uint(ty) >= uint(OH) || uint(tx) >= uint(OW)) return 0.0;
+  return conv_output_gradient(position.x + tap.x);
+}
+#else
+ivec3 a_part_m(int m) { return input_position(m); }
+ivec3 a_part_k(int k) { return output_tap(k).xyz; }
+float load_a_parts(ivec3 position, ivec3 tap) {
+  int at = conv_output_index(position.x, tap.x, position.y, position.z, tap.y, tap.z);
+  if (at < 0) return 0.0;
+  return conv_output_gradient(at);
+}
+#endif
+#define B_PARTS
+int b_part_k(int k) {
+  ivec4 tap = output_tap(k);
+  return W_OFF + tap.x * CI * KK + tap.w;
+}
+float load_b_parts(int k, int n) { return p[k + n * KK]; }
 )";
 // The fused epilogue: act(v + bias) of each position a window covers, reduced as the pooling
 // kernel does (pool_output), value by value in window order.
@@ -235,40 +328,20 @@ std::array<LinearGemm, 3> conv_gemms(const Stage& s, std::size_t batch, const De
   }
   const bool pooled_loads = fusion != nullptr && !fusion->gradient_kernel;
   const int filters = as_int(g.co, "filters"), depth = as_int(g.depth(), "CI k k");
-  const char* dx_loads = R"(
-float load_a(int m, int k) {
-  int img, iy, ix, co, ky, kx;
-  split_mk(m, IHW, IW, k, img, iy, ix, co, ky, kx);
-  int at = conv_output_index(img, co, iy, ix, ky, kx);
-  if (at < 0) return 0.0;
-  return conv_output_gradient(at);
-}
-float load_b(int k, int n) {
-  int co = k / KK;
-  return p[W_OFF + (co * CI + n) * KK + (k - co * KK)];
-}
-)";
-  const std::string layout = std::string(glsl::conv_indices) + conv_layout;
-  const std::string with_im2col = layout + conv_im2col;
-  const char* dw_loads = R"(
-float load_a(int m, int k) { return m == KC ? 1.0 : im2col(k, m); }
-float load_b(int k, int n) { return conv_output_gradient((k / OHW * CO + n) * OHW + k - k / OHW * OHW); }
-)";
+  const std::string indices = glsl::conv_indices;
+  const std::string layout = indices + conv_im2col;  // reads x
   // What the gradient GEMMs read dL/d(output) from, and through what.
   const char* gradient = pooled_loads ? "dyp" : "dy";
   const std::string reading = pooled_loads ? std::string(activation_glsl) + pooled_gradient_arrays +
                                                  glsl::pooling_area + glsl::pooled_gradient +
                                                  read_pooled_gradient
                                            : read_output_gradient;
-  LinearGemm forward{
-      {rows, filters, depth},
-      source(operands("x", "p", with_im2col,
-                      "float load_a(int m, int k) { return im2col(m, k); }\n"
-                      "float load_b(int k, int n) { return p[W_OFF + n * KC + k]; }\n"),
-             conv_stores, forward_result, false, true, d)};
+  LinearGemm forward{{rows, filters, depth},
+                     source(conv_operands("x", "p", layout, forward_loads), conv_stores,
+                            forward_result, false, true, d)};
   if (fusion != nullptr) {
     forward.source = {
-        operands("x", "p", layout + window_rows, pooled_forward_loads),
+        conv_operands("x", "p", layout + window_rows, pooled_forward_loads),
         std::string(activation_glsl) + glsl::pooling_area + window_rows + pooled_forward_result,
         false, true, d};
     forward.source.store_rows = true;
@@ -276,12 +349,12 @@ float load_b(int k, int n) { return conv_output_gradient((k / OHW * CO + n) * OH
   std::array<LinearGemm, 3> gemms{
       std::move(forward),
       LinearGemm{{depth + 1, filters, positions},
-                 source(operands("x", gradient, with_im2col + reading, dw_loads), conv_stores,
-                        weight_gradient_result, true, true, d)},
+                 source(conv_operands("x", gradient, layout + reading, weight_gradient_loads),
+                        conv_stores, weight_gradient_result, true, true, d)},
       LinearGemm{{as_int(batch * g.in_plane(), "batch x input positions"), as_int(g.ci, "channels"),
                   as_int(g.co * g.taps(), "CO k k")},
-                 source(operands(gradient, "p", layout + reading, dx_loads), conv_stores,
-                        input_gradient_result, false, true, d)}};
+                 source(conv_operands(gradient, "p", indices + reading, input_gradient_loads),
+                        conv_stores, input_gradient_result, false, true, d)}};
   // Their loads compute im2col and col2im addresses (candidate_tilings).
   for (auto& gemm : gemms) gemm.source.computed_loads = true;
   return gemms;
