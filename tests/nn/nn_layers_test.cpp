@@ -37,6 +37,9 @@ std::vector<LayerCase> cases() {
       {"conv4x4_stride3_tanh", {1, 13, 14}, {Conv2D{3, 4, 3, 0}, Tanh{}}, 2},
       {"conv1x1", {6, 5, 5}, {Conv2D{2, 1, 1, 0}}, 2},
       {"conv_long_k", {1, 18, 18}, {Conv2D{3, 3, 1, 0}, ReLU{}}, 8},
+      // A first layer's weight gradient (10 x 3 outputs, k = 12 x 784 positions): split into
+      // more than 128 parts, which the wide split-K sum adds (gemm.cpp).
+      {"conv_first_layer_wide_split", {1, 28, 28}, {Conv2D{3, 3, 1, 1}, ReLU{}}, 12},
       {"conv_relu_maxpool_odd", {2, 9, 7}, {Conv2D{3, 3, 1, 1}, ReLU{}, MaxPool2D{2}}, 2},
       {"conv_sigmoid_maxpool3_stride2",
        {1, 9, 9},

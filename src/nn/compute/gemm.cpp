@@ -299,8 +299,49 @@ void main() {
 }
 )";
 
+// Split-K over more than wide_split splits (a first layer's weight gradient: a few hundred
+// outputs summed over every position of the batch): one work group per output, each
+// invocation adding every 64th partial in split order, then a tree in shared memory. One
+// invocation looping over all of them would leave the GPU nearly idle.
+constexpr int wide_split = 128;
+constexpr const char* wide_reduce_source = R"(
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer Partial { float partial[]; };
+shared float lane_sums[64];
+void main() {
+  int o = int(gl_WorkGroupID.y) * REDUCE_GRID_X + int(gl_WorkGroupID.x);
+  int lane = int(gl_LocalInvocationID.x);
+  int m = o / GN;
+  int n = o - m * GN;
+  float sum = 0.0;
+  if (o < GM * GN) {
+    for (int s = lane; s < SPLIT; s += 64) sum += partial[(s * GM + m) * GN + n];
+  }
+  lane_sums[lane] = sum;
+  for (int width = 32; width > 0; width /= 2) {
+    memoryBarrierShared();
+    barrier();
+    if (lane < width) lane_sums[lane] += lane_sums[lane + width];
+  }
+  if (lane == 0 && o < GM * GN) store_c(m, n, lane_sums[0]);
+}
+)";
+
+bool wide_reduce(const GemmSource& source, const GemmTiling& t) {
+  return t.split > wide_split && !source.store_rows;
+}
+
 int ceil_div(int a, int b) {
   return (a + b - 1) / b;
+}
+
+// The wide split-K sum's work groups (one per output) over a 2-D grid.
+std::pair<std::size_t, std::size_t> wide_reduce_grid(const DeviceInfo& info, GemmShape s) {
+  const auto outputs = static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n);
+  const auto max_x =
+      static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
+  const std::size_t grid_x = std::min(outputs, max_x);
+  return {grid_x, (outputs + grid_x - 1) / grid_x};
 }
 
 int round_up_pow2(int v) {
@@ -310,11 +351,12 @@ int round_up_pow2(int v) {
 }
 
 // Splits of k that bring the work groups to about `target`, keeping at least 4 slices of
-// BK per split, at most 128 splits (a weight gradient of a first layer, 26 x 32 outputs
-// summed over batch x 784 positions, is a single tile), and at most 60000 slices per split.
+// BK per split, at most 512 splits (a weight gradient of a first layer, 26 x 32 outputs
+// summed over batch x 784 positions, is a single tile: at 128 splits, one work group per
+// SM walked 98 slices, 211 us at batch 256 on an H200), and at most 60000 slices per split.
 int choose_split(GemmShape s, const GemmTiling& t, int target) {
   const int blocks = ceil_div(s.m, t.bm) * ceil_div(s.n, t.bn);
-  int split = std::clamp(ceil_div(target, blocks), 1, 128);
+  int split = std::clamp(ceil_div(target, blocks), 1, 512);
   split = std::min(split, std::max(1, s.k / (4 * t.bk)));
   split = std::max(split, ceil_div(s.k, 60000 * t.bk));
   return split;
@@ -595,7 +637,12 @@ std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape 
   if (t.split == 1) main_text += source.result;
   main_text += main_source;
   std::vector<KernelSource> sources{{main_text, d, label + " [" + t.to_string() + "]"}};
-  if (t.split > 1) sources.push_back({source.result + reduce_source, d, label + " [split-K sum]"});
+  if (wide_reduce(source, t)) {
+    d.emplace_back("REDUCE_GRID_X", std::to_string(wide_reduce_grid(info, shape).first));
+    sources.push_back({source.result + wide_reduce_source, d, label + " [split-K sum]"});
+  } else if (t.split > 1) {
+    sources.push_back({source.result + reduce_source, d, label + " [split-K sum]"});
+  }
   return sources;
 }
 
@@ -644,6 +691,11 @@ void Gemm::run(Compiled& c, const Args& operand_args, const Args& result_args) {
   if (c.reduce) {
     Args reduce_args = result_args;
     reduce_args.emplace_back("partial", c.partial);
+    if (wide_reduce(source_, c.tiling)) {
+      const auto [x, y] = wide_reduce_grid(context_->info(), shape_);
+      c.reduce->run_groups(reduce_args, Size3{x, y, 1});
+      return;
+    }
     const std::size_t rows =
         static_cast<std::size_t>(source_.store_rows ? ceil_div(shape_.m, 4) : shape_.m);
     c.reduce->run(reduce_args, rows * static_cast<std::size_t>(shape_.n));
