@@ -180,17 +180,16 @@ void compact_subgroups(const Context& ctx, const CompactionPlan& p, const Buffer
   }
   const std::size_t tile = static_cast<std::size_t>(p.local) * static_cast<std::size_t>(p.rows);
   const std::size_t tiles = (r.elements + tile - 1) / tile;
-  Buffer& values = reg.scratch(ctx, "compact.tile_values", ElementType::Uint32, 2 * tiles);
   bool fresh = false;
   Buffer& kept_total = reg.zeroed_scratch(ctx, "compact.kept_total", ElementType::Uint32, 1, fresh);
-  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
+  const primitives::TileFlags f =
+      primitives::tile_flags(ctx, tiles, primitives::TileWordKind::Packed);
   Args args = primitives::input_args(in);
   args.insert(
       args.end(),
       {{"out1", out},
        {"count_out", count_out},
-       {"tile_values", values},
-       {"tile_flags", *f.flags},
+       {"tile_words", *f.flags},
        {"kept_total", kept_total},
        {"first", static_cast<std::uint32_t>(r.first / static_cast<std::size_t>(o.components))},
        {"count", static_cast<std::uint32_t>(r.elements)},
