@@ -111,12 +111,12 @@ struct CompactionPlan {
 };
 
 // The subgroup kernels' blocks: the input's (in1 only, unless texels), out, count, tile
-// values and flags, and partition's kept_total, at bindings up to 6.
+// words, and partition's kept_total, at bindings up to 5.
 bool subgroup_compaction_fits(const primitives::DeviceFit& fit, const CompactionPlan& p, Kind kind,
                               primitives::Loads loads) {
   const bool partition = kind == Kind::Partition;
-  const int blocks = (partition ? 6 : 5) - (loads == primitives::Loads::Texels ? 1 : 0);
-  return primitives::fits_storage(fit, blocks, partition ? 7 : 6) && p.local <= fit.invocations &&
+  const int blocks = (partition ? 5 : 4) - (loads == primitives::Loads::Texels ? 1 : 0);
+  return primitives::fits_storage(fit, blocks, partition ? 6 : 5) && p.local <= fit.invocations &&
          primitives::compaction_subgroup_shared_bytes(p.local, p.sg) <= fit.shared_bytes;
 }
 

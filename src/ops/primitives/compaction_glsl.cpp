@@ -16,8 +16,8 @@ const char* const compaction_subgroup_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out { S out1[]; };
 layout(std430, binding = 3) writeonly buffer Count { uint count_out[]; };
-layout(std430, binding = 5) coherent volatile buffer TileWords { uint tile_words[]; };
-layout(std430, binding = 6) coherent buffer KeptTotal { uint kept_total[]; };
+layout(std430, binding = 4) coherent volatile buffer TileWords { uint tile_words[]; };
+layout(std430, binding = 5) coherent buffer KeptTotal { uint kept_total[]; };
 uniform uint first;
 uniform uint count;
 uniform uint tiles;

@@ -23,7 +23,7 @@ const char* const scan_subgroup_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };
 layout(std430, binding = 3) writeonly buffer Out1 { S out1[]; };
-layout(std430, binding = 5) coherent volatile buffer TileWords { uint tile_words[]; };
+layout(std430, binding = 4) coherent volatile buffer TileWords { uint tile_words[]; };
 uniform uint in_first;
 uniform uint out_first;
 uniform uint total;       // scalars in the range
