@@ -216,7 +216,7 @@ TEST(LookBack, PackedEpochsWrapBeforeSixteenBits) {
   auto ctx = subgroup_context(why);
   if (!ctx) GTEST_SKIP() << "no subgroups: " << why;
   if (wrap_plan(*ctx).path != primitives::ScanPath::Subgroup) {
-    // Five storage blocks: more than GL ES 3.1's minimum of four (GPGPU_LIMITS=es31-minimum).
+    // Five storage blocks or bindings: more than GL ES 3.1's minimum of four (es31-minimum).
     GTEST_SKIP() << "the subgroup scan does not fit this device's storage blocks";
   }
   // First call direct, second recorded, the rest replayed: the wrap on a replay.
