@@ -5,7 +5,8 @@
 //    takes a value on one tagged half, or a stale word, gives a wrong sum (on llvmpipe a
 //    scan's tiles publish nearly in order, so whole scans seldom meet those states);
 //  * the packed words' epochs across their 16-bit wrap (started near it through
-//    Registry::set_count), on direct, recorded and replayed scans: every element checked,
+//    Registry::set_count), on direct, recorded, replayed and stale recordings' scans (each
+//    call takes one epoch, whatever its recording's state): every element checked,
 //    every tile's inclusive-prefix words carrying the call's own epoch (never 0) and the
 //    tile's prefix, and the words zeroed when the epochs start again.
 #include <gtest/gtest.h>
@@ -168,7 +169,23 @@ primitives::ScanPlan wrap_plan(const Context& ctx) {
                                1, Op::Sum, ScanAlgorithm::Auto, wrap_n);
 }
 
-void scan_across_wrap(Context& ctx, std::uint32_t last, int calls) {
+// Replaces the look-back words by a larger Buffer (a scan of more tiles than they hold on
+// Buffers of its own), so a recording that bound them is stale. The counter starts again.
+void grow_words(Context& ctx, std::size_t tile) {
+  auto& reg = primitives::registry(ctx);
+  const std::size_t held = reg.scratch(ctx, "scan.tile_words", ElementType::Uint32, 1).size();
+  const auto x = random_uints(((held - 1) / 4 + 1) * tile, 0, 1000);
+  const auto sums = inclusive_scan<std::uint32_t>(ctx, x);
+  ASSERT_EQ(sums.back(), std::accumulate(x.begin(), x.end(), 0u));
+  ASSERT_GT(reg.scratch(ctx, "scan.tile_words", ElementType::Uint32, 1).size(), held);
+}
+
+// With stale_at >= 2, the calls start far from the wrap (so call 1's recording is made: one
+// that wraps is refused, its upload of zeros cannot be recorded, and the call runs as it
+// is), and call stale_at meets that recording stale (grow_words) with the counter at `last`:
+// it records again and its words carry the next epoch (one per call, none taken for a
+// replay that does not happen).
+void scan_across_wrap(Context& ctx, std::uint32_t last, int calls, int stale_at = -1) {
   const std::size_t n = wrap_n;
   const primitives::ScanPlan p = wrap_plan(ctx);
   const auto tile = static_cast<std::size_t>(p.sg_local * p.vec4s * 4);
@@ -181,13 +198,20 @@ void scan_across_wrap(Context& ctx, std::uint32_t last, int calls) {
     const auto sums = inclusive_scan<std::uint32_t>(ctx, warm);
     ASSERT_EQ(sums.back(), std::accumulate(warm.begin(), warm.end(), 0u));
   }
-  std::uint32_t epoch = last;
+  const std::uint32_t start = stale_at < 0 ? last : 100;
+  std::uint32_t epoch = start;
   for (int call = 0; call < calls; ++call) {
     SCOPED_TRACE(testing::Message() << "call " << call << " seed " << seed());
     const auto x = random_uints(n, 0, 0xffffffffu);
     in.upload(x);
     out.upload(std::vector<std::uint32_t>(n, poison_uint));
-    if (call == 0) reg.set_count("scan.word_epoch", last);  // words allocated by the warm-up
+    if (call == stale_at) {
+      ASSERT_NO_FATAL_FAILURE(grow_words(ctx, tile));
+      epoch = last;
+    }
+    // The words were allocated by the warm-up (or grow_words).
+    if (call == 0) reg.set_count("scan.word_epoch", start);
+    if (call == stale_at) reg.set_count("scan.word_epoch", last);
     inclusive_scan(ctx, in, out, Op::Sum);
     epoch = epoch + 1 < (1u << 16) ? epoch + 1 : 1;
     const auto got = out.to_vector<std::uint32_t>();
@@ -224,10 +248,18 @@ TEST(LookBack, PackedEpochsWrapBeforeSixteenBits) {
     SCOPED_TRACE("wrap on a replay");
     scan_across_wrap(*ctx, 65532, 6);
   }
-  // The same again on fresh Buffers (a new recording): the wrap while recording.
+  // The same again on fresh Buffers (a new recording): the wrap while recording. Where the
+  // driver hands the destroyed Buffers' GL names to the new ones at once (NVIDIA's; Mesa's
+  // with force_gl_names_reuse=true), the first call meets the recording above, stale.
   {
     SCOPED_TRACE("wrap while recording");
     scan_across_wrap(*ctx, 65534, 4);
+  }
+  // A recording made stale by grown words (on drivers that do not hand the freed name of the
+  // words straight back to their successor): recorded again, then the wrap on its replay.
+  {
+    SCOPED_TRACE("a stale recording");
+    scan_across_wrap(*ctx, 65534, 4, 2);
   }
 }
 

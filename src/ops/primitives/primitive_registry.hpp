@@ -62,8 +62,8 @@ class Registry {
   // `key` (which must name everything the dispatches depend on: the kind of call, the
   // Buffers, sizes and options). A key's first call runs as it is (making its kernels and
   // scratch); the second records it (a gpgpu::Sequence) and replays that; later ones only
-  // replay, with fresh look-back epochs (note_epoch). Recorded again when a recorded Buffer
-  // was replaced (grown scratch, a caller's new Buffer).
+  // replay, with fresh look-back epochs (note_epoch). Recorded again, taking its epochs while
+  // recording, when a recorded Buffer was replaced (grown scratch, a caller's new Buffer).
   void replay_call(const Context& ctx, const std::string& key, const std::function<void()>& call);
   // tile_flags' part: while a call is recorded, the next dispatch that takes an `epoch` takes
   // a fresh one of `kind` for `tiles` tiles at every replay.

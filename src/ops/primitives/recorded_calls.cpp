@@ -47,9 +47,13 @@ void Registry::replay_call(const Context& ctx, const std::string& key,
   if (calls_.size() >= max_recordings && !calls_.count(key)) calls_.clear();
   RecordedCall& r = calls_[key];
   if (r.calls++ == 0) return call();  // kernels and scratch are made here
-  if (r.sequence && !r.noted.empty()) {
-    // Fresh epochs of each dispatch's kind before the check: tile_flags may replace the
-    // words (then record again) or zero them when its epochs wrap.
+  // Fresh epochs only for a recording that will be replayed: one that is recorded again
+  // takes its own while recording, so a call takes one epoch per look-back dispatch whether
+  // or not its key met a stale recording (a destroyed Buffer's GL name taken by a new one,
+  // which drivers such as NVIDIA's hand out again at once). tile_flags may zero the words
+  // when its epochs wrap; it does not replace them here (scratch only grows and the
+  // recorded words are still bound), and the check after it records again if it did.
+  if (r.sequence && r.sequence->replayable()) {
     for (std::size_t k = 0; k < r.noted.size(); ++k) {
       r.epochs[k].set(tile_flags(ctx, r.noted[k].tiles, r.noted[k].kind).epoch);
     }
@@ -58,8 +62,8 @@ void Registry::replay_call(const Context& ctx, const std::string& key,
     try {
       record_call(ctx, key, r, call);  // its epochs are fresh: tile_flags ran while recording
     } catch (const UnsupportedError&) {
-      // Scratch grown (and zero-filled) meanwhile: an upload cannot be recorded. Run it as
-      // it is; the next call records it.
+      // Scratch grown (and zero-filled) meanwhile, or look-back words zeroed as their epochs
+      // wrap: an upload cannot be recorded. Run it as it is; the next call records it.
       return call();
     }
   }
