@@ -13,6 +13,9 @@ gpgpu_add_test(primitives_subgroup_test ${_gpgpu_primitives_tests}/subgroup_test
 # The planners against every device-limit profile (pure: the kernels' GLSL is read, not run).
 gpgpu_add_test(primitives_planner_test ${_gpgpu_primitives_tests}/planner_test.cpp)
 target_include_directories(primitives_planner_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+# The look-back's words and epochs from inside the library (its reader alone, the epoch wrap).
+gpgpu_add_test(primitives_look_back_test ${_gpgpu_primitives_tests}/look_back_test.cpp)
+target_include_directories(primitives_look_back_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 if(TARGET gpgpu_cli)
   gpgpu_add_test(primitives_cli_test ${_gpgpu_primitives_tests}/cli_test.cpp)
   add_dependencies(primitives_cli_test gpgpu_cli)

@@ -111,12 +111,12 @@ struct CompactionPlan {
 };
 
 // The subgroup kernels' blocks: the input's (in1 only, unless texels), out, count, tile
-// values and flags, and partition's kept_total, at bindings up to 6.
+// words, and partition's kept_total, at bindings up to 5.
 bool subgroup_compaction_fits(const primitives::DeviceFit& fit, const CompactionPlan& p, Kind kind,
                               primitives::Loads loads) {
   const bool partition = kind == Kind::Partition;
-  const int blocks = (partition ? 6 : 5) - (loads == primitives::Loads::Texels ? 1 : 0);
-  return primitives::fits_storage(fit, blocks, partition ? 7 : 6) && p.local <= fit.invocations &&
+  const int blocks = (partition ? 5 : 4) - (loads == primitives::Loads::Texels ? 1 : 0);
+  return primitives::fits_storage(fit, blocks, partition ? 6 : 5) && p.local <= fit.invocations &&
          primitives::compaction_subgroup_shared_bytes(p.local, p.sg) <= fit.shared_bytes;
 }
 
@@ -180,17 +180,16 @@ void compact_subgroups(const Context& ctx, const CompactionPlan& p, const Buffer
   }
   const std::size_t tile = static_cast<std::size_t>(p.local) * static_cast<std::size_t>(p.rows);
   const std::size_t tiles = (r.elements + tile - 1) / tile;
-  Buffer& values = reg.scratch(ctx, "compact.tile_values", ElementType::Uint32, 2 * tiles);
   bool fresh = false;
   Buffer& kept_total = reg.zeroed_scratch(ctx, "compact.kept_total", ElementType::Uint32, 1, fresh);
-  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
+  const primitives::TileFlags f =
+      primitives::tile_flags(ctx, tiles, primitives::TileWordKind::Packed);
   Args args = primitives::input_args(in);
   args.insert(
       args.end(),
       {{"out1", out},
        {"count_out", count_out},
-       {"tile_values", values},
-       {"tile_flags", *f.flags},
+       {"tile_words", *f.flags},
        {"kept_total", kept_total},
        {"first", static_cast<std::uint32_t>(r.first / static_cast<std::size_t>(o.components))},
        {"count", static_cast<std::uint32_t>(r.elements)},

@@ -16,9 +16,8 @@ const char* const compaction_subgroup_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out { S out1[]; };
 layout(std430, binding = 3) writeonly buffer Count { uint count_out[]; };
-layout(std430, binding = 4) coherent volatile buffer TileValues { uint tile_values[]; };
-layout(std430, binding = 5) coherent volatile buffer TileFlags { uint tile_flags[]; };
-layout(std430, binding = 6) coherent buffer KeptTotal { uint kept_total[]; };
+layout(std430, binding = 4) coherent volatile buffer TileWords { uint tile_words[]; };
+layout(std430, binding = 5) coherent buffer KeptTotal { uint kept_total[]; };
 uniform uint first;
 uniform uint count;
 uniform uint tiles;
@@ -33,6 +32,8 @@ bool kept_at(uint k) { return k < count && keep(element(first + k), first + k); 
 
 #define LB_T uint
 #define LB_IDENT 0u
+#define LB_BITS(x) (x)
+#define LB_FROM_BITS(u) (u)
 uint lb_op(uint a, uint b) { return a + b; }
 uint lb_reduce(uint x) { return sgsum_reduce(x); }
 uint lb_fallback(uint tile) {
@@ -59,7 +60,7 @@ void main() {
     kept_all = atomicOr(kept_total[0], 0u);
     memoryBarrierBuffer();
 #endif
-    tile_id = atomicAdd(tile_flags[0], 1u);
+    tile_id = atomicAdd(tile_words[0], 1u);
   }
   barrier();
   uint tile = tile_id;
@@ -84,7 +85,7 @@ void main() {
 #if COUNT_ONLY
   if (lane == 0u && carry != 0u) atomicAdd(kept_total[0], carry);
   barrier();
-  if (tile == tiles - 1u && lid == 0u) atomicExchange(tile_flags[0], 0u);
+  if (tile == tiles - 1u && lid == 0u) atomicExchange(tile_words[0], 0u);
 #else
   if (lane == 0u) sg_totals[s] = carry;
   barrier();
@@ -127,7 +128,7 @@ void main() {
   }
   if (tile == tiles - 1u && lid == 0u) {
     count_out[count_offset] = tile_prefix + tile_total;
-    atomicExchange(tile_flags[0], 0u);
+    atomicExchange(tile_words[0], 0u);
 #if PARTITION
     atomicExchange(kept_total[0], 0u);
 #endif

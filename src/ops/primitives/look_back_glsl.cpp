@@ -6,16 +6,39 @@ const char* const look_back_glsl = R"(
 const uint FLAG_A = 1u;
 const uint FLAG_P = 2u;
 
+// One half of a value as a word: its 16 bits above this call's tag.
+uint lb_word(uint half_bits) { return (half_bits << 16u) | epoch; }
+
+// Two independent exchanges, no fence between them: a reader validates each word alone.
 void lb_publish(uint tile, LB_T value, uint state) {
-  tile_values[2u * tile + (state == FLAG_P ? 1u : 0u)] = value;
-  memoryBarrierBuffer();
-  atomicExchange(tile_flags[1u + tile], (epoch << 2u) | state);
+  uint at = 1u + 4u * tile + (state == FLAG_P ? 2u : 0u);
+  uint bits = LB_BITS(value);
+  atomicExchange(tile_words[at], lb_word(bits & 0xffffu));
+  atomicExchange(tile_words[at + 1u], lb_word(bits >> 16u));
 }
 
-// A plain load of a volatile block (atomicOr(flag, 0) polls measured the same on the H100).
-uint lb_state(uint tile) {
-  uint f = tile_flags[1u + tile];
-  return (f >> 2u) == epoch ? (f & 3u) : 0u;
+bool lb_tagged(uint lo, uint hi) {
+  return (lo & 0xffffu) == epoch && (hi & 0xffffu) == epoch;
+}
+
+// The tile's state (0: not ready) and, when ready, its value. Four plain loads of a volatile
+// block (atomicOr(flag, 0) polls measured the same on the H100), in any order.
+uint lb_read(uint tile, out LB_T value) {
+  uint at = 1u + 4u * tile;
+  uint a_lo = tile_words[at];
+  uint a_hi = tile_words[at + 1u];
+  uint p_lo = tile_words[at + 2u];
+  uint p_hi = tile_words[at + 3u];
+  value = LB_IDENT;
+  if (lb_tagged(p_lo, p_hi)) {
+    value = LB_FROM_BITS((p_lo >> 16u) | (p_hi & 0xffff0000u));
+    return FLAG_P;
+  }
+  if (lb_tagged(a_lo, a_hi)) {
+    value = LB_FROM_BITS((a_lo >> 16u) | (a_hi & 0xffff0000u));
+    return FLAG_A;
+  }
+  return 0u;
 }
 
 LB_T lb_exclusive_prefix(uint tile) {
@@ -26,14 +49,7 @@ LB_T lb_exclusive_prefix(uint tile) {
   while (end > 0u) {
     uint state = FLAG_P;  // lanes before tile 0: an inclusive identity
     LB_T v = LB_IDENT;
-    if (lane < end) {
-      uint k = end - 1u - lane;
-      state = lb_state(k);
-      if (state != 0u) {
-        memoryBarrierBuffer();
-        v = tile_values[2u * k + (state == FLAG_P ? 1u : 0u)];
-      }
-    }
+    if (lane < end) state = lb_read(end - 1u - lane, v);
     uint waiting = sg_ballot_first(sg_ballot(state == 0u));
     uint done = sg_ballot_first(sg_ballot(state == FLAG_P));
     if (done < waiting) {
@@ -47,7 +63,8 @@ LB_T lb_exclusive_prefix(uint tile) {
     } else if (++spins >= spin_limit) {
       LB_T own = lb_fallback(end - 1u);
       memoryBarrierBuffer();
-      uint again = sg_shuffle(lane == 0u ? lb_state(end - 1u) : 0u, 0u);
+      LB_T unused;
+      uint again = sg_shuffle(lane == 0u ? lb_read(end - 1u, unused) : 0u, 0u);
       if (again == 0u) {
         prefix = lb_op(prefix, own);
         end -= 1u;

@@ -16,6 +16,7 @@
 #include "gpgpu/context.hpp"
 #include "gpgpu/primitives.hpp"
 #include "gpgpu/sequence.hpp"
+#include "tile_flags.hpp"
 
 namespace gpgpu::primitives {
 
@@ -45,6 +46,8 @@ class Registry {
   // A counter per name (for epochs of tile flags): returns 1, 2, 3, ... per call.
   std::uint32_t next_count(const std::string& name);
   void reset_count(const std::string& name);
+  // For tests only: the next next_count(name) returns last + 1 (e.g. an epoch near its wrap).
+  void set_count(const std::string& name, std::uint32_t last) { counts_[name] = last; }
   // A number kept per name between calls (0 at first), e.g. how much of a scratch Buffer the
   // last call left in a known state.
   std::size_t& value(const std::string& name) { return values_[name]; }
@@ -59,12 +62,12 @@ class Registry {
   // `key` (which must name everything the dispatches depend on: the kind of call, the
   // Buffers, sizes and options). A key's first call runs as it is (making its kernels and
   // scratch); the second records it (a gpgpu::Sequence) and replays that; later ones only
-  // replay, with fresh look-back epochs (note_epoch). Recorded again when a recorded Buffer
-  // was replaced (grown scratch, a caller's new Buffer).
+  // replay, with fresh look-back epochs (note_epoch). Recorded again, taking its epochs while
+  // recording, when a recorded Buffer was replaced (grown scratch, a caller's new Buffer).
   void replay_call(const Context& ctx, const std::string& key, const std::function<void()>& call);
   // tile_flags' part: while a call is recorded, the next dispatch that takes an `epoch` takes
-  // a fresh one for `tiles` tiles at every replay.
-  void note_epoch(std::size_t tiles);
+  // a fresh one of `kind` for `tiles` tiles at every replay.
+  void note_epoch(TileWordKind kind, std::size_t tiles);
   // Whether replay_call is recording a call now.
   bool recording() const { return noted_epochs_ != nullptr; }
   // Forgets every recording (the tuning changed: other kernels).
@@ -76,13 +79,17 @@ class Registry {
   struct RecordedCall {
     std::size_t calls = 0;
     std::optional<Sequence> sequence;
-    std::vector<std::size_t> epoch_tiles;  // per look-back dispatch, in order
+    struct NotedEpoch {
+      TileWordKind kind;
+      std::size_t tiles;
+    };
+    std::vector<NotedEpoch> noted;  // per look-back dispatch, in order
     std::vector<SequenceUniform> epochs;
   };
   void record_call(const Context& ctx, const std::string& key, RecordedCall& r,
                    const std::function<void()>& call);
   std::map<std::string, RecordedCall> calls_;
-  std::vector<std::size_t>* noted_epochs_ = nullptr;  // while recording
+  std::vector<RecordedCall::NotedEpoch>* noted_epochs_ = nullptr;  // while recording
   std::map<std::string, std::unique_ptr<ComputeKernel>> kernels_;
   Args active(ComputeKernel& kernel, const Args& args);
   std::map<const ComputeKernel*, std::set<std::string>> variable_names_;

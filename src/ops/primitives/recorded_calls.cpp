@@ -13,16 +13,16 @@ namespace {
 constexpr std::size_t max_recordings = 64;
 }  // namespace
 
-void Registry::note_epoch(std::size_t tiles) {
-  if (noted_epochs_ != nullptr) noted_epochs_->push_back(tiles);
+void Registry::note_epoch(TileWordKind kind, std::size_t tiles) {
+  if (noted_epochs_ != nullptr) noted_epochs_->push_back({kind, tiles});
 }
 
 void Registry::record_call(const Context& ctx, const std::string& key, RecordedCall& r,
                            const std::function<void()>& call) {
   r.sequence.emplace(ctx, "gpgpu " + key);
-  r.epoch_tiles.clear();
+  r.noted.clear();
   r.epochs.clear();
-  noted_epochs_ = &r.epoch_tiles;
+  noted_epochs_ = &r.noted;
   try {
     r.sequence->capture(call);
   } catch (...) {
@@ -33,7 +33,7 @@ void Registry::record_call(const Context& ctx, const std::string& key, RecordedC
   noted_epochs_ = nullptr;
   // Each tile_flags call is followed by the one dispatch that takes its epoch.
   const auto takers = r.sequence->dispatches_with("epoch");
-  if (takers.size() != r.epoch_tiles.size()) {
+  if (takers.size() != r.noted.size()) {
     r.sequence.reset();
     throw Error("gpgpu primitives: a recorded call's look-back epochs do not match its dispatches");
   }
@@ -47,18 +47,23 @@ void Registry::replay_call(const Context& ctx, const std::string& key,
   if (calls_.size() >= max_recordings && !calls_.count(key)) calls_.clear();
   RecordedCall& r = calls_[key];
   if (r.calls++ == 0) return call();  // kernels and scratch are made here
-  if (r.sequence && !r.epoch_tiles.empty()) {
-    // Fresh epochs before the check: tile_flags may replace the flags (then record again).
-    for (std::size_t k = 0; k < r.epoch_tiles.size(); ++k) {
-      r.epochs[k].set(tile_flags(ctx, r.epoch_tiles[k]).epoch);
+  // Fresh epochs only for a recording that will be replayed: one that is recorded again
+  // takes its own while recording, so a call takes one epoch per look-back dispatch whether
+  // or not its key met a stale recording (a destroyed Buffer's GL name taken by a new one,
+  // which drivers such as NVIDIA's hand out again at once). tile_flags may zero the words
+  // when its epochs wrap; it does not replace them here (scratch only grows and the
+  // recorded words are still bound), and the check after it records again if it did.
+  if (r.sequence && r.sequence->replayable()) {
+    for (std::size_t k = 0; k < r.noted.size(); ++k) {
+      r.epochs[k].set(tile_flags(ctx, r.noted[k].tiles, r.noted[k].kind).epoch);
     }
   }
   if (!r.sequence || !r.sequence->replayable()) {
     try {
       record_call(ctx, key, r, call);  // its epochs are fresh: tile_flags ran while recording
     } catch (const UnsupportedError&) {
-      // Scratch grown (and zero-filled) meanwhile: an upload cannot be recorded. Run it as
-      // it is; the next call records it.
+      // Scratch grown (and zero-filled) meanwhile, or look-back words zeroed as their epochs
+      // wrap: an upload cannot be recorded. Run it as it is; the next call records it.
       return call();
     }
   }

@@ -77,20 +77,21 @@ void subgroup_single_pass(const Context& ctx, const ScanCall& c, const ScanPlan&
   auto& reg = primitives::registry(ctx);
   const auto tile = static_cast<std::size_t>(p.sg_local) * static_cast<std::size_t>(p.vec4s) * 4;
   const std::size_t tiles = (c.range.count + tile - 1) / tile;
-  Buffer& values = reg.scratch(ctx, "scan.tile_values", c.in->element_type(), 2 * tiles);
-  const primitives::TileFlags f = primitives::tile_flags(ctx, tiles);
+  const primitives::TileFlags f =
+      primitives::tile_flags(ctx, tiles, primitives::TileWordKind::Packed);
   ComputeKernel& k = reg.kernel(ctx, p.pass);
   Args args = primitives::input_args(*c.in);
+  const bool in_place = c.in->gl_name() == c.out->gl_name();
   args.insert(args.end(), {{"out4", *c.out},
                            {"out1", *c.out},
-                           {"tile_values", values},
-                           {"tile_flags", *f.flags},
+                           {"tile_words", *f.flags},
                            {"in_first", static_cast<std::uint32_t>(c.range.first)},
                            {"out_first", static_cast<std::uint32_t>(c.out_first)},
                            {"total", static_cast<std::uint32_t>(c.range.count)},
                            {"tiles", static_cast<std::uint32_t>(tiles)},
                            {"vec4_io", static_cast<std::int32_t>(vec4_io)},
                            {"inclusive", static_cast<std::int32_t>(c.inclusive)},
+                           {"in_place", static_cast<std::int32_t>(in_place)},
                            {"epoch", f.epoch},
                            {"spin_limit", ctx.info().is_software ? 1u : 4096u}});
   reg.run(k, args, primitives::grid_for(ctx, tiles));

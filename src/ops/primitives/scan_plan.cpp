@@ -20,11 +20,11 @@ ScanPath tile_path(const DeviceInfo& info, ScanAlgorithm a) {
 
 // The subgroup scan applies (subgroup kernels on, scalars, a built-in operator, not an
 // explicit reduce-then-scan) and fits: in1/in4 (unless read as texels), out4, out1,
-// tile_values, tile_flags at bindings 0-5.
+// tile_words at bindings 0-4.
 bool subgroup_scan_fits(const DeviceFit& fit, const ScanPlan& p, const Operator& op, int components,
                         ScanAlgorithm a) {
   return p.sg.on && op.is_builtin() && components == 1 && a != ScanAlgorithm::ReduceThenScan &&
-         fits_storage(fit, p.loads == Loads::Texels ? 4 : 6, 6) && p.sg_local <= fit.invocations &&
+         fits_storage(fit, p.loads == Loads::Texels ? 3 : 5, 5) && p.sg_local <= fit.invocations &&
          scan_subgroup_shared_bytes(p.sg_local, p.sg) <= fit.shared_bytes;
 }
 

@@ -23,14 +23,14 @@ const char* const scan_subgroup_glsl = R"(
 layout(local_size_x = L) in;
 layout(std430, binding = 2) writeonly buffer Out4 { S4 out4[]; };
 layout(std430, binding = 3) writeonly buffer Out1 { S out1[]; };
-layout(std430, binding = 4) coherent volatile buffer TileValues { S tile_values[]; };
-layout(std430, binding = 5) coherent volatile buffer TileFlags { uint tile_flags[]; };
+layout(std430, binding = 4) coherent volatile buffer TileWords { uint tile_words[]; };
 uniform uint in_first;
 uniform uint out_first;
 uniform uint total;       // scalars in the range
 uniform uint tiles;
 uniform bool vec4_io;     // in_first and out_first are multiples of 4
 uniform bool inclusive;
+uniform bool in_place;    // out is in: fence the published words before the output
 uniform uint epoch;
 uniform uint spin_limit;
 
@@ -88,7 +88,7 @@ void main() {
   uint lid = gl_LocalInvocationID.x;
   // Groups of a 2-D grid past the last tile end before taking a tile number.
   if (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x >= tiles) return;
-  if (lid == 0u) tile_id = atomicAdd(tile_flags[0], 1u);
+  if (lid == 0u) tile_id = atomicAdd(tile_words[0], 1u);
   barrier();
   uint tile = tile_id;
   uint ts = tile * uint(TILE);
@@ -117,7 +117,12 @@ void main() {
       prefix = lb_exclusive_prefix(tile);
       if (lane == 0u) lb_publish(tile, op1(prefix, tile_total), FLAG_P);
     }
-    if (lane == 0u) tile_prefix = prefix;
+    if (lane == 0u) {
+      // The decoupled fallback of a later tile takes this tile's input as intact while its
+      // words read as not ready: in place, they must be seen before any of its output.
+      if (in_place) memoryBarrierBuffer();
+      tile_prefix = prefix;
+    }
   }
   barrier();
   S pre = op1(tile_prefix, sg_totals[s]);
@@ -125,7 +130,7 @@ void main() {
     store_vec(ts + 4u * (slot + r * SG_SIZE), op4(S4(pre), x[r]));
   }
   // Every tile has taken its number once the last one has: reset the counter for next time.
-  if (tile == tiles - 1u && lid == 0u) atomicExchange(tile_flags[0], 0u);
+  if (tile == tiles - 1u && lid == 0u) atomicExchange(tile_words[0], 0u);
 }
 )";
 
@@ -139,8 +144,13 @@ std::int64_t scan_subgroup_shared_bytes(int local, const Subgroups& sg) {
 std::string scan_subgroup_source(ElementType type, Op op, int local, int vec4s, const Subgroups& sg,
                                  Loads loads) {
   const std::string s = scalar_type(type), v = vec4_type(type);
-  return fmt::format("#define S {}\n#define S4 {}\n#define L {}\n#define V {}\n", s, v, local,
-                     vec4s) +
+  // The look-back's words carry a scalar's bit pattern.
+  const bool f = type == ElementType::Float32;
+  return fmt::format(
+             "#define S {}\n#define S4 {}\n#define L {}\n#define V {}\n"
+             "#define LB_BITS(x) {}\n#define LB_FROM_BITS(u) {}\n",
+             s, v, local, vec4s, f ? "floatBitsToUint(x)" : "uint(x)",
+             f ? "uintBitsToFloat(u)" : fmt::format("{}(u)", s)) +
          subgroup_glsl(sg, local) + op_functions(op, type, s, "op1") +
          op_functions(op, type, v, "op4") + subgroup_op_glsl(sg, type, op, "sgop") +
          input_glsl(type, loads, 0) + scan_subgroup_glsl + look_back_glsl + scan_subgroup_main_glsl;
