@@ -335,13 +335,17 @@ int ceil_div(int a, int b) {
   return (a + b - 1) / b;
 }
 
-// The wide split-K sum's work groups (one per output) over a 2-D grid.
-std::pair<std::size_t, std::size_t> wide_reduce_grid(const DeviceInfo& info, GemmShape s) {
-  const auto outputs = static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n);
+// `groups` work groups numbered linearly over a 2-D grid within the device's x limit.
+std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups) {
   const auto max_x =
       static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
-  const std::size_t grid_x = std::min(outputs, max_x);
-  return {grid_x, (outputs + grid_x - 1) / grid_x};
+  const std::size_t grid_x = std::min(groups, max_x);
+  return {grid_x, (groups + grid_x - 1) / grid_x};
+}
+
+// The wide split-K sum's work groups: one per output.
+std::pair<std::size_t, std::size_t> wide_reduce_grid(const DeviceInfo& info, GemmShape s) {
+  return linear_grid(info, static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n));
 }
 
 int round_up_pow2(int v) {
@@ -596,12 +600,8 @@ namespace {
 // Work groups of a tiling, numbered linearly over a 2-D grid within the device's x limit.
 std::pair<std::size_t, std::size_t> grid_of(const DeviceInfo& info, GemmShape s,
                                             const GemmTiling& t) {
-  const std::size_t blocks =
-      static_cast<std::size_t>(ceil_div(s.m, t.bm)) * static_cast<std::size_t>(ceil_div(s.n, t.bn));
-  const auto max_x =
-      static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
-  const std::size_t grid_x = std::min(blocks, max_x);
-  return {grid_x, (blocks + grid_x - 1) / grid_x};
+  return linear_grid(info, static_cast<std::size_t>(ceil_div(s.m, t.bm)) *
+                               static_cast<std::size_t>(ceil_div(s.n, t.bn)));
 }
 
 }  // namespace

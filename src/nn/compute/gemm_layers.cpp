@@ -89,6 +89,24 @@ float load_a(int m, int k) { return load_a_parts(a_part_m(m), a_part_k(k)); }
 float load_b(int k, int n) { return load_b_parts(b_part_k(k), n); }
 )";
 
+// A convolution GEMM's row or depth index as its coordinates, for the loads' parts: position
+// m of planes of `plane` elements, `width` wide, as (image, row, column); tap k as (channel,
+// row, column, index among the channel's taps).
+constexpr const char* conv_splits = R"(
+ivec3 split_position(int m, int plane, int width) {
+  int img = m / plane;
+  int r = m - img * plane;
+  int y = r / width;
+  return ivec3(img, y, r - y * width);
+}
+ivec4 split_tap(int k) {
+  int c = k / KK;
+  int kr = k - c * KK;
+  int ky = kr / KS;
+  return ivec4(c, ky, kr - ky * KS, kr);
+}
+)";
+
 // im2col in two parts: an output position (img, oy, ox) as its image's input address at the
 // row and column its window starts at, and that row and column; a tap (ci, ky, kx) as its
 // offset from there, and its row and column in the window. Their sum addresses x; outside
@@ -100,17 +118,12 @@ ivec3 conv_position_of(int img, int oy, int ox) {
   return ivec3((img * CI * IH + y0) * IW + x0, y0, x0);
 }
 ivec3 conv_position(int m) {
-  int img = m / OHW;
-  int r = m - img * OHW;
-  int oy = r / OW;
-  return conv_position_of(img, oy, r - oy * OW);
+  ivec3 at = split_position(m, OHW, OW);
+  return conv_position_of(at.x, at.y, at.z);
 }
 ivec3 conv_tap(int k) {
-  int ci = k / KK;
-  int kr = k - ci * KK;
-  int ky = kr / KS;
-  int kx = kr - ky * KS;
-  return ivec3((ci * IH + ky) * IW + kx, ky, kx);
+  ivec4 tap = split_tap(k);
+  return ivec3((tap.x * IH + tap.y) * IW + tap.z, tap.y, tap.z);
 }
 float im2col_at(ivec3 position, ivec3 tap) {
   int iy = position.y + tap.y;
@@ -229,26 +242,14 @@ float load_b_parts(int k, int n) { return conv_output_gradient(k + n * OHW); }
 // stride divides the distance).
 constexpr const char* input_gradient_loads = R"(
 #define A_PARTS
-ivec3 input_position(int m) {
-  int img = m / IHW;
-  int r = m - img * IHW;
-  int iy = r / IW;
-  return ivec3(img, iy, r - iy * IW);
-}
-ivec4 output_tap(int k) {
-  int co = k / KK;
-  int kr = k - co * KK;
-  int ky = kr / KS;
-  return ivec4(co, ky, kr - ky * KS, kr);
-}
 #if STRIDE == 1
 ivec3 a_part_m(int m) {
-  ivec3 at = input_position(m);
+  ivec3 at = split_position(m, IHW, IW);
   int ty = at.y + PAD_T, tx = at.z + PAD_L;
   return ivec3((at.x * CO * OH + ty) * OW + tx, ty, tx);
 }
 ivec3 a_part_k(int k) {
-  ivec4 tap = output_tap(k);
+  ivec4 tap = split_tap(k);
   return ivec3(tap.x * OHW - tap.y * OW - tap.z, tap.y, tap.z);
 }
 float load_a_parts(ivec3 position, ivec3 tap) {
@@ -257,8 +258,8 @@ float load_a_parts(ivec3 position, ivec3 tap) {
   return conv_output_gradient(position.x + tap.x);
 }
 #else
-ivec3 a_part_m(int m) { return input_position(m); }
-ivec3 a_part_k(int k) { return output_tap(k).xyz; }
+ivec3 a_part_m(int m) { return split_position(m, IHW, IW); }
+ivec3 a_part_k(int k) { return split_tap(k).xyz; }
 float load_a_parts(ivec3 position, ivec3 tap) {
   int at = conv_output_index(position.x, tap.x, position.y, position.z, tap.y, tap.z);
   if (at < 0) return 0.0;
@@ -267,7 +268,7 @@ float load_a_parts(ivec3 position, ivec3 tap) {
 #endif
 #define B_PARTS
 int b_part_k(int k) {
-  ivec4 tap = output_tap(k);
+  ivec4 tap = split_tap(k);
   return W_OFF + tap.x * CI * KK + tap.w;
 }
 float load_b_parts(int k, int n) { return p[k + n * KK]; }
@@ -328,7 +329,7 @@ std::array<LinearGemm, 3> conv_gemms(const Stage& s, std::size_t batch, const De
   }
   const bool pooled_loads = fusion != nullptr && !fusion->gradient_kernel;
   const int filters = as_int(g.co, "filters"), depth = as_int(g.depth(), "CI k k");
-  const std::string indices = glsl::conv_indices;
+  const std::string indices = std::string(glsl::conv_indices) + conv_splits;
   const std::string layout = indices + conv_im2col;  // reads x
   // What the gradient GEMMs read dL/d(output) from, and through what.
   const char* gradient = pooled_loads ? "dyp" : "dy";
