@@ -7,8 +7,7 @@
 //   options.out_dir = "results";                 // matmul.json, matmul.csv, PNG charts
 //   return gpgpu::bench::run_matmul_bench(options, ctx);
 //
-// Part of the static library gpgpu_bench_matmul, which the CLI (`gpgpu bench matmul`) and the
-// matmul_bench program (every option) call.
+// Part of the static library gpgpu_bench_matmul, which the CLI (`gpgpu bench matmul`) calls.
 //
 // What is measured, per method and size n (m = k = n), after `warmup` untimed runs:
 //   kernel      the multiplication alone on device-resident data: GL_TIME_ELAPSED around

@@ -1,5 +1,5 @@
 // bench/memory_runner.hpp — `gpgpu bench memory`: how fast data moves between the host and
-// the device and within the device (also the bench_memory program, with every size option).
+// the device and within the device.
 //
 //   transfer   host <-> device GB/s: glBufferData, glBufferSubData, staging buffers mapped
 //              with glMapBufferRange, persistent-mapped staging (TransferQueue), a

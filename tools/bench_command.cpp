@@ -40,6 +40,12 @@ struct DispatchCli {
   bool no_cuda = false;
 };
 
+// `gpgpu bench memory`'s timing and sizes (bench/memory_runner.hpp; 0: the device's default).
+struct MemoryCli {
+  int repeats = 7, warmup = 2;
+  std::size_t transfer_max = 0, floats = 0, transpose_n = 0, particles = 0;
+};
+
 struct GridBenchOptionsHolder {
   std::vector<int> levels{4, 5, 6, 7};
   int repeats = 3, cpu_max_level = 9;
@@ -76,6 +82,9 @@ Command add_bench_command(CLI::App& app) {
     bool no_cpu = false;
     double max_seconds = 5;
     int primitive_repeats = 10;
+    double max_point_seconds = 4, max_run_seconds = 10;
+    int full_check_max_n = 512;
+    std::uint32_t seed = 0;
   };
   auto o = std::make_shared<Options>();
   auto* matmul = sub->add_subcommand(
@@ -90,10 +99,33 @@ Command add_bench_command(CLI::App& app) {
   matmul->add_option("--warmup", o->warmup, "untimed runs per point first");
   matmul->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
   matmul->add_flag("--list", o->list, "list the method names and exit");
+  matmul
+      ->add_option("--max-point-seconds", o->max_point_seconds,
+                   "stop repeating a point after this long")
+      ->capture_default_str();
+  matmul
+      ->add_option("--max-run-seconds", o->max_run_seconds,
+                   "skip sizes where one run is predicted to take longer")
+      ->capture_default_str();
+  matmul
+      ->add_option("--full-check-max-n", o->full_check_max_n,
+                   "check every entry up to this n, sample above")
+      ->capture_default_str();
+  matmul->add_option("--seed", o->seed, "input data seed (0: random)");
   auto* memory = sub->add_subcommand(
       "memory", "Transfers, element-wise bandwidth, transpose, SoA vs AoS, work-group sizes");
   memory->add_option("--which", o->which, "transfer, bandwidth, transpose, soa, workgroup or all");
   memory->add_flag("--quick", o->quick, "smallest sizes only (a smoke test)");
+  auto mem = std::make_shared<MemoryCli>();
+  memory->add_option("--repeats", mem->repeats, "timed runs per point (median reported)")
+      ->capture_default_str();
+  memory->add_option("--warmup", mem->warmup, "untimed runs per point first")
+      ->capture_default_str();
+  memory->add_option("--transfer-max", mem->transfer_max, "largest transfer in bytes");
+  memory->add_option("--floats", mem->floats, "floats per array of the bandwidth kernels");
+  memory->add_option("--transpose-n", mem->transpose_n, "side of the transposed matrices");
+  memory->add_option("--particles", mem->particles, "particles of the soa benchmark");
+  memory->add_flag("--no-cuda", o->no_cuda, "do not compare with CUDA");
   auto* datapath = sub->add_subcommand(
       "datapath",
       "Host arrays to the GPU and back: SAXPY round trips, chunked pipelines, matmul end to end; "
@@ -246,8 +278,8 @@ Command add_bench_command(CLI::App& app) {
     s->add_option("-d,--device", o->device, "auto, an index, or a word of the renderer");
     s->add_option("--out", o->out_dir, "directory for the JSON, CSV and PNG results");
   }
-  return [o, n, g, st, d, matmul, memory, datapath, ceiling, primitives, nn, grid, startup, probe,
-          dispatch]() -> int {
+  return [o, n, g, st, d, mem, matmul, memory, datapath, ceiling, primitives, nn, grid, startup,
+          probe, dispatch]() -> int {
     if (dispatch->parsed()) {
 #if GPGPU_HAVE_DISPATCH_BENCH
       Context ctx({.device = o->device});
@@ -373,6 +405,10 @@ Command add_bench_command(CLI::App& app) {
       options.warmup = o->warmup;
       options.out_dir = std::filesystem::path(o->out_dir) / "matmul";
       options.charts = !o->no_charts;
+      options.max_seconds_per_point = o->max_point_seconds;
+      options.max_seconds_per_run = o->max_run_seconds;
+      options.full_check_max_n = o->full_check_max_n;
+      options.seed = o->seed;
       options.command_line = "gpgpu bench matmul";
       return bench::run_matmul_bench(options, ctx);
     }
@@ -399,8 +435,16 @@ Command add_bench_command(CLI::App& app) {
     options.which = o->which;
     options.quick = o->quick;
     options.out_dir = std::filesystem::path(o->out_dir) / "memory";
+    options.repeats = mem->repeats;
+    options.warmup = mem->warmup;
+    options.transfer_max_bytes = mem->transfer_max;
+    options.bandwidth_floats = mem->floats;
+    options.transpose_n = mem->transpose_n;
+    options.particles = mem->particles;
+    options.cuda = !o->no_cuda;
     return bench::run_memory_bench(options, ctx);
 #else
+    (void)mem;
     (void)matmul;
     (void)memory;
     (void)datapath;
