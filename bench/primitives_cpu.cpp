@@ -2,18 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <execution>
 #include <numeric>
 #include <thread>
 
 #include <fmt/format.h>
-
-#if GPGPU_BENCH_CPU_TBB
-#include <execution>
-#elif GPGPU_BENCH_CPU_OPENMP
-#include <omp.h>
-
-#include <parallel/algorithm>
-#endif
 
 namespace gpgpu::bench::cpu {
 
@@ -36,67 +29,20 @@ void parallel_parts(std::size_t n, F f) {
 }  // namespace
 
 std::string backend() {
-#if GPGPU_BENCH_CPU_TBB
+  if (!GPGPU_BENCH_CPU_TBB) return "std::execution::par without TBB: sequential";
   return fmt::format("std::execution::par (TBB), {} threads", threads());
-#elif GPGPU_BENCH_CPU_OPENMP
-  return fmt::format("OpenMP (libstdc++ parallel mode for sort), {} threads",
-                     omp_get_max_threads());
-#else
-  return "sequential std algorithms (neither TBB nor OpenMP was found)";
-#endif
 }
 
 double reduce_sum(std::span<const float> x) {
-#if GPGPU_BENCH_CPU_TBB
   return std::reduce(std::execution::par, x.begin(), x.end(), 0.0f);
-#elif GPGPU_BENCH_CPU_OPENMP
-  float s = 0;
-  const auto n = static_cast<std::int64_t>(x.size());
-#pragma omp parallel for reduction(+ : s) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) s += x[static_cast<std::size_t>(i)];
-  return s;
-#else
-  return std::reduce(x.begin(), x.end(), 0.0f);
-#endif
 }
 
 void inclusive_sum(std::span<const float> x, std::span<float> out) {
-#if GPGPU_BENCH_CPU_TBB
   std::inclusive_scan(std::execution::par, x.begin(), x.end(), out.begin());
-#elif GPGPU_BENCH_CPU_OPENMP
-  // Reduce-then-scan over one part per thread.
-  const unsigned parts = threads();
-  std::vector<float> totals(parts + 1, 0.0f);
-  parallel_parts(x.size(), [&](std::size_t b, std::size_t e, unsigned p) {
-    float s = 0;
-    for (std::size_t i = b; i < e; ++i) s += x[i];
-    totals[p + 1] = s;
-  });
-  for (unsigned p = 1; p <= parts; ++p) totals[p] += totals[p - 1];
-  parallel_parts(x.size(), [&](std::size_t b, std::size_t e, unsigned p) {
-    float s = totals[p];
-    for (std::size_t i = b; i < e; ++i) out[i] = s += x[i];
-  });
-#else
-  std::inclusive_scan(x.begin(), x.end(), out.begin());
-#endif
 }
-
-namespace {
-template <class T>
-void parallel_sort(std::span<T> v) {
-#if GPGPU_BENCH_CPU_TBB
-  std::sort(std::execution::par, v.begin(), v.end());
-#elif GPGPU_BENCH_CPU_OPENMP
-  __gnu_parallel::sort(v.begin(), v.end());
-#else
-  std::sort(v.begin(), v.end());
-#endif
-}
-}  // namespace
 
 void sort(std::span<std::uint32_t> keys) {
-  parallel_sort(keys);
+  std::sort(std::execution::par, keys.begin(), keys.end());
 }
 
 void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) {
@@ -105,7 +51,7 @@ void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) 
   std::vector<std::uint64_t> packed(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i)
     packed[i] = (std::uint64_t{keys[i]} << 32) | values[i];
-  parallel_sort(std::span(packed));
+  std::sort(std::execution::par, packed.begin(), packed.end());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     keys[i] = static_cast<std::uint32_t>(packed[i] >> 32);
     values[i] = static_cast<std::uint32_t>(packed[i]);

@@ -135,8 +135,8 @@ Check histogram(std::span<const std::uint32_t> got, std::span<const std::uint32_
 
 }  // namespace gpgpu::bench::checks
 
-// The CPU contenders, on every core: std::execution::par (TBB) where the build found TBB,
-// else OpenMP, else sequential code; backend() says which.
+// The CPU contenders, on every core: std::execution::par on TBB where the build found TBB,
+// else sequential; backend() says which.
 namespace gpgpu::bench::cpu {
 
 std::string backend();  // e.g. "std::execution::par (TBB), 16 threads"
