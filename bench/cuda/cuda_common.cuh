@@ -1,6 +1,6 @@
 // bench/cuda/cuda_common.cuh — what the CUDA references share: every call checked (a failure
-// throws gpgpu::Error naming the call and the CUDA error), device and pinned host arrays that
-// free themselves, event timing, and the median of event-timed calls.
+// throws gpgpu::Error naming the call and the CUDA error), device and pinned host arrays and
+// streams that free themselves, event timing, and the median of event-timed calls.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,6 +54,19 @@ class CudaArray {
   std::size_t count_;
   bool pinned_;
   T* pointer_ = nullptr;
+};
+
+// A non-blocking stream of its own.
+class Stream {
+ public:
+  Stream() { GPGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
 };
 
 // Times work queued on a stream between start() and stop_ms().

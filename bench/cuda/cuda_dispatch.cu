@@ -2,11 +2,11 @@
 #include "cuda_dispatch.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "cuda_common.cuh"
+#include "cuda_matmul.hpp"
 
 namespace gpgpu::cuda_ref {
 namespace {
@@ -19,121 +19,76 @@ __global__ void add_one(const float* x, float* y) {
   y[i] = x[i] + 1.0f;
 }
 
-double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-struct Device {
-  float* a = nullptr;
-  float* b = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Device() {
-    GPGPU_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&a), lanes * sizeof(float)));
-    GPGPU_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&b), lanes * sizeof(float)));
-    GPGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    GPGPU_CUDA_CHECK(cudaEventCreate(&start));
-    GPGPU_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Device() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaStreamDestroy(stream);
-    cudaFree(a);
-    cudaFree(b);
-  }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-
-  void reset() {
-    const std::vector<float> zeros(lanes, 0.0f);
-    GPGPU_CUDA_CHECK(cudaMemcpy(a, zeros.data(), lanes * sizeof(float), cudaMemcpyHostToDevice));
-  }
-  // The chain leaves `chain` in every element of a (an even chain ends where it began).
-  void expect(int chain) {
-    std::vector<float> got(lanes);
-    GPGPU_CUDA_CHECK(cudaMemcpy(got.data(), a, lanes * sizeof(float), cudaMemcpyDeviceToHost));
-    for (float v : got) {
-      if (v != static_cast<float>(chain)) {
-        throw Error("CUDA dispatch reference: the chain computed " + std::to_string(v) +
-                    " instead of " + std::to_string(chain));
-      }
-    }
-  }
-  void launch_chain(int chain) {
-    for (int k = 0; k < chain; ++k) {
-      add_one<<<1, lanes, 0, stream>>>(k % 2 == 0 ? a : b, k % 2 == 0 ? b : a);
-    }
-  }
-};
-
-struct Timing {
+// Host and GPU microseconds per kernel of each timed round.
+struct Rounds {
   std::vector<double> cpu, gpu;
 };
 
-// One round: the host time of issuing, then the GPU time between the events.
-template <class Issue>
-void time_round(Device& d, int chain, Issue issue, Timing* t) {
-  d.reset();
-  GPGPU_CUDA_CHECK(cudaEventRecord(d.start, d.stream));
-  const double begin = now_us();
-  issue();
-  const double issued = now_us();
-  GPGPU_CUDA_CHECK(cudaEventRecord(d.stop, d.stream));
-  GPGPU_CUDA_CHECK(cudaEventSynchronize(d.stop));
-  GPGPU_CUDA_CHECK(cudaGetLastError());
-  float ms = 0;
-  GPGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, d.start, d.stop));
-  d.expect(chain);
-  if (t != nullptr) {
-    t->cpu.push_back((issued - begin) / chain);
-    t->gpu.push_back(1e3 * ms / chain);
+// A captured graph and its executable, freed together.
+struct Graph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ~Graph() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
   }
-}
+};
 
 }  // namespace
 
 DispatchTimes dispatch_times(int chain, int rounds, int warmup) {
   if (chain % 2 != 0 || chain <= 0) throw Error("CUDA dispatch reference: the chain must be even");
-  int device = 0;
-  GPGPU_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  GPGPU_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   DispatchTimes result;
-  result.device = prop.name;
-  Device d;
-
-  Timing stream;
-  for (int r = 0; r < warmup + rounds; ++r) {
-    time_round(d, chain, [&] { d.launch_chain(chain); }, r < warmup ? nullptr : &stream);
-  }
-
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  GPGPU_CUDA_CHECK(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal));
-  d.launch_chain(chain);
-  GPGPU_CUDA_CHECK(cudaStreamEndCapture(d.stream, &graph));
-  GPGPU_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  Timing replay;
-  try {
-    for (int r = 0; r < warmup + rounds; ++r) {
-      time_round(d, chain, [&] { GPGPU_CUDA_CHECK(cudaGraphLaunch(exec, d.stream)); },
-                 r < warmup ? nullptr : &replay);
+  result.device = device_name();
+  CudaArray<float> a(lanes), b(lanes);
+  Stream stream;
+  EventTimer timer(stream.get());
+  const auto launch_chain = [&] {
+    for (int k = 0; k < chain; ++k) {
+      add_one<<<1, lanes, 0, stream.get()>>>(k % 2 == 0 ? a.get() : b.get(),
+                                             k % 2 == 0 ? b.get() : a.get());
     }
-  } catch (...) {
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    throw;
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  };
+  // Rounds from zeros: the host time of issuing, then the GPU time between the events; each
+  // round leaves `chain` in every element of a (an even chain ends where it began).
+  const auto time_rounds = [&](const auto& issue, Rounds& t) {
+    const std::vector<float> zeros(lanes, 0.0f);
+    std::vector<float> got(lanes);
+    for (int r = 0; r < warmup + rounds; ++r) {
+      GPGPU_CUDA_CHECK(cudaMemcpy(a.get(), zeros.data(), a.bytes(), cudaMemcpyHostToDevice));
+      timer.start();
+      const auto begin = std::chrono::steady_clock::now();
+      issue();
+      const std::chrono::duration<double, std::micro> issued =
+          std::chrono::steady_clock::now() - begin;
+      const double ms = timer.stop_ms();
+      GPGPU_CUDA_CHECK(cudaGetLastError());
+      a.download(got);
+      for (float v : got) {
+        if (v != static_cast<float>(chain)) {
+          throw Error("CUDA dispatch reference: the chain computed " + std::to_string(v) +
+                      " instead of " + std::to_string(chain));
+        }
+      }
+      if (r >= warmup) {
+        t.cpu.push_back(issued.count() / chain);
+        t.gpu.push_back(1e3 * ms / chain);
+      }
+    }
+  };
+  Rounds launched, replayed;
+  time_rounds(launch_chain, launched);
+  Graph g;
+  GPGPU_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  launch_chain();
+  GPGPU_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &g.graph));
+  GPGPU_CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+  time_rounds([&] { GPGPU_CUDA_CHECK(cudaGraphLaunch(g.exec, stream.get())); }, replayed);
 
-  result.stream_cpu_us = median(stream.cpu);
-  result.stream_gpu_us = median(stream.gpu);
-  result.graph_cpu_us = median(replay.cpu);
-  result.graph_gpu_us = median(replay.gpu);
+  result.stream_cpu_us = median(launched.cpu);
+  result.stream_gpu_us = median(launched.gpu);
+  result.graph_cpu_us = median(replayed.cpu);
+  result.graph_gpu_us = median(replayed.gpu);
   return result;
 }
 

@@ -33,18 +33,6 @@ constexpr int kCopyWarmup = 2;        // bandwidth measurements: untimed copies 
 constexpr int kCopyRepeats = 10;      // then this many timed ones, median taken
 constexpr int kMaxGridY = 65535;      // CUDA's limit on gridDim.y
 
-class Stream {
- public:
-  Stream() { GPGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
 class CublasHandle {
  public:
   explicit CublasHandle(cudaStream_t stream) {
