@@ -44,51 +44,54 @@ using gpgpu::bench::Clock;
 
 constexpr gpgpu::bench::Budget budget{.warmup = 3, .repeats = 25};
 
-// The median seconds of `body` over the repetitions, the same on every rank (the slowest
-// rank's value of each repetition).
-template <class Body>
-double median_seconds(const gpgpu::mpi::Communicator& comm, Body&& body) {
-  return gpgpu::bench::median(gpgpu::bench::sample(budget, [&] {
-    MPI_Barrier(comm.get());
-    const auto start = Clock::now();
-    body();
-    double s = std::chrono::duration<double>(Clock::now() - start).count();
-    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm.get());
-    return s;
-  }));
-}
-
 struct Row {
   std::string what;
   std::size_t bytes;
   double seconds;
 };
 
-std::vector<Row> host_rows(const gpgpu::mpi::Communicator& comm, std::size_t bytes) {
-  const int peer = 1 - comm.rank();
-  const int n = static_cast<int>(bytes / sizeof(float));
+// The rows of one size: add() times `body` over the repetitions, ranks in step, and keeps the
+// median of the slowest rank's seconds of each (the same on every rank).
+struct Rows {
+  const gpgpu::mpi::Communicator& comm;
+  std::size_t bytes;
+  std::vector<Row>& rows;
+
+  template <class Body>
+  void add(const char* what, Body&& body) {
+    rows.push_back({what, bytes, gpgpu::bench::median(gpgpu::bench::sample(budget, [&] {
+                      MPI_Barrier(comm.get());
+                      const auto start = Clock::now();
+                      body();
+                      double s = std::chrono::duration<double>(Clock::now() - start).count();
+                      MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm.get());
+                      return s;
+                    }))});
+  }
+};
+
+void host_rows(Rows& rows) {
+  const int peer = 1 - rows.comm.rank();
+  const int n = static_cast<int>(rows.bytes / sizeof(float));
   std::vector<float> a(static_cast<std::size_t>(n), 1.0f), b(a.size());
-  const double sendrecv = median_seconds(comm, [&] {
-    MPI_Sendrecv(a.data(), n, MPI_FLOAT, peer, 7, b.data(), n, MPI_FLOAT, peer, 7, comm.get(),
+  MPI_Comm comm = rows.comm.get();
+  rows.add("sendrecv", [&] {
+    MPI_Sendrecv(a.data(), n, MPI_FLOAT, peer, 7, b.data(), n, MPI_FLOAT, peer, 7, comm,
                  MPI_STATUS_IGNORE);
   });
-  const double allreduce = median_seconds(
-      comm, [&] { MPI_Allreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm.get()); });
-  const double iallreduce = median_seconds(comm, [&] {
+  rows.add("allreduce", [&] { MPI_Allreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm); });
+  rows.add("iallreduce", [&] {
     MPI_Request r = MPI_REQUEST_NULL;
-    MPI_Iallreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm.get(), &r);
+    MPI_Iallreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
   });
-  return {{"sendrecv", bytes, sendrecv},
-          {"allreduce", bytes, allreduce},
-          {"iallreduce", bytes, iallreduce}};
 }
 
-std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::Context& ctx,
-                             std::size_t bytes) {
+void device_rows(Rows& rows, const gpgpu::Context& ctx) {
+  const auto& comm = rows.comm;
   // Items of 4 floats (an earth cell's state): the first `count` are sent, the next `count`
   // receive the peer's.
-  const std::size_t count = bytes / 16;
+  const std::size_t count = rows.bytes / 16;
   std::vector<std::uint32_t> send(count), receive(count);
   std::iota(send.begin(), send.end(), 0u);
   std::iota(receive.begin(), receive.end(), static_cast<std::uint32_t>(count));
@@ -96,24 +99,34 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
                                 {{.rank = 1 - comm.rank(), .send = send, .receive = receive}});
   gpgpu::Buffer state(ctx, gpgpu::ElementType::Float32, 8 * count);
   state.upload(std::vector<float>(8 * count, 1.0f));
-  const double exchange = median_seconds(comm, [&] {
+  rows.add("halo", [&] {
     halo.exchange(state);
     ctx.finish();
   });
-  gpgpu::Buffer grads(ctx, gpgpu::ElementType::Float32, bytes / sizeof(float));
+  gpgpu::Buffer grads(ctx, gpgpu::ElementType::Float32, rows.bytes / sizeof(float));
   grads.upload(std::vector<float>(grads.size(), 1.0f));
-  const double reduce = median_seconds(comm, [&] {
+  // MPI between mapped HostBuffers, as the halo exchange sends (from read-back memory into
+  // upload memory): whether MPI's shared-memory copy reaches the driver's pinned pages as it
+  // reaches ordinary memory (sendrecv).
+  gpgpu::HostBuffer out(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Read);
+  gpgpu::HostBuffer in(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Write);
+  const int n = static_cast<int>(grads.size()), peer = 1 - comm.rank();
+  rows.add("mapped_sendrecv", [&] {
+    MPI_Sendrecv(out.data(), n, MPI_FLOAT, peer, 8, in.data(), n, MPI_FLOAT, peer, 8, comm.get(),
+                 MPI_STATUS_IGNORE);
+  });
+  rows.add("buffer_allreduce", [&] {
     gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum);
     ctx.finish();
   });
   // The same with the Buffer's Context named: staging in the Context's mapped memory.
-  const double reduce_mapped = median_seconds(comm, [&] {
+  rows.add("buffer_allreduce_mapped", [&] {
     gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum, {.context = &ctx});
     ctx.finish();
   });
   std::vector<float> host(grads.size());
-  const double download = median_seconds(comm, [&] { grads.download(std::span<float>(host)); });
-  const double upload = median_seconds(comm, [&] {
+  rows.add("download", [&] { grads.download(std::span<float>(host)); });
+  rows.add("upload", [&] {
     grads.upload(std::span<const float>(host));
     ctx.finish();
   });
@@ -122,29 +135,11 @@ std::vector<Row> device_rows(const gpgpu::mpi::Communicator& comm, const gpgpu::
   gpgpu::HostBuffer mapped(ctx, gpgpu::ElementType::Float32, grads.size(),
                            gpgpu::HostAccess::ReadWrite);
   gpgpu::TransferQueue queue(ctx);
-  const double mapped_download = median_seconds(comm, [&] { queue.copy(grads, mapped).wait(); });
-  const double mapped_upload = median_seconds(comm, [&] {
+  rows.add("mapped_download", [&] { queue.copy(grads, mapped).wait(); });
+  rows.add("mapped_upload", [&] {
     queue.copy(mapped, grads).wait();
     ctx.finish();
   });
-  // MPI between mapped HostBuffers, as the halo exchange sends (from read-back memory into
-  // upload memory): whether MPI's shared-memory copy reaches the driver's pinned pages as it
-  // reaches ordinary memory (sendrecv above).
-  gpgpu::HostBuffer out(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Read);
-  gpgpu::HostBuffer in(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Write);
-  const int n = static_cast<int>(grads.size()), peer = 1 - comm.rank();
-  const double mapped_sendrecv = median_seconds(comm, [&] {
-    MPI_Sendrecv(out.data(), n, MPI_FLOAT, peer, 8, in.data(), n, MPI_FLOAT, peer, 8, comm.get(),
-                 MPI_STATUS_IGNORE);
-  });
-  return {{"halo", bytes, exchange},
-          {"mapped_sendrecv", bytes, mapped_sendrecv},
-          {"buffer_allreduce", bytes, reduce},
-          {"buffer_allreduce_mapped", bytes, reduce_mapped},
-          {"download", bytes, download},
-          {"upload", bytes, upload},
-          {"mapped_download", bytes, mapped_download},
-          {"mapped_upload", bytes, mapped_upload}};
 }
 
 void write(const std::vector<Row>& rows, const std::string& json) {
@@ -179,8 +174,9 @@ int main(int argc, char** argv) {
         const gpgpu::Context ctx = gpgpu::mpi::make_context(world);
         std::vector<Row> rows;
         for (std::size_t kib = 4; kib <= 16384; kib *= 4) {
-          for (auto& r : host_rows(world, kib * 1024)) rows.push_back(r);
-          for (auto& r : device_rows(world, ctx, kib * 1024)) rows.push_back(r);
+          Rows size{world, kib * 1024, rows};
+          host_rows(size);
+          device_rows(size, ctx);
         }
         if (world.rank() == 0) write(rows, json);
         return 0;
