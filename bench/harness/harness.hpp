@@ -126,6 +126,14 @@ double kernel_ms(const Context& ctx, Timed& timed, bool gpu, const Budget& budge
   }));
 }
 
+// y += alpha x over float arrays x and y: the kernel of the SAXPY round trips and start-ups.
+inline constexpr const char* saxpy_source = R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+uniform float alpha;
+void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] += alpha * x[i]; })";
+
 // GB/s of `bytes` moved in `ms` milliseconds (1e9 bytes per second); 0 without a time.
 inline double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0;

@@ -29,16 +29,6 @@ std::pair<double, double> first_and_steady(const std::function<void()>& work) {
   return {first, median_ms({0, 5}, work) / 1e3};
 }
 
-constexpr const char* saxpy = R"(
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer X { float x[]; };
-layout(std430, binding = 1) buffer Y { float y[]; };
-uniform float alpha;
-void main() {
-  uint i = gpgpu_index();
-  if (i < gpgpu_count) y[i] = alpha * x[i] + y[i];
-})";
-
 // Context creation (the first and later ones in this process).
 std::pair<double, double> time_context() {
   std::vector<Context> keep;
@@ -56,7 +46,7 @@ std::pair<double, double> time_first_kernel() {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(1 + i % 7);
   const auto run = [&] {
     if (!ctx) ctx.emplace();
-    if (!kernel) kernel.emplace(*ctx, saxpy, Defines{}, "startup saxpy");
+    if (!kernel) kernel.emplace(*ctx, saxpy_source, Defines{}, "startup saxpy");
     kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
   };
   const auto t = first_and_steady(run);
@@ -89,7 +79,7 @@ nlohmann::json kernel_phases() {
   Context ctx;
   lap("context");
   std::optional<ComputeKernel> kernel;
-  kernel.emplace(ctx, saxpy, Defines{}, "startup saxpy");
+  kernel.emplace(ctx, saxpy_source, Defines{}, "startup saxpy");
   lap("kernel built");
   const std::size_t n = std::size_t{1} << 20;
   std::vector<float> x(n, 1.0f), y(n, 1.0f);
