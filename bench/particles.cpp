@@ -132,17 +132,12 @@ std::string to_string(ParticleLayout layout) {
 Particles random_particles(std::size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> pos(-10.0f, 10.0f), vel(-1.0f, 1.0f), mass(0.5f, 2.0f),
       unit(0.0f, 1.0f);
+  // Drawn field by field in field()'s order: position, velocity, mass, charge, colour.
+  decltype(&pos) range[] = {&pos,  &pos, &pos,  &vel,  &vel,  &vel,
+                            &mass, &vel, &unit, &unit, &unit, &unit};
   Particles p = sized(n);
   for (std::size_t i = 0; i < n; ++i) {
-    p.px[i] = pos(rng);
-    p.py[i] = pos(rng);
-    p.pz[i] = pos(rng);
-    p.vx[i] = vel(rng);
-    p.vy[i] = vel(rng);
-    p.vz[i] = vel(rng);
-    p.mass[i] = mass(rng);
-    p.charge[i] = vel(rng);
-    for (int c = 0; c < 4; ++c) p.color[4 * i + static_cast<std::size_t>(c)] = unit(rng);
+    for (int f = 0; f < 12; ++f) field(p, f, i) = (*range[f])(rng);
   }
   return p;
 }
