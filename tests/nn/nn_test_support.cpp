@@ -69,4 +69,46 @@ std::vector<int> random_labels(std::size_t n, std::size_t classes) {
   return labels;
 }
 
+namespace {
+
+bool has_dropout(const LayerCase& c) {
+  for (const auto& l : c.layers) {
+    if (std::holds_alternative<nn::Dropout>(l)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Eval forward, then train forward and backward, checked against the reference.
+void check_case(const LayerCase& c, const BackendConfig& config) {
+  SCOPED_TRACE(c.name);
+  auto& ctx = gpgpu::test::context();
+  nn::Sequential model(ctx, c.input);
+  for (const auto& l : c.layers) model.add(l);
+  model.set_backend(config.backend, config.options);
+  const bool train = !has_dropout(c);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const auto params = nntest::random_parameters(model);
+    model.set_parameter_values(params);
+    const auto x = gpgpu::test::random_floats(c.batch * c.input.size());
+    const auto x_tensor = nn::Tensor::from(ctx, c.input.with_batch(c.batch), x);
+    const auto eval = nnref::net_forward(model, c.batch, nnref::Array::exact(x), params, false);
+    nntest::expect_within(model.forward(x_tensor, nn::Mode::Eval).to_vector(), eval.inputs.back(),
+                          "eval output");
+    if (!train) continue;
+    const auto trace = nnref::net_forward(model, c.batch, nnref::Array::exact(x), params, true);
+    nntest::expect_within(model.forward(x_tensor, nn::Mode::Train).to_vector(), trace.inputs.back(),
+                          "train output");
+    const auto dy = gpgpu::test::random_floats(trace.inputs.back().size());
+    const auto dx =
+        model.backward(nn::Tensor::from(ctx, model.output_shape().with_batch(c.batch), dy));
+    const auto grads =
+        nnref::net_backward(model, c.batch, trace, nnref::Array::exact(dy), params, true);
+    nntest::expect_within(dx.to_vector(), grads.dx, "input gradient");
+    nntest::expect_within(model.gradient_values(), grads.flat, "parameter gradients");
+  }
+}
+
 }  // namespace nntest

@@ -21,6 +21,19 @@ struct BackendConfig {
   nn::Backend backend = nn::Backend::Compute;
   nn::BackendOptions options;
 };
+// A model of a few layers at an input shape and batch size, checked by check_case.
+struct LayerCase {
+  std::string name;
+  nn::Shape input;
+  std::vector<nn::Layer> layers;
+  std::size_t batch;
+};
+// Runs `c` twice with fresh inputs and parameters (so an output a kernel failed to write
+// keeps the first run's value and fails the second check): eval forward, then (without
+// dropout) train forward and backward, every output and gradient against the float64
+// reference within its float32 bounds.
+void check_case(const LayerCase& c, const BackendConfig& config);
+
 // Compute with direct loads, compute with shared-memory tiles, transform feedback (every
 // GPU kernel variant runs on llvmpipe as well as on GPUs), and the CPU backend.
 std::vector<BackendConfig> all_backends();

@@ -85,7 +85,16 @@ ivec2 b_slot(int v) {
 // once (a_rows). A convolution's im2col then costs an add and a bounds check per element
 // instead of four divisions.
 #ifdef A_PARTS
-ivec3 a_rows[4 * A_LOADS];
+// Where A is not k-fast and the work group is a multiple of BM / 4 invocations, every load
+// of an invocation fills the same rows (slot v % BM4 with v = tid + l * THREADS): their
+// parts are kept once, not once per load (registers an 8-row block needs for its
+// accumulators).
+#if !defined(A_K_FAST) && THREADS % (BM / 4) == 0
+const int A_ROW_SETS = 1;
+#else
+const int A_ROW_SETS = A_LOADS;
+#endif
+ivec3 a_rows[4 * A_ROW_SETS];
 #endif
 // A(m .. m+3, k) (load l's rows) and B(k, n .. n+3), zero past the matrix and the split's k
 // range.
@@ -98,7 +107,7 @@ vec4 fetch_a(int l, int m, int k) {
     for (int q = 0; q < 4; ++q) {
       if (m + q >= GM) continue;
 #ifdef A_PARTS
-      v[q] = load_a_parts(a_rows[4 * l + q], depth);
+      v[q] = load_a_parts(a_rows[4 * (l % A_ROW_SETS) + q], depth);
 #else
       v[q] = load_a(m + q, k);
 #endif
@@ -143,7 +152,7 @@ void main() {
   vec4 ra[A_LOADS];
   vec4 rb[B_LOADS];
 #ifdef A_PARTS
-  for (int l = 0; l < A_LOADS; ++l) {
+  for (int l = 0; l < A_ROW_SETS; ++l) {
     int m = m0 + 4 * a_slot(tid + l * THREADS).y;
     for (int q = 0; q < 4; ++q) a_rows[4 * l + q] = a_part_m(m + q);
   }
@@ -503,6 +512,19 @@ std::optional<GemmTiling> fitted_tiling(const DeviceInfo& info, GemmShape shape,
   return std::nullopt;
 }
 
+// GPGPU_NN_BLOCKS="bm,bn,tm,tn": the shared-memory kernels' block for every GEMM it fits
+// (fitted_tiling), instead of a tuned or heuristic one; for tests of every block shape and
+// for tuning experiments.
+std::optional<GemmTiling> forced_blocks(const DeviceInfo& info, GemmShape shape, bool shared) {
+  const char* env = std::getenv("GPGPU_NN_BLOCKS");
+  if (env == nullptr || !shared) return std::nullopt;
+  GemmTiling blocks;
+  if (std::sscanf(env, "%d,%d,%d,%d", &blocks.bm, &blocks.bn, &blocks.tm, &blocks.tn) != 4) {
+    throw ArgumentError(fmt::format("GPGPU_NN_BLOCKS={}: expected bm,bn,tm,tn", env));
+  }
+  return fitted_tiling(info, shape, blocks);
+}
+
 struct Gemm::Compiled {
   GemmTiling tiling;
   ComputeKernel main;
@@ -531,6 +553,10 @@ Gemm::Gemm(const Context& context, GemmShape shape, GemmSource source,
   }
   using K = BackendOptions::Kernels;
   shared_ = shared_tiles(context.info(), options);
+  if (const auto forced = forced_blocks(context.info(), shape, shared_)) {
+    compiled_ = build(*forced);
+    return;
+  }
   bool far_sibling = false;
   if (const auto known = known_tiling(&far_sibling)) {
     try {

@@ -75,8 +75,9 @@ bool shared_tiles(const DeviceInfo& info, const BackendOptions& options);
 // each within the work-group size and shared memory `info` allows; the direct tiling (8
 // invocations, no shared memory) where no shared-memory block fits.
 // With `computed_loads`, those whose invocations keep 4 rows (TM = 4) come first: beside a
-// convolution's address arithmetic the best 8-row block ran 1.1-2.3x slower than the best
-// 4-row one on an H200, and the cost model's first choice (it counts only register reuse,
+// convolution's address arithmetic the best 8-row block ran 1.2-1.4x slower than the best
+// 4-row one on an H200 (the CNN's second convolution at batch 256, forward and input
+// gradient, 2026-11-29), and the cost model's first choice (it counts only register reuse,
 // which favours 8 rows) up to 6.7x slower. Blocks wider than n (rounded up to a power of two)
 // are left out where a narrower one fits.
 std::vector<GemmTiling> candidate_tilings(const DeviceInfo& info, GemmShape shape, bool shared,
@@ -86,6 +87,10 @@ std::vector<GemmTiling> candidate_tilings(const DeviceInfo& info, GemmShape shap
 // when the blocks are not among the shared-memory candidates or do not fit the device.
 std::optional<GemmTiling> fitted_tiling(const DeviceInfo& info, GemmShape shape,
                                         const GemmTiling& blocks);
+// The block GPGPU_NN_BLOCKS="bm,bn,tm,tn" names, fitted to `shape`, where it is set, the
+// GEMM runs the shared-memory kernels and the block fits; throws ArgumentError when it is
+// not four integers.
+std::optional<GemmTiling> forced_blocks(const DeviceInfo& info, GemmShape shape, bool shared);
 // The kernels of a tiling: the GEMM, and the split-K sum when k is split. `label` names them.
 std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape shape,
                                               const GemmSource& source, const GemmTiling& tiling,
