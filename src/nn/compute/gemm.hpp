@@ -75,9 +75,9 @@ bool shared_tiles(const DeviceInfo& info, const BackendOptions& options);
 // each within the work-group size and shared memory `info` allows; the direct tiling (8
 // invocations, no shared memory) where no shared-memory block fits.
 // With `computed_loads`, those whose invocations keep 4 rows (TM = 4) come first: beside a
-// convolution's address arithmetic the best 8-row block ran 1.2-1.4x slower than the best
-// 4-row one on an H200 (the CNN's second convolution at batch 256, forward and input
-// gradient, 2026-11-29), and the cost model's first choice (it counts only register reuse,
+// convolution's address arithmetic the best 8-row block ran 1.2-1.8x slower than the best
+// 4-row one on an H200 (the CNN's second convolution at batch 256, its three GEMMs,
+// 2026-11-30; docs/nn.md), and the cost model's first choice (it counts only register reuse,
 // which favours 8 rows) up to 6.7x slower. Blocks wider than n (rounded up to a power of two)
 // are left out where a narrower one fits.
 std::vector<GemmTiling> candidate_tilings(const DeviceInfo& info, GemmShape shape, bool shared,
