@@ -12,7 +12,7 @@
 #  5. gpgpu bench dispatch twice (bench-dispatch.txt), with the in-place chain: the floor of a
 #     dependent chain through GL (glMemoryBarrier and glDispatchCompute only).
 # About 6 minutes on an H200. Usage: bash scripts/device/sort-probe.sh OUT [BUILD_DIR]
-# VARIANTS="0 1" runs steps 2-4 once per Onesweep pass variant, with GPGPU_ONESWEEP_VARIANT
+# VARIANTS="0 1 2" runs steps 2-4 once per Onesweep pass variant, with GPGPU_ONESWEEP_VARIANT
 # set to each (same binaries; logs tests-vN.log, sort-shapes-vN.log, bench-primitives-vN.log,
 # and variants.txt, the results side by side). The steps that do not depend on the variant
 # are trimmed to keep the run near 6 minutes: the tests default to primitives_subgroup_test

@@ -99,6 +99,8 @@ TEST(SubgroupGlsl, Sort) {
       ASSERT_EQ(primitives::onesweep_cluster(shape, native(32)), 4);
       EXPECT_TRUE(compiles("onesweep pass v1",
                            primitives::onesweep_pass_source(type, values, shape, native(32), 1)));
+      EXPECT_TRUE(compiles("onesweep pass v2",
+                           primitives::onesweep_pass_source(type, values, shape, native(32), 2)));
       shape.local = 256;
       EXPECT_TRUE(compiles("onesweep pass v1 sg64",
                            primitives::onesweep_pass_source(type, values, shape, native(64), 1)));

@@ -256,12 +256,6 @@ TEST(Subgroups, OnesweepTileShapes) {
   set_primitive_tuning(ctx, before);
 }
 
-// Onesweep's variant 1 tail ($GPGPU_ONESWEEP_VARIANT=1: the counters scanned by clusters of
-// lanes, the look-back on registers), on shapes where it applies: 2 lanes per pair of digits
-// on llvmpipe (256 x 16, and 320 x 10 with lanes past the 128 clusters idle and a subgroup
-// count that is not a power of two), the GPU default and two others on GPUs. Each result is
-// the stable order (std::stable_sort of the indices), every element checked: random keys
-// over the whole range, keys from 7 values, all equal; the outputs poisoned first.
 // Sets $GPGPU_ONESWEEP_VARIANT and the Context's tuning for a scope (also when an assertion
 // leaves it early), then restores both.
 class OnesweepVariantScope {
@@ -291,10 +285,8 @@ class OnesweepVariantScope {
   std::string was_;
 };
 
-TEST(Subgroups, OnesweepVariantTail) {
-  SUBGROUP_CONTEXT(ctx);
-  const OnesweepVariantScope scope(ctx, "1");
-  const PrimitiveTuning before = scope.tuning();
+// The checks of OnesweepVariantTails for the variant in the environment (kernel key `key`).
+void check_onesweep_variant(Context& ctx, const PrimitiveTuning& before, const std::string& key) {
   const bool software = ctx.info().is_software;
   const auto shapes = software ? std::vector<std::pair<int, int>>{{256, 16}, {320, 10}}
                                : std::vector<std::pair<int, int>>{{512, 11}, {256, 15}, {384, 10}};
@@ -306,7 +298,7 @@ TEST(Subgroups, OnesweepVariantTail) {
     const auto plan =
         primitives::plan_sort(ctx.info(), primitive_tuning(ctx), ElementType::Uint32, true, 40009);
     ASSERT_TRUE(plan.onesweep);
-    ASSERT_NE(plan.pass.key.find(" v1"), std::string::npos) << plan.pass.key;
+    ASSERT_NE(plan.pass.key.find(key), std::string::npos) << plan.pass.key;
     for (std::size_t n :
          {std::size_t{1}, std::size_t{1000}, std::size_t{40009}, std::size_t{200003}}) {
       for (int kind = 0; kind < 3; ++kind) {
@@ -335,6 +327,21 @@ TEST(Subgroups, OnesweepVariantTail) {
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(alone[i], keys[want[i]]) << i;
       }
     }
+  }
+}
+
+// Onesweep's variant tails ($GPGPU_ONESWEEP_VARIANT=1: the counters scanned by clusters of
+// lanes, the look-back on registers; 2: the same with a 16-slot look-back window), on shapes
+// where they apply: 2 lanes per pair of digits on llvmpipe (256 x 16, and 320 x 10 with
+// lanes past the 128 clusters idle and a subgroup count that is not a power of two), the GPU
+// default and two others on GPUs. Each result is the stable order (std::stable_sort of the
+// indices), every element checked: random keys over the whole range, keys from 7 values, all
+// equal; the outputs poisoned first.
+TEST(Subgroups, OnesweepVariantTails) {
+  SUBGROUP_CONTEXT(ctx);
+  for (const char* variant : {"1", "2"}) {
+    const OnesweepVariantScope scope(ctx, variant);
+    check_onesweep_variant(ctx, scope.tuning(), std::string(" v") + variant);
   }
 }
 

@@ -130,7 +130,9 @@ uint count_digit(uint tile, uint digit) {
 // LB_WINDOW memory latencies, not w) and folds them from the nearest up to the first that
 // is not ready; when the nearest stays not ready for spin_limit polls, its tile's count is
 // taken from its keys instead. Slot 0 is always an inclusive prefix, so every walk ends.
+#ifndef LB_WINDOW
 #define LB_WINDOW 8u
+#endif
 uint look_back(uint tile, uint digit) {
   uint prefix = 0u;
   uint slot = tile;  // the nearest slot not folded yet (that of tile slot - 1)
@@ -288,12 +290,11 @@ const char* const onesweep_tail_v1_glsl = R"(
   uint w = lid / OS_Q;  // this cluster's pair of digits: 2w, 2w + 1
   bool has_pair = w < 128u;
   uint k0 = q * OS_SPL;
-  uint cnt[OS_SPL];
   uint sum = 0u;  // packed: digit 2w's count in the low half, 2w + 1's in the high half
   for (uint i = 0u; i < OS_SPL; ++i) {
     uint k = k0 + i;
-    cnt[i] = has_pair && k < uint(SG_COUNT) ? tile_mem[COUNTERS + k * 128u + w] : 0u;
-    sum += cnt[i];  // a half never carries: a tile holds fewer than 2^16 keys
+    // A half never carries: a tile holds fewer than 2^16 keys.
+    sum += has_pair && k < uint(SG_COUNT) ? tile_mem[COUNTERS + k * 128u + w] : 0u;
   }
   uint incl = sum;
   for (uint j = 1u; j < OS_Q; j <<= 1u) {
@@ -323,10 +324,13 @@ const char* const onesweep_tail_v1_glsl = R"(
   }
   uint my_start = q == 0u ? before : before + lo_total;
   uint run = (before + (excl & 0xffffu)) | ((before + lo_total + (excl >> 16u)) << 16u);
-  for (uint i = 0u; i < OS_SPL; ++i) {
+  for (uint i = 0u; i < OS_SPL; ++i) {  // read again, not kept in registers over the barrier
     uint k = k0 + i;
-    if (has_pair && k < uint(SG_COUNT)) tile_mem[COUNTERS + k * 128u + w] = run;
-    run += cnt[i];
+    if (has_pair && k < uint(SG_COUNT)) {
+      uint counted = tile_mem[COUNTERS + k * 128u + w];
+      tile_mem[COUNTERS + k * 128u + w] = run;
+      run += counted;
+    }
   }
   barrier();
   for (uint r = 0u; r < uint(K); ++r) rank[r] += count_of(s, digit_of(bits[r]));
@@ -402,7 +406,8 @@ std::string onesweep_pass_source(ElementType key_type, bool with_values, const S
                                  const Subgroups& sg, int variant) {
   std::string defines = fmt::format("#define TILE_MEM {}\n", onesweep_tile_words(shape, sg));
   std::string tail = onesweep_tail_glsl;
-  if (variant == 1) {
+  if (variant == 2) defines += "#define LB_WINDOW 16u\n";  // variant 1 with a wider walk
+  if (variant >= 1) {
     const int q = onesweep_cluster(shape, sg), subgroups = shape.local / std::max(1, sg.size);
     defines += fmt::format("#define OS_Q {}u\n#define OS_SPL {}u\n", q, (subgroups + q - 1) / q);
     tail = onesweep_tail_v1_glsl;

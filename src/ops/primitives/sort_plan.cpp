@@ -31,12 +31,13 @@ std::string shape_name(const SortShape& s) {
                      s.texels ? " texels" : "");
 }
 
-// $GPGPU_ONESWEEP_VARIANT=1 selects the pass's variant 1 tail where the shape allows it (an
-// A/B hook for measuring it against the default in one binary; radix_sort_glsl.hpp).
+// $GPGPU_ONESWEEP_VARIANT=1 or 2 selects that variant of the pass where the shape allows it
+// (an A/B hook for measuring it against the default in one binary; radix_sort_glsl.hpp).
 int onesweep_variant(const SortShape& shape, const Subgroups& sg) {
   const char* env = std::getenv("GPGPU_ONESWEEP_VARIANT");
-  const bool asked = env != nullptr && std::string(env) == "1";
-  return asked && onesweep_cluster(shape, sg) >= 2 ? 1 : 0;
+  const std::string asked = env != nullptr ? env : "";
+  if ((asked != "1" && asked != "2") || onesweep_cluster(shape, sg) < 2) return 0;
+  return asked == "1" ? 1 : 2;
 }
 
 void plan_onesweep(SortPlan& p, const DeviceInfo& info, ElementType key_type, bool with_values,
