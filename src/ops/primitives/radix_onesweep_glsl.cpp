@@ -284,7 +284,8 @@ const char* const onesweep_tail_glsl = R"(
 // of each cluster keep their digit's tile start and count in registers: the look-back reads
 // no table, so the keys are staged in the same phase as it and a barrier goes (6 instead of
 // 7 before the write-out, and the tables' serial walks shrink from SG_COUNT words per digit
-// pair on 128 invocations to OS_SPL words on every invocation).
+// pair on 128 invocations to OS_SPL words on 128 x OS_Q). Variant 2 is this tail with a
+// 16-slot look-back window (LB_WINDOW).
 const char* const onesweep_tail_v1_glsl = R"(
   uint q = lane & (OS_Q - 1u);
   uint w = lid / OS_Q;  // this cluster's pair of digits: 2w, 2w + 1
