@@ -10,7 +10,6 @@ gpgpu_add_test(primitives_compaction_test ${_gpgpu_primitives_tests}/compaction_
 gpgpu_add_test(primitives_segmented_test ${_gpgpu_primitives_tests}/segmented_test.cpp)
 gpgpu_add_test(primitives_variants_test ${_gpgpu_primitives_tests}/variants_test.cpp)
 gpgpu_add_test(primitives_subgroup_test ${_gpgpu_primitives_tests}/subgroup_test.cpp)
-target_include_directories(primitives_subgroup_test PRIVATE ${PROJECT_SOURCE_DIR}/src)  # sort_plan.hpp
 # The planners against every device-limit profile (pure: the kernels' GLSL is read, not run).
 gpgpu_add_test(primitives_planner_test ${_gpgpu_primitives_tests}/planner_test.cpp)
 target_include_directories(primitives_planner_test PRIVATE ${PROJECT_SOURCE_DIR}/src)

@@ -100,11 +100,7 @@ int main(int argc, char** argv) {
   std::sort(host.begin(), host.end());
   const bool ok = got == host;
   auto st = prof.stats("sort");
-  const char* variant = std::getenv("GPGPU_ONESWEEP_VARIANT");  // the pass's A/B hook
-  std::printf(
-      "n=2^%d onesweep=%d local=%d keys=%d pairs=%d variant=%s: gpu median %.4f ms (min %.4f) "
-      "%s\n",
-      lg, os, local, keys_per, pairs, variant != nullptr ? variant : "0", st.gpu_median_ms,
-      st.gpu_min_ms, ok ? "ok" : "WRONG");
+  std::printf("n=2^%d onesweep=%d local=%d keys=%d pairs=%d: gpu median %.4f ms (min %.4f) %s\n",
+              lg, os, local, keys_per, pairs, st.gpu_median_ms, st.gpu_min_ms, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -12,13 +12,6 @@
 #  5. gpgpu bench dispatch twice (bench-dispatch.txt), with the in-place chain: the floor of a
 #     dependent chain through GL (glMemoryBarrier and glDispatchCompute only).
 # About 6 minutes on an H200. Usage: bash scripts/device/sort-probe.sh OUT [BUILD_DIR]
-# VARIANTS="0 1 2" runs steps 2-4 once per Onesweep pass variant, with GPGPU_ONESWEEP_VARIANT
-# set to each (same binaries; logs tests-vN.log, sort-shapes-vN.log, bench-primitives-vN.log,
-# and variants.txt, the results side by side). What does not depend on the variant is trimmed
-# to keep the run near 6 minutes: the tests default to primitives_subgroup_test (and
-# primitives_sort_test for variants other than 0, which then sorts with them), the probes to
-# 512x11 keys and pairs, the bench's paths to auto (the shared-memory sort is the same in
-# all) and step 5 to no runs.
 set -uo pipefail
 out=${1:-out/sort-probe}
 build=${2:-/tmp/bx}
@@ -34,47 +27,26 @@ tests=${TESTS-"primitives_subgroup_test primitives_sort_test primitives_planner_
 cmake --build "$build" -j"$(nproc)" --target gpgpu_cli sort_probe $tests > "$out/build.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
 stamp built
-# One round of steps 2-4; $1 is the logs' suffix ("" or -vN).
-measure() {
-  local sfx=$1 t lg shape
-  for t in ${variant_tests:-$tests}; do
-    timeout 120 "$build/tests/$t" > "$out/$t$sfx.log" 2>&1
-    echo "$t: exit $? $(tail -1 "$out/$t$sfx.log")" | tee -a "$out/tests$sfx.log"
+for t in $tests; do
+  timeout 120 "$build/tests/$t" > "$out/$t.log" 2>&1
+  echo "$t: exit $? $(tail -1 "$out/$t.log")" | tee -a "$out/tests.log"
+done
+stamp tests
+for lg in ${PROBE_SIZES:-24}; do
+  for shape in ${SHAPES:-256x16 512x11}; do
+    timeout 90 "$build/bench/sort_probe" $lg 1 ${shape/x/ } 2>&1 | tail -1 | tee -a "$out/sort-shapes.log"
   done
-  stamp "tests$sfx"
-  for lg in ${PROBE_SIZES:-24}; do
-    for shape in ${SHAPES:-$default_shapes}; do
-      timeout 90 "$build/bench/sort_probe" $lg 1 ${shape/x/ } 2>&1 | tail -1 |
-        tee -a "$out/sort-shapes$sfx.log"
-    done
-    for shape in ${PAIR_SHAPES:-$default_pair_shapes}; do
-      timeout 90 "$build/bench/sort_probe" $lg 1 ${shape/x/ } 1 2>&1 | tail -1 |
-        tee -a "$out/sort-shapes$sfx.log"
-    done
+  for shape in ${PAIR_SHAPES:-}; do
+    timeout 90 "$build/bench/sort_probe" $lg 1 ${shape/x/ } 1 2>&1 | tail -1 |
+      tee -a "$out/sort-shapes.log"
   done
-  stamp "shapes$sfx"
-  [ "${BENCH:-1}" = 1 ] && timeout 300 "$build/tools/gpgpu" bench primitives \
-    --primitives sort sort_pairs --log2-sizes 24,26,28 --repeats 5 --paths "$paths" --no-cpu \
-    --no-charts --out "$out/p$sfx" > "$out/bench-primitives$sfx.log" 2>&1
-  grep -iE "sort|cub" "$out/bench-primitives$sfx.log" 2>/dev/null | tail -30
-  stamp "bench primitives$sfx"
-}
-if [ -z "${VARIANTS:-}" ]; then
-  paths=${PATHS_BENCH:-both} default_shapes="256x16 512x11" default_pair_shapes=""
-  measure ""
-else
-  paths=${PATHS_BENCH:-auto} default_shapes=512x11 default_pair_shapes=512x11
-  : "${DISPATCH_RUNS:=0}"
-  for v in $VARIANTS; do
-    echo "== GPGPU_ONESWEEP_VARIANT=$v" | tee -a "$out/variants.txt"
-    variant_tests=${TESTS-primitives_subgroup_test}
-    [ "$v" != 0 ] && variant_tests=${TESTS-"primitives_subgroup_test primitives_sort_test"}
-    GPGPU_ONESWEEP_VARIANT=$v measure "-v$v"
-    { cat "$out/tests-v$v.log" "$out/sort-shapes-v$v.log"
-      grep -A5 "gpgpu / CUB (same run)" "$out/bench-primitives-v$v.log" 2>/dev/null; } >> "$out/variants.txt"
-  done
-  cat "$out/variants.txt"
-fi
+done
+stamp shapes
+[ "${BENCH:-1}" = 1 ] && timeout 300 "$build/tools/gpgpu" bench primitives --primitives sort sort_pairs \
+  --log2-sizes 24,26,28 --repeats 5 --paths both --no-cpu --no-charts --out "$out/p" \
+  > "$out/bench-primitives.log" 2>&1
+grep -iE "sort|cub" "$out/bench-primitives.log" | tail -30
+stamp "bench primitives"
 for r in $(seq "${DISPATCH_RUNS:-2}"); do
   timeout 60 "$build/tools/gpgpu" bench dispatch --out "$out/d$r" 2>/dev/null |
     tee -a "$out/bench-dispatch.txt"

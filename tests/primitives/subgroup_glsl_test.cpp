@@ -92,18 +92,6 @@ TEST(SubgroupGlsl, Sort) {
       shape.keys = 16;
       EXPECT_TRUE(compiles("onesweep pass",
                            primitives::onesweep_pass_source(type, values, shape, native(32))));
-      // The variant tail at the GPU default shape (4 lanes per pair of digits, 4 subgroups'
-      // counters per lane) and with subgroups of 64 (2 lanes per pair at 256).
-      shape.local = 512;
-      shape.keys = 11;
-      ASSERT_EQ(primitives::onesweep_cluster(shape, native(32)), 4);
-      EXPECT_TRUE(compiles("onesweep pass v1",
-                           primitives::onesweep_pass_source(type, values, shape, native(32), 1)));
-      EXPECT_TRUE(compiles("onesweep pass v2",
-                           primitives::onesweep_pass_source(type, values, shape, native(32), 2)));
-      shape.local = 256;
-      EXPECT_TRUE(compiles("onesweep pass v1 sg64",
-                           primitives::onesweep_pass_source(type, values, shape, native(64), 1)));
     }
   }
 }

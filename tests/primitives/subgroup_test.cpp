@@ -8,14 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
 #include "gpgpu/sequence.hpp"
-#include "ops/primitives/sort_plan.hpp"
 #include "primitives_test_support.hpp"
 
 namespace gpgpu::test {
@@ -254,95 +252,6 @@ TEST(Subgroups, OnesweepTileShapes) {
     }
   }
   set_primitive_tuning(ctx, before);
-}
-
-// Sets $GPGPU_ONESWEEP_VARIANT and the Context's tuning for a scope (also when an assertion
-// leaves it early), then restores both.
-class OnesweepVariantScope {
- public:
-  OnesweepVariantScope(Context& ctx, const char* variant)
-      : ctx_(ctx), tuning_(primitive_tuning(ctx)) {
-    const char* was = std::getenv("GPGPU_ONESWEEP_VARIANT");
-    had_ = was != nullptr;
-    if (had_) was_ = was;
-    ::setenv("GPGPU_ONESWEEP_VARIANT", variant, 1);
-  }
-  ~OnesweepVariantScope() {
-    set_primitive_tuning(ctx_, tuning_);
-    if (had_)
-      ::setenv("GPGPU_ONESWEEP_VARIANT", was_.c_str(), 1);
-    else
-      ::unsetenv("GPGPU_ONESWEEP_VARIANT");
-  }
-  OnesweepVariantScope(const OnesweepVariantScope&) = delete;
-  OnesweepVariantScope& operator=(const OnesweepVariantScope&) = delete;
-  const PrimitiveTuning& tuning() const { return tuning_; }
-
- private:
-  Context& ctx_;
-  PrimitiveTuning tuning_;
-  bool had_ = false;
-  std::string was_;
-};
-
-// The checks of OnesweepVariantTails for the variant in the environment (kernel key `key`).
-void check_onesweep_variant(Context& ctx, const PrimitiveTuning& before, const std::string& key) {
-  const bool software = ctx.info().is_software;
-  const auto shapes = software ? std::vector<std::pair<int, int>>{{256, 16}, {320, 10}}
-                               : std::vector<std::pair<int, int>>{{512, 11}, {256, 15}, {384, 10}};
-  for (auto [local, keys_per] : shapes) {
-    PrimitiveTuning t = before;
-    t.onesweep_local = local;
-    t.onesweep_keys = keys_per;
-    set_primitive_tuning(ctx, t);
-    const auto plan =
-        primitives::plan_sort(ctx.info(), primitive_tuning(ctx), ElementType::Uint32, true, 40009);
-    ASSERT_TRUE(plan.onesweep);
-    ASSERT_NE(plan.pass.key.find(key), std::string::npos) << plan.pass.key;
-    for (std::size_t n :
-         {std::size_t{1}, std::size_t{1000}, std::size_t{40009}, std::size_t{200003}}) {
-      for (int kind = 0; kind < 3; ++kind) {
-        SCOPED_TRACE(testing::Message() << local << " x " << keys_per << " n=" << n
-                                        << " kind=" << kind << " seed=" << seed());
-        auto keys = random_uints(n, 0, 0xFFFFFFFFu);
-        for (auto& k : keys) k = kind == 1 ? k % 7u : kind == 2 ? 42u : k;
-        std::vector<std::uint32_t> want(n);
-        std::iota(want.begin(), want.end(), 0u);
-        std::stable_sort(want.begin(), want.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-        Buffer kb = Buffer::from(ctx, keys);
-        Buffer ib = Buffer::from(ctx, std::vector<std::uint32_t>(n, 0xDEADBEEFu));
-        argsort(ctx, kb, ib);  // the values made in the kernel
-        EXPECT_EQ(ib.to_vector<std::uint32_t>(), want);
-        std::vector<std::uint32_t> ids(n);
-        std::iota(ids.begin(), ids.end(), 0u);
-        Buffer vb = Buffer::from(ctx, ids);
-        sort_by_key(ctx, kb, vb);  // the values read from a Buffer
-        EXPECT_EQ(vb.to_vector<std::uint32_t>(), want);
-        const auto sorted = kb.to_vector<std::uint32_t>();
-        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], keys[want[i]]) << i;
-        Buffer only = Buffer::from(ctx, keys);  // keys alone
-        sort(ctx, only);
-        const auto alone = only.to_vector<std::uint32_t>();
-        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(alone[i], keys[want[i]]) << i;
-      }
-    }
-  }
-}
-
-// Onesweep's variant tails ($GPGPU_ONESWEEP_VARIANT=1: the counters scanned by clusters of
-// lanes, the look-back on registers; 2: the same with a 16-slot look-back window), on shapes
-// where they apply: 2 lanes per pair of digits on llvmpipe (256 x 16, and 320 x 10 with
-// lanes past the 128 clusters idle and a subgroup count that is not a power of two), the GPU
-// default and two others on GPUs. Each result is the stable order (std::stable_sort of the
-// indices), every element checked: random keys over the whole range, keys from 7 values, all
-// equal; the outputs poisoned first.
-TEST(Subgroups, OnesweepVariantTails) {
-  SUBGROUP_CONTEXT(ctx);
-  for (const char* variant : {"1", "2"}) {
-    const OnesweepVariantScope scope(ctx, variant);
-    check_onesweep_variant(ctx, scope.tuning(), std::string(" v") + variant);
-  }
 }
 
 // A sort inside a caller's capture (Onesweep is on in this Context) is recorded as the ranked

@@ -130,9 +130,7 @@ uint count_digit(uint tile, uint digit) {
 // LB_WINDOW memory latencies, not w) and folds them from the nearest up to the first that
 // is not ready; when the nearest stays not ready for spin_limit polls, its tile's count is
 // taken from its keys instead. Slot 0 is always an inclusive prefix, so every walk ends.
-#ifndef LB_WINDOW
 #define LB_WINDOW 8u
-#endif
 uint look_back(uint tile, uint digit) {
   uint prefix = 0u;
   uint slot = tile;  // the nearest slot not folded yet (that of tile slot - 1)
@@ -207,11 +205,6 @@ void main() {
     rank[r] = (sg_shuffle(before, sg_ballot_first(same)) & 0xffffu) + below;
   }
   barrier();
-)";
-
-// The tail of the ranking pass (variant 0): the subgroups' counts per pair of digits by 128
-// invocations, the digit starts scanned in slices, the look-back, then the keys staged.
-const char* const onesweep_tail_glsl = R"(
 
   // Per pair of digits: the subgroups' counts become exclusive; the tile's count is published.
   for (uint w = lid; w < 128u; w += uint(L)) {
@@ -273,84 +266,6 @@ const char* const onesweep_tail_glsl = R"(
   }
   barrier();
 
-)";
-
-// The tail of the ranking pass, variant 1 (GPGPU_ONESWEEP_VARIANT=1; needs OS_Q >= 2): the
-// counts become offsets in one block-wide exclusive scan, in digit-major order, over all the
-// subgroups' counters at once. A cluster of OS_Q lanes owns a pair of digits; each lane sums
-// OS_SPL subgroups' packed counters, a scan across the cluster and one subgroup scan over the
-// pairs give every counter its place, and after one barrier each counter is rewritten as the
-// tile-level offset of (subgroup, digit), so a key's rank takes one table read. Lanes 0 and 1
-// of each cluster keep their digit's tile start and count in registers: the look-back reads
-// no table, so the keys are staged in the same phase as it and a barrier goes (6 instead of
-// 7 before the write-out, and the tables' serial walks shrink from SG_COUNT words per digit
-// pair on 128 invocations to OS_SPL words on 128 x OS_Q). Variant 2 is this tail with a
-// 16-slot look-back window (LB_WINDOW).
-const char* const onesweep_tail_v1_glsl = R"(
-  uint q = lane & (OS_Q - 1u);
-  uint w = lid / OS_Q;  // this cluster's pair of digits: 2w, 2w + 1
-  bool has_pair = w < 128u;
-  uint k0 = q * OS_SPL;
-  uint sum = 0u;  // packed: digit 2w's count in the low half, 2w + 1's in the high half
-  for (uint i = 0u; i < OS_SPL; ++i) {
-    uint k = k0 + i;
-    // A half never carries: a tile holds fewer than 2^16 keys.
-    sum += has_pair && k < uint(SG_COUNT) ? tile_mem[COUNTERS + k * 128u + w] : 0u;
-  }
-  uint incl = sum;
-  for (uint j = 1u; j < OS_Q; j <<= 1u) {
-    uint o = sg_shuffle(incl, q >= j ? lane - j : lane);
-    if (q >= j) incl += o;
-  }
-  uint pair_total = sg_shuffle(incl, lane | (OS_Q - 1u));
-  uint excl = incl - sum;
-  uint lo_total = pair_total & 0xffffu;
-  uint hi_total = pair_total >> 16u;
-  uint c = has_pair && q == OS_Q - 1u ? lo_total + hi_total : 0u;
-  uint x = sgsum_exclusive(c);  // the pairs before this one in the subgroup
-  if (lane == SG_SIZE - 1u) tile_mem[SG_SUMS + s] = x + c;
-  bool owner = has_pair && q < 2u;
-  uint my_digit = 2u * w + q;
-  uint my_total = q == 0u ? lo_total : hi_total;
-  if (owner) {
-    uint code = tile == 0u ? code_p : code_a;
-    uint value = tile == 0u ? my_total + (status[status_at(pass, 0u, my_digit)] >> 3u) : my_total;
-    atomicExchange(status[status_at(pass, tile + 1u, my_digit)], (value << 3u) | code);
-  }
-  barrier();
-  uint before = x;
-  for (uint k = 0u; k < uint(SG_COUNT); ++k) {
-    uint t = tile_mem[SG_SUMS + k];
-    if (k < s) before += t;
-  }
-  uint my_start = q == 0u ? before : before + lo_total;
-  uint run = (before + (excl & 0xffffu)) | ((before + lo_total + (excl >> 16u)) << 16u);
-  for (uint i = 0u; i < OS_SPL; ++i) {  // read again, not kept in registers over the barrier
-    uint k = k0 + i;
-    if (has_pair && k < uint(SG_COUNT)) {
-      uint counted = tile_mem[COUNTERS + k * 128u + w];
-      tile_mem[COUNTERS + k * 128u + w] = run;
-      run += counted;
-    }
-  }
-  barrier();
-  for (uint r = 0u; r < uint(K); ++r) rank[r] += count_of(s, digit_of(bits[r]));
-  barrier();  // the tables are read: the sorted keys take their place
-  for (uint r = 0u; r < uint(K); ++r) {
-    if (first + r * SG_SIZE < tile_count) tile_mem[rank[r]] = bits[r];
-  }
-  if (owner) {
-    uint start = tile == 0u ? status[status_at(pass, 0u, my_digit)] >> 3u : look_back(tile, my_digit);
-    if (tile != 0u) {
-      atomicExchange(status[status_at(pass, tile + 1u, my_digit)], ((start + my_total) << 3u) | code_p);
-    }
-    digit_offset[my_digit] = start - my_start;
-  }
-  barrier();
-)";
-// Both tails end with the keys staged in sorted order; they are written out (and the values
-// staged and written after them).
-const char* const onesweep_write_glsl = R"(
   uint dest[K];
   for (uint r = 0u; r < uint(K); ++r) {
     uint j = lid + r * uint(L);
@@ -397,25 +312,13 @@ std::string onesweep_histogram_source(ElementType key_type, int local) {
          with_last_group(onesweep_histogram_glsl);
 }
 
-int onesweep_cluster(const SortShape& shape, const Subgroups& sg) {
-  int q = 1;
-  while (128 * q * 2 <= shape.local && q * 2 <= sg.size) q *= 2;
-  return q;
-}
-
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
-                                 const Subgroups& sg, int variant) {
-  std::string defines = fmt::format("#define TILE_MEM {}\n", onesweep_tile_words(shape, sg));
-  std::string tail = onesweep_tail_glsl;
-  if (variant == 2) defines += "#define LB_WINDOW 16u\n";  // variant 1 with a wider walk
-  if (variant >= 1) {
-    const int q = onesweep_cluster(shape, sg), subgroups = shape.local / std::max(1, sg.size);
-    defines += fmt::format("#define OS_Q {}u\n#define OS_SPL {}u\n", q, (subgroups + q - 1) / q);
-    tail = onesweep_tail_v1_glsl;
-  }
-  return sort_header(key_type, shape, with_values) + defines + subgroup_glsl(sg, shape.local) +
+                                 const Subgroups& sg) {
+  return sort_header(key_type, shape, with_values) +
+         fmt::format("#define TILE_MEM {}\n", onesweep_tile_words(shape, sg)) +
+         subgroup_glsl(sg, shape.local) +
          subgroup_op_glsl(sg, ElementType::Uint32, Op::Sum, "sgsum") + sort_key_glsl + status_glsl +
-         with_sort_io(onesweep_pass_glsl + tail + onesweep_write_glsl);
+         with_sort_io(onesweep_pass_glsl);
 }
 
 }  // namespace gpgpu::primitives

@@ -67,14 +67,8 @@ std::int64_t onesweep_histogram_shared_bytes();
 // Uniforms: in_first, out_first, count, tiles, pass, shift, descending, slots, code_a,
 // code_p, spin_limit, [vin_first, vout_first, iota_values, iota_base]. Blocks: keys_in,
 // keys_out, status, tile_counter (a zero), [values_in, values_out].
-// Variant 0 is the default tail; variant 1 (onesweep_tail_v1_glsl, for A/B measurement,
-// selected by $GPGPU_ONESWEEP_VARIANT) needs onesweep_cluster(shape, sg) >= 2; variant 2 is
-// variant 1 with the look-back reading 16 slots at once instead of 8.
 std::string onesweep_pass_source(ElementType key_type, bool with_values, const SortShape& shape,
-                                 const Subgroups& sg, int variant = 0);
-// Lanes per pair of digits in variant 1's scan of the counters: the largest power of two
-// with 128 clusters fitting the group and a cluster fitting a subgroup.
-int onesweep_cluster(const SortShape& shape, const Subgroups& sg);
+                                 const Subgroups& sg);
 // Words of that pass's shared tile: the sorted keys, or the tables that precede them.
 std::int64_t onesweep_tile_words(const SortShape& shape, const Subgroups& sg);
 

@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <string>
-
 #include "device_fit.hpp"
 #include "histogram_glsl.hpp"
 #include "primitive_plans.hpp"
@@ -31,15 +28,6 @@ std::string shape_name(const SortShape& s) {
                      s.texels ? " texels" : "");
 }
 
-// $GPGPU_ONESWEEP_VARIANT=1 or 2 selects that variant of the pass where the shape allows it
-// (an A/B hook for measuring it against the default in one binary; radix_sort_glsl.hpp).
-int onesweep_variant(const SortShape& shape, const Subgroups& sg) {
-  const char* env = std::getenv("GPGPU_ONESWEEP_VARIANT");
-  const std::string asked = env != nullptr ? env : "";
-  if ((asked != "1" && asked != "2") || onesweep_cluster(shape, sg) < 2) return 0;
-  return asked == "1" ? 1 : 2;
-}
-
 void plan_onesweep(SortPlan& p, const DeviceInfo& info, ElementType key_type, bool with_values,
                    const DeviceFit& fit) {
   p.clear = clear_kernel(info);
@@ -49,10 +37,9 @@ void plan_onesweep(SortPlan& p, const DeviceInfo& info, ElementType key_type, bo
                  [=] { return onesweep_histogram_source(key_type, local); }};
   const SortShape shape = p.shape;
   const Subgroups sg = p.sg;
-  const int variant = onesweep_variant(shape, sg);
-  p.pass = {fmt::format("sort_os {} {} {}x{} sg{}{} v{}", to_string(key_type), with_values,
-                        shape.local, shape.keys, sg.size, sg.native ? "" : "e", variant),
-            [=] { return onesweep_pass_source(key_type, with_values, shape, sg, variant); }};
+  p.pass = {fmt::format("sort_os {} {} {}x{} sg{}{}", to_string(key_type), with_values, shape.local,
+                        shape.keys, sg.size, sg.native ? "" : "e"),
+            [=] { return onesweep_pass_source(key_type, with_values, shape, sg); }};
 }
 
 // The scatter kernels of count, scan and scatter: keys and values at bindings 0-4 (the
