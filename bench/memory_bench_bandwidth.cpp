@@ -44,6 +44,9 @@ void apply(uint i) {
 void main() {
   uint t = gpgpu_index();
   uint stride = gpgpu_count;
+  // The last work group may hold invocations past the count: their t + k * stride would
+  // repeat another invocation's elements (SAXPY twice).
+  if (t >= stride) return;
 #if GRID_STRIDE
   for (uint i = t; i < n; i += stride) apply(i);
 #else

@@ -30,6 +30,11 @@ MemoryBenchOptions resolve(MemoryBenchOptions o, const DeviceInfo& info) {
   // One array must fit one storage block.
   const auto block_floats = static_cast<std::size_t>(info.max_shader_storage_block_size) / 4;
   o.bandwidth_floats = std::min(o.bandwidth_floats, block_floats / 4 * 4);
+  if (o.bandwidth_floats % 4 != 0) {
+    throw ArgumentError(fmt::format(
+        "bench memory: --floats {} is not a multiple of 4 (the vec4 kernels cover every float)",
+        o.bandwidth_floats));
+  }
   if (o.transfer_max_bytes < 4 || o.bandwidth_floats < 1024 || o.transpose_n < 4 ||
       o.particles < 64) {
     throw ArgumentError(

@@ -125,4 +125,27 @@ TEST(MemoryBenchRunner, SmokeRunWritesTables) {
   EXPECT_THROW(gpgpu::bench::run_memory_bench(options, context()), gpgpu::ArgumentError);
 }
 
+// The bandwidth kernels at a size whose invocations do not fill their last work group
+// (4100 floats: 1025 vec4s, 129 invocations of 8 vec4s): each variant's own check (every 97th
+// element of a fresh run against alpha x + y) must pass, so no invocation past the count
+// repeats another's elements. A size that is not a multiple of 4 is refused by name.
+TEST(MemoryBenchRunner, BandwidthKernelsCoverEveryElementOnce) {
+  std::ostringstream log;
+  gpgpu::bench::MemoryBenchOptions options;
+  options.which = "bandwidth";
+  options.warmup = 0;
+  options.repeats = 1;
+  options.bandwidth_floats = 4100;
+  options.log = &log;
+  EXPECT_EQ(gpgpu::bench::run_memory_bench(options, context()), 0) << log.str();
+  options.bandwidth_floats = 4101;
+  try {
+    gpgpu::bench::run_memory_bench(options, context());
+    ADD_FAILURE() << "4101 floats were accepted";
+  } catch (const gpgpu::ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("--floats 4101 is not a multiple of 4"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
