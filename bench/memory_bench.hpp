@@ -15,7 +15,7 @@ struct MemoryEnv : Session {
   // The CUDA reference's bandwidths in GB/s; -1 where it cannot run.
   double cuda_pinned_gbps(std::size_t bytes, bool host_to_device) const;
   double cuda_device_copy_gbps(std::size_t bytes) const;
-  // The device-to-device copy bandwidth through glCopyBufferSubData (read + write counted).
+  // The device-to-device copy bandwidth of TransferQueue::copy (read + write counted).
   double gl_copy_gbps(const Buffer& from, Buffer& to) const;
 };
 

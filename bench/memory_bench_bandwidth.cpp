@@ -93,7 +93,7 @@ void run_bandwidth_bench(MemoryEnv& env) {
       fmt::format("element-wise kernels over {} floats ({} MiB per array), work group {}", n,
                   n * 4 >> 20, local),
       {"kernel", "storage", "per invocation", "median ms", "GB/s", "vs GL copy", "vs CUDA copy"});
-  table.add({"device copy: glCopyBufferSubData", "-", "-", Cell::missing(), Cell(gl_copy),
+  table.add({"device copy: TransferQueue::copy", "-", "-", Cell::missing(), Cell(gl_copy),
              ratio(1.0, 1.0), ratio(gl_copy, cuda_copy)});
   if (cuda_copy > 0) {
     table.add({"device copy: CUDA cudaMemcpy", "-", "-", Cell::missing(), Cell(cuda_copy),

@@ -28,7 +28,7 @@ void run_transpose_bench(MemoryEnv& env) {
     Buffer out(ctx, ElementType::Float32, count);
     const double copy = env.gl_copy_gbps(in, out);
     const std::string shape = fmt::format("{} x {}", s.rows, s.cols);
-    table.add({shape, "device copy (glCopyBufferSubData)", Cell::missing(), Cell(copy),
+    table.add({shape, "device copy (TransferQueue::copy)", Cell::missing(), Cell(copy),
                ratio(1.0, 1.0), Cell::missing()});
     double naive = 0;
     std::vector<float> result(count);

@@ -6,7 +6,7 @@
 //              persistently mapped HostBuffer (pure GPU copy, like CUDA's pinned memory), and
 //              upload + compute + download overlapped in chunks; vs CUDA pinned copies.
 //   bandwidth  copy, scale and SAXPY kernels, float and vec4 storage, 1 and 4 vec4 per
-//              invocation, vs the device copy (glCopyBufferSubData, and CUDA's when built).
+//              invocation, vs the device copy (TransferQueue::copy, and CUDA's when built).
 //   transpose  naive, tiled, tiled + padding on square and non-square matrices, vs the copy.
 //   soa        a particle update as array of structures, structure of arrays and SoA of vec4.
 //   workgroup  SAXPY and the tiled transpose at work-group sizes 32..1024, and the size

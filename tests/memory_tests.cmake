@@ -2,6 +2,7 @@
 # One executable, so the group costs one link on the shared build machine.
 find_package(nlohmann_json 3 REQUIRED)
 set(_gpgpu_memory_test_sources
+  ${CMAKE_CURRENT_LIST_DIR}/device_copy_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
@@ -9,7 +10,7 @@ set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/transpose_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/work_group_test.cpp)
 gpgpu_add_test(memory_test ${_gpgpu_memory_test_sources} LIBS nlohmann_json::nlohmann_json)
-# trace_test unit-tests the internal source rewriter.
+# trace_test unit-tests the internal source rewriter; device_copy_test the internal copy.
 target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 unset(_gpgpu_memory_test_sources)
 # The soa benchmark's kernels and the runner's output (when the benchmarks are built).

@@ -122,7 +122,8 @@ class TransferQueue {
   // @}
 
   // Copies `count` elements (all of the source from its offset when count is 0) between two
-  // Buffers on the device (glCopyBufferSubData); the device-copy bandwidth reference.
+  // Buffers on the device (a compute copy on GPUs, docs/memory.md); the device-copy
+  // bandwidth reference.
   // Overlapping ranges of one Buffer are rejected (ArgumentError), as GL rejects them.
   PendingTransfer copy(const Buffer& source, Buffer& destination, std::size_t source_offset = 0,
                        std::size_t destination_offset = 0, std::size_t count = 0);
@@ -130,7 +131,7 @@ class TransferQueue {
   // Waits for every transfer issued so far (their handles then return from wait() at once).
   void finish();
 
-  TransferMethod method() const noexcept;  // the method in use (never Auto)
+  TransferMethod method() const noexcept;           // the method in use (never Auto)
   const TransferOptions& options() const noexcept;  // as given
 
  private:
@@ -138,9 +139,10 @@ class TransferQueue {
                                std::size_t count, std::size_t offset);
   PendingTransfer download_bytes(const Buffer& source, ElementType type, void* data,
                                  std::size_t count, std::size_t offset);
-  // glCopyBufferSubData between GL buffers, offsets and count in elements.
+  // A copy between GL buffers on the device, offsets and count in elements; `host_memory`
+  // when one is a HostBuffer.
   PendingTransfer device_copy(unsigned source, std::size_t source_offset, unsigned destination,
-                              std::size_t destination_offset, std::size_t count);
+                              std::size_t destination_offset, std::size_t count, bool host_memory);
 
   std::shared_ptr<detail::TransferState> state_;
 };

@@ -9,6 +9,7 @@
 #include "gl/gl_name.hpp"
 #include "gpgpu/context.hpp"
 #include "gpgpu/error.hpp"
+#include "resources/device_copy.hpp"
 #include "transfer/run_transfers.hpp"
 
 namespace gpgpu {
@@ -100,7 +101,8 @@ void Buffer::upload_bytes(ElementType type, const void* data, std::size_t count,
 
 void Buffer::copy_from(const Buffer& source, std::size_t source_offset, std::size_t offset,
                        std::size_t count) {
-  if (!valid() || !source.valid()) throw Error("Buffer::copy_from with an empty or released buffer");
+  if (!valid() || !source.valid())
+    throw Error("Buffer::copy_from with an empty or released buffer");
   if (source.name_.owner() != name_.owner()) {
     throw ArgumentError("Buffer::copy_from: the buffers belong to different Contexts");
   }
@@ -113,8 +115,8 @@ void Buffer::copy_from(const Buffer& source, std::size_t source_offset, std::siz
   if (count == 0) return;
   name_.owner()->ensure_current();
   name_.owner()->refuse_while_capturing("Buffer::copy_from");
-  detail::copy_gl_buffer(source.name_.id(), source_offset * element_size, name_.id(),
-                         offset * element_size, count * element_size);
+  detail::copy_on_device(*name_.owner(), source.name_.id(), source_offset * element_size,
+                         name_.id(), offset * element_size, count * element_size);
 }
 
 void Buffer::download_bytes(ElementType type, void* out, std::size_t count,
