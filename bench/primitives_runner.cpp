@@ -89,11 +89,14 @@ struct Bench {
     }
     report.rows.push_back(std::move(row));
   }
-  // Runs `body` once per gpgpu contender: "gpgpu" (the device's default kernels) and, with
-  // both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
+  // Attempts `body` once per gpgpu contender: "gpgpu" (the device's default kernels) and,
+  // with both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
   // through PrimitiveTuning::subgroups for that run.
-  void gpgpu_paths(const std::function<void(const std::string& contender)>& body) {
-    body("gpgpu");
+  void gpgpu(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
+    const auto run = [&](const char* contender) {
+      attempt(primitive, contender, "gpgpu", n, body);
+    };
+    run("gpgpu");
     if (!o.both_paths) return;
     const bool subgroups = primitive_tuning(ctx).subgroups == 1;
     PrimitiveTuning other;
@@ -104,8 +107,16 @@ struct Bench {
       std::cerr << "  (no other kernel family: " << e.what() << ")\n";
       return;
     }
-    body(subgroups ? "gpgpu-shared" : "gpgpu-subgroups");
+    run(subgroups ? "gpgpu-shared" : "gpgpu-subgroups");
     set_primitive_tuning(ctx, {});
+  }
+  // The CUB contender, where the CUDA reference runs (callers are built only with CUB).
+  void cub(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
+    if (cuda) attempt(primitive, "cub", "cuda", n, body);
+  }
+  // The parallel CPU contender, unless turned off.
+  void cpu(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
+    if (o.cpu) attempt(primitive, "cpu", "cpu", n, body);
   }
 };
 
@@ -113,60 +124,50 @@ void bench_reduce(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5eed0000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   double exact = 0, magnitude = 0;
   for (float v : x) exact += v, magnitude += std::fabs(v);
-  b.gpgpu_paths([&](const std::string& who) {
-    b.attempt("reduce", who, "gpgpu", n, [&] {
-      const Buffer in = Buffer::from(b.ctx, x);
-      Buffer out(b.ctx, ElementType::Float32, 1);
-      const Measured m = b.gpu([&] { reduce(b.ctx, in, out); });
-      const float got = out.to_vector<float>()[0];
-      return Outcome{m, checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n))};
-    });
+  b.gpgpu("reduce", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer out(b.ctx, ElementType::Float32, 1);
+    const Measured m = b.gpu([&] { reduce(b.ctx, in, out); });
+    const float got = out.to_vector<float>()[0];
+    return Outcome{m, checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n))};
   });
 #if GPGPU_BENCH_HAVE_CUB
-  if (b.cuda) {
-    b.attempt("reduce", "cub", "cuda", n, [&] {
-      float got = 0;
-      const double ms = cuda_ref::cub_reduce_sum(x, got, b.o.warmup, b.o.repeats);
-      // CUB's order is its own; checked against a tree bound of depth 2 log2(n) + 64.
-      const int depth = 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 64;
-      return Outcome{b.cuda_events(ms), checks::reduce(got, exact, magnitude, depth)};
-    });
-  }
+  b.cub("reduce", n, [&] {
+    float got = 0;
+    const double ms = cuda_ref::cub_reduce_sum(x, got, b.o.warmup, b.o.repeats);
+    // CUB's order is its own; checked against a tree bound of depth 2 log2(n) + 64.
+    const int depth = 2 * static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 64;
+    return Outcome{b.cuda_events(ms), checks::reduce(got, exact, magnitude, depth)};
+  });
 #endif
-  if (b.o.cpu)
-    b.attempt("reduce", "cpu", "cpu", n, [&] {
-      double got = 0;
-      const Measured m = b.cpu_time([&] { got = cpu::reduce_sum(x); });
-      // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
-      return Outcome{m, checks::reduce(got, exact, magnitude, static_cast<int>(n))};
-    });
+  b.cpu("reduce", n, [&] {
+    double got = 0;
+    const Measured m = b.cpu_time([&] { got = cpu::reduce_sum(x); });
+    // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
+    return Outcome{m, checks::reduce(got, exact, magnitude, static_cast<int>(n))};
+  });
 }
 
 void bench_scan(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5ca00000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   std::vector<float> out(n);
-  b.gpgpu_paths([&](const std::string& who) {
-    b.attempt("scan", who, "gpgpu", n, [&] {
-      const Buffer in = Buffer::from(b.ctx, x);
-      Buffer result(b.ctx, ElementType::Float32, n);
-      const Measured m = b.gpu([&] { inclusive_scan(b.ctx, in, result); });
-      result.download(std::span<float>(out));
-      return Outcome{m, checks::scan(out, x, scan_error_depth(b.ctx, n))};
-    });
+  b.gpgpu("scan", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer result(b.ctx, ElementType::Float32, n);
+    const Measured m = b.gpu([&] { inclusive_scan(b.ctx, in, result); });
+    result.download(std::span<float>(out));
+    return Outcome{m, checks::scan(out, x, scan_error_depth(b.ctx, n))};
   });
 #if GPGPU_BENCH_HAVE_CUB
-  if (b.cuda) {
-    b.attempt("scan", "cub", "cuda", n, [&] {
-      const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
-      return Outcome{b.cuda_events(ms), checks::scan(out, x, static_cast<int>(n))};
-    });
-  }
+  b.cub("scan", n, [&] {
+    const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
+    return Outcome{b.cuda_events(ms), checks::scan(out, x, static_cast<int>(n))};
+  });
 #endif
-  if (b.o.cpu)
-    b.attempt("scan", "cpu", "cpu", n, [&] {
-      const Measured m = b.cpu_time([&] { cpu::inclusive_sum(x, out); });
-      return Outcome{m, checks::scan(out, x, static_cast<int>(n))};
-    });
+  b.cpu("scan", n, [&] {
+    const Measured m = b.cpu_time([&] { cpu::inclusive_sum(x, out); });
+    return Outcome{m, checks::scan(out, x, static_cast<int>(n))};
+  });
 }
 
 void bench_sort(Bench& b, std::size_t n, bool pairs) {
@@ -176,89 +177,77 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
   std::iota(iota.begin(), iota.end(), 0u);
   // The reference: the CPU contender's own sort (checked there against std::is_sorted).
   std::vector<std::uint32_t> ref_keys = keys, ref_values = iota;
-  if (b.o.cpu)
-    b.attempt(name, "cpu", "cpu", n, [&] {
-      std::vector<std::uint32_t> k, v;
-      const Measured m = b.cpu_time([&] {
-        k = keys;
-        v = iota;
-        pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
-      });
-      ref_keys = k;
-      ref_values = v;
-      const bool sorted = std::is_sorted(k.begin(), k.end());
-      return Outcome{m, pairs ? checks::stable_pairs(keys, k, v)
-                              : checks::Check{sorted, sorted ? "sorted" : "not sorted"}};
+  b.cpu(name, n, [&] {
+    std::vector<std::uint32_t> k, v;
+    const Measured m = b.cpu_time([&] {
+      k = keys;
+      v = iota;
+      pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
     });
+    ref_keys = k;
+    ref_values = v;
+    const bool sorted = std::is_sorted(k.begin(), k.end());
+    return Outcome{m, pairs ? checks::stable_pairs(keys, k, v)
+                            : checks::Check{sorted, sorted ? "sorted" : "not sorted"}};
+  });
   if (!b.o.cpu || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
     ref_keys = keys;
     ref_values = iota;
     pairs ? cpu::sort_pairs(ref_keys, ref_values) : cpu::sort(ref_keys);
   }
   std::vector<std::uint32_t> got_keys(n), got_values(n);
-  b.gpgpu_paths([&](const std::string& who) {
-    b.attempt(name, who, "gpgpu", n, [&] {
-      const Buffer pristine = Buffer::from(b.ctx, keys),
-                   pristine_values = Buffer::from(b.ctx, iota);
-      Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
-      DeviceCopy copy(b.ctx);
-      const auto restore = [&] {
-        copy.run(pristine, k);
-        if (pairs) copy.run(pristine_values, v);
-      };
-      const Measured m = b.gpu([&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, restore);
-      k.download(std::span<std::uint32_t>(got_keys));
-      v.download(std::span<std::uint32_t>(got_values));
-      return Outcome{m, pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                              : checks::same(got_keys, ref_keys, "keys")};
-    });
+  b.gpgpu(name, n, [&] {
+    const Buffer pristine = Buffer::from(b.ctx, keys), pristine_values = Buffer::from(b.ctx, iota);
+    Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
+    DeviceCopy copy(b.ctx);
+    const auto restore = [&] {
+      copy.run(pristine, k);
+      if (pairs) copy.run(pristine_values, v);
+    };
+    const Measured m = b.gpu([&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, restore);
+    k.download(std::span<std::uint32_t>(got_keys));
+    v.download(std::span<std::uint32_t>(got_values));
+    return Outcome{m, pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                            : checks::same(got_keys, ref_keys, "keys")};
   });
 #if GPGPU_BENCH_HAVE_CUB
-  if (b.cuda) {
-    b.attempt(name, "cub", "cuda", n, [&] {
-      const double ms = pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values,
-                                                         b.o.warmup, b.o.repeats)
-                              : cuda_ref::cub_sort_keys(keys, got_keys, b.o.warmup, b.o.repeats);
-      return Outcome{b.cuda_events(ms), pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                                              : checks::same(got_keys, ref_keys, "keys")};
-    });
-  }
+  b.cub(name, n, [&] {
+    const double ms =
+        pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values, b.o.warmup, b.o.repeats)
+              : cuda_ref::cub_sort_keys(keys, got_keys, b.o.warmup, b.o.repeats);
+    return Outcome{b.cuda_events(ms), pairs ? checks::stable_pairs(keys, got_keys, got_values)
+                                            : checks::same(got_keys, ref_keys, "keys")};
+  });
 #endif
 }
 
 void bench_histogram(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x4157u + static_cast<std::uint32_t>(n), 0.0f, 1.0f);
   std::vector<std::uint32_t> want;
-  if (b.o.cpu)
-    b.attempt("histogram", "cpu", "cpu", n, [&] {
-      const Measured m = b.cpu_time([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); });
-      const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
-      return Outcome{m, {total == n, fmt::format("{} values counted", total)}};
-    });
+  b.cpu("histogram", n, [&] {
+    const Measured m = b.cpu_time([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); });
+    const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
+    return Outcome{m, {total == n, fmt::format("{} values counted", total)}};
+  });
   if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
-  b.gpgpu_paths([&](const std::string& who) {
-    b.attempt("histogram", who, "gpgpu", n, [&] {
-      const Buffer in = Buffer::from(b.ctx, x);
-      Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
-      const Measured m = b.gpu([&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
-      const auto got = counts.to_vector<std::uint32_t>();
-      return Outcome{m, checks::histogram(got, want, 0)};
-    });
+  b.gpgpu("histogram", n, [&] {
+    const Buffer in = Buffer::from(b.ctx, x);
+    Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
+    const Measured m = b.gpu([&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
+    const auto got = counts.to_vector<std::uint32_t>();
+    return Outcome{m, checks::histogram(got, want, 0)};
   });
 #if GPGPU_BENCH_HAVE_CUB
-  if (b.cuda) {
-    b.attempt("histogram", "cub", "cuda", n, [&] {
-      std::vector<std::uint32_t> got(histogram_bins);
-      // CUB bins [0, 1) half-open with its own arithmetic: a value on a bin edge may land
-      // one bin over; checked within 0.1% of a bin's expected count.
-      const double ms = cuda_ref::cub_histogram_even(x, 0.0f, 1.0f, got, b.o.warmup, b.o.repeats);
-      const auto tolerance = static_cast<std::uint32_t>(1 + n / histogram_bins / 1000);
-      return Outcome{
-          b.cuda_events(ms),
-          checks::histogram(got, std::span<const std::uint32_t>(want).first(histogram_bins),
-                            tolerance)};
-    });
-  }
+  b.cub("histogram", n, [&] {
+    std::vector<std::uint32_t> got(histogram_bins);
+    // CUB bins [0, 1) half-open with its own arithmetic: a value on a bin edge may land
+    // one bin over; checked within 0.1% of a bin's expected count.
+    const double ms = cuda_ref::cub_histogram_even(x, 0.0f, 1.0f, got, b.o.warmup, b.o.repeats);
+    const auto tolerance = static_cast<std::uint32_t>(1 + n / histogram_bins / 1000);
+    return Outcome{b.cuda_events(ms),
+                   checks::histogram(
+                       got, std::span<const std::uint32_t>(want).first(histogram_bins), tolerance)};
+  });
 #endif
 }
 
@@ -307,8 +296,7 @@ int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
           ? "gpgpu: fenced wall clock (llvmpipe's timer queries do not see shader work); CPU: "
             "steady_clock"
           : "gpgpu: GPU timestamps (gpgpu::Profiler); CUB: CUDA events; CPU: steady_clock";
-  Bench b{ctx, o, report, false, {}};
-  b.cuda = cuda_reference().ok;
+  Bench b{ctx, o, report, cuda_reference().ok, {}};
 #if !GPGPU_BENCH_HAVE_CUB
   if (report.facts.cuda != "not built") report.facts.cuda += " (CUB reference not built)";
 #endif

@@ -253,10 +253,10 @@ std::string Table::csv() const {
   return out + '\n';
 }
 
-void Table::write(const std::filesystem::path& dir, const std::string& device,
-                  const std::string& date) const {
-  write_file(dir / (prefix_ + name_ + ".json"), json(device, date));
-  write_file(dir / (prefix_ + name_ + ".csv"), csv());
+void Table::write(const std::filesystem::path& dir, const std::string& prefix,
+                  const std::string& device, const std::string& date) const {
+  write_file(dir / (prefix + name_ + ".json"), json(device, date));
+  write_file(dir / (prefix + name_ + ".csv"), csv());
 }
 
 Session::Session(Context& ctx, SessionOptions o)
@@ -280,11 +280,10 @@ Timing Session::profile(const std::function<void()>& call) const {
   return bench::profile(context, budget(), call);
 }
 
-void Session::finish(Table& table) const {
-  table.set_file_prefix(options.prefix);
+void Session::finish(const Table& table) const {
   table.print(log);
   log << std::flush;
-  if (!options.out_dir.empty()) table.write(options.out_dir, device, date);
+  if (!options.out_dir.empty()) table.write(options.out_dir, options.prefix, device, date);
 }
 
 // ---- Files and charts

@@ -176,12 +176,11 @@ class Table {
   std::string json(const std::string& device, const std::string& date) const;
   std::string csv() const;
   // Writes <dir>/<prefix><name>.json and .csv, creating dir.
-  void write(const std::filesystem::path& dir, const std::string& device,
+  void write(const std::filesystem::path& dir, const std::string& prefix, const std::string& device,
              const std::string& date) const;
-  void set_file_prefix(std::string prefix) { prefix_ = std::move(prefix); }
 
  private:
-  std::string name_, title_, prefix_;
+  std::string name_, title_;
   std::vector<std::string> columns_;
   std::vector<std::vector<Cell>> rows_;
   std::vector<std::string> notes_;
@@ -217,7 +216,7 @@ class Session {
   // GPU and fenced wall medians of `call` (gpgpu::Profiler).
   Timing profile(const std::function<void()>& call) const;
   // Prints the table, and writes its files (named with the prefix) when out_dir is set.
-  void finish(Table& table) const;
+  void finish(const Table& table) const;
 };
 
 // ---- Files and charts ---------------------------------------------------------------------

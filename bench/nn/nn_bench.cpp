@@ -180,8 +180,7 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
     std::string why = "torch not importable";
     std::optional<CpuFigures> t;
     if (torch) t = time_torch_cpu(o, dir, threads, device_test.count(), why);
-    const CpuFigures missing{-1, -1, 0};
-    const CpuFigures& p = t ? *t : missing;
+    const CpuFigures p = t.value_or(CpuFigures{-1, -1, 0});
     if (t) {
       row["torch"] = {{"train_images_per_second", t->train_images_per_second},
                       {"inference_images_per_second", t->inference_images_per_second}};

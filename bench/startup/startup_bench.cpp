@@ -53,10 +53,6 @@ const char* mode_name(Mode m) {
   return m == Mode::Empty ? "empty" : m == Mode::Warm ? "warm" : "driver-only";
 }
 
-fs::path self_path() {
-  return fs::read_symlink("/proc/self/exe");
-}
-
 // This process's environment with the caches pointed at `folder` (see the header).
 std::vector<std::string> environment(const fs::path& folder, Mode mode, const std::string& device) {
   std::vector<std::string> env;
@@ -91,7 +87,7 @@ std::string tail_of(const fs::path& log) {
 // Runs this gpgpu with `args` and `env`, output into `log`; its wall and CPU time.
 ProcessTime run_child(const std::vector<std::string>& args, const std::vector<std::string>& env,
                       const fs::path& log) {
-  const std::string program = self_path().string();
+  const std::string program = fs::read_symlink("/proc/self/exe").string();
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -197,16 +193,14 @@ struct Row {
   std::map<Mode, std::vector<ProcessTime>> runs;
   double steady = 0;
   std::map<Mode, std::string> programs;  // train: what was compiled or restored
-};
 
-double median_of(const Row& row, Mode m, double ProcessTime::*field) {
-  std::vector<double> v;
-  for (const auto& t : row.runs.at(m)) v.push_back(t.*field);
-  return median(v);
-}
-double median_wall(const Row& row, Mode m) {
-  return median_of(row, m, &ProcessTime::wall);
-}
+  // The median wall (or CPU) seconds of the runs in mode m.
+  double median_of(Mode m, double ProcessTime::*field = &ProcessTime::wall) const {
+    std::vector<double> v;
+    for (const auto& t : runs.at(m)) v.push_back(t.*field);
+    return median(v);
+  }
+};
 
 Row measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, int index) {
   Row row{c.name, "gpgpu " + fmt::format("{}", fmt::join(c.args, " ")), {}, 0, {}};
@@ -226,8 +220,8 @@ Row measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, in
   row.steady = steady_seconds(o, c, folder, logs, dir / "work");
   std::cerr << fmt::format(
       "  {}: empty {:.3f} s, warm {:.3f} s, driver only {:.3f} s, steady {:.3f} s\n", c.name,
-      median_wall(row, Mode::Empty), median_wall(row, Mode::Warm),
-      median_wall(row, Mode::DriverOnly), row.steady);
+      row.median_of(Mode::Empty), row.median_of(Mode::Warm), row.median_of(Mode::DriverOnly),
+      row.steady);
   return row;
 }
 
@@ -256,10 +250,10 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
       {"case", "empty cache", "warm cache", "driver only", "steady state", "warm - steady"});
   for (const auto& r : rows) {
     const auto cell = [&](Mode m) {
-      return fmt::format("{:.3f} ({:.2f})", median_wall(r, m), median_of(r, m, &ProcessTime::cpu));
+      return fmt::format("{:.3f} ({:.2f})", r.median_of(m), r.median_of(m, &ProcessTime::cpu));
     };
     table.add({r.name, cell(Mode::Empty), cell(Mode::Warm), cell(Mode::DriverOnly),
-               Cell(r.steady, 3), Cell(median_wall(r, Mode::Warm) - r.steady, 3)});
+               Cell(r.steady, 3), Cell(r.median_of(Mode::Warm) - r.steady, 3)});
   }
   std::ostringstream text;
   table.print(text, true);
@@ -287,8 +281,8 @@ json to_json(const std::vector<Row>& rows, const std::string& device, const std:
     for (const Mode m : modes) {
       json runs = json::array();
       for (const auto& t : r.runs.at(m)) runs.push_back({{"wall", t.wall}, {"cpu", t.cpu}});
-      c[mode_name(m)] = {{"median_wall_seconds", median_wall(r, m)},
-                         {"median_cpu_seconds", median_of(r, m, &ProcessTime::cpu)},
+      c[mode_name(m)] = {{"median_wall_seconds", r.median_of(m)},
+                         {"median_cpu_seconds", r.median_of(m, &ProcessTime::cpu)},
                          {"runs", runs}};
       if (r.programs.count(m) != 0) c[mode_name(m)]["programs"] = r.programs.at(m);
     }
