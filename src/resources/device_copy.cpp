@@ -94,7 +94,12 @@ void dispatch_copies(ContextState& state, const CopyShape& shape, GLuint source,
   GL(glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &align_query));
   const std::size_t align =
       std::max<std::size_t>(shape.element, static_cast<std::size_t>(align_query));
-  if (chunk <= 2 * align) throw LimitError("device copy: the storage block size is too small");
+  if (chunk <= 2 * align) {
+    // A storage block too small to bind a useful range past the alignment (no ES 3.1 device:
+    // its minimum is 2^27 bytes): the driver's copy instead.
+    copy_gl_buffer(source, source_offset, destination, destination_offset, bytes);
+    return;
+  }
   const std::size_t per_dispatch = (chunk - align) / shape.element * shape.element;
   const std::shared_ptr<Program> held = copy_program(state, shape);
   const Program& program = *held;
