@@ -15,7 +15,7 @@ namespace gpgpu::detail {
 namespace {
 
 // Rows of L elements of T; the groups sweep the rows K at a time, with all K loads issued
-// before any store. On an H200 a copy of 1 GiB ran at 3.9-4.0 TB/s this way with 256 x 8,
+// before any store. On an H200 a copy of 1 GiB ran at 3.8-4.0 TB/s this way with 256 x 8,
 // 512 x 4 and 1024 x 2 and 132-528 groups, against 2.2 TB/s with a group per chunk (at
 // 16-256 MiB both ran at 3.3-3.9 TB/s; glCopyBufferSubData at 0.17 TB/s throughout).
 constexpr const char* copy_source = R"(
