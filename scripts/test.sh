@@ -48,7 +48,8 @@ stage_done "the tests (examples, the CLI, the installed package and the leak-che
 echo "== the GL tests again on a second Mesa driver: zink (GL on Vulkan) over lavapipe"
 # The same sanitized binaries; only the driver changes (docs/portability.md, "zink"). Tests
 # labelled host, browser or packaging cannot differ by GL driver; those labelled long take
-# paths a cheaper test also takes (tests/CMakeLists.txt names which): neither runs again. The
+# paths a cheaper test also takes, and those labelled profile check a limit profile's plans
+# (tests/CMakeLists.txt names which): none runs again. The
 # rest cover every path: the three kernel kinds, the data path, every primitive, matmul's
 # methods, nn's backends, earth across MPI ranks, NetCDF, ONNX, the CLI, gpgpu.js, Python.
 # Mesa's shader cache gets a folder of its own, so that shaders compiled under other settings
@@ -56,7 +57,7 @@ echo "== the GL tests again on a second Mesa driver: zink (GL on Vulkan) over la
 zink_runtime=$(mktemp -d)
 GALLIUM_DRIVER=zink LIBGL_ALWAYS_SOFTWARE=1 XDG_RUNTIME_DIR="$zink_runtime" \
   MESA_SHADER_CACHE_DIR="$PWD/build/asan/zink-shader-cache" \
-  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging|long'
+  ctest --test-dir build/asan --output-on-failure -j"$jobs" -LE 'host|browser|packaging|long|profile'
 rm -rf "$zink_runtime"
 stage_done "the GL tests on zink over lavapipe"
 
@@ -65,12 +66,13 @@ echo "== the GL tests again within OpenGL ES 3.1's guaranteed minimum: GPGPU_LIM
 # invocations a group, 16 KiB of shared memory, 4 storage buffers in a compute shader, none in
 # the other stages, no optional extension: docs/portability.md). Each test's own checks run:
 # gpgpu's kernels adapt, or the test asserts the refusal that names the limit. Left out, as in
-# the zink pass: host, browser, packaging and long tests, and those labelled es31-refused (the
+# the zink pass: host, browser, packaging, long and profile tests (these set a profile of
+# their own), and those labelled es31-refused (the
 # earth model binds 5-7 storage buffers: earth_model_test asserts its refusal in the pass above).
 # resources_test is left out too: its bound on memory per kernel (20 KiB) is set on the
 # driver's own limits, and under the profile a kernel measured 24 KiB (not yet explained).
 GPGPU_LIMITS=es31-minimum ctest --test-dir build/asan --output-on-failure -j"$jobs" \
-  -LE 'host|browser|packaging|long|es31-refused' -E '^resources_test$'
+  -LE 'host|browser|packaging|long|profile|es31-refused' -E '^resources_test$'
 stage_done "the GL tests under es31-minimum"
 
 echo "== packages: the .debs, the wheel and the npm package, each installed clean and used"
