@@ -130,6 +130,10 @@ bool is_c_contiguous(const py::array& a) {
   return (a.flags() & py::array::c_style) != 0;
 }
 
+bool is_uint8(const py::array& a) {
+  return a.dtype().num() == py::dtype::of<std::uint8_t>().num();
+}
+
 py::array checked_array(const py::array& a, std::optional<ElementType> expected, bool copy,
                         const std::string& what) {
   const auto actual = element_type_of(a.dtype());

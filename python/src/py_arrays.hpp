@@ -37,6 +37,11 @@ py::array new_array(ElementType type, const std::vector<py::ssize_t>& shape);
 // True for a C-contiguous array (of any dtype).
 bool is_c_contiguous(const py::array& a);
 
+// True for an array of uint8. By the dtype's type number, never by its item size: pybind11
+// before 2.12 reads the item size at NumPy 1's offset in the dtype struct, which NumPy 2
+// moved (pybind11 2.10 with NumPy 2.5 read a uint8 dtype's size as other than 1).
+bool is_uint8(const py::array& a);
+
 // Checks that `a` holds `expected` elements in C order; with `copy`, returns a C-contiguous
 // array of `expected` instead (a copy when needed). Without it, any other dtype or a
 // non-contiguous layout throws TypeMismatchError/ArgumentError naming `what` and saying how

@@ -28,7 +28,7 @@ py::tuple load_idx(const std::string& split, std::size_t limit, const py::object
 }
 
 py::tuple normalization_of(const py::array& images) {
-  if (images.dtype().kind() != 'u' || images.dtype().itemsize() != 1 || images.size() == 0) {
+  if (!is_uint8(images) || images.size() == 0) {
     throw TypeMismatchError("normalization_of: give uint8 images; got " + describe_value(images));
   }
   const py::array c = numpy().attr("ascontiguousarray")(images);

@@ -18,10 +18,6 @@ namespace gpgpu::python {
 
 namespace {
 
-bool is_uint8(const py::array& a) {
-  return a.dtype().kind() == 'u' && a.dtype().itemsize() == 1;
-}
-
 std::string shape_text(const nn::Shape& s) {
   return s.to_string();
 }

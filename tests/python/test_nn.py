@@ -154,6 +154,19 @@ def test_predict_pads_the_last_batch_without_changing_any_sample(ctx, rng):
     assert np.array_equal(full[:23], padded)
 
 
+def test_normalization_of_reads_uint8_images_and_refuses_other_dtypes(rng):
+    images = rng.integers(0, 256, size=(9, 1, 5, 7)).astype(np.uint8)
+    mean, std = nn.normalization_of(images)
+    v = images.astype(np.float64) / 255
+    # Both are float64 sums of 315 pixels rounded once to float32: 2 float32 ulps of slack.
+    assert abs(mean - v.mean()) <= 2 * EPS32 * v.mean()
+    assert abs(std - v.std()) <= 2 * EPS32 * v.std() + 1e-7
+    # By the dtype itself, not its item size (pybind11 < 2.12 misreads that under NumPy 2).
+    for other in (np.int8, np.uint16, np.float32, np.bool_):
+        with pytest.raises(gpgpu.TypeMismatchError, match="give uint8 images"):
+            nn.normalization_of(images.astype(other))
+
+
 def test_uint8_images_train_on_the_device_like_gpgpu_train(ctx, rng):
     x, y = separable(rng)
     images = np.round(x * 255).astype(np.uint8)
