@@ -337,7 +337,8 @@ Needs read_needs(const std::string& complete) {
 const Needs& needs_of(const std::string& complete) {
   static std::map<std::string, Needs> read;
   const auto found = read.find(complete);
-  return found != read.end() ? found->second : read.emplace(complete, read_needs(complete)).first->second;
+  return found != read.end() ? found->second
+                             : read.emplace(complete, read_needs(complete)).first->second;
 }
 
 // Every way `kernel` exceeds `info`, one message each ("" if it fits).
