@@ -144,20 +144,18 @@ Declared read_declared(const KernelSource& k, const std::string& complete) {
 // optimizer step, the same source where two profiles' limits do not change it): a complete
 // source is read once (a third of the kernels planned), which keeps this test short under
 // the sanitizers. Its first kernel names it in a failure.
-Declared declared(const KernelSource& k, const DeviceInfo& info) {
+const Declared& declared(const KernelSource& k, const DeviceInfo& info) {
   static std::map<std::string, Declared> read;
-  std::string complete =
+  const std::string complete =
       gpgpu::detail::complete_source(k.source, GL_COMPUTE_SHADER, info, k.defines, "");
   const auto found = read.find(complete);
-  if (found != read.end()) return found->second;
-  Declared d = read_declared(k, complete);
-  read.emplace(std::move(complete), d);
-  return d;
+  return found != read.end() ? found->second
+                             : read.emplace(complete, read_declared(k, complete)).first->second;
 }
 
 // Every limit a kernel meets: "" when it fits, else what it exceeds.
 std::string over_limits(const KernelSource& k, const DeviceInfo& info) {
-  const Declared d = declared(k, info);
+  const Declared& d = declared(k, info);
   std::string over;
   auto check = [&](long long needed, long long allowed, const std::string& what) {
     if (needed > allowed) {
