@@ -1,16 +1,16 @@
 #include "primitives_internal.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "primitives_runner.hpp"
+
 namespace gpgpu::bench::primitives_detail {
 
 namespace {
-
-const char* const primitive_order[] = {"reduce", "scan", "sort", "sort_pairs", "histogram", "copy"};
 
 std::string size_label(std::size_t n) {
   const int log2 = static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
@@ -42,32 +42,30 @@ std::string cell(const Row* row) {
   return fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps, row->ms);
 }
 
-// The issue's targets: gpgpu's speed as a fraction of CUB's (issue 18: scan at 2^24..2^28,
-// sorts at 2^24..2^28, reduce at 2^28, histogram from 2^16).
+// The targets: gpgpu's speed as a fraction of CUB's (issue 18: scan at 2^24..2^28, sorts at
+// 2^24..2^28, reduce at 2^28, histogram from 2^16), and of the CPU algorithms', the yardstick
+// on a CPU device (llvmpipe): at least their speed for reduce and scan, no target otherwise.
 struct Target {
   const char* primitive;
-  double ratio;
+  double cub, cpu;
 };
-const Target targets[] = {
-    {"reduce", 0.9}, {"scan", 0.8}, {"sort", 0.6}, {"sort_pairs", 0.5}, {"histogram", 0.8}};
+const Target targets[] = {{"reduce", 0.9, 1.0},
+                          {"scan", 0.8, 1.0},
+                          {"sort", 0.6, 0.0},
+                          {"sort_pairs", 0.5, 0.0},
+                          {"histogram", 0.8, 0.0}};
 
-// The CPU algorithms are the yardstick on a CPU device (llvmpipe): at least their speed for
-// reduce and scan; the other rows have no target.
-const Target cpu_targets[] = {
-    {"reduce", 1.0}, {"scan", 1.0}, {"sort", 0.0}, {"sort_pairs", 0.0}, {"histogram", 0.0}};
-
-// One row per primitive of the reference's time over gpgpu's at each size (above 1: gpgpu
-// is faster); nothing at all when the reference did not run (no CUDA device for CUB).
-template <std::size_t N>
+// One row per primitive of the reference's time over the contender's at each size (above 1:
+// the contender is faster); nothing at all when the reference did not run (no CUDA device for
+// CUB).
 void print_ratios(std::ostream& out, const Report& r, const std::string& reference,
-                  const std::string& title, const Target (&rows)[N],
+                  const std::string& title, double Target::*target,
                   const std::string& contender = "gpgpu") {
   std::vector<std::string> columns{"primitive", "target"};
   for (std::size_t n : r.sizes) columns.push_back(size_label(n));
   Table table(columns);
-  bool any_row = false;
-  for (const auto& t : rows) {
-    std::vector<Cell> line{t.primitive, t.ratio > 0 ? fmt::format("{:.1f}x", t.ratio) : ""};
+  for (const auto& t : targets) {
+    std::vector<Cell> line{t.primitive, t.*target > 0 ? fmt::format("{:.1f}x", t.*target) : ""};
     bool any = false;
     for (std::size_t n : r.sizes) {
       const Row* g = find(r, t.primitive, contender, n);
@@ -77,9 +75,8 @@ void print_ratios(std::ostream& out, const Report& r, const std::string& referen
       any |= both;
     }
     if (any) table.add(std::move(line));
-    any_row |= any;
   }
-  if (!any_row) return;
+  if (table.empty()) return;
   out << title << "\n\n";
   table.print(out, true);
   out << "\n";
@@ -101,7 +98,7 @@ void print(std::ostream& out, const Report& r) {
       "timing: {}\nload: {} before, {} after\n\n",
       f.renderer, f.gl_version, f.date, f.command, f.cpu_model, r.cpu_backend, f.cuda, r.timing,
       f.load_before, f.load_after);
-  for (const char* p : primitive_order) {
+  for (const auto& p : primitives_bench_names()) {
     const auto names = contenders_of(r, p);
     if (names.empty()) continue;
     out << fmt::format("## {} (GB/s counts {} bytes per element)\n\n", p, bytes_per_element(p));
@@ -121,15 +118,15 @@ void print(std::ostream& out, const Report& r) {
     table.print(out, true);
     out << "\n";
   }
-  print_ratios(out, r, "cub", "## gpgpu / CUB (same run)", targets);
-  // The other kernel family, when the bench timed it (--paths both).
-  for (const char* other : {"gpgpu-shared", "gpgpu-subgroups"}) {
-    print_ratios(out, r, "cub", fmt::format("## {} / CUB (same run)", other), targets, other);
+  // gpgpu, and the other kernel family when the bench timed it (--paths both).
+  for (const char* contender : {"gpgpu", "gpgpu-shared", "gpgpu-subgroups"}) {
+    print_ratios(out, r, "cub", fmt::format("## {} / CUB (same run)", contender), &Target::cub,
+                 contender);
   }
   print_ratios(out, r, "cpu",
                "## gpgpu / parallel CPU (same run; the target on CPU devices: 1.0x for reduce "
                "and scan)",
-               cpu_targets);
+               &Target::cpu);
   bool notes = false;
   for (const auto& row : r.rows) {
     if (row.status == "ok") continue;
@@ -180,7 +177,7 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
       dir, "primitives_chart",
       "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
       "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n");
-  for (const char* p : primitive_order) {
+  for (const auto& p : primitives_bench_names()) {
     std::vector<std::string> series;
     for (const auto& c : contenders_of(r, p)) {
       std::string rows;

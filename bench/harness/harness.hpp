@@ -171,6 +171,7 @@ class Table {
   void add(std::vector<Cell> row);  // throws gpgpu::Error for a row of the wrong width
   void note(std::string line) { notes_.push_back(std::move(line)); }
   const std::string& name() const { return name_; }
+  bool empty() const { return rows_.empty(); }
 
   void print(std::ostream& out, bool markdown = false) const;
   std::string json(const std::string& device, const std::string& date) const;
