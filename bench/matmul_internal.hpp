@@ -14,8 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpgpu/context.hpp"
 #include "harness.hpp"
 #include "matmul_runner.hpp"
@@ -86,7 +84,7 @@ CheckResult check_result(const CheckPlan& plan, const BenchProblem& problem,
 // Combines the checks of several outputs of one method (kernel path and end to end).
 CheckResult worst_of(const CheckResult& x, const CheckResult& y);
 
-// One method at one size: a row of matmul.json's results (and of matmul.csv).
+// One method at one size: a row of matmul.json and matmul.csv.
 struct PointResult {
   std::string method, family;
   int m = 0, k = 0, n = 0;
@@ -114,7 +112,8 @@ struct BenchReport {
 
 // Markdown tables: kernel GFLOPS, end-to-end GFLOPS, precision; then notes.
 void print_report(std::ostream& out, const BenchReport& report);
-// matmul.json and matmul.csv in out_dir.
+// matmul.json and matmul.csv in out_dir: a harness Table (Table::write), a row per point with
+// its check, the run's facts (device, host, options, seed) as notes.
 void write_files(const std::filesystem::path& out_dir, const BenchReport& report);
 // matmul_chart.dat and .gp in out_dir, and gnuplot's matmul_gflops.png,
 // matmul_gflops_end_to_end.png and matmul_precision.png. Returns a line saying what was drawn,

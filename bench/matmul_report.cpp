@@ -6,25 +6,8 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace gpgpu::bench::detail {
-
-// The rows of matmul.json's results, one description for it and matmul.csv (a float that is
-// not finite is written null).
-inline void to_json(nlohmann::json& j, const CheckResult& c) {
-  j = {{"kind", c.kind},
-       {"entries", c.checked},
-       {"wrong", c.wrong},
-       {"max_abs_error", c.max_abs_error},
-       {"relative_error", c.relative_error},
-       {"worst_normalised_error", c.worst_normalised},
-       {"bound", c.bound},
-       {"first_wrong", c.first_wrong}};
-}
-GPGPU_BENCH_TO_JSON(PointResult, method, family, m, k, n, status, note, detail, kernel_clock, runs,
-                    kernel_ms, wall_ms, kernel_gflops, wall_gflops, kernel_cpu_ms,
-                    gflop_per_cpu_second, check)
 
 namespace {
 
@@ -142,53 +125,44 @@ void print_report(std::ostream& out, const BenchReport& report) {
 }
 
 void write_files(const std::filesystem::path& out_dir, const BenchReport& report) {
-  using nlohmann::json;
-  json unavailable = json::array();
-  for (const auto& [method, why] : report.unavailable)
-    unavailable.push_back({{"method", method}, {"reason", why}});
-  const json results = report.results;
   const RunFacts& f = report.facts;
-  const json doc = {
-      {"benchmark", "matmul"},
-      {"date", f.date},
-      {"command", f.command},
-      {"seed", report.seed},
-      {"device",
-       {{"renderer", f.renderer},
-        {"vendor", f.vendor},
-        {"gl_version", f.gl_version},
-        {"glsl_version", f.glsl_version},
-        {"is_software", f.is_software},
-        {"timer_query", f.timer_query}}},
-      {"host",
-       {{"cpu", f.cpu_model},
-        {"hardware_threads", f.hardware_threads},
-        {"loadavg_before", f.load_before},
-        {"loadavg_after", f.load_after},
-        {"openblas", report.openblas_config}}},
-      {"cuda", f.cuda},
-      {"options",
-       {{"sizes", report.options.sizes},
-        {"repeats", report.options.repeats},
-        {"warmup", report.options.warmup},
-        {"max_seconds_per_point", report.options.max_seconds_per_point},
-        {"max_seconds_per_run", report.options.max_seconds_per_run},
-        {"full_check_max_n", report.options.full_check_max_n},
-        {"sampled_entries", report.options.sampled_entries}}},
-      {"error_bound", "entry correct when |c - c64| <= (k + 2) * 2^-24 * sum_i |a_ri b_ic|"},
-      {"gflops", "2 m n k / median time"},
-      {"unavailable", unavailable},
-      {"results", results},
-      {"total_seconds", f.seconds}};
-  write_file(out_dir / "matmul.json", doc.dump(2) + "\n");
-  write_file(out_dir / "matmul.csv",
-             csv_of(results,
-                    "method,family,m,k,n,status,kernel_ms,wall_ms,kernel_gflops,wall_gflops,"
-                    "kernel_cpu_ms,gflop_per_cpu_second,kernel_clock,runs,check=check/kind,"
-                    "checked_entries=check/entries,wrong_entries=check/wrong,"
-                    "max_abs_error=check/max_abs_error,relative_error=check/relative_error,"
-                    "worst_normalised_error=check/worst_normalised_error,bound=check/bound,"
-                    "detail,note"));
+  const MatmulBenchOptions& o = report.options;
+  // A point's columns, then its check's.
+  std::vector<std::string> columns;
+  columns.insert(columns.end(), {"method", "family", "m", "k", "n", "status", "kernel_ms",
+                                 "wall_ms", "kernel_gflops", "wall_gflops", "kernel_cpu_ms",
+                                 "gflop_per_cpu_second", "kernel_clock", "runs", "detail", "note"});
+  columns.insert(columns.end(), {"check", "checked_entries", "wrong_entries", "max_abs_error",
+                                 "relative_error", "worst_normalised_error", "bound"});
+  Table table("matmul", "matmul benchmark, C = A B, float32, n x n x n", columns);
+  for (const auto& r : report.results) {
+    std::vector<Cell> row;
+    row.insert(row.end(), {r.method, r.family, r.m, r.k, r.n, r.status, r.kernel_ms, r.wall_ms,
+                           r.kernel_gflops, r.wall_gflops, r.kernel_cpu_ms, r.gflop_per_cpu_second,
+                           r.kernel_clock, r.runs, r.detail, r.note});
+    const CheckResult& c = r.check;
+    row.insert(row.end(), {c.kind, c.checked, c.wrong, c.max_abs_error, c.relative_error,
+                           c.worst_normalised, c.bound});
+    table.add(std::move(row));
+  }
+  table.note("command: " + f.command);
+  table.note(fmt::format("device: {} ({}, {}, {}); software {}, timer queries {}", f.renderer,
+                         f.vendor, f.gl_version, f.glsl_version, f.is_software, f.timer_query));
+  table.note(fmt::format("host: {}, {} threads; OpenBLAS {}; load average before {}, after {}",
+                         f.cpu_model, f.hardware_threads, report.openblas_config, f.load_before,
+                         f.load_after));
+  table.note("cuda: " + f.cuda);
+  table.note(fmt::format(
+      "options: sizes {}; repeats {}; warmup {}; max seconds per point {}, per run {}; every "
+      "entry checked up to n = {}, else {} sampled; seed {}",
+      fmt::join(o.sizes, ", "), o.repeats, o.warmup, o.max_seconds_per_point, o.max_seconds_per_run,
+      o.full_check_max_n, o.sampled_entries, report.seed));
+  table.note("an entry is correct when |c - c64| <= (k + 2) * 2^-24 * sum_i |a_ri b_ic|");
+  table.note("GFLOPS: 2 m n k / median time");
+  for (const auto& [method, why] : report.unavailable)
+    table.note(fmt::format("{}: not run ({})", method, why));
+  table.note(fmt::format("total {:.1f} s", f.seconds));
+  table.write(out_dir, "", f.renderer, f.date);
 }
 
 std::string draw_charts(const std::filesystem::path& out_dir, const BenchReport& report) {
