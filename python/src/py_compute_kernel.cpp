@@ -35,16 +35,8 @@ Size3 size3_from(const py::handle& value, const char* what) {
 std::unique_ptr<PyComputeKernel> make_kernel(std::shared_ptr<PyContext> context,
                                              const std::string& source, const py::object& defines,
                                              const std::string& label) {
-  auto k = std::make_unique<PyComputeKernel>();
-  k->context = std::move(context);
-  const Defines d = defines_from(defines);
-  Context& c = k->context->use();
-  {
-    py::gil_scoped_release unlocked;  // compiling can take long on llvmpipe
-    k->kernel.emplace(c, source, d, label);
-  }
-  k->table = VariableTable(k->kernel->variables(), readonly_storage_blocks(source));
-  return k;
+  return make_py_kernel<PyComputeKernel>(std::move(context), source, defines, label,
+                                         readonly_storage_blocks(source));
 }
 
 }  // namespace
@@ -91,7 +83,7 @@ py::object PyComputeKernel::run(const py::dict& values, const py::object& out,
 
 void bind_compute_kernel(py::module_& m) {
   bind_kernel_variable(m);
-  py::class_<PyComputeKernel>(
+  py::class_<PyComputeKernel> cls(
       m, "ComputeKernel",
       R"(A GLSL compute shader you run over NumPy arrays and Buffers, bound by name.
 
@@ -104,9 +96,9 @@ void bind_compute_kernel(py::module_& m) {
     k.run(x=x, y=y, alpha=2.0)        # y (writable float32) is updated in place
 
 gpgpu adds #version, precisions, gpgpu_index() and gpgpu_count. Arrays must have the declared
-element type (float32, int32, uint32) and be C-contiguous, or pass copy=True to convert them.)")
-      .def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
-           py::arg("defines") = py::none(), py::arg("label") = "compute kernel")
+element type (float32, int32, uint32) and be C-contiguous, or pass copy=True to convert them.)");
+  cls.def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+          py::arg("defines") = py::none(), py::arg("label") = "compute kernel")
       .def(
           "run",
           [](PyComputeKernel& k, py::object items, py::object groups, py::object out, bool copy,
@@ -125,9 +117,6 @@ copy: convert arrays of other dtypes or layouts (a copy), and copy results back 
 args: a dict of further arguments (for variables named items, groups, out, copy or args).
 Returns None, or the array(s) out= asks for.)")
       .def_property_readonly(
-          "variables", [](const PyComputeKernel& k) { return variable_list(k.table.all()); },
-          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
-      .def_property_readonly(
           "readonly_blocks",
           [](const PyComputeKernel& k) {
             return std::vector<std::string>(k.table.readonly_names().begin(),
@@ -143,24 +132,12 @@ Returns None, or the array(s) out= asks for.)")
           },
           "The work-group size the shader declares: (x, y, z).")
       .def_property_readonly(
-          "label", [](const PyComputeKernel& k) { return k.kernel->label(); },
-          "The name given at construction (it names the kernel in errors).")
-      .def_property(
-          "timing", [](const PyComputeKernel& k) { return k.timing; },
-          [](PyComputeKernel& k, bool on) {
-            k.timing = on;
-            k.kernel->set_timing(on);
-          },
-          "Measure each run's dispatch with GPU timer queries (last_gpu_ns).")
-      .def_property_readonly(
-          "last_gpu_ns", [](const PyComputeKernel& k) { return k.kernel->last_gpu_ns(); },
-          "GPU nanoseconds of the last dispatch when timing is on and supported, else -1.")
-      .def_property_readonly(
           "context", [](const PyComputeKernel& k) { return k.context; },
           "The Context it was compiled on.")
       .def("__repr__", [](const PyComputeKernel& k) {
         return "<gpgpu.ComputeKernel '" + k.kernel->label() + "'>";
       });
+  def_kernel_properties(cls, "dispatch");
 }
 
 }  // namespace gpgpu::python

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "gpgpu/compute_kernel.hpp"
-#include "py_context.hpp"
 #include "py_kernel_args.hpp"
+#include "py_kernel_common.hpp"
 
 namespace gpgpu::python {
 
@@ -17,19 +17,7 @@ struct CallSize {
   bool one_dimensional = false;  // items= was an int: run(args, n)
 };
 
-struct PyComputeKernel {
-  PyComputeKernel() = default;
-  PyComputeKernel(const PyComputeKernel&) = delete;
-  PyComputeKernel& operator=(const PyComputeKernel&) = delete;
-  ~PyComputeKernel() {
-    if (context && kernel) context->dispose(std::move(*kernel));
-  }
-
-  std::shared_ptr<PyContext> context;
-  std::optional<ComputeKernel> kernel;
-  VariableTable table;
-  bool timing = false;
-
+struct PyComputeKernel : PyKernelState<ComputeKernel> {
   // Binds Python values for one run (see py_kernel_args.hpp).
   BoundCall bind(const py::dict& values, const py::object& out, const py::object& items,
                  bool copy) const;

@@ -23,19 +23,7 @@ namespace {
 
 using Grid = std::pair<std::size_t, std::size_t>;
 
-struct PyFragmentKernel {
-  PyFragmentKernel() = default;
-  PyFragmentKernel(const PyFragmentKernel&) = delete;
-  PyFragmentKernel& operator=(const PyFragmentKernel&) = delete;
-  ~PyFragmentKernel() {
-    if (context && kernel) context->dispose(std::move(*kernel));
-  }
-
-  std::shared_ptr<PyContext> context;
-  std::optional<FragmentKernel> kernel;
-  VariableTable table;
-  bool timing = false;
-
+struct PyFragmentKernel : PyKernelState<FragmentKernel> {
   // The grid a host output's NumPy shape implies: (rows, cols) or (rows, cols, components).
   std::optional<Grid> grid_of(const std::string& name, const py::handle& value) const;
   std::optional<Grid> grid_from(const py::object& shape, const py::dict& values) const;
@@ -96,22 +84,13 @@ py::object PyFragmentKernel::run(const py::dict& values, const py::object& out,
 std::unique_ptr<PyFragmentKernel> make_kernel(std::shared_ptr<PyContext> context,
                                               const std::string& source, const py::object& defines,
                                               const std::string& label) {
-  auto k = std::make_unique<PyFragmentKernel>();
-  k->context = std::move(context);
-  const Defines d = defines_from(defines);
-  Context& c = k->context->use();
-  {
-    py::gil_scoped_release unlocked;
-    k->kernel.emplace(c, source, d, label);
-  }
-  k->table = VariableTable(k->kernel->variables(), {});
-  return k;
+  return make_py_kernel<PyFragmentKernel>(std::move(context), source, defines, label);
 }
 
 }  // namespace
 
 void bind_fragment_kernel(py::module_& m) {
-  py::class_<PyFragmentKernel>(
+  py::class_<PyFragmentKernel> cls(
       m, "FragmentKernel",
       R"(A fragment shader run once per output element (the GPGPUtility method).
 
@@ -127,9 +106,9 @@ void bind_fragment_kernel(py::module_& m) {
 
 The output grid: shape=(rows, cols), else the shape of a 2-D output array ((rows, cols) or
 (rows, cols, components)), else Texture outputs' shape, else a 1-D grid of the outputs'
-length (read element i with gpgpu_index()).)")
-      .def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
-           py::arg("defines") = py::none(), py::arg("label") = "fragment kernel")
+length (read element i with gpgpu_index()).)");
+  cls.def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+          py::arg("defines") = py::none(), py::arg("label") = "fragment kernel")
       .def(
           "run",
           [](PyFragmentKernel& k, py::object shape, py::object out, bool copy, py::object args,
@@ -142,25 +121,10 @@ length (read element i with gpgpu_index()).)")
           "max_width", [](const PyFragmentKernel& k) { return k.kernel->max_width(); },
           [](PyFragmentKernel& k, std::size_t w) { k.kernel->set_max_width(w); },
           "The widest row of a 1-D grid (0: the device's limit).")
-      .def_property_readonly(
-          "variables", [](const PyFragmentKernel& k) { return variable_list(k.table.all()); },
-          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
-      .def_property_readonly(
-          "label", [](const PyFragmentKernel& k) { return k.kernel->label(); },
-          "The name given at construction (it names the kernel in errors).")
-      .def_property(
-          "timing", [](const PyFragmentKernel& k) { return k.timing; },
-          [](PyFragmentKernel& k, bool on) {
-            k.timing = on;
-            k.kernel->set_timing(on);
-          },
-          "Measure each run's draws with GPU timer queries (last_gpu_ns).")
-      .def_property_readonly(
-          "last_gpu_ns", [](const PyFragmentKernel& k) { return k.kernel->last_gpu_ns(); },
-          "GPU nanoseconds of the last run's draws when timing is on and supported, else -1.")
       .def("__repr__", [](const PyFragmentKernel& k) {
         return "<gpgpu.FragmentKernel '" + k.kernel->label() + "'>";
       });
+  def_kernel_properties(cls, "draws");
 }
 
 }  // namespace gpgpu::python

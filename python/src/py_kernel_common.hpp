@@ -1,7 +1,12 @@
-// What the three kernel bindings share: defines from a dict, variables as Python objects.
+// What the three kernel bindings share: defines from a dict, variables as Python objects, the
+// state each Python kernel holds, how it is compiled, and the properties all three have.
 #pragma once
 
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -9,6 +14,8 @@
 
 #include "gpgpu/defines.hpp"
 #include "gpgpu/kernel_variable.hpp"
+#include "py_context.hpp"
+#include "py_kernel_args.hpp"
 
 namespace gpgpu::python {
 
@@ -22,5 +29,67 @@ py::list variable_list(const std::vector<KernelVariable>& variables);
 
 // Registers gpgpu.KernelVariable (called by bind_compute_kernel).
 void bind_kernel_variable(py::module_& m);
+
+// What a gpgpu.ComputeKernel, FragmentKernel or TransformFeedbackKernel holds: its Context
+// (kept alive by the kernel), the C++ kernel and its variables by name. The kernel goes back
+// to the Context when the Python object dies, which frees it on the Context's own thread.
+template <class Kernel>
+struct PyKernelState {
+  PyKernelState() = default;
+  PyKernelState(const PyKernelState&) = delete;
+  PyKernelState& operator=(const PyKernelState&) = delete;
+  ~PyKernelState() {
+    if (context && kernel) context->dispose(std::move(*kernel));
+  }
+
+  std::shared_ptr<PyContext> context;
+  std::optional<Kernel> kernel;
+  VariableTable table;
+  bool timing = false;
+};
+
+// The constructor of a Python kernel `PyKernel` (a PyKernelState): compiles `source` on the
+// context's thread with the GIL released (compiling can take long on llvmpipe).
+// `readonly_blocks` names the storage blocks whose arrays are never read back.
+template <class PyKernel>
+std::unique_ptr<PyKernel> make_py_kernel(std::shared_ptr<PyContext> context,
+                                         const std::string& source, const py::object& defines,
+                                         const std::string& label,
+                                         std::set<std::string> readonly_blocks = {}) {
+  auto k = std::make_unique<PyKernel>();
+  k->context = std::move(context);
+  const Defines d = defines_from(defines);
+  Context& c = k->context->use();
+  {
+    py::gil_scoped_release unlocked;
+    k->kernel.emplace(c, source, d, label);
+  }
+  k->table = VariableTable(k->kernel->variables(), std::move(readonly_blocks));
+  return k;
+}
+
+// The properties every Python kernel class has: variables, label, timing and last_gpu_ns.
+// `timed` says what a timed run measures ("dispatch", "draws").
+template <class PyKernel>
+void def_kernel_properties(py::class_<PyKernel>& cls, const std::string& timed) {
+  cls.def_property_readonly(
+         "variables", [](const PyKernel& k) { return variable_list(k.table.all()); },
+         "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
+      .def_property_readonly(
+          "label", [](const PyKernel& k) { return k.kernel->label(); },
+          "The name given at construction (it names the kernel in errors).")
+      .def_property(
+          "timing", [](const PyKernel& k) { return k.timing; },
+          [](PyKernel& k, bool on) {
+            k.timing = on;
+            k.kernel->set_timing(on);
+          },
+          ("Measure each run's " + timed + " with GPU timer queries (last_gpu_ns).").c_str())
+      .def_property_readonly(
+          "last_gpu_ns", [](const PyKernel& k) { return k.kernel->last_gpu_ns(); },
+          ("GPU nanoseconds of the last run's " + timed +
+           " when timing is on and supported, else -1.")
+              .c_str());
+}
 
 }  // namespace gpgpu::python
