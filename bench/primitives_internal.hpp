@@ -19,7 +19,7 @@
 
 namespace gpgpu::bench::primitives_detail {
 
-// A row of primitives.json's results (and of primitives.csv).
+// A row of primitives.json and primitives.csv.
 struct Row {
   std::string primitive;  // reduce, scan, sort, sort_pairs, histogram, copy
   std::string contender;  // gpgpu, cub, cpu, cuda copy, gpgpu copy
@@ -33,10 +33,8 @@ struct Row {
   std::string status{};  // ok, WRONG, skipped, error
   std::string note{};    // the check, or why it was skipped
 };
-GPGPU_BENCH_TO_JSON(Row, primitive, contender, family, n, ms, gbps, gelements_per_s, bytes, runs,
-                    timing, status, note)
 
-// A row of the tuning sweep (primitives.json's "sweep").
+// A row of the tuning sweep (primitives-sweep.json and .csv).
 struct SweepRow {
   std::string primitive;
   std::size_t n = 0;
@@ -44,7 +42,6 @@ struct SweepRow {
   double ms = -1, bytes = 0, gbps = 0;
   std::string status{}, note{};
 };
-GPGPU_BENCH_TO_JSON(SweepRow, primitive, n, tuning, ms, gbps, status, note)
 
 struct Report {
   RunFacts facts;
@@ -58,7 +55,8 @@ struct Report {
 double bytes_per_element(const std::string& primitive);
 
 void print(std::ostream& out, const Report& report);
-// primitives.json and primitives.csv in dir.
+// primitives.json and primitives.csv in dir (harness Tables: a row per point, the run's facts
+// as notes), and primitives-sweep.json and .csv after a sweep.
 void write_files(const std::filesystem::path& dir, const Report& report);
 // primitives_chart.dat/.gp and one PNG per primitive (GB/s against n); a line saying what
 // was drawn or why not.

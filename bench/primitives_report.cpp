@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "primitives_runner.hpp"
 
@@ -150,26 +149,27 @@ void print(std::ostream& out, const Report& r) {
 
 void write_files(const std::filesystem::path& dir, const Report& r) {
   const RunFacts& f = r.facts;
-  nlohmann::json j;
-  j["date"] = f.date;
-  j["command"] = f.command;
-  j["device"] = {{"renderer", f.renderer},
-                 {"gl_version", f.gl_version},
-                 {"kind", f.device_kind},
-                 {"is_software", f.is_software}};
-  j["cpu"] = {{"model", f.cpu_model}, {"backend", r.cpu_backend}};
-  j["cuda"] = f.cuda;
-  j["timing"] = r.timing;
-  j["load"] = {{"before", f.load_before}, {"after", f.load_after}};
-  j["sizes"] = r.sizes;
-  j["results"] = r.rows;
-  if (!r.sweep.empty()) j["sweep"] = r.sweep;
-  j["seconds"] = f.seconds;
-  write_file(dir / "primitives.json", j.dump(2) + "\n");
-  write_file(dir / "primitives.csv",
-             csv_of(j["results"],
-                    "primitive,contender,family,n,ms,gbps,gelements_per_s,runs,"
-                    "status,timing,note"));
+  Table results("primitives", "gpgpu bench primitives",
+                {"primitive", "contender", "family", "n", "ms", "gbps", "gelements_per_s", "bytes",
+                 "runs", "timing", "status", "note"});
+  for (const auto& x : r.rows) {
+    results.add({x.primitive, x.contender, x.family, x.n, x.ms, x.gbps, x.gelements_per_s, x.bytes,
+                 x.runs, x.timing, x.status, x.note});
+  }
+  results.note("command: " + f.command);
+  results.note(fmt::format("device: {} ({}), {}", f.renderer, f.gl_version, f.device_kind));
+  results.note(fmt::format("CPU: {} ({})", f.cpu_model, r.cpu_backend));
+  results.note("CUDA: " + f.cuda);
+  results.note("timing: " + r.timing);
+  results.note(fmt::format("load: {} before, {} after", f.load_before, f.load_after));
+  results.note(fmt::format("sizes: {}; total {:.1f} s", fmt::join(r.sizes, ", "), f.seconds));
+  results.write(dir, "", f.renderer, f.date);
+  if (r.sweep.empty()) return;
+  Table sweep("primitives-sweep", "tuning sweep (gpgpu only)",
+              {"primitive", "n", "tuning", "ms", "gbps", "bytes", "status", "note"});
+  for (const auto& s : r.sweep)
+    sweep.add({s.primitive, s.n, s.tuning, s.ms, s.gbps, s.bytes, s.status, s.note});
+  sweep.write(dir, "", f.renderer, f.date);
 }
 
 std::string draw_charts(const std::filesystem::path& dir, const Report& r) {

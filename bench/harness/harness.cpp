@@ -8,7 +8,6 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -297,29 +296,6 @@ std::string csv_field(const std::string& s) {
 
 std::string number(double x) {
   return std::isfinite(x) ? fmt::format("{:.6g}", x) : "inf";
-}
-
-std::string csv_of(const nlohmann::json& rows, const std::string& columns) {
-  std::string out;
-  std::vector<nlohmann::json::json_pointer> paths;
-  std::istringstream list(columns);
-  for (std::string column; std::getline(list, column, ',');) {
-    const auto eq = column.find('=');
-    out.append(out.empty() ? "" : ",").append(column, 0, eq);
-    paths.emplace_back(std::string(1, '/').append(column, eq == std::string::npos ? 0 : eq + 1));
-  }
-  for (const auto& row : rows) {
-    out += '\n';
-    for (std::size_t c = 0; c < paths.size(); ++c) {
-      const auto& v = row.at(paths[c]);
-      out += c ? "," : "";
-      out += v.is_string()         ? csv_field(v.get<std::string>())
-             : v.is_number_float() ? number(v.get<double>())
-             : v.is_null()         ? std::string("inf")
-                                   : v.dump();
-    }
-  }
-  return out + '\n';
 }
 
 void write_file(const std::filesystem::path& file, const std::string& text) {

@@ -6,9 +6,8 @@
 //   timing   warm-up runs, then timed ones up to a count or a time budget, and the median
 //            (sample, median_ms); GPU timestamps where the device has them (profile);
 //   ratios   same-run comparisons as "1.23x" (ratio, ratio_text);
-//   output   tables printed as text or markdown and written as JSON and CSV (Table), JSON of
-//            a result struct's named members (GPGPU_BENCH_TO_JSON), CSV of JSON rows and
-//            files (csv_of, write_file), and gnuplot charts (Chart).
+//   output   tables printed as text or markdown and written as JSON and CSV (Table), files
+//            (write_file), and gnuplot charts (Chart).
 //
 // A benchmark that times a few things and prints tables holds a Session:
 //
@@ -29,8 +28,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "gpgpu/context.hpp"
 
@@ -226,11 +223,6 @@ class Session {
 std::string csv_field(const std::string& s);
 // "%.6g", or "inf" for a value that is not finite.
 std::string number(double x);
-// CSV of JSON rows: a header line, then a line per row. `columns` is a comma-separated list;
-// each column is "name" (the row's key) or "name=path/in/row" (a JSON pointer without its
-// first /). Strings go through csv_field, floating point through number(), null is written
-// "inf" (JSON has no infinity).
-std::string csv_of(const nlohmann::json& rows, const std::string& columns);
 // Writes `text` to `file` atomically (a temporary, then a rename), creating its folder; throws
 // gpgpu::Error when it cannot.
 void write_file(const std::filesystem::path& file, const std::string& text);
@@ -254,13 +246,6 @@ class Chart {
   std::vector<std::string> pngs_;
   int blocks_ = 0;
 };
-
-// to_json(nlohmann::json&, const Type&) writing the named members as {"member": value}, so that
-// a result struct is the one description of its JSON (and, through csv_of, its CSV) row.
-#define GPGPU_BENCH_TO_JSON(Type, ...)                                                \
-  inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) { \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))          \
-  }
 
 // A gnuplot string literal: "text" with " and \ escaped.
 std::string gnuplot_string(const std::string& s);

@@ -93,7 +93,7 @@ for stage in ${STAGES:-subgroup tests bench sweep datapath}; do
         --sweep --repeats 5 --no-cpu --no-charts --out "$out/sweep" \
         > "$out/logs/sweep.log" 2> "$out/logs/sweep.err"
       stamp "sweep (status $?)"
-      cp "$out/sweep/primitives/primitives.csv" "$out/sweep.csv" 2> /dev/null
+      cp "$out/sweep/primitives/primitives-sweep.csv" "$out/sweep.csv" 2> /dev/null
       grep "sweep" "$out/logs/sweep.err" | sed 's/^ *//' >> "$summary"
       ;;
     datapath)
