@@ -7,7 +7,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
@@ -23,8 +22,6 @@
 namespace gpgpu::bench {
 
 namespace {
-
-using json = nlohmann::json;
 
 constexpr std::size_t lanes = 64;
 
@@ -149,55 +146,45 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
     throw ArgumentError(
         fmt::format("bench dispatch: --chain must be even and positive; got {}", o.chain));
   }
-  json report{
-      {"device", ctx.info().renderer}, {"chain", o.chain}, {"rounds", o.rounds}, {"lanes", lanes}};
   std::cout << fmt::format(
       "dispatch cost on {}: chains of {} one-group dispatches of {} invocations, median of {} "
       "rounds\n",
       ctx.info().renderer, o.chain, lanes, o.rounds);
-  Table table({"way", "CPU us/dispatch", "GPU us/dispatch"});
+  Table table("dispatch", "", {"way", "CPU us/dispatch", "GPU us/dispatch"});
   const auto row = [&](const std::string& way, double cpu_us, double gpu_us) {
     table.add({way, Cell::positive(cpu_us, 3), Cell::positive(gpu_us, 3)});
   };
   const auto ways = time_gl(ctx, o);
-  report["gl"] = json::array();
-  for (const auto& w : ways) {
-    row(w.name, w.cpu_us, w.gpu_us);
-    report["gl"].push_back({{"way", w.name}, {"cpu_us", w.cpu_us}, {"gpu_us", w.gpu_us}});
-  }
+  for (const auto& w : ways) row(w.name, w.cpu_us, w.gpu_us);
   const double run_cpu = ways[0].cpu_us, replay_cpu = ways[1].cpu_us;
-  report["run_cpu_us"] = run_cpu;
-  report["replay_cpu_us"] = replay_cpu;
-  report["dependent_gap_gpu_us"] = ways[1].gpu_us;
   std::string lines = fmt::format("replay / run, CPU per dispatch: {:.3f}\n", replay_cpu / run_cpu);
 #if GPGPU_BENCH_HAVE_CUDA
+  std::string cuda = "turned off";
   if (o.cuda) {
     try {
       const auto c = cuda_ref::dispatch_times(o.chain, o.rounds, o.warmup);
       row("CUDA stream launch, dependent", c.stream_cpu_us, c.stream_gpu_us);
       row("CUDA graph replay, dependent", c.graph_cpu_us, c.graph_gpu_us);
-      report["cuda"] = {{"device", c.device},
-                        {"stream_cpu_us", c.stream_cpu_us},
-                        {"stream_gpu_us", c.stream_gpu_us},
-                        {"graph_cpu_us", c.graph_cpu_us},
-                        {"graph_gpu_us", c.graph_gpu_us}};
+      cuda = c.device;
       lines += fmt::format(
           "gpgpu replay / CUDA graph replay: CPU {:.2f}x, GPU per dependent "
           "dispatch {}\n",
           replay_cpu / c.graph_cpu_us, ratio_text(ways[1].gpu_us, c.graph_gpu_us));
     } catch (const Error& e) {
       lines += fmt::format("CUDA reference: {}\n", e.what());
-      report["cuda_error"] = e.what();
+      cuda = e.what();
     }
   }
 #else
-  report["cuda_error"] = "not built (configure with -DGPGPU_CUDA=ON where nvcc exists)";
+  const std::string cuda = "not built (configure with -DGPGPU_CUDA=ON where nvcc exists)";
 #endif
   table.print(std::cout);
   std::cout << lines;
-  const auto path = o.out_dir / "bench-dispatch.json";
-  write_file(path, report.dump(2) + "\n");
-  std::cerr << "wrote " << path.string() << "\n";
+  table.note(fmt::format("chains of {} one-group dispatches of {} invocations, median of {} rounds",
+                         o.chain, lanes, o.rounds));
+  table.note("CUDA reference: " + cuda);
+  table.write(o.out_dir, "bench-", ctx.info().renderer, utc_now());
+  std::cerr << "wrote " << (o.out_dir / "bench-dispatch.json").string() << "\n";
   return 0;
 }
 

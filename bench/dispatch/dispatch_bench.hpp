@@ -24,8 +24,9 @@ struct DispatchBenchOptions {
   std::filesystem::path out_dir = "out/bench/dispatch";
 };
 
-// Prints a table and writes bench-dispatch.json into out_dir (atomically); returns 0. Throws
-// gpgpu::Error when a result is wrong.
+// Prints a table and writes it as bench-dispatch.json and .csv into out_dir (Table::write:
+// the chain and the CUDA reference's device, or why it did not run, as notes); returns 0.
+// Throws gpgpu::Error when a result is wrong.
 int run_dispatch_bench(const DispatchBenchOptions& options, const Context& ctx);
 
 }  // namespace gpgpu::bench

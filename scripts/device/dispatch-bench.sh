@@ -78,22 +78,23 @@ def load(path):
         return None
 d = load("dispatch/bench-dispatch.json")
 if d:
+    cpu = {r["way"]: r["CPU us/dispatch"] for r in d["rows"]}
+    gpu = {r["way"]: r["GPU us/dispatch"] for r in d["rows"]}
+    us = lambda v: "-" if v is None else f"{v:.3f}"
     print(f"# Recorded sequences, same run: {d['device']}\n")
-    print("## gpgpu bench dispatch (per dispatch, chains of", d["chain"], "tiny dispatches)\n")
+    print(f"## gpgpu bench dispatch (per dispatch; {d['notes'][0]})\n")
     print("| way | CPU us | GPU us |\n|---|---:|---:|")
-    for w in d["gl"]:
-        print(f"| {w['way']} | {w['cpu_us']:.3f} | {w['gpu_us']:.3f} |")
-    c = d.get("cuda")
-    if c:
-        print(f"| CUDA stream launch, dependent | {c['stream_cpu_us']:.3f} | {c['stream_gpu_us']:.3f} |")
-        print(f"| CUDA graph replay, dependent | {c['graph_cpu_us']:.3f} | {c['graph_gpu_us']:.3f} |")
-    print(f"\nreplay / run CPU: {d['replay_cpu_us'] / d['run_cpu_us']:.3f} "
-          f"(target: replay <= 1.0 us; replay = {d['replay_cpu_us']:.3f} us)")
-    if c:
-        print(f"replay / CUDA graph: CPU {d['replay_cpu_us'] / c['graph_cpu_us']:.2f}x, "
-              f"GPU per dependent dispatch {d['dependent_gap_gpu_us'] / c['graph_gpu_us']:.2f}x")
+    for way in cpu:
+        print(f"| {way} | {us(cpu[way])} | {us(gpu[way])} |")
+    run, replay = "ComputeKernel::run, dependent", "Sequence::replay, dependent"
+    print(f"\nreplay / run CPU: {cpu[replay] / cpu[run]:.3f} "
+          f"(target: replay <= 1.0 us; replay = {cpu[replay]:.3f} us)")
+    graph = "CUDA graph replay, dependent"
+    if graph in cpu:
+        print(f"replay / CUDA graph: CPU {cpu[replay] / cpu[graph]:.2f}x, "
+              f"GPU per dependent dispatch {gpu[replay] / gpu[graph]:.2f}x")
     else:
-        print(f"CUDA reference: {d.get('cuda_error', 'missing')}")
+        print(d["notes"][1])
 t = load("torch-graph.json")
 g = {m: load(f"nn-{m}/nn/bench-nn.json") for m in ("replay", "no-replay")}
 if t and g["replay"]:
