@@ -524,9 +524,16 @@ TEST(PrimitivePlanner, DriverFiguresKeepTheFullVariants) {
   const DeviceInfo gpu = gpu_device(32);
   const PrimitiveTuning t = primitives::effective_tuning(gpu, {}, std::nullopt);
   EXPECT_EQ(t.reduce_local, 256);
-  EXPECT_EQ(t.scan_local, 256);
+  EXPECT_EQ(t.scan_local, 512);
   EXPECT_EQ(t.sort_local, 256);
-  EXPECT_EQ(t.scan_scalars, 32);
+  EXPECT_EQ(t.scan_scalars, 16);
+  // A scan shape stored for the device (store_primitive_tuning) wins over that default.
+  PrimitiveTuning stored;
+  stored.scan_local = 128;
+  stored.scan_scalars = 8;
+  const PrimitiveTuning s = primitives::effective_tuning(gpu, {}, stored);
+  EXPECT_EQ(s.scan_local, 128);
+  EXPECT_EQ(s.scan_scalars, 8);
   // Onesweep sorts on a GPU with subgroups, within its shared memory; asked off, the ranked sort.
   EXPECT_EQ(t.sort_onesweep, 1);
   EXPECT_EQ(t.onesweep_local, 512);

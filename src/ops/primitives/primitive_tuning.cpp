@@ -145,16 +145,24 @@ PrimitiveTuning effective_tuning(const DeviceInfo& info, const PrimitiveTuning& 
   t.reduce_local = pick(u.reduce_local, d.reduce_local);
   t.reduce_unroll = pick(u.reduce_unroll, d.reduce_unroll);
   t.reduce_max_trips = pick(u.reduce_max_trips, d.reduce_max_trips);
-  t.scan_local = pick(u.scan_local, d.scan_local);
   t.sort_serial = u.sort_serial >= 0 ? u.sort_serial : d.sort_serial;
   t.texel_loads = u.texel_loads >= 0 ? u.texel_loads : d.texel_loads;
   t.subgroups = u.subgroups >= 0 ? u.subgroups : d.subgroups;
-  // The subgroup scan keeps its scalars in registers: 32 per invocation halve the tiles (and
-  // so the look-back's work) on GPUs; Onesweep sorts 1.2-1.3x faster than the ranked sort
-  // there (docs/primitives.md), and on llvmpipe the serial sort is the default.
+  // The subgroup scan on GPUs keeps its scalars in registers. Tiles of 512 invocations of 16
+  // scalars ran 1.16-1.27x faster than 256 x 32 (the same tile) on an H200 at 2^24..2^28; of
+  // the other shapes timed (256 x 16, 512 x 8 and 24, 1024 x 8 and 16) none was faster at
+  // every size (docs/primitives-internals.md, "Tuning"). A stored shape wins.
+  // Onesweep sorts 1.2-1.3x faster than the ranked sort there (docs/primitives.md), and on
+  // llvmpipe the serial sort is the default.
   const bool gpu_subgroups = t.subgroups == 1 && !info.is_software;
+  const auto scan_default = [&](int stored_value, int subgroup_gpu_value, int device_value) {
+    return stored_value > 0 || !gpu_subgroups ? device_value : subgroup_gpu_value;
+  };
+  t.scan_local =
+      pick(u.scan_local, scan_default(stored ? stored->scan_local : 0, 512, d.scan_local));
+  t.scan_scalars =
+      pick(u.scan_scalars, scan_default(stored ? stored->scan_scalars : 0, 16, d.scan_scalars));
   t.sort_onesweep = u.sort_onesweep >= 0 ? u.sort_onesweep : (gpu_subgroups ? 1 : 0);
-  t.scan_scalars = pick(u.scan_scalars, gpu_subgroups ? 32 : d.scan_scalars);
   // The shape of the other sort variant when only the variant was asked for.
   const bool default_variant = t.sort_serial == d.sort_serial;
   t.sort_local = pick(u.sort_local, default_variant ? d.sort_local : (t.sort_serial ? 8 : 64));
