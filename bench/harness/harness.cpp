@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -166,7 +167,9 @@ Timing profile(const Context& ctx, const Budget& budget, const std::function<voi
 // ---- Tables
 
 Cell::Cell(double v, int decimals) : text(fmt::format("{:.{}f}", v, decimals)), number(v) {}
-Cell::Cell(std::size_t v) : text(std::to_string(v)), number(static_cast<double>(v)) {}
+Cell::Cell(std::size_t v)
+    : text(std::to_string(v)), number(static_cast<double>(v)), integer(true) {}
+Cell::Cell(int v) : text(std::to_string(v)), number(v), integer(true) {}
 
 Cell ratio(double value, double reference) {
   if (reference <= 0 || value <= 0) return Cell::missing();
@@ -227,9 +230,13 @@ std::string Table::json(const std::string& device, const std::string& date) cons
   for (const auto& row : rows_) {
     ordered_json r;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
-      r[columns_[c]] = row[c].number        ? ordered_json(*row[c].number)
-                       : row[c].text == "-" ? ordered_json(nullptr)
-                                            : ordered_json(row[c].text);
+      const Cell& cell = row[c];
+      // A double holds integers up to 2^53 exactly; a larger one stays the double it is.
+      const bool integer = cell.number && cell.integer && std::abs(*cell.number) <= 0x1p53;
+      r[columns_[c]] = integer            ? ordered_json(static_cast<std::int64_t>(*cell.number))
+                       : cell.number      ? ordered_json(*cell.number)
+                       : cell.text == "-" ? ordered_json(nullptr)
+                                          : ordered_json(cell.text);
     }
     doc["rows"].push_back(r);
   }

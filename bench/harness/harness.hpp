@@ -139,18 +139,22 @@ inline double gbps(double bytes, double ms) {
 // ---- Tables -------------------------------------------------------------------------------
 
 // One cell: its text as shown, and the number behind it where there is one (JSON and CSV
-// write the number; a "-" cell is missing: null in JSON, empty in CSV).
+// write the number; a "-" cell is missing: null in JSON, empty in CSV). A cell given as an
+// integer (a size, a count) is written to JSON as an integer: the type it was given with
+// decides, not whether the value happens to be whole, so that a column of doubles stays one of
+// floats when a time comes out as exactly 2.
 struct Cell {
   Cell(const char* s) : text(s) {}             // NOLINT: rows are written as {"name", 1.5, ...}
   Cell(std::string s) : text(std::move(s)) {}  // NOLINT
   Cell(double v, int decimals = 2);            // NOLINT
   Cell(std::size_t v);                         // NOLINT
-  Cell(int v) : Cell(static_cast<std::size_t>(v)) {}  // NOLINT
+  Cell(int v);                                 // NOLINT
   static Cell missing() { return Cell("-"); }
   // A number shown as `decimals` digits, or "-" when it is not positive (not measured).
   static Cell positive(double v, int decimals = 2) { return v > 0 ? Cell(v, decimals) : missing(); }
   std::string text;
   std::optional<double> number;
+  bool integer = false;  // number was given as an integer
 };
 
 // value / reference as "0.62x" with the number behind it; "-" without a reference.
