@@ -127,23 +127,23 @@ void print_report(std::ostream& out, const BenchReport& report) {
 void write_files(const std::filesystem::path& out_dir, const BenchReport& report) {
   const RunFacts& f = report.facts;
   const MatmulBenchOptions& o = report.options;
-  // A point's columns, then its check's.
-  std::vector<std::string> columns;
-  columns.insert(columns.end(), {"method", "family", "m", "k", "n", "status", "kernel_ms",
-                                 "wall_ms", "kernel_gflops", "wall_gflops", "kernel_cpu_ms",
-                                 "gflop_per_cpu_second", "kernel_clock", "runs", "detail", "note"});
-  columns.insert(columns.end(), {"check", "checked_entries", "wrong_entries", "max_abs_error",
-                                 "relative_error", "worst_normalised_error", "bound"});
-  Table table("matmul", "matmul benchmark, C = A B, float32, n x n x n", columns);
+  Table table("matmul", "matmul benchmark, C = A B, float32, n x n x n",
+              {// A point's columns,
+               "method", "family", "m", "k", "n", "status", "kernel_ms", "wall_ms", "kernel_gflops",
+               "wall_gflops", "kernel_cpu_ms", "gflop_per_cpu_second", "kernel_clock", "runs",
+               "detail", "note",
+               // then its check's.
+               "check", "checked_entries", "wrong_entries", "max_abs_error", "relative_error",
+               "worst_normalised_error", "bound"});
   for (const auto& r : report.results) {
-    std::vector<Cell> row;
-    row.insert(row.end(), {r.method, r.family, r.m, r.k, r.n, r.status, r.kernel_ms, r.wall_ms,
-                           r.kernel_gflops, r.wall_gflops, r.kernel_cpu_ms, r.gflop_per_cpu_second,
-                           r.kernel_clock, r.runs, r.detail, r.note});
     const CheckResult& c = r.check;
-    row.insert(row.end(), {c.kind, c.checked, c.wrong, c.max_abs_error, c.relative_error,
-                           c.worst_normalised, c.bound});
-    table.add(std::move(row));
+    table.add({// The point's cells,
+               r.method, r.family, r.m, r.k, r.n, r.status, r.kernel_ms, r.wall_ms, r.kernel_gflops,
+               r.wall_gflops, r.kernel_cpu_ms, r.gflop_per_cpu_second, r.kernel_clock, r.runs,
+               r.detail, r.note,
+               // then its check's.
+               c.kind, c.checked, c.wrong, c.max_abs_error, c.relative_error, c.worst_normalised,
+               c.bound});
   }
   table.note("command: " + f.command);
   table.note(fmt::format("device: {} ({}, {}, {}); software {}, timer queries {}", f.renderer,
