@@ -45,7 +45,7 @@ BoundCall PyComputeKernel::bind(const py::dict& values, const py::object& out,
                                 const py::object& items, bool copy) const {
   OutputSizing sizing;
   if (!items.is_none() && py::isinstance<py::int_>(items)) sizing.items = items.cast<std::size_t>();
-  return bind_call(table, kernel->label(), values, parse_out(out), sizing, copy);
+  return bind_call(table, owned->label(), values, parse_out(out), sizing, copy);
 }
 
 CallSize PyComputeKernel::size_of(const py::object& items, const py::object& groups) const {
@@ -53,7 +53,7 @@ CallSize PyComputeKernel::size_of(const py::object& items, const py::object& gro
   if (!items.is_none()) s.items = size3_from(items, "items");
   if (!groups.is_none()) s.groups = size3_from(groups, "groups");
   if (s.items && s.groups) {
-    throw ArgumentError(kernel->label() + ": give items= or groups=, not both");
+    throw ArgumentError(owned->label() + ": give items= or groups=, not both");
   }
   s.one_dimensional = s.items && py::isinstance<py::int_>(items);
   return s;
@@ -64,13 +64,13 @@ void PyComputeKernel::launch(const Args& args, const py::object& items, const py
   context->use();
   py::gil_scoped_release unlocked;
   if (s.groups) {
-    kernel->run_groups(args, *s.groups);
+    owned->run_groups(args, *s.groups);
   } else if (s.one_dimensional) {
-    kernel->run(args, s.items->x);
+    owned->run(args, s.items->x);
   } else if (s.items) {
-    kernel->run(args, *s.items);
+    owned->run(args, *s.items);
   } else {
-    kernel->run(args);
+    owned->run(args);
   }
 }
 
@@ -127,7 +127,7 @@ Returns None, or the array(s) out= asks for.)")
       .def_property_readonly(
           "local_size",
           [](const PyComputeKernel& k) {
-            const auto s = k.kernel->local_size();
+            const auto s = k.owned->local_size();
             return py::make_tuple(s[0], s[1], s[2]);
           },
           "The work-group size the shader declares: (x, y, z).")
@@ -135,7 +135,7 @@ Returns None, or the array(s) out= asks for.)")
           "context", [](const PyComputeKernel& k) { return k.context; },
           "The Context it was compiled on.")
       .def("__repr__", [](const PyComputeKernel& k) {
-        return "<gpgpu.ComputeKernel '" + k.kernel->label() + "'>";
+        return "<gpgpu.ComputeKernel '" + k.owned->label() + "'>";
       });
   def_kernel_properties(cls, "dispatch");
 }

@@ -15,7 +15,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <pybind11/pybind11.h>
@@ -59,6 +61,29 @@ class PyContext {
   std::mutex mutex_;
   std::vector<std::shared_ptr<void>> graveyard_;
   std::atomic<bool> has_graves_{false};
+};
+
+// What the Python face of an object made on a Context holds: the PyContext (kept alive by the
+// object) and the C++ object, empty until made (a kernel compiles after its holder exists).
+// The object goes back to the Context when the Python object dies, which frees it on the
+// Context's own thread. Python classes derive from it and add their own state.
+template <class T>
+struct ContextOwned {
+  ContextOwned() = default;
+  explicit ContextOwned(std::shared_ptr<PyContext> c) : context(std::move(c)) {}
+  ContextOwned(const ContextOwned&) = delete;
+  ContextOwned& operator=(const ContextOwned&) = delete;
+  ~ContextOwned() {
+    if (context && owned) context->dispose(std::move(*owned));
+  }
+  // The object, for a call from the Context's thread (ContextError on any other).
+  T& use() {
+    context->use();
+    return *owned;
+  }
+
+  std::shared_ptr<PyContext> context;
+  std::optional<T> owned;
 };
 
 // `ctx` (a gpgpu.Context), or when it is None the Context a call without ctx= uses:

@@ -54,7 +54,7 @@ std::optional<Grid> PyFragmentKernel::grid_from(const py::object& shape,
                                                 const py::dict& values) const {
   if (!shape.is_none()) {
     const auto s = shape.cast<std::vector<std::size_t>>();
-    if (s.size() != 2) throw ArgumentError(kernel->label() + ": shape= takes (rows, cols)");
+    if (s.size() != 2) throw ArgumentError(owned->label() + ": shape= takes (rows, cols)");
     return Grid{s[0], s[1]};
   }
   for (const auto& [key, value] : values) {
@@ -68,14 +68,14 @@ py::object PyFragmentKernel::run(const py::dict& values, const py::object& out,
   const auto grid = grid_from(shape, values);
   OutputSizing sizing;
   sizing.grid = grid;
-  BoundCall call = bind_call(table, kernel->label(), values, parse_out(out), sizing, copy);
+  BoundCall call = bind_call(table, owned->label(), values, parse_out(out), sizing, copy);
   context->use();
   {
     py::gil_scoped_release unlocked;
     if (grid) {
-      kernel->run(call.args, grid->first, grid->second);
+      owned->run(call.args, grid->first, grid->second);
     } else {
-      kernel->run(call.args);
+      owned->run(call.args);
     }
   }
   return call.finish();
@@ -118,11 +118,11 @@ length (read element i with gpgpu_index()).)");
           "Renders one fragment per output element (see ComputeKernel.run for out=, copy= and "
           "args=).")
       .def_property(
-          "max_width", [](const PyFragmentKernel& k) { return k.kernel->max_width(); },
-          [](PyFragmentKernel& k, std::size_t w) { k.kernel->set_max_width(w); },
+          "max_width", [](const PyFragmentKernel& k) { return k.owned->max_width(); },
+          [](PyFragmentKernel& k, std::size_t w) { k.owned->set_max_width(w); },
           "The widest row of a 1-D grid (0: the device's limit).")
       .def("__repr__", [](const PyFragmentKernel& k) {
-        return "<gpgpu.FragmentKernel '" + k.kernel->label() + "'>";
+        return "<gpgpu.FragmentKernel '" + k.owned->label() + "'>";
       });
   def_kernel_properties(cls, "draws");
 }

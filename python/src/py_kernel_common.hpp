@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -31,19 +30,9 @@ py::list variable_list(const std::vector<KernelVariable>& variables);
 void bind_kernel_variable(py::module_& m);
 
 // What a gpgpu.ComputeKernel, FragmentKernel or TransformFeedbackKernel holds: its Context
-// (kept alive by the kernel), the C++ kernel and its variables by name. The kernel goes back
-// to the Context when the Python object dies, which frees it on the Context's own thread.
+// and the C++ kernel (ContextOwned), and its variables by name.
 template <class Kernel>
-struct PyKernelState {
-  PyKernelState() = default;
-  PyKernelState(const PyKernelState&) = delete;
-  PyKernelState& operator=(const PyKernelState&) = delete;
-  ~PyKernelState() {
-    if (context && kernel) context->dispose(std::move(*kernel));
-  }
-
-  std::shared_ptr<PyContext> context;
-  std::optional<Kernel> kernel;
+struct PyKernelState : ContextOwned<Kernel> {
   VariableTable table;
   bool timing = false;
 };
@@ -62,9 +51,9 @@ std::unique_ptr<PyKernel> make_py_kernel(std::shared_ptr<PyContext> context,
   Context& c = k->context->use();
   {
     py::gil_scoped_release unlocked;
-    k->kernel.emplace(c, source, d, label);
+    k->owned.emplace(c, source, d, label);
   }
-  k->table = VariableTable(k->kernel->variables(), std::move(readonly_blocks));
+  k->table = VariableTable(k->owned->variables(), std::move(readonly_blocks));
   return k;
 }
 
@@ -76,17 +65,17 @@ void def_kernel_properties(py::class_<PyKernel>& cls, const std::string& timed) 
          "variables", [](const PyKernel& k) { return variable_list(k.table.all()); },
          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
       .def_property_readonly(
-          "label", [](const PyKernel& k) { return k.kernel->label(); },
+          "label", [](const PyKernel& k) { return k.owned->label(); },
           "The name given at construction (it names the kernel in errors).")
       .def_property(
           "timing", [](const PyKernel& k) { return k.timing; },
           [](PyKernel& k, bool on) {
             k.timing = on;
-            k.kernel->set_timing(on);
+            k.owned->set_timing(on);
           },
           ("Measure each run's " + timed + " with GPU timer queries (last_gpu_ns).").c_str())
       .def_property_readonly(
-          "last_gpu_ns", [](const PyKernel& k) { return k.kernel->last_gpu_ns(); },
+          "last_gpu_ns", [](const PyKernel& k) { return k.owned->last_gpu_ns(); },
           ("GPU nanoseconds of the last run's " + timed +
            " when timing is on and supported, else -1.")
               .c_str());

@@ -4,7 +4,6 @@
 //   c = gpgpu._gpgpu.matmul(ctx, a, b, method="auto")      # gpgpu.matmul picks the context
 //   plan = gpgpu.MatmulPlan(ctx, m, k, n); plan.run(a_buf, b_buf, c_buf)
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "gpgpu/error.hpp"
@@ -150,16 +149,7 @@ py::object matmul_any(const std::shared_ptr<PyContext>& context, const py::objec
   return matmul_arrays(*context, np.attr("asarray")(a), np.attr("asarray")(b), method, out, copy);
 }
 
-struct PyMatmulPlan {
-  PyMatmulPlan() = default;
-  PyMatmulPlan(const PyMatmulPlan&) = delete;
-  PyMatmulPlan& operator=(const PyMatmulPlan&) = delete;
-  ~PyMatmulPlan() {
-    if (context && plan) context->dispose(std::move(*plan));
-  }
-
-  std::shared_ptr<PyContext> context;
-  std::optional<MatmulPlan> plan;
+struct PyMatmulPlan : ContextOwned<MatmulPlan> {
   bool timing = false;
 };
 
@@ -170,13 +160,13 @@ std::unique_ptr<PyMatmulPlan> make_plan(std::shared_ptr<PyContext> context, int 
   const MatmulOptions options = options_for(method);
   Context& owner = p->context->use();
   py::gil_scoped_release unlocked;
-  p->plan.emplace(owner, m, k, n, options);
+  p->owned.emplace(owner, m, k, n, options);
   return p;
 }
 
 py::object plan_run(PyMatmulPlan& p, const py::object& a, const py::object& b,
                     const py::object& out, bool copy) {
-  MatmulPlan& plan = *p.plan;
+  MatmulPlan& plan = *p.owned;
   p.context->use();
   if (py::isinstance<PyBuffer>(a)) {
     if (out.is_none() || !py::isinstance<PyBuffer>(out)) {
@@ -189,10 +179,9 @@ py::object plan_run(PyMatmulPlan& p, const py::object& a, const py::object& b,
   }
   const py::array av = checked_array(py::array(a), ElementType::Float32, copy, "MatmulPlan.run: a");
   const py::array bv = checked_array(py::array(b), ElementType::Float32, copy, "MatmulPlan.run: b");
-  py::array c =
-      out.is_none()
-          ? new_array(ElementType::Float32, {plan.m(), plan.n()})
-          : checked_array(py::array(out), ElementType::Float32, false, "MatmulPlan.run: out");
+  py::array c = out.is_none() ? new_array(ElementType::Float32, {plan.m(), plan.n()})
+                              : checked_array(py::array(out), ElementType::Float32, false,
+                                              "MatmulPlan.run: out");
   if (!c.writeable()) throw ArgumentError("MatmulPlan.run: out is read-only");
   float* pc = static_cast<float*>(c.mutable_data());
   const auto nc = static_cast<std::size_t>(c.size());
@@ -229,26 +218,26 @@ void bind_matmul(py::module_& m) {
            "C = A @ B: a (m, k) and b (k, n) float32 arrays give a new (m, n) array (or fill "
            "out=); three Buffers keep everything on the GPU. copy=True converts other dtypes.")
       .def_property_readonly(
-          "m", [](const PyMatmulPlan& p) { return p.plan->m(); }, "Rows of A and C.")
+          "m", [](const PyMatmulPlan& p) { return p.owned->m(); }, "Rows of A and C.")
       .def_property_readonly(
-          "k", [](const PyMatmulPlan& p) { return p.plan->k(); }, "Columns of A, rows of B.")
+          "k", [](const PyMatmulPlan& p) { return p.owned->k(); }, "Columns of A, rows of B.")
       .def_property_readonly(
-          "n", [](const PyMatmulPlan& p) { return p.plan->n(); }, "Columns of B and C.")
+          "n", [](const PyMatmulPlan& p) { return p.owned->n(); }, "Columns of B and C.")
       .def_property_readonly(
-          "method", [](const PyMatmulPlan& p) { return std::string(to_string(p.plan->method())); },
+          "method", [](const PyMatmulPlan& p) { return std::string(to_string(p.owned->method())); },
           "The method that runs (what \"auto\" resolved to).")
       .def_property_readonly(
-          "tuning", [](const PyMatmulPlan& p) { return p.plan->tuning().to_string(); },
+          "tuning", [](const PyMatmulPlan& p) { return p.owned->tuning().to_string(); },
           "The kernel's tiling, e.g. \"128x128x8 8x8\".")
       .def_property(
           "timing", [](const PyMatmulPlan& p) { return p.timing; },
           [](PyMatmulPlan& p, bool on) {
             p.timing = on;
-            p.plan->set_timing(on);
+            p.owned->set_timing(on);
           },
           "Measure each run's kernel with GPU timer queries (last_gpu_ns).")
       .def_property_readonly(
-          "last_gpu_ns", [](const PyMatmulPlan& p) { return p.plan->last_gpu_ns(); },
+          "last_gpu_ns", [](const PyMatmulPlan& p) { return p.owned->last_gpu_ns(); },
           "GPU nanoseconds of the last run's kernel when timing is on and supported, else -1.");
 }
 

@@ -14,21 +14,7 @@
 
 namespace gpgpu::python {
 
-struct PyModel {
-  PyModel() = default;
-  PyModel(const PyModel&) = delete;
-  PyModel& operator=(const PyModel&) = delete;
-  ~PyModel() {
-    if (context && model) context->dispose(std::move(*model));
-  }
-  // The model, for a call from the Context's thread (ContextError on any other).
-  nn::Sequential& use() {
-    context->use();
-    return *model;
-  }
-
-  std::shared_ptr<PyContext> context;
-  std::optional<nn::Sequential> model;
+struct PyModel : ContextOwned<nn::Sequential> {
   std::optional<nn::TrainOptions> recipe;  // a built-in net's training recipe
 };
 

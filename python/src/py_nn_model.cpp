@@ -20,7 +20,7 @@ void choose_backend(nn::Sequential& model, const std::string& backend, std::size
 std::unique_ptr<PyModel> wrap_model(std::shared_ptr<PyContext> context, nn::Sequential model) {
   auto p = std::make_unique<PyModel>();
   p->context = std::move(context);
-  p->model.emplace(std::move(model));
+  p->owned.emplace(std::move(model));
   return p;
 }
 

@@ -22,9 +22,9 @@ py::list time_cpp_run(PyComputeKernel& k, int repeats, const py::object& items, 
     for (auto& s : seconds) {
       const auto start = std::chrono::steady_clock::now();
       if (counted) {
-        k.kernel->run(call.args, count);
+        k.owned->run(call.args, count);
       } else {
-        k.kernel->run(call.args);
+        k.owned->run(call.args);
       }
       s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }

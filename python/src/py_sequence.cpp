@@ -8,7 +8,6 @@
 //       offset.set(i)
 //       seq.replay()
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,18 +22,12 @@ namespace gpgpu::python {
 
 namespace {
 
-struct PySequence {
-  PySequence(std::shared_ptr<PyContext> c, const std::string& label)
-      : context(std::move(c)), sequence(std::in_place, context->use(), label) {}
-  PySequence(const PySequence&) = delete;
-  PySequence& operator=(const PySequence&) = delete;
-  ~PySequence() {
-    if (context && sequence) context->dispose(std::move(*sequence));
+struct PySequence : ContextOwned<Sequence> {
+  PySequence(std::shared_ptr<PyContext> c, const std::string& label) : ContextOwned(std::move(c)) {
+    owned.emplace(context->use(), label);
   }
 
-  std::shared_ptr<PyContext> context;
-  std::optional<Sequence> sequence;
-  // The Buffers, Textures and kernels recorded, kept alive while the Sequence lives.
+  // The Buffers, Textures and kernels recorded, kept alive while the Sequence can replay.
   std::vector<py::object> keep_alive;
   bool timing = false;
 
@@ -42,7 +35,7 @@ struct PySequence {
               const py::object& groups) {
     auto& k = kernel_object.cast<PyComputeKernel&>();
     if (k.context != context) {
-      throw ArgumentError(sequence->label() + ": the kernel belongs to another Context");
+      throw ArgumentError(owned->label() + ": the kernel belongs to another Context");
     }
     BoundCall call = k.bind(values, py::none(), items, /*copy=*/false);
     const CallSize s = k.size_of(items, groups);
@@ -50,13 +43,13 @@ struct PySequence {
     {
       py::gil_scoped_release unlocked;
       if (s.groups) {
-        sequence->record_groups(*k.kernel, call.args, *s.groups);
+        owned->record_groups(*k.owned, call.args, *s.groups);
       } else if (s.one_dimensional) {
-        sequence->record(*k.kernel, call.args, s.items->x);
+        owned->record(*k.owned, call.args, s.items->x);
       } else if (s.items) {
-        sequence->record(*k.kernel, call.args, *s.items);
+        owned->record(*k.owned, call.args, *s.items);
       } else {
-        sequence->record(*k.kernel, call.args);
+        owned->record(*k.owned, call.args);
       }
     }
     keep_alive.push_back(kernel_object);
@@ -131,7 +124,7 @@ groups= and the values as run() takes them); raises what that run would raise.)"
           "capture",
           [](PySequence& s, const py::function& body) {
             s.context->use();
-            s.sequence->capture([&] { body(); });
+            s.owned->capture([&] { body(); });
           },
           py::arg("body"),
           "Records every ComputeKernel run body() makes on this Context (they do not run); "
@@ -141,7 +134,7 @@ groups= and the values as run() takes them); raises what that run would raise.)"
           [](PySequence& s) {
             s.context->use();
             py::gil_scoped_release unlocked;
-            s.sequence->replay();
+            s.owned->replay();
           },
           "Issues the recorded dispatches. Raises ArgumentError when a recorded Buffer or "
           "Texture was released or replaced since.")
@@ -150,11 +143,11 @@ groups= and the values as run() takes them); raises what that run would raise.)"
           [](PySequence& s, const std::string& name, py::object first, py::object end) {
             PySequenceUniform u{s.context, {}};
             if (first.is_none() && end.is_none()) {
-              u.handle = s.sequence->uniform(name);
+              u.handle = s.owned->uniform(name);
             } else {
               const std::size_t f = first.is_none() ? 0 : first.cast<std::size_t>();
-              const std::size_t e = end.is_none() ? s.sequence->size() : end.cast<std::size_t>();
-              u.handle = s.sequence->uniform(name, f, e);
+              const std::size_t e = end.is_none() ? s.owned->size() : end.cast<std::size_t>();
+              u.handle = s.owned->uniform(name, f, e);
             }
             return u;
           },
@@ -164,53 +157,52 @@ groups= and the values as run() takes them); raises what that run would raise.)"
       .def(
           "dispatches_with",
           [](const PySequence& s, const std::string& name) {
-            return s.sequence->dispatches_with(name);
+            return s.owned->dispatches_with(name);
           },
           "The indices (in recording order) of the recorded dispatches that set the named "
           "uniform: where to look for the [first, end) of uniform(name, first, end).")
       .def(
           "clear",
           [](PySequence& s) {
-            s.sequence->clear();
+            s.owned->clear();
             s.keep_alive.clear();
           },
           "Forgets every recorded dispatch.")
-      .def("__len__", [](const PySequence& s) { return s.sequence->size(); })
+      .def("__len__", [](const PySequence& s) { return s.owned->size(); })
       .def_property_readonly(
           "barriers",
           [](const PySequence& s) {
             py::list list;
-            for (const auto& b : s.sequence->barriers())
-              list.append(py::make_tuple(b.before, b.bits));
+            for (const auto& b : s.owned->barriers()) list.append(py::make_tuple(b.before, b.bits));
             return list;
           },
           "(before dispatch, GL barrier bits) of every barrier a replay issues.")
       .def(
-          "describe", [](const PySequence& s) { return s.sequence->describe(); },
+          "describe", [](const PySequence& s) { return s.owned->describe(); },
           "A text of one line per dispatch (index, kernel label, work groups) and per barrier a "
           "replay issues (its bits), in replay order.")
       .def_property_readonly(
-          "replayable", [](const PySequence& s) { return s.sequence->replayable(); },
+          "replayable", [](const PySequence& s) { return s.owned->replayable(); },
           "True when every recorded Buffer and Texture is still there, so replay() would not "
           "raise; False after one was released or replaced (record again).")
       .def_property(
           "timing", [](const PySequence& s) { return s.timing; },
           [](PySequence& s, bool on) {
             s.timing = on;
-            s.sequence->set_timing(on);
+            s.owned->set_timing(on);
           },
           "Time each replay on the GPU (last_gpu_ns).")
       .def_property_readonly(
-          "last_gpu_ns", [](const PySequence& s) { return s.sequence->last_gpu_ns(); },
+          "last_gpu_ns", [](const PySequence& s) { return s.owned->last_gpu_ns(); },
           "GPU nanoseconds of the last whole replay when timing is on and the device has timer "
           "queries, else -1.")
       .def_property_readonly(
-          "label", [](const PySequence& s) { return s.sequence->label(); },
+          "label", [](const PySequence& s) { return s.owned->label(); },
           "The name given at construction (it names the sequence in errors, describe() and "
           "profiles).")
       .def("__repr__", [](const PySequence& s) {
-        return "<gpgpu.Sequence '" + s.sequence->label() + "' of " +
-               std::to_string(s.sequence->size()) + " dispatches>";
+        return "<gpgpu.Sequence '" + s.owned->label() + "' of " + std::to_string(s.owned->size()) +
+               " dispatches>";
       });
 }
 

@@ -19,11 +19,11 @@ namespace {
 
 struct PyTransformFeedbackKernel : PyKernelState<TransformFeedbackKernel> {
   py::object run(const py::dict& values, const py::object& out, bool copy) {
-    BoundCall call = bind_call(table, kernel->label(), values, parse_out(out), {}, copy);
+    BoundCall call = bind_call(table, owned->label(), values, parse_out(out), {}, copy);
     context->use();
     {
       py::gil_scoped_release unlocked;
-      kernel->run(call.args);
+      owned->run(call.args);
     }
     return call.finish();
   }
@@ -63,10 +63,10 @@ for outputs gpgpu allocates, from the inputs).)");
           "for out=, copy= and args=).")
       .def_property_readonly(
           "captures_separately",
-          [](const PyTransformFeedbackKernel& k) { return k.kernel->captures_separately(); },
+          [](const PyTransformFeedbackKernel& k) { return k.owned->captures_separately(); },
           "True when the outputs are captured GL_SEPARATE_ATTRIBS, False when interleaved.")
       .def("__repr__", [](const PyTransformFeedbackKernel& k) {
-        return "<gpgpu.TransformFeedbackKernel '" + k.kernel->label() + "'>";
+        return "<gpgpu.TransformFeedbackKernel '" + k.owned->label() + "'>";
       });
   def_kernel_properties(cls, "draw");
 }
