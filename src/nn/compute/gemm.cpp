@@ -344,14 +344,6 @@ int ceil_div(int a, int b) {
   return (a + b - 1) / b;
 }
 
-// `groups` work groups numbered linearly over a 2-D grid within the device's x limit.
-std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups) {
-  const auto max_x =
-      static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
-  const std::size_t grid_x = std::min(groups, max_x);
-  return {grid_x, (groups + grid_x - 1) / grid_x};
-}
-
 // The wide split-K sum's work groups: one per output.
 std::pair<std::size_t, std::size_t> wide_reduce_grid(const DeviceInfo& info, GemmShape s) {
   return linear_grid(info, static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n));
@@ -486,6 +478,13 @@ GemmTiling direct_tiling(GemmShape s) {
 std::string GemmTiling::to_string() const {
   return fmt::format("{} {}x{}x{} thread {}x{} split {}", shared ? "shared" : "direct", bm, bn, bk,
                      tm, tn, split);
+}
+
+std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups) {
+  const auto max_x =
+      static_cast<std::size_t>(std::min<std::int64_t>(info.max_compute_work_group_count[0], 65535));
+  const std::size_t grid_x = std::min(groups, max_x);
+  return {grid_x, (groups + grid_x - 1) / grid_x};
 }
 
 bool shared_tiles(const DeviceInfo& info, const BackendOptions& options) {

@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpgpu/arg.hpp"
@@ -66,6 +67,10 @@ struct GemmTiling {
   int threads() const { return (bm / tm) * (bn / tn); }
   std::string to_string() const;
 };
+
+// `groups` work groups numbered linearly over a 2-D grid (x, y) within the device's x limit
+// (at least 65,535 in OpenGL ES 3.1): a kernel finds its number as y * GRID_X + x.
+std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups);
 
 // Whether GEMMs run the shared-memory kernels (tiles) rather than the direct ones: as
 // `options` ask, or with Auto on GPUs (not on software rasterizers).

@@ -24,6 +24,7 @@
 #include "linear_gemms.hpp"
 #include "pool_fusion.hpp"
 #include "runners.hpp"
+#include "staged_conv.hpp"
 
 namespace gpgpu::nn::detail {
 
@@ -308,6 +309,71 @@ void store_rows(int m, int n, vec4 v) {
 }
 )";
 
+// A stride-1 convolution's forward pass and input gradient as staged convolutions
+// (staged_conv.hpp): the input gradient convolves dy with the flipped weights, padded by
+// KS - 1 - PAD (StagedConvShape::flipped reads the weights as they are and the inputs in
+// reverse). They store through the GEMMs' store functions.
+constexpr const char* staged_forward_inputs = R"(
+layout(std430, binding = 0) readonly buffer Operand0 { float x[]; };
+float staged_input(int img, int c, int iy, int ix) { return x[((img * CI + c) * IH + iy) * IW + ix]; }
+)";
+constexpr const char* staged_forward_weights = R"(
+layout(std430, binding = 1) readonly buffer Operand1 { float p[]; };
+float staged_weight(int c, int tap, int n) { return p[W_OFF + (n * CI + c) * KK + tap]; }
+)";
+constexpr const char* staged_input_gradient_inputs = R"(
+layout(std430, binding = 0) readonly buffer Operand0 { float dy[]; };
+float conv_output_gradient(int at) { return dy[at]; }
+float staged_input(int img, int c, int iy, int ix) {
+  return conv_output_gradient(((img * CO + c) * OH + iy) * OW + ix);
+}
+)";
+constexpr const char* staged_input_gradient_weights = R"(
+layout(std430, binding = 1) readonly buffer Operand1 { float p[]; };
+float staged_weight(int c, int tap, int n) { return p[W_OFF + (c * CI + n) * KK + tap]; }
+)";
+
+struct StagedConvPlan {
+  StagedConvShape shape;
+  StagedConvSource source;
+  StagedConvTiling tiling;
+};
+enum StagedRole { staged_forward, staged_input_gradient };
+
+// The staged convolution that runs a convolution stage's forward pass or input gradient on
+// this device, if one does (stride 1, within the device's limits: staged_conv_tiling).
+std::optional<StagedConvPlan> staged_conv(const DeviceInfo& info, const BackendOptions& options,
+                                          const Stage& stage, std::size_t batch, const Defines& d,
+                                          StagedRole role) {
+  if (stage.kind != Stage::Kind::Conv || stage.conv().stride != 1) return std::nullopt;
+  const ConvGeometry g = stage.conv();
+  const int ks = as_int(g.kernel, "kernel");
+  StagedConvPlan plan;
+  plan.shape = {as_int(batch, "batch"),       as_int(g.ci, "channels"),
+                as_int(g.co, "filters"),      as_int(g.ih, "input height"),
+                as_int(g.iw, "input width"),  as_int(g.oh, "output height"),
+                as_int(g.ow, "output width"), ks,
+                as_int(g.pad.top, "padding"), as_int(g.pad.left, "padding")};
+  if (role == staged_forward) {
+    plan.source = {staged_forward_inputs, staged_forward_weights,
+                   std::string(conv_stores) + forward_result, d};
+  } else {
+    auto& s = plan.shape;
+    std::swap(s.channels, s.filters);
+    std::swap(s.in_h, s.out_h);
+    std::swap(s.in_w, s.out_w);
+    s.pad_t = ks - 1 - s.pad_t;
+    s.pad_l = ks - 1 - s.pad_l;
+    s.flipped = true;  // the taps in the input-gradient GEMM's order: the same bits
+    plan.source = {staged_input_gradient_inputs, staged_input_gradient_weights,
+                   std::string(conv_stores) + input_gradient_result, d};
+  }
+  const auto tiling = staged_conv_tiling(info, options, plan.shape);
+  if (!tiling) return std::nullopt;
+  plan.tiling = *tiling;
+  return plan;
+}
+
 }  // namespace
 
 // The three GEMMs of a convolution (linear_gemms.hpp).
@@ -404,24 +470,38 @@ class LinearRunner final : public StageKernels {
       : sc_(sc), stage_(stage), b_(b) {
     auto gemms = linear_gemms(stage, sc.batch, sc.mode);
     const std::string label = linear_label(stage);
-    auto make = [&](std::optional<Gemm>& gemm, int role) {
+    const Defines d = stage_defines(stage, sc.batch, sc.mode);
+    const DeviceInfo& info = sc.context.info();
+    auto make = [&](std::optional<Gemm>& gemm, std::optional<StagedConv>& staged, int role,
+                    StagedRole staged_role) {
+      if (auto plan = staged_conv(info, sc.options, stage, sc.batch, d, staged_role)) {
+        staged.emplace(sc.context, plan->shape, plan->source, plan->tiling,
+                       label + gemm_roles[role]);
+        return;
+      }
       LinearGemm& g = gemms[role];
       gemm.emplace(sc.context, g.shape, std::move(g.source), sc.options, label + gemm_roles[role]);
     };
-    make(forward_, 0);
-    if (b.dy != nullptr) make(weights_, 1);
-    if (b.dx != nullptr) make(input_, 2);
+    make(forward_, staged_forward_, 0, staged_forward);
+    if (b.dy != nullptr) {
+      LinearGemm& g = gemms[1];
+      weights_.emplace(sc.context, g.shape, std::move(g.source), sc.options, label + gemm_roles[1]);
+    }
+    if (b.dx != nullptr) make(input_, staged_input_, 2, staged_input_gradient);
   }
 
   void forward(std::uint32_t) override {
-    forward_->run({{"x", *b_.x}, {"p", sc_.params}}, {{"y", *b_.y}, {"bias", sc_.params}});
+    const Args result{{"y", *b_.y}, {"bias", sc_.params}};
+    if (staged_forward_) return staged_forward_->run({{"x", *b_.x}}, {{"p", sc_.params}}, result);
+    forward_->run({{"x", *b_.x}, {"p", sc_.params}}, result);
   }
 
   void backward() override {
     weights_->run({{"x", *b_.x}, {"dy", *b_.dy}}, {{"g", sc_.gradients}});
-    if (!input_) return;
+    if (!input_ && !staged_input_) return;
     Args result{{"dx", *b_.dx}};
     if (!stage_.input_act.none()) result.emplace_back("xin", *b_.x);
+    if (staged_input_) return staged_input_->run({{"dy", *b_.dy}}, {{"p", sc_.params}}, result);
     input_->run({{"dy", *b_.dy}, {"p", sc_.params}}, result);
   }
 
@@ -430,6 +510,9 @@ class LinearRunner final : public StageKernels {
   const Stage& stage_;
   StageBuffers b_;
   std::optional<Gemm> forward_, weights_, input_;
+  // Where the device runs a stride-1 convolution's forward pass or input gradient as a
+  // staged convolution, instead of forward_ or input_.
+  std::optional<StagedConv> staged_forward_, staged_input_;
 };
 
 }  // namespace
@@ -444,15 +527,27 @@ std::vector<KernelSource> gemm_stage_sources(const DeviceInfo& info, const Stage
                                              const BackendOptions& options,
                                              StageKernelNeeds needs) {
   const auto gemms = linear_gemms(stage, batch, mode);
+  const Defines d = stage_defines(stage, batch, mode);
   const bool roles[] = {true, needs.gradients, needs.input_gradient};
   const bool shared = shared_tiles(info, options);
   std::vector<KernelSource> sources;
   for (int role = 0; role < 3; ++role) {
     if (!roles[role]) continue;
+    const std::string label = linear_label(stage) + gemm_roles[role];
+    if (role != 1) {
+      const auto staged = staged_conv(info, options, stage, batch, d,
+                                      role == 0 ? staged_forward : staged_input_gradient);
+      if (staged) {
+        for (auto& k :
+             staged_conv_sources(info, staged->shape, staged->source, staged->tiling, label)) {
+          sources.push_back(std::move(k));
+        }
+        continue;
+      }
+    }
     const LinearGemm& g = gemms[role];
     for (const auto& t : candidate_tilings(info, g.shape, shared, g.source.computed_loads)) {
-      for (auto& k : gemm_kernel_sources(info, g.shape, g.source, t,
-                                         linear_label(stage) + gemm_roles[role])) {
+      for (auto& k : gemm_kernel_sources(info, g.shape, g.source, t, label)) {
         sources.push_back(std::move(k));
       }
     }
