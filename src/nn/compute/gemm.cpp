@@ -36,12 +36,6 @@ namespace gpgpu::nn::detail {
 namespace {
 
 constexpr const char* main_source = R"(
-// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
-#if __VERSION__ >= 320
-#define MAD(a, b, c) fma(a, b, c)
-#else
-#define MAD(a, b, c) ((a) * (b) + (c))
-#endif
 #pragma optionNV(unroll all)
 layout(local_size_x = THREADS) in;
 #if SPLIT > 1
@@ -340,10 +334,6 @@ bool wide_reduce(const GemmSource& source, const GemmTiling& t) {
   return t.split > wide_split && !source.store_rows;
 }
 
-int ceil_div(int a, int b) {
-  return (a + b - 1) / b;
-}
-
 // The wide split-K sum's work groups: one per output.
 std::pair<std::size_t, std::size_t> wide_reduce_grid(const DeviceInfo& info, GemmShape s) {
   return linear_grid(info, static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n));
@@ -478,6 +468,19 @@ GemmTiling direct_tiling(GemmShape s) {
 std::string GemmTiling::to_string() const {
   return fmt::format("{} {}x{}x{} thread {}x{} split {}", shared ? "shared" : "direct", bm, bn, bk,
                      tm, tn, split);
+}
+
+const char* const mad_glsl = R"(
+// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
+#if __VERSION__ >= 320
+#define MAD(a, b, c) fma(a, b, c)
+#else
+#define MAD(a, b, c) ((a) * (b) + (c))
+#endif
+)";
+
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
 }
 
 std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups) {
@@ -660,6 +663,7 @@ std::vector<KernelSource> gemm_kernel_sources(const DeviceInfo& info, GemmShape 
   if (source.store_rows) d.emplace_back("STORE_ROWS", "");
   std::string main_text = source.operands;
   if (t.split == 1) main_text += source.result;
+  main_text += mad_glsl;
   main_text += main_source;
   std::vector<KernelSource> sources{{main_text, d, label + " [" + t.to_string() + "]"}};
   if (wide_reduce(source, t)) {

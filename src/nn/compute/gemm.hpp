@@ -68,6 +68,13 @@ struct GemmTiling {
   std::string to_string() const;
 };
 
+// GLSL that defines MAD(a, b, c): fma() where the language has it (GLSL ES 3.20), a * b + c
+// on OpenGL ES 3.1 devices (which compilers fuse anyway). The GEMMs and the staged
+// convolutions multiply through it.
+extern const char* const mad_glsl;
+
+int ceil_div(int a, int b);  // a / b rounded up, for positive a and b
+
 // `groups` work groups numbered linearly over a 2-D grid (x, y) within the device's x limit
 // (at least 65,535 in OpenGL ES 3.1): a kernel finds its number as y * GRID_X + x.
 std::pair<std::size_t, std::size_t> linear_grid(const DeviceInfo& info, std::size_t groups);

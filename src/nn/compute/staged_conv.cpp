@@ -23,12 +23,6 @@ namespace {
 // registers while the current channel's are multiplied, as the GEMMs fetch their next slice.
 // The invocations of a row segment share its inputs; those of a filter group its weights.
 constexpr const char* staged_source = R"(
-// fma() is GLSL ES 3.20's; OpenGL ES 3.1 devices get a * b + c (which compilers fuse anyway).
-#if __VERSION__ >= 320
-#define MAD(a, b, c) fma(a, b, c)
-#else
-#define MAD(a, b, c) ((a) * (b) + (c))
-#endif
 layout(local_size_x = THREADS) in;
 // The weights as weight_layout_source lays them out: channel by channel, tap by tap, FPAD
 // filters each (zero past S_F).
@@ -153,10 +147,6 @@ constexpr int max_kernel = 11;
 // H200 (10,000 images).
 constexpr int min_channels = 4;
 
-int ceil_div(int a, int b) {
-  return (a + b - 1) / b;
-}
-
 // Positions per invocation along a row: the width in 4 to 8 that wastes the fewest positions
 // past the row's end (the widest of equals); narrower rows whole.
 int row_width(int out_w) {
@@ -253,7 +243,7 @@ std::vector<KernelSource> staged_conv_sources(const DeviceInfo& info, const Stag
   const Defines d = staged_defines(info, s, source.defines, t);
   return {
       nn_kernel_source(source.weights + weight_layout_source, d, label + " (weight layout)"),
-      nn_kernel_source(source.inputs + source.result + staged_source, d,
+      nn_kernel_source(source.inputs + source.result + mad_glsl + staged_source, d,
                        fmt::format("{} (staged {}x{}, {} rows)", label, t.row, t.filters, t.band))};
 }
 
