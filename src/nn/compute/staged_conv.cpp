@@ -202,8 +202,8 @@ namespace {
 
 Defines staged_defines(const DeviceInfo& info, const StagedConvShape& s, const Defines& given,
                        const StagedConvTiling& t) {
-  const int fblocks = ceil_div(s.filters, t.block);
-  const std::size_t blocks = static_cast<std::size_t>(s.batch) * t.bands(s) * fblocks;
+  const int fblocks = t.filter_blocks(s);
+  const std::size_t blocks = t.groups(s);
   Defines d = given;
   for (auto [name, value] : {std::pair{"S_C", s.channels},
                              {"S_F", s.filters},
@@ -231,8 +231,7 @@ Defines staged_defines(const DeviceInfo& info, const StagedConvShape& s, const D
 }
 
 std::size_t laid_out_weights(const StagedConvShape& s, const StagedConvTiling& t) {
-  return static_cast<std::size_t>(s.channels) * s.ks * s.ks * ceil_div(s.filters, t.block) *
-         t.block;
+  return static_cast<std::size_t>(s.channels) * s.ks * s.ks * t.filter_blocks(s) * t.block;
 }
 
 }  // namespace
@@ -254,9 +253,7 @@ StagedConv::StagedConv(const Context& context, const StagedConvShape& shape,
   auto sources = staged_conv_sources(context.info(), shape, source, tiling, label);
   layout_.emplace(compile(context, sources[0]));
   kernel_.emplace(compile(context, sources[1]));
-  const auto blocks = static_cast<std::size_t>(shape.batch) * tiling.bands(shape) *
-                      static_cast<std::size_t>(ceil_div(shape.filters, tiling.block));
-  const auto [x, y] = linear_grid(context.info(), blocks);
+  const auto [x, y] = linear_grid(context.info(), tiling.groups(shape));
   groups_ = Size3{x, y, 1};
 }
 

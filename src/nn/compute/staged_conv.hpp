@@ -17,6 +17,7 @@
 // through it; the weight gradient stays a GEMM.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,11 @@ struct StagedConvTiling {
   int band = 1;      // output rows per work group
   int threads() const { return band * segments * (block / filters); }
   int bands(const StagedConvShape& s) const { return (s.out_h + band - 1) / band; }
+  int filter_blocks(const StagedConvShape& s) const { return (s.filters + block - 1) / block; }
+  // Work groups: one per band of each image and block of filters.
+  std::size_t groups(const StagedConvShape& s) const {
+    return static_cast<std::size_t>(s.batch) * bands(s) * filter_blocks(s);
+  }
 };
 
 // The tiling for `shape`, or nothing where the staged kernel does not run: where the GEMMs
