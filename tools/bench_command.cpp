@@ -177,7 +177,8 @@ Command add_bench_command(CLI::App& app) {
   struct NnOptions {
     std::string data, net = "cnn";
     std::vector<std::size_t> batches{64, 256};
-    std::size_t epochs = 3, inference_batch = 10000, train_limit = 0, test_limit = 0, tf_images = 0;
+    std::size_t epochs = 3, inference_batch = 10000, inference_calls = 5, train_limit = 0,
+                test_limit = 0, tf_images = 0;
     std::vector<std::string> cpu_threads;
     std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
     bool gpu = false, skip_gpu = false, no_torch = false, no_replay = false;
@@ -194,6 +195,10 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--epochs", n->epochs, "epochs per batch size, the first a warm-up")
       ->capture_default_str();
   nn->add_option("--inference-batch", n->inference_batch, "batch size to classify the test set")
+      ->capture_default_str();
+  nn->add_option("--inference-calls", n->inference_calls,
+                 "timed classifications of the test set (their median is reported), after "
+                 "one that builds and tunes and a second of warm-up")
       ->capture_default_str();
   nn->add_option("--train-limit", n->train_limit, "train on the first N images only");
   nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
@@ -358,6 +363,7 @@ Command add_bench_command(CLI::App& app) {
       options.batches = n->batches;
       options.epochs = n->epochs;
       options.inference_batch = n->inference_batch;
+      options.inference_calls = n->inference_calls;
       options.train_limit = n->train_limit;
       options.test_limit = n->test_limit;
       options.tf_images = n->tf_images;

@@ -24,6 +24,7 @@ struct NnBenchOptions {
   std::vector<std::size_t> batches{64, 256};
   std::size_t epochs = 3;  // per batch size; the first is a warm-up (compiles, autotunes)
   std::size_t inference_batch = 10000;
+  std::size_t inference_calls = 5;  // timed classifications of the test set, after the warm-up
   std::size_t train_limit = 0;      // train on the first N images only (0: all)
   std::size_t test_limit = 0;       // classify the first N test images only (0: all)
   std::size_t tf_images = 0;        // > 0: also time the transform-feedback backend on N images
