@@ -14,6 +14,7 @@
 #include "gpgpu/defines.hpp"
 #include "gpgpu/kernel_variable.hpp"
 #include "py_context.hpp"
+#include "py_gpu_timing.hpp"
 #include "py_kernel_args.hpp"
 
 namespace gpgpu::python {
@@ -66,19 +67,8 @@ void def_kernel_properties(py::class_<PyKernel>& cls, const std::string& timed) 
          "The kernel's variables as the driver reports them (KernelVariable): what run() binds.")
       .def_property_readonly(
           "label", [](const PyKernel& k) { return k.owned->label(); },
-          "The name given at construction (it names the kernel in errors).")
-      .def_property(
-          "timing", [](const PyKernel& k) { return k.timing; },
-          [](PyKernel& k, bool on) {
-            k.timing = on;
-            k.owned->set_timing(on);
-          },
-          ("Measure each run's " + timed + " with GPU timer queries (last_gpu_ns).").c_str())
-      .def_property_readonly(
-          "last_gpu_ns", [](const PyKernel& k) { return k.owned->last_gpu_ns(); },
-          ("GPU nanoseconds of the last run's " + timed +
-           " when timing is on and supported, else -1.")
-              .c_str());
+          "The name given at construction (it names the kernel in errors).");
+  def_gpu_timing(cls, "run's " + timed);
 }
 
 }  // namespace gpgpu::python

@@ -11,6 +11,7 @@
 #include "py_arrays.hpp"
 #include "py_bindings.hpp"
 #include "py_buffer.hpp"
+#include "py_gpu_timing.hpp"
 
 namespace gpgpu::python {
 
@@ -206,12 +207,12 @@ void bind_matmul(py::module_& m) {
         return names;
       },
       "The names method= accepts (besides \"auto\").");
-  py::class_<PyMatmulPlan>(m, "MatmulPlan", R"(A multiplication of one shape, compiled once.
+  py::class_<PyMatmulPlan> plan(m, "MatmulPlan", R"(A multiplication of one shape, compiled once.
 
     plan = gpgpu.MatmulPlan(ctx, m, k, n, method="compute_register_blocked")
     c = plan.run(a, b)                  # NumPy float32 (m, k) and (k, n)
-    plan.run(a_buf, b_buf, out=c_buf)   # Buffers: nothing crosses the bus)")
-      .def(py::init(&make_plan), py::arg("context"), py::arg("m"), py::arg("k"), py::arg("n"),
+    plan.run(a_buf, b_buf, out=c_buf)   # Buffers: nothing crosses the bus)");
+  plan.def(py::init(&make_plan), py::arg("context"), py::arg("m"), py::arg("k"), py::arg("n"),
            py::arg("method") = "auto")
       .def("run", &plan_run, py::arg("a"), py::arg("b"), py::arg("out") = py::none(), py::kw_only(),
            py::arg("copy") = false,
@@ -228,17 +229,8 @@ void bind_matmul(py::module_& m) {
           "The method that runs (what \"auto\" resolved to).")
       .def_property_readonly(
           "tuning", [](const PyMatmulPlan& p) { return p.owned->tuning().to_string(); },
-          "The kernel's tiling, e.g. \"128x128x8 8x8\".")
-      .def_property(
-          "timing", [](const PyMatmulPlan& p) { return p.timing; },
-          [](PyMatmulPlan& p, bool on) {
-            p.timing = on;
-            p.owned->set_timing(on);
-          },
-          "Measure each run's kernel with GPU timer queries (last_gpu_ns).")
-      .def_property_readonly(
-          "last_gpu_ns", [](const PyMatmulPlan& p) { return p.owned->last_gpu_ns(); },
-          "GPU nanoseconds of the last run's kernel when timing is on and supported, else -1.");
+          "The kernel's tiling, e.g. \"128x128x8 8x8\".");
+  def_gpu_timing(plan, "run's kernel");
 }
 
 }  // namespace gpgpu::python

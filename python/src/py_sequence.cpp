@@ -16,6 +16,7 @@
 #include "py_bindings.hpp"
 #include "py_compute_kernel.hpp"
 #include "py_context.hpp"
+#include "py_gpu_timing.hpp"
 #include "py_kernel_args.hpp"
 
 namespace gpgpu::python {
@@ -93,8 +94,9 @@ void bind_sequence(py::module_& m) {
           "dispatches", [](const PySequenceUniform& u) { return u.handle.dispatches(); },
           "How many recorded dispatches set() changes.");
 
-  py::class_<PySequence>(m, "Sequence",
-                         R"(Compute dispatches recorded once (every check made then) and replayed
+  py::class_<PySequence> sequence(
+      m, "Sequence",
+      R"(Compute dispatches recorded once (every check made then) and replayed
 with only the GL calls that change, and memory barriers only where a dispatch depends on an
 earlier one. Bind Buffers, Textures and values: NumPy arrays would have to travel at every
 replay, so they are refused (put them in a gpgpu.Buffer).
@@ -107,7 +109,9 @@ replay, so they are refused (put them in a gpgpu.Buffer).
         offset.set(i)
         seq.replay()
 
-seq.capture(f) records every ComputeKernel run that f makes instead of running it.)")
+seq.capture(f) records every ComputeKernel run that f makes instead of running it.)");
+  def_gpu_timing(sequence, "replay");
+  sequence
       .def(py::init([](std::shared_ptr<PyContext> c, const std::string& label) {
              return std::make_unique<PySequence>(std::move(c), label);
            }),
@@ -185,17 +189,6 @@ groups= and the values as run() takes them); raises what that run would raise.)"
           "replayable", [](const PySequence& s) { return s.owned->replayable(); },
           "True when every recorded Buffer and Texture is still there, so replay() would not "
           "raise; False after one was released or replaced (record again).")
-      .def_property(
-          "timing", [](const PySequence& s) { return s.timing; },
-          [](PySequence& s, bool on) {
-            s.timing = on;
-            s.owned->set_timing(on);
-          },
-          "Time each replay on the GPU (last_gpu_ns).")
-      .def_property_readonly(
-          "last_gpu_ns", [](const PySequence& s) { return s.owned->last_gpu_ns(); },
-          "GPU nanoseconds of the last whole replay when timing is on and the device has timer "
-          "queries, else -1.")
       .def_property_readonly(
           "label", [](const PySequence& s) { return s.owned->label(); },
           "The name given at construction (it names the sequence in errors, describe() and "
