@@ -163,7 +163,7 @@ Command add_bench_command(CLI::App& app) {
   primitives
       ->add_option("--max-seconds", o->max_seconds,
                    "a contender whose run takes longer stops at that size")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   primitives->add_flag("--sweep", o->sweep,
                        "also time a few kernel shapes (PrimitiveTuning) at 2^26, 2^28");
   primitives->add_flag("--no-charts", o->no_charts, "do not draw PNG charts");
@@ -199,7 +199,8 @@ Command add_bench_command(CLI::App& app) {
   nn->add_option("--inference-calls", n->inference_calls,
                  "timed classifications of the test set (their median is reported), after "
                  "one that builds and tunes and a second of warm-up")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   nn->add_option("--train-limit", n->train_limit, "train on the first N images only");
   nn->add_option("--test-limit", n->test_limit, "classify the first N test images only");
   nn->add_option("--tf-images", n->tf_images,

@@ -52,8 +52,6 @@ double training_flops(const nn::Sequential& model) {
   return flops;
 }
 
-// Wall time per ComputeKernel::run of a one-work-group kernel on a Buffer: the CPU cost of
-// binding by name, setting uniforms and dispatching.
 struct InferenceTiming {
   std::vector<double> ms;  // every call: the first, the warm-up, then o.inference_calls timed
   std::size_t warmup_calls = 0;
@@ -81,6 +79,8 @@ InferenceTiming time_inference(nn::Sequential& model, const nn::DeviceDataset& t
   return t;
 }
 
+// Wall time per ComputeKernel::run of a one-work-group kernel on a Buffer: the CPU cost of
+// binding by name, setting uniforms and dispatching.
 double dispatch_overhead_us(const Context& ctx) {
   ComputeKernel k(ctx, R"(
     layout(local_size_x = 64) in;

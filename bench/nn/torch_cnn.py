@@ -175,13 +175,20 @@ def classify(net, test_x, test_y, batch, graphs):
     return correct
 
 
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", default=os.environ.get("GPGPU_NN_DATA", "/usr/share/datasets/fashion-mnist"))
     p.add_argument("--batches", type=int, nargs="+", default=[64, 256])
     p.add_argument("--epochs", type=int, default=3, help="per batch size; the first is a warm-up")
     p.add_argument("--inference-batch", type=int, default=10000)
-    p.add_argument("--inference-calls", type=int, default=5,
+    p.add_argument("--inference-calls", type=positive_int, default=5,
                    help="timed classifications of the test set (the median is reported), after one "
                         "that builds and a second of warm-up")
     p.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN time its algorithms")
