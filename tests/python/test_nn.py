@@ -119,7 +119,11 @@ def test_training_from_float_arrays_lowers_the_loss(ctx, rng, backend):
     history = model.train(x, y, epochs=3, batch=32, optimizer=nn.Adam(5e-3), progress=False,
                           callback=reports.append, validation=(x[:64], y[:64]))
     assert [h["epoch"] for h in history] == [0, 1, 2]
-    assert history[-1]["loss"] < 0.5 * history[0]["loss"], history
+    # A net that learns nothing stays near ln 5 = 1.61 and 20%. Over 200 seeds of the data the
+    # last epoch's loss was at most 0.505 of the first's (whose mean is near ln 5) and its
+    # accuracy at least 90%, on both backends.
+    assert history[-1]["loss"] < 0.6 * history[0]["loss"], history
+    assert history[-1]["accuracy"] >= 0.8, history
     assert history[-1]["steps"] == len(x) // 32
     assert 0 <= history[-1]["val_accuracy"] <= 1
     assert reports and reports[-1]["step"] == reports[-1]["steps"] == len(x) // 32
