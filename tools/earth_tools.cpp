@@ -162,23 +162,31 @@ void add_grid_subcommand(CLI::App& earth, std::function<int()>& chosen) {
 
 namespace {
 
+using Fusion = ge::ModelOptions::StageFusion;
+
 struct Variant {
   std::string name;
   int work_group_size = 128;
   bool preload = false;
-  bool replay = true;  // ModelOptions::replay_steps
+  bool replay = true;          // ModelOptions::replay_steps
+  Fusion fuse = Fusion::Auto;  // ModelOptions::fuse_stages
 };
 
 Variant parse_variant(const std::string& v) {
-  if (v == "default") return {v, 128, false, true};
-  if (v == "preload") return {v, 128, true, true};
-  if (v == "direct") return {v, 128, false, false};  // every dispatch run on its own
+  if (v == "default") return {v, 128, false, true, Fusion::Auto};
+  if (v == "preload") return {v, 128, true, true, Fusion::Auto};
+  if (v == "direct") return {v, 128, false, false, Fusion::Auto};  // every dispatch on its own
+  if (v == "fused") return {v, 128, false, true, Fusion::On};
+  if (v == "unfused") return {v, 128, false, true, Fusion::Off};  // 8 dispatches a step
+  if (v == "unfused-direct") return {v, 128, false, false, Fusion::Off};
   if (v.rfind("wg", 0) == 0) {
     const int size = std::atoi(v.c_str() + 2);
-    if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false, true};
+    if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false, true, Fusion::Auto};
   }
-  throw ArgumentError(fmt::format(
-      "earth bench: variant '{}' is not default, preload, direct or wg<32..1024>", v));
+  throw ArgumentError(
+      fmt::format("earth bench: variant '{}' is not default, preload, direct, "
+                  "fused, unfused, unfused-direct or wg<32..1024>",
+                  v));
 }
 
 struct BenchRow {
@@ -222,8 +230,8 @@ void time_steps(const Context& ctx, ge::Model& model, double min_seconds, BenchR
   const auto kt = model.kernel_times();
   if (kt.available && kt.dispatches > 0) {
     r.kernel_ms_per_step = (kt.tendency_ms + kt.update_ms + kt.diffusion_ms) / 3.0;
-    r.tendency_ms = kt.tendency_ms / 12.0;  // 4 dispatches per step, 3 steps
-    r.update_ms = kt.update_ms / 12.0;
+    r.tendency_ms = kt.tendency_ms / static_cast<double>(std::max(kt.tendency_dispatches, 1LL));
+    r.update_ms = kt.update_ms / static_cast<double>(std::max(kt.update_dispatches, 1LL));
   }
 }
 
@@ -240,6 +248,7 @@ BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, const BenchSetu
   mo.work_group_size = v.work_group_size;
   mo.preload_neighbours = v.preload;
   mo.replay_steps = v.replay;
+  mo.fuse_stages = v.fuse;
   ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, team);
   BenchRow r;
   r.level = grid.level;
@@ -321,7 +330,8 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
       ->check(CLI::Range(0, ge::max_grid_level));
   sub->add_option("--variants", o->variants,
                   "Kernel variants: default, preload, wg64, wg256, ...; direct: steps not "
-                  "replayed (every dispatch run on its own)")
+                  "replayed (every dispatch run on its own); fused, unfused, unfused-direct: "
+                  "fuse_stages on or off (8 dispatches a step)")
       ->delimiter(',');
   sub->add_option("--case", o->setup.case_number, "Test case 1, 2, 5 or 6")
       ->check(CLI::IsMember({1, 2, 5, 6}));

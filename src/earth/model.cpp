@@ -70,6 +70,39 @@ Defines tendency_defines(const CaseSetup& s, const ModelOptions& o) {
   return d;
 }
 
+// The fused steps' tendency kernels (ModelOptions::fuse_stages): stage 0's and stages 1-3's
+// with the previous update, eight invocations a cell. The second binds 8 storage buffers,
+// and both take 56 bytes of shared memory an invocation; a device that allows less (OpenGL
+// ES 3.1 guarantees 4 buffers and 16 KiB) runs the plain kernels. Auto fuses on GPUs for
+// grids of at most fused_cells cells (options.hpp gives the measurements behind it): the
+// grid's, not a rank's, so that every rank takes the same kernels.
+constexpr std::size_t fused_cells = 16384;
+
+std::optional<detail::FusedKernels> fused_kernels(const Context& ctx, const CaseSetup& s,
+                                                  const ModelOptions& o, const Grid& g) {
+  using Fusion = ModelOptions::StageFusion;
+  const auto& info = ctx.info();
+  const bool wanted =
+      o.fuse_stages == Fusion::On ||
+      (o.fuse_stages == Fusion::Auto && !info.is_software && g.cell_count() <= fused_cells);
+  if (!wanted || info.max_compute_shader_storage_blocks < 8 ||
+      info.max_combined_shader_storage_blocks < 8 ||
+      info.max_compute_shared_memory_size < 56 * o.work_group_size)
+    return std::nullopt;
+  Defines fused = tendency_defines(s, {});
+  fused.emplace_back("FUSED", "");
+  const int group = o.work_group_size;
+  return detail::FusedKernels{detail::Kernel(ctx, detail::tendency_lanes_source(group, false),
+                                             tendency_defines(s, {}), "earth tendency (lanes)"),
+                              detail::Kernel(ctx, detail::tendency_lanes_source(group, true), fused,
+                                             "earth fused tendency")};
+}
+
+// Classical RK4: a stage's tendency weighs next_weight in the next stage's input and
+// acc_weight in the step's result.
+constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
+constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+
 std::array<float, 3> to_float3(const Vec3& v) {
   return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
 }
@@ -139,7 +172,8 @@ Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const M
       laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
       diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
                 "earth hyperdiffusion"),
-      check(ctx, detail::check_kernel_source(o.work_group_size), {}, "earth state check") {}
+      check(ctx, detail::check_kernel_source(o.work_group_size), {}, "earth state check"),
+      fusion(fused_kernels(ctx, s, o, g)) {}
 
 Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
   return {{"state", in},
@@ -174,27 +208,39 @@ std::pair<std::size_t, std::size_t> Model::Impl::cells(const Band& b, int rings)
 
 // The tendencies of a stage's band. When the halo must be swapped first, the interior's run
 // while it is in flight and the rest once it has arrived.
-void Model::Impl::tendencies(Buffer& in, Band& b) {
+void Model::Impl::tendencies(Buffer& in, Band& b, bool lanes) {
+  auto run = [&](std::size_t first, std::size_t count) {
+    if (lanes) {
+      fusion->first_stage.run(tendency_args(in, first), 8 * count);  // eight lanes a cell
+    } else {
+      tendency.run(tendency_args(in, first), count);
+    }
+  };
   if (b.may_swap && b.valid < 2) {
     halo->start(in);
-    tendency.run(tendency_args(in, 0), domain.interior());
+    run(0, domain.interior());
     halo->finish(in);
     b.valid = domain.depth;
     const std::size_t end = cells(b, 1).second;
-    tendency.run(tendency_args(in, domain.interior()), end - std::min(end, domain.interior()));
+    run(domain.interior(), end - std::min(end, domain.interior()));
     return;
   }
   const auto [first, end] = cells(b, 1);
-  tendency.run(tendency_args(in, first), end - first);
+  run(first, end - first);
 }
 
 // Runge-Kutta stage s: tendency of `in`, then next = base + a dt k, acc += b dt k.
 void Model::Impl::stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b) {
-  constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
-  constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-  tendencies(in, b);
+  tendencies(in, b, false);
+  update_stage(s, base, next, b, 0);
+}
+
+// Stage s's update from the tendencies at tend_in in `tend`.
+void Model::Impl::update_stage(int s, const Buffer& base, Buffer& next, Band& b,
+                               std::size_t tend_in) {
   const auto [first, end] = cells(b, 2);
   update.run({{"tend", tend},
+              {"tend_in", u32(tend_in)},
               {"neighbour", neighbour},
               {"correction", correction},
               {"base", base},
@@ -242,12 +288,47 @@ void Model::Impl::diffuse(Buffer& in, Band& b) {
 // Returns the halo rings of the result that hold current values.
 int Model::Impl::pass(Band b) {
   Buffer& result = nu > 0 ? y : next_state;
-  stage(0, state, state, x, b);
-  stage(1, x, state, y, b);
-  stage(2, y, state, x, b);
-  stage(3, x, state, result, b);  // base unused in the last stage
+  if (fuses(b)) {
+    tendencies(state, b, true);
+    fused_stages(result, b);
+  } else {
+    stage(0, state, state, x, b);
+    stage(1, x, state, y, b);
+    stage(2, y, state, x, b);
+    stage(3, x, state, result, b);  // base unused in the last stage
+  }
   if (nu > 0) diffuse(y, b);
   return b.valid;
+}
+
+// Stages 1-3 read stage 0's input 2, 4 and 6 rings further in than stage 0 (after its swap,
+// if any): fused, no swap may fall between them.
+bool Model::Impl::fuses(const Band& b) const {
+  const int valid = b.may_swap && b.valid < 2 ? domain.depth : b.valid;
+  return fusion.has_value() && (!b.may_swap || valid >= 8);
+}
+
+// Stage s's tendencies from stage s - 1's (the two halves of `tend` in turn), with that
+// stage's update applied where it is read; the cells are those stage s's tendencies take
+// in the plain order, so the bands and rings stay as they are.
+void Model::Impl::fused_stages(Buffer& result, Band& b) {
+  const std::size_t half = stride();
+  for (int s = 1; s < 4; ++s) {
+    b.valid -= 2;  // stage s - 1's update, applied inside
+    if (b.from) *b.from += 2;
+    const auto [first, end] = cells(b, 1);
+    Args args = tendency_args(state, first);
+    args.insert(args.end(), {{"neighbour", neighbour},
+                             {"correction", correction},
+                             {"acc", acc},
+                             {"tend_in", u32((s - 1) % 2 * half)},
+                             {"tend_out", u32(s % 2 * half)},
+                             {"prev_stage", static_cast<std::int32_t>(s - 1)},
+                             {"next_step", static_cast<float>(next_weight[s - 1] * dt)},
+                             {"acc_step", static_cast<float>(acc_weight[s - 1] * dt)}});
+    fusion->later_stages.run(args, 8 * (end - first));  // eight lanes a cell
+  }
+  update_stage(3, state, result, b, half);  // stage 3's tendencies are in the second half
 }
 
 int Model::Impl::step_dispatches() {
@@ -272,7 +353,8 @@ int Model::Impl::step_dispatches() {
 
 bool Model::Impl::replays_steps() const {
   return options.replay_steps && team->size() == 1 && timeline == nullptr && !tendency.timing() &&
-         !update.timing() && !laplacian.timing() && !diffusion.timing();
+         !update.timing() && !laplacian.timing() && !diffusion.timing() &&
+         !(fusion && fusion->later_stages.timing());
 }
 
 int Model::Impl::replayed_step() {
@@ -341,7 +423,7 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.x = vec4s(context, d.size());
   m.y = vec4s(context, d.size());
   m.acc = vec4s(context, m.stride());
-  m.tend = vec4s(context, m.stride());
+  m.tend = vec4s(context, (m.fusion ? 2 : 1) * m.stride());
   if (m.nu > 0) m.lap = vec4s(context, m.stride());
   m.halo = m.team->halo(context, d);
   using Overlap = ModelOptions::SwapOverlap;
@@ -404,6 +486,8 @@ StepTraffic Model::traffic() const {
   //   update    tend 16 + 6 x (neighbour 4 + correction 4) = 64, plus per stage
   //             base 16 / acc / next 16: stage 0 +48, stages 1-2 +64, stage 3 +32
   //   diffusion laplacian 16 + 48 + 16 = 80; diffusion 16 + 48 + 32 + 16 = 112
+  //   fused     a tendency with the previous stage's update: the update's bytes less base
+  //             (the tendency's state) and next (never stored): 32 fewer
   // Each stage covers the rings its halo still holds (partition.hpp), as one_step runs it.
   // A step's average over the steps one halo swap covers (ModelOptions::halo_steps); the
   // band a swap's step computes twice (one_step, about 2 x 8 rings of own cells) is left out.
@@ -411,12 +495,15 @@ StepTraffic Model::traffic() const {
   constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
   auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
   const int steps = impl_->options.halo_per_step ? impl_->options.halo_steps : 1;
+  const bool fused = impl_->fusion && impl_->options.halo_per_step;
   double bytes = 0;
   int valid = 0;
   for (int step = 0; step < steps; ++step) {
     for (int s = 0; s < 4; ++s, valid -= 2) {
       if (valid < 2) valid = d.depth;
-      bytes += 148 * cells(valid - 1) + update_bytes[s] * cells(valid - 2);
+      const double merged = fused && s > 0 ? update_bytes[s - 1] - 32 : 0;
+      bytes += (148 + merged) * cells(valid - 1);
+      if (!fused || s == 3) bytes += update_bytes[s] * cells(valid - 2);
     }
     if (impl_->nu > 0) {
       if (valid < 2) valid = d.depth;
@@ -424,12 +511,16 @@ StepTraffic Model::traffic() const {
       valid -= 2;
     }
   }
-  return {bytes / steps, impl_->nu > 0 ? 10 : 8};
+  return {bytes / steps, (fused ? 5 : 8) + (impl_->nu > 0 ? 2 : 0)};
 }
 
 void Model::set_kernel_timing(bool on) {
   for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
     k->set_timing(on);
+  if (impl_->fusion) {
+    impl_->fusion->first_stage.set_timing(on);
+    impl_->fusion->later_stages.set_timing(on);
+  }
 }
 
 void Model::set_timeline(Timeline* timeline) {
@@ -439,10 +530,17 @@ void Model::set_timeline(Timeline* timeline) {
 KernelTimes Model::kernel_times() const {
   const Impl& m = *impl_;
   KernelTimes t;
-  t.tendency_ms = m.tendency.total_ms();
+  const double fused_ms =
+      m.fusion ? m.fusion->first_stage.total_ms() + m.fusion->later_stages.total_ms() : 0;
+  const long long fused_timed =
+      m.fusion ? m.fusion->first_stage.timed() + m.fusion->later_stages.timed() : 0;
+  t.tendency_ms = m.tendency.total_ms() + fused_ms;
   t.update_ms = m.update.total_ms();
   t.diffusion_ms = m.laplacian.total_ms() + m.diffusion.total_ms();
-  t.dispatches = m.tendency.timed() + m.update.timed() + m.laplacian.timed() + m.diffusion.timed();
+  t.tendency_dispatches = m.tendency.timed() + fused_timed;
+  t.update_dispatches = m.update.timed();
+  t.dispatches =
+      t.tendency_dispatches + t.update_dispatches + m.laplacian.timed() + m.diffusion.timed();
   t.available = m.context->info().has_timer_query();
   return t;
 }
@@ -450,6 +548,10 @@ KernelTimes Model::kernel_times() const {
 void Model::reset_kernel_times() {
   for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
     k->reset();
+  if (impl_->fusion) {
+    impl_->fusion->first_stage.reset();
+    impl_->fusion->later_stages.reset();
+  }
 }
 
 const Grid& Model::grid() const {

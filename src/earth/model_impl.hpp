@@ -45,6 +45,12 @@ class Kernel {
   long long timed_ = 0;
 };
 
+// The fused steps' tendencies (ModelOptions::fuse_stages): stage 0's, and stages 1-3's with
+// the previous stage's update applied (model_kernels.hpp, tendency_lanes_source).
+struct FusedKernels {
+  Kernel first_stage, later_stages;
+};
+
 }  // namespace detail
 
 struct Model::Impl {
@@ -72,9 +78,11 @@ struct Model::Impl {
   std::map<std::tuple<unsigned, int, double>, RecordedStep> recorded_steps;
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
-  // state, next_state, x, y, acc: every local cell; tend, lap: cells with tendencies
-  // (stride()). A step reads state and writes next_state (then they trade places), so that
-  // a step computed in two parts never reads a cell the other part already moved on.
+  std::optional<detail::FusedKernels> fusion;  // ModelOptions::fuse_stages, when used
+  // state, next_state, x, y, acc: every local cell; lap: cells with tendencies (stride());
+  // tend: stride() cells, twice that when fused (the fused stages' previous and current
+  // tendencies in turn). A step reads state and writes next_state (then they trade places),
+  // so that a step computed in two parts never reads a cell the other part already moved on.
   Buffer state, next_state, x, y, acc, tend, lap;
   Buffer position, slot, neighbour, correction, laplace, inv_area;
 
@@ -97,8 +105,13 @@ struct Model::Impl {
   std::pair<std::size_t, std::size_t> cells(const Band& b, int rings) const;
   int step_rings() const;  // the rings one step uses up (halo_depth per step)
   Args tendency_args(const Buffer& in, std::size_t first) const;
-  void tendencies(Buffer& in, Band& b);
+  void tendencies(Buffer& in, Band& b, bool lanes);  // lanes: fusion's first stage
   void stage(int s, Buffer& in, const Buffer& base, Buffer& next, Band& b);
+  // Stages 1-3 through the fused kernel, after stage 0's tendencies, when no swap falls
+  // between them; then stage 3's update into `result`.
+  bool fuses(const Band& b) const;
+  void fused_stages(Buffer& result, Band& b);
+  void update_stage(int s, const Buffer& base, Buffer& next, Band& b, std::size_t tend_in);
   void diffuse(Buffer& in, Band& b);
   int pass(Band b);
   // One step's dispatches (state -> next_state); returns the rings of the result that hold

@@ -8,6 +8,7 @@ namespace gpgpu::earth::detail {
 namespace {
 
 // Declarations and the corner interpolation shared by the tendency kernel's variants.
+// Their tendencies go to `tend`, declared by each variant.
 constexpr const char* tendency_head = R"(
 #pragma optionNV(unroll all)
 layout(local_size_x = {0}) in;
@@ -15,7 +16,6 @@ layout(std430, binding = 0) readonly buffer State {{ vec4 state[]; }};
 layout(std430, binding = 1) readonly buffer Position {{ vec4 position[]; }};
 layout(std430, binding = 2) readonly buffer Slot {{ ivec4 slot[]; }};
 layout(std430, binding = 3) readonly buffer InvArea {{ float inv_area[]; }};
-layout(std430, binding = 4) writeonly buffer Tend {{ vec4 tend[]; }};
 uniform float mean_depth;     // m: the state holds h - mean_depth
 uniform float gravity;        // m/s^2
 uniform vec3 coriolis_axis;   // 2 Omega times the Coriolis axis (1/s)
@@ -130,10 +130,146 @@ void main() {
 }
 )";
 
+// The tendency at i with the fourth-order continuity correction: subtract c dx^2 lap(div)
+// in flux form. One text for the update kernel and the fused tendency.
+constexpr const char* corrected_source = R"(
+vec4 corrected(uint i) {
+  vec4 t = tend[tend_in + i];
+  float c = 0.0;
+  for (int k = 0; k < 6; ++k) {
+    uint at = uint(k) * stride + i;
+    c += correction[at] * (tend[tend_in + uint(neighbour[at])].x - t.x);
+  }
+  t.x -= c;
+  return t;
+}
+)";
+
+// The lanes variant's own declarations. FUSED: the previous stage's update applied where
+// its result is read (a cell's input is base + next_step t', t' its corrected tendency),
+// so that stage's update kernel and its dispatch go.
+constexpr const char* lanes_head = R"(
+#ifdef FUSED
+layout(std430, binding = 4) buffer Tend { vec4 tend[]; };  // tend_in's half, tend_out's half
+layout(std430, binding = 5) readonly buffer Neighbour { int neighbour[]; };
+layout(std430, binding = 6) readonly buffer Correction { float correction[]; };
+layout(std430, binding = 7) buffer Acc { vec4 acc[]; };
+uniform uint tend_in;     // where the previous stage's tendencies start in tend
+uniform uint tend_out;    // where this stage's go
+uniform int prev_stage;   // the stage whose update this applies (0..2)
+uniform float next_step;  // the update kernel's uniforms, for prev_stage
+uniform float acc_step;
+#define TEND_OUT(i) tend[tend_out + (i)]
+#else
+layout(std430, binding = 4) writeonly buffer Tend { vec4 tend[]; };
+#define TEND_OUT(i) tend[i]
+#endif
+)";
+
+constexpr const char* fused_input = R"(
+vec4 input_state(uint j) { return state[j] + next_step * corrected(j); }
+)";
+constexpr const char* plain_input = R"(
+vec4 input_state(uint j) { return state[j]; }
+)";
+
+// Eight invocations a cell, for the occupancy small grids lack: lane k < 6 gathers neighbour
+// k and sums edge k (two corners, each computed by both of its edges' lanes), lane 6 gathers
+// the cell itself (and moves acc on, FUSED), lane 0 adds the six edges up in the serial
+// kernel's order. Shared: 56 bytes an invocation.
+constexpr const char* lanes_body = R"(
+const uint LANES = 8u;
+shared vec4 lane_state[{0}];
+shared vec4 lane_place[{0}];  // position.xyz, the potential
+shared int lane_cell[{0}];
+shared vec4 lane_edge[{0}];   // edge k's (div, grad)
+shared float lane_circulation[{0}];
+
+void main() {{
+  uint item = gpgpu_index();
+  bool live = item < gpgpu_count;
+  uint me = gl_LocalInvocationID.x;
+  uint lane = me % LANES;
+  uint base = me - lane;
+  uint i = first + item / LANES;
+  ivec4 q = ivec4(0, 0, 0, -1);
+  if (live && lane < 6u) q = slot[lane * stride + i];
+  if (live && lane == 6u) q.w = int(i);
+  vec4 sj = vec4(0.0), pj = vec4(0.0);
+  if (q.w >= 0) {{
+    sj = input_state(uint(q.w));
+    vec4 at = position[q.w];
+    pj = vec4(at.xyz, potential(sj, at));
+  }}
+  lane_state[me] = sj;
+  lane_place[me] = pj;
+  lane_cell[me] = q.w;
+#ifdef FUSED
+  if (live && lane == 6u) {{
+    vec4 t = corrected(i);
+    acc[i] = (prev_stage == 0 ? state[i] : acc[i]) + acc_step * t;
+  }}
+#endif
+  barrier();
+  vec4 s = lane_state[base + 6u], p = lane_place[base + 6u];
+  float f = p.w;
+  vec4 edge = vec4(0.0);
+  float circulation = 0.0;
+  if (live && lane < 6u) {{
+    // A pentagon repeats neighbour 0 in slot 5 (a zero edge): its corner before edge 0 is
+    // (cell, nb 4, nb 0).
+    bool pentagon = lane_cell[base + 5u] == lane_cell[base];
+    uint before = lane == 0u ? base + (pentagon ? 4u : 5u) : me - 1u;
+    uint after = lane == 5u ? base : me + 1u;
+    Corner prev = corner_of(s, p, f, lane_state[before], lane_place[before], lane_place[before].w,
+                            sj, pj, pj.w);
+    Corner cur = corner_of(s, p, f, sj, pj, pj.w, lane_state[after], lane_place[after],
+                           lane_place[after].w);
+    vec3 nl = intBitsToFloat(q.xyz);
+    edge.x = dot(nl, prev.h * prev.u + cur.h * cur.u);
+#ifndef ADVECTION_ONLY
+    vec3 tl = cross(normalize(prev.x + cur.x), nl);
+    circulation = dot(tl, prev.u + cur.u);
+    edge.yzw = nl * (prev.phi + cur.phi - 2.0 * f);
+#endif
+  }}
+  lane_edge[me] = edge;
+  lane_circulation[me] = circulation;
+  barrier();
+  if (!live || lane != 0u) return;
+  float div = 0.0;
+  circulation = 0.0;
+  vec3 grad = vec3(0.0);
+  for (uint k = 0u; k < 6u; ++k) {{
+    div += lane_edge[base + k].x;
+    circulation += lane_circulation[base + k];
+    grad += lane_edge[base + k].yzw;
+  }}
+  float scale = 0.5 * inv_area[i];
+  vec3 r = p.xyz;
+#ifdef ADVECTION_ONLY
+  TEND_OUT(i) = vec4(-div * scale, 0.0, 0.0, 0.0);
+#else
+  float zeta = circulation * scale;
+  float fc = dot(r, coriolis_axis);
+  vec3 du = -(zeta + fc) * cross(r, s.yzw) - grad * scale;
+  du -= dot(du, r) * r;
+  TEND_OUT(i) = vec4(-div * scale, du);
+#endif
+}}
+)";
+
 }  // namespace
 
 std::string tendency_kernel_source(int group) {
-  return fmt::format(tendency_head, group) + tendency_body;
+  return fmt::format(tendency_head, group) +
+         "layout(std430, binding = 4) writeonly buffer Tend { vec4 tend[]; };\n" + tendency_body;
+}
+
+std::string tendency_lanes_source(int group, bool fused) {
+  return fmt::format(tendency_head, group) + lanes_head +
+         (fused ? std::string(corrected_source) + fused_input : plain_input) +
+         fmt::format(lanes_body, group);
 }
 
 std::string update_kernel_source(int group) {
@@ -151,19 +287,12 @@ uniform float next_step;   // dt times the weight of this stage's tendency in th
 uniform float acc_step;    // dt times its weight in the step's result
 uniform uint stride;       // cells per row of the slot-major tables
 uniform uint first;        // the first cell of this dispatch (local index)
-
+uniform uint tend_in;      // where this stage's tendencies start in tend
+{1}
 void main() {{
   if (gpgpu_index() >= gpgpu_count) return;
   uint i = first + gpgpu_index();
-  uint n = stride;
-  vec4 t = tend[i];
-  // Fourth-order continuity: subtract c dx^2 lap(div) in flux form.
-  float c = 0.0;
-  for (int k = 0; k < 6; ++k) {{
-    uint at = uint(k) * n + i;
-    c += correction[at] * (tend[neighbour[at]].x - t.x);
-  }}
-  t.x -= c;
+  vec4 t = corrected(i);
   if (stage == 0) {{
     vec4 b = base[i];
     next[i] = b + next_step * t;
@@ -176,7 +305,7 @@ void main() {{
   }}
 }}
 )",
-                     group);
+                     group, corrected_source);
 }
 
 std::string laplacian_kernel_source(int group) {

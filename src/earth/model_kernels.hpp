@@ -27,7 +27,15 @@ namespace gpgpu::earth::detail {
 // of n items computes cells [first, first + n).
 std::string tendency_kernel_source(int group);
 
-// Applies the continuity correction to tend.x and the Runge-Kutta update of the stage.
+// The same tendencies with eight invocations a cell (dispatch 8 items a cell; `group` a
+// multiple of 8, 56 bytes of shared memory an invocation). fused: the previous stage's
+// update applied to every state it reads (ModelOptions::fuse_stages), reading tend at
+// tend_in, writing it at tend_out and moving acc on as the update kernel would; it also
+// binds neighbour, correction and acc (8 storage buffers). Takes ADVECTION_ONLY.
+std::string tendency_lanes_source(int group, bool fused);
+
+// Applies the continuity correction to tend.x (reading tend from tend_in) and the
+// Runge-Kutta update of the stage.
 // Like every kernel below, a dispatch of n items covers cells [first, first + n).
 std::string update_kernel_source(int group);
 

@@ -140,7 +140,7 @@ GlobalSums Model::sums() const {
 Fields Model::raw_tendency() const {
   Impl& m = *impl_;
   Model::Impl::Band all{std::nullopt, 0, true};  // swap the state's halo first
-  m.tendencies(m.state, all);
+  m.tendencies(m.state, all, false);
   return unpack(m.gather_owned(m.tend), 0.0, m.surface);
 }
 

@@ -13,7 +13,9 @@
 //             terms of div(h u), grad(g (h + h_s) + |u|^2/2) and curl u over its corners;
 //   update    the continuity correction (needs the neighbours' tendencies, hence a second
 //             kernel) fused with the Runge-Kutta stage update;
-// two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on. A
+// two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on; five
+// when stages 2-4's tendencies apply the previous stage's update themselves
+// (ModelOptions::fuse_stages, the default where the device allows it). A
 // step queues its dispatches without waiting for the GPU (no read-back, no fence); only
 // fields(), sums(), vorticity() and the state check wait.
 //
@@ -81,9 +83,11 @@ struct StepTraffic {
 };
 
 // GPU time of each kernel, summed over the dispatches timed (see Model::set_kernel_timing).
+// A fused stage (ModelOptions::fuse_stages) counts as a tendency.
 struct KernelTimes {
   double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;  // per kind of kernel
-  long long dispatches = 0;  // dispatches timed
+  long long tendency_dispatches = 0, update_dispatches = 0;  // of those timed
+  long long dispatches = 0;                                  // dispatches timed, all kinds
   bool available = false;  // the device has timer queries
 };
 

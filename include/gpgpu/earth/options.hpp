@@ -44,6 +44,20 @@ struct ModelOptions {
   // Performance knobs of the GPU kernels (results agree to float32 rounding):
   int work_group_size = 128;        // invocations per work group: 32..1024, a multiple of 32
   bool preload_neighbours = false;  // gather all six neighbours before the corner walk
+  // Whether each Runge-Kutta stage's update is applied inside the next stage's tendency
+  // kernel, which recomputes it for the cell and its neighbours from the tendencies (and
+  // runs eight invocations a cell): 5 dispatches a step instead of 8, for small grids on
+  // GPUs, whose steps the chain of dependent dispatches limits; the recomputed updates cost
+  // more than that chain on larger grids and on a software rasterizer. The same
+  // expressions, which a compiler may contract differently once they feed the tendency:
+  // results agree to float32 rounding, and every rank of a fused run gets one process's
+  // bits. Needs 8 storage buffers and 56 x work_group_size bytes of shared memory in a
+  // compute shader, and no halo swap inside a step (so not with halo_per_step = false
+  // across ranks); the plain kernels otherwise. Auto: on GPUs, for grids of at most 16,384
+  // cells (levels 0-5). Measured on an H200 (docs/earth-speed.md): level 5 (10,242 cells)
+  // steps 1.28x as fast fused, level 6 (40,962) 0.74x; on llvmpipe level 5 steps 2.7x slower fused.
+  enum class StageFusion { Auto, On, Off };
+  StageFusion fuse_stages = StageFusion::Auto;  // (above)
   // Across ranks (team.hpp, partition.hpp): true swaps a halo of 8 rings (10 with
   // hyperdiffusion) once per step and computes its stages redundantly on the rings; false
   // swaps 2 rings before every stage (4 exchanges a step, 5 with hyperdiffusion). The same
