@@ -15,7 +15,6 @@
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
 #include "matmul_runner.hpp"
-#include "matmul_runner.hpp"
 #include "test_support.hpp"
 
 namespace {
