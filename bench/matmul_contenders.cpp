@@ -1,7 +1,7 @@
-// The contenders of the matmul benchmark: gpgpu's GL methods, gpgpu::cpu and the optional
-// CUDA reference.
-#include "matmul_internal.hpp"
-
+// The contenders of the matmul benchmark (gpgpu's GL methods, gpgpu::cpu and the optional
+// CUDA reference), and the float64 check of every result: the float32 dot-product error
+// bound, per entry.
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <span>
@@ -12,6 +12,7 @@
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
+#include "matmul_runner.hpp"
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
 #endif
@@ -160,6 +161,96 @@ Contender make_contender(const std::string& name, gpgpu::Context& context) {
   }
   throw ArgumentError(fmt::format("matmul bench: unknown method '{}'; the methods are {}", name,
                                   fmt::join(contender_names(), ", ")));
+}
+
+namespace {
+
+constexpr double eps32 = 0x1p-24;
+
+std::vector<float> absolute(const std::vector<float>& v) {
+  std::vector<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::fabs(v[i]);
+  return out;
+}
+
+}  // namespace
+
+CheckPlan make_check_plan(const BenchProblem& p, int full_max_n, int samples, std::mt19937& rng) {
+  CheckPlan plan;
+  const auto mn = static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.n);
+  if (p.m <= full_max_n && p.n <= full_max_n && p.k <= full_max_n) {
+    plan.full = true;
+    plan.exact.resize(mn);
+    plan.magnitude.resize(mn);
+    cpu::matmul_reference_f64(p.a, p.b, plan.exact, p.m, p.k, p.n);
+    cpu::matmul_reference_f64(absolute(p.a), absolute(p.b), plan.magnitude, p.m, p.k, p.n);
+    return plan;
+  }
+  plan.entries = {{0, 0}, {0, p.n - 1}, {p.m - 1, 0}, {p.m - 1, p.n - 1}};
+  std::uniform_int_distribution<int> row(0, p.m - 1), col(0, p.n - 1);
+  for (int s = 0; s < samples; ++s) plan.entries.emplace_back(row(rng), col(rng));
+  for (const auto& [r, c] : plan.entries) {
+    plan.exact.push_back(cpu::reference_entry_f64(p.a, p.b, p.k, p.n, r, c));
+    // Products of floats are exact in double; their absolute sum needs no care.
+    double magnitude = 0;
+    for (int i = 0; i < p.k; ++i) {
+      magnitude += std::fabs(static_cast<double>(p.a[static_cast<std::size_t>(r) * p.k + i]) *
+                             p.b[static_cast<std::size_t>(i) * p.n + c]);
+    }
+    plan.magnitude.push_back(magnitude);
+  }
+  return plan;
+}
+
+CheckResult check_result(const CheckPlan& plan, const BenchProblem& p, std::span<const float> c) {
+  CheckResult r;
+  r.kind = plan.full ? "full" : "sampled";
+  r.bound = p.k + 2.0;
+  double max_exact = 0;
+  const std::size_t count = plan.exact.size();
+  for (std::size_t e = 0; e < count; ++e) {
+    std::size_t index = e;
+    if (!plan.full) {
+      index = static_cast<std::size_t>(plan.entries[e].first) * static_cast<std::size_t>(p.n) +
+              static_cast<std::size_t>(plan.entries[e].second);
+    }
+    const double got = c[index];
+    const double exact = plan.exact[e];
+    const double error = std::fabs(got - exact);
+    const double scale = eps32 * plan.magnitude[e];
+    // An exact zero scale means every product was 0: the only right answer is 0.
+    const double normalised = scale > 0 ? error / scale : (error == 0 ? 0.0 : INFINITY);
+    ++r.checked;
+    max_exact = std::fmax(max_exact, std::fabs(exact));
+    if (!std::isfinite(got) || !(normalised <= r.bound)) {
+      if (r.wrong++ == 0) {
+        r.first_wrong =
+            fmt::format("C[{}][{}] = {}, float64 {}", index / p.n, index % p.n, got, exact);
+      }
+      if (!std::isfinite(got)) {
+        r.max_abs_error = INFINITY;
+        r.worst_normalised = INFINITY;
+        continue;
+      }
+    }
+    r.max_abs_error = std::fmax(r.max_abs_error, error);
+    r.worst_normalised = std::fmax(r.worst_normalised, normalised);
+  }
+  r.ok = r.wrong == 0;
+  r.relative_error = max_exact > 0 ? r.max_abs_error / max_exact : r.max_abs_error;
+  return r;
+}
+
+CheckResult worst_of(const CheckResult& x, const CheckResult& y) {
+  CheckResult r = x;
+  r.ok = x.ok && y.ok;
+  r.checked = x.checked + y.checked;
+  r.wrong = x.wrong + y.wrong;
+  r.max_abs_error = std::fmax(x.max_abs_error, y.max_abs_error);
+  r.relative_error = std::fmax(x.relative_error, y.relative_error);
+  r.worst_normalised = std::fmax(x.worst_normalised, y.worst_normalised);
+  if (r.first_wrong.empty()) r.first_wrong = y.first_wrong;
+  return r;
 }
 
 }  // namespace gpgpu::bench::detail

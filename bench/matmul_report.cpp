@@ -1,5 +1,5 @@
 // Writing the matmul benchmark's results: markdown tables, JSON, CSV, gnuplot charts.
-#include "matmul_internal.hpp"
+#include "matmul_runner.hpp"
 
 #include <cmath>
 #include <iterator>

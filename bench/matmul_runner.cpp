@@ -10,7 +10,6 @@
 
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
-#include "matmul_internal.hpp"
 
 namespace gpgpu::bench {
 

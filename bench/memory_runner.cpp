@@ -8,7 +8,6 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/transfer_queue.hpp"
-#include "memory_bench.hpp"
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
 #endif

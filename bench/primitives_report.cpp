@@ -1,11 +1,9 @@
-#include "primitives_internal.hpp"
+#include "primitives_runner.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
-
-#include "primitives_runner.hpp"
 
 namespace gpgpu::bench::primitives_detail {
 

@@ -15,7 +15,6 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
-#include "primitives_internal.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"

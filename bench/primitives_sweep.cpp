@@ -8,7 +8,7 @@
 
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
-#include "primitives_internal.hpp"
+#include "primitives_runner.hpp"
 
 namespace gpgpu::bench {
 

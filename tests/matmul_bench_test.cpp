@@ -14,7 +14,6 @@
 
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
-#include "matmul_internal.hpp"
 #include "matmul_runner.hpp"
 #include "test_support.hpp"
 

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "datapath.hpp"
+#include "datapath_runner.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/cpu_matmul.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/matmul.hpp"
-#include "matmul_internal.hpp"
+#include "matmul_runner.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
@@ -21,7 +21,7 @@ namespace gpgpu::bench::datapath {
 namespace {
 
 // Checks 64 sampled entries and the corners against float64 within the float32 bound of a
-// length-k dot product (matmul_internal.hpp).
+// length-k dot product (matmul_runner.hpp).
 void check(const detail::BenchProblem& p, const std::vector<float>& c, const std::string& what) {
   std::mt19937 rng(7);
   const auto r = detail::check_result(detail::make_check_plan(p, 0, 64, rng), p, c);

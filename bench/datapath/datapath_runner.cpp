@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "datapath.hpp"
 #include "gpgpu/error.hpp"
 
 namespace gpgpu::bench {

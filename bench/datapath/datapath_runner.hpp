@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gpgpu/context.hpp"
+#include "harness.hpp"
 
 namespace gpgpu::bench {
 
@@ -56,3 +57,13 @@ struct CeilingBenchOptions {
 int run_ceiling_bench(const CeilingBenchOptions& options, Context& context);
 
 }  // namespace gpgpu::bench
+
+namespace gpgpu::bench::datapath {
+
+void run_saxpy(Session& env, const std::vector<int>& log2_sizes);
+void run_pipeline(Session& env, std::size_t bytes);
+void run_matmul(Session& env, const std::vector<int>& sizes);
+void run_variants(Session& env, bool quick);
+void run_ceiling(Session& env, bool quick);
+
+}  // namespace gpgpu::bench::datapath

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "datapath.hpp"
+#include "datapath_runner.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"

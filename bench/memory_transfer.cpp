@@ -9,7 +9,7 @@
 #include "gpgpu/error.hpp"
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/transfer_queue.hpp"
-#include "memory_bench.hpp"
+#include "memory_runner.hpp"
 
 namespace gpgpu::bench {
 
