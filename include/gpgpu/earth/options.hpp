@@ -54,8 +54,8 @@ struct ModelOptions {
   // bits. Needs 8 storage buffers and 56 x work_group_size bytes of shared memory in a
   // compute shader, and no halo swap inside a step (so not with halo_per_step = false
   // across ranks); the plain kernels otherwise. Auto: on GPUs, for grids of at most 16,384
-  // cells (levels 0-5). Measured on an H200 (docs/earth-speed.md): level 5 (10,242 cells)
-  // steps 1.28x as fast fused, level 6 (40,962) 0.74x; on llvmpipe level 5 steps 2.7x slower fused.
+  // cells (levels 0-5). Measured on an H200 (docs/earth-speed.md): levels 3-5 step 1.28-1.51x
+  // as fast fused, level 6 (40,962 cells) 0.74x; on llvmpipe level 5 steps 6x slower fused.
   enum class StageFusion { Auto, On, Off };
   StageFusion fuse_stages = StageFusion::Auto;  // (above)
   // Across ranks (team.hpp, partition.hpp): true swaps a halo of 8 rings (10 with
