@@ -15,9 +15,9 @@
 //             kernel) fused with the Runge-Kutta stage update;
 // two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on; five
 // when stages 2-4's tendencies apply the previous stage's update themselves
-// (ModelOptions::fuse_stages, the default where the device allows it). A
-// step queues its dispatches without waiting for the GPU (no read-back, no fence); only
-// fields(), sums(), vorticity() and the state check wait.
+// (ModelOptions::fuse_stages: by default on GPUs for grids up to level 5). A step queues
+// its dispatches without waiting for the GPU (no read-back, no fence); only fields(),
+// sums(), vorticity() and the state check wait.
 //
 // Across processes (team.hpp). Given a Team of N ranks, each rank's Model holds one
 // subdomain (partition.hpp): its own cells plus two halo rings, swapped with the neighbours
