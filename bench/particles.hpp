@@ -60,7 +60,6 @@ class DeviceParticles {
   void step(const ParticleParams& params);
   void drift(const ParticleParams& params);
   Particles download() const;
-  ParticleLayout layout() const { return layout_; }
   // Bytes a particle occupies in the arrays the kernels bind (AoS 48, the others 32).
   std::size_t bytes_per_particle() const;
 

@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -41,20 +40,12 @@ struct DataPathBenchOptions {
   std::size_t pipeline_bytes = 0;  // 0: 1 GiB on a GPU, 64 MiB on a CPU
   std::vector<int> matmul_sizes;   // empty: 1024..8192 on a GPU; 256,512,1024 on a CPU
   bool cuda = true;                // compare with CUDA when it is built and a device is there
-  std::ostream* log = nullptr;     // nullptr: std::cout
 };
 
 int run_datapath_bench(const DataPathBenchOptions& options, Context& context);
 
-struct CeilingBenchOptions {
-  std::filesystem::path out_dir;
-  int warmup = 1;
-  int repeats = 5;
-  bool quick = false;
-  std::ostream* log = nullptr;
-};
-
-int run_ceiling_bench(const CeilingBenchOptions& options, Context& context);
+// Medians of 5 runs after 1 warm-up.
+int run_ceiling_bench(const std::filesystem::path& out_dir, bool quick, Context& context);
 
 }  // namespace gpgpu::bench
 

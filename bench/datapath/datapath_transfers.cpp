@@ -3,7 +3,6 @@
 // and pinned memory. pipeline: a large array in chunks, each run waited against run_async with
 // several runs in flight (upload of chunk i+1, compute on i, download of i-1 together).
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <functional>
 #include <optional>
