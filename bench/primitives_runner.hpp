@@ -98,11 +98,6 @@ inline Measured time_gpgpu(const Context& ctx, const Budget& budget,
   return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
 }
 
-inline Measured time_cpu(const Budget& budget, const std::function<void()>& call) {
-  const auto ms = wall_times(budget, call);
-  return {median(ms), static_cast<int>(ms.size()), "steady_clock"};
-}
-
 // Reproducible data from a seed (splitmix64).
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi);
 std::vector<std::uint32_t> random_uints(std::size_t n, std::uint64_t seed);
