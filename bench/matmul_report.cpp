@@ -2,7 +2,6 @@
 #include "matmul_runner.hpp"
 
 #include <cmath>
-#include <iterator>
 #include <map>
 
 #include <fmt/format.h>

@@ -9,25 +9,9 @@
 //
 // Part of the static library gpgpu_bench_matmul, which the CLI (`gpgpu bench matmul`) calls.
 //
-// What is measured, per method and size n (m = k = n), after `warmup` untimed runs:
-//   kernel      the multiplication alone on device-resident data: GL_TIME_ELAPSED around
-//               the dispatch on GPUs; wall clock around dispatch + glFinish on llvmpipe,
-//               whose timer queries do not see the work; cudaEvents for CUDA; wall clock
-//               for the CPU methods (which have nothing to upload).
-//   end-to-end  host arrays in, host array out: upload of A and B, the kernel, download
-//               of C (wall clock; for CUDA its own pinned-memory figure).
-// On CPU-only devices (llvmpipe) the tables add GFLOP per CPU-second: 2 m n k over the CPU
-// time the process (all its threads) used per kernel run, a figure other load moves less.
-// Both are medians of up to `repeats` runs (fewer when a point would exceed
-// max_seconds_per_point); GFLOPS = 2 m n k / t. A method is skipped at sizes where one run
-// is predicted (from its previous size, scaling with n^3) to exceed max_seconds_per_run.
-//
-// Every result is checked against float64: all entries for n <= full_check_max_n, else
-// `sampled_entries` random entries plus the corners. An entry is wrong when
-// |c - c64| > (k + 2) * 2^-24 * sum_i |a_ri b_ic| (the float32 dot-product bound), or when it
-// is not finite; a wrong result is reported as WRONG, and its speed is not plotted.
-// The precision report gives, per method and size, max |c - c64| / max |c64| and the worst
-// |c - c64| / (2^-24 * sum_i |a_ri b_ic|), the error in units of the bound's eps.
+// What is measured per method and size (kernel, end to end, GFLOP per CPU-second on CPU
+// devices), the repeats and skips, and the float64 check of every result: docs/matmul.md,
+// "The benchmark" and "Correctness and precision".
 #pragma once
 
 #include <cstddef>

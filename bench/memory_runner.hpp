@@ -1,20 +1,7 @@
 // bench/memory_runner.hpp — `gpgpu bench memory`: how fast data moves between the host and
-// the device and within the device.
-//
-//   transfer   host <-> device GB/s: glBufferData, glBufferSubData, staging buffers mapped
-//              with glMapBufferRange, persistent-mapped staging (TransferQueue), a
-//              persistently mapped HostBuffer (pure GPU copy, like CUDA's pinned memory), and
-//              upload + compute + download overlapped in chunks; vs CUDA pinned copies.
-//   bandwidth  copy, scale and SAXPY kernels, float and vec4 storage, 1 and 4 vec4 per
-//              invocation, vs the device copy (TransferQueue::copy, and CUDA's when built).
-//   transpose  naive, tiled, tiled + padding on square and non-square matrices, vs the copy.
-//   soa        a particle update as array of structures, structure of arrays and SoA of vec4.
-//   workgroup  SAXPY and the tiled transpose at work-group sizes 32..1024, and the size
-//              gpgpu::preferred_work_group_size picks.
-// Each prints a table on stdout and, with an out_dir, writes memory-<name>.json and .csv.
-// Kernel times are GPU timestamps (gpgpu::Profiler) where the device has timer queries,
-// transfer times the fenced wall clock; every figure is the median of `repeats` runs after
-// `warmup` runs. Bytes are counted once read and once written; GB/s means 1e9 bytes/s.
+// the device and within the device: transfer, bandwidth, transpose, soa and workgroup, each a
+// table on stdout and, with an out_dir, memory-<name>.json and .csv. What each times, how, and
+// what its GB/s count: docs/memory.md (the topics table and "Running the benchmarks").
 #pragma once
 
 #include <cstddef>

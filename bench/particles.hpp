@@ -1,16 +1,6 @@
-// bench/particles.hpp — one particle step in three memory layouts (seed 004: "structure of
-// arrays vs array of structures"), for the soa benchmark and its correctness test.
-//
-//   AoS      struct Particle { vec3 pos; float mass; vec3 vel; float charge; vec4 color; }
-//            — 48 bytes a particle in std430; the step leaves color alone, as a renderer's
-//            field would be, yet it shares the cache lines the step loads.
-//   SoA      one float array per component: px, py, pz, vx, vy, vz, mass, charge.
-//   SoAVec4  two vec4 arrays: (pos, mass) and (vel, charge): 16-byte loads, no waste.
-//
-// step:   force = mass * gravity + charge * field - drag * vel
-//         vel  += force * (dt / mass);  pos += vel * dt
-// drift:  pos  += vel * dt              (reads 24 of AoS's 48 bytes)
-
+// bench/particles.hpp — one particle step in three memory layouts (AoS, SoA, SoA of vec4), for
+// the soa benchmark and its correctness test; the layouts, the step and the drift:
+// docs/memory.md, "Structure of arrays vs array of structures".
 #pragma once
 
 #include <array>
@@ -60,7 +50,6 @@ class DeviceParticles {
   void step(const ParticleParams& params);
   void drift(const ParticleParams& params);
   Particles download() const;
-  ParticleLayout layout() const { return layout_; }
   // Bytes a particle occupies in the arrays the kernels bind (AoS 48, the others 32).
   std::size_t bytes_per_particle() const;
 

@@ -91,18 +91,6 @@ namespace {
 unsigned threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
-
-// Splits [0, n) into one contiguous part per thread and runs f(begin, end, part) on each.
-template <class F>
-void parallel_parts(std::size_t n, F f) {
-  const unsigned parts = threads();
-  std::vector<std::thread> pool;
-  for (unsigned p = 0; p < parts; ++p) {
-    const std::size_t b = n * p / parts, e = n * (p + 1) / parts;
-    pool.emplace_back([=, &f] { f(b, e, p); });
-  }
-  for (auto& t : pool) t.join();
-}
 }  // namespace
 
 std::string backend() {
@@ -138,10 +126,10 @@ void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) 
 std::vector<std::uint32_t> histogram(std::span<const float> x, std::uint32_t bins, float lo,
                                      float hi) {
   const float scale = static_cast<float>(bins) / (hi - lo);
-  std::vector<std::vector<std::uint32_t>> partial(threads(),
-                                                  std::vector<std::uint32_t>(bins + 3, 0));
-  parallel_parts(x.size(), [&](std::size_t b, std::size_t e, unsigned p) {
-    auto& c = partial[p];
+  const unsigned parts = threads();
+  std::vector<std::vector<std::uint32_t>> partial(parts, std::vector<std::uint32_t>(bins + 3, 0));
+  // One contiguous part of x per thread, each counted into its own bins.
+  const auto count = [&](std::size_t b, std::size_t e, std::vector<std::uint32_t>& c) {
     for (std::size_t i = b; i < e; ++i) {
       const float v = x[i];
       if (std::isnan(v)) {
@@ -155,7 +143,12 @@ std::vector<std::uint32_t> histogram(std::span<const float> x, std::uint32_t bin
         ++c[std::min(static_cast<std::uint32_t>(t), bins - 1)];
       }
     }
-  });
+  };
+  std::vector<std::thread> pool;
+  for (unsigned p = 0; p < parts; ++p)
+    pool.emplace_back(count, x.size() * p / parts, x.size() * (p + 1) / parts,
+                      std::ref(partial[p]));
+  for (auto& t : pool) t.join();
   std::vector<std::uint32_t> total(bins + 3, 0);
   for (const auto& c : partial) {
     for (std::size_t i = 0; i < total.size(); ++i) total[i] += c[i];

@@ -136,7 +136,7 @@ void print(std::ostream& out, const Report& r) {
     out << "\n## tuning sweep (gpgpu only)\n\n";
     Table table({"primitive", "n", "tuning", "ms", "GB/s", "status"});
     for (const auto& s : r.sweep) {
-      table.add({s.primitive, size_label(s.n), s.tuning, fmt::format("{:.4g}", s.ms),
+      table.add({s.primitive, size_label(s.n), s.contender, fmt::format("{:.4g}", s.ms),
                  fmt::format("{:.1f}", s.gbps),
                  s.status == "ok" ? "ok" : s.status + ": " + s.note});
     }
@@ -166,7 +166,7 @@ void write_files(const std::filesystem::path& dir, const Report& r) {
   Table sweep("primitives-sweep", "tuning sweep (gpgpu only)",
               {"primitive", "n", "tuning", "ms", "gbps", "bytes", "status", "note"});
   for (const auto& s : r.sweep)
-    sweep.add({s.primitive, s.n, s.tuning, s.ms, s.gbps, s.bytes, s.status, s.note});
+    sweep.add({s.primitive, s.n, s.contender, s.ms, s.gbps, s.bytes, s.status, s.note});
   sweep.write(dir, "", f.renderer, f.date);
 }
 

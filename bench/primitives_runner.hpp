@@ -43,10 +43,11 @@ int run_primitives_bench(const PrimitivesBenchOptions& options, const Context& c
 
 namespace gpgpu::bench::primitives_detail {
 
-// A row of primitives.json and primitives.csv.
+// A row of primitives.json and primitives.csv, or of the tuning sweep (primitives-sweep.json
+// and .csv: the tuning in `contender`).
 struct Row {
   std::string primitive;  // reduce, scan, sort, sort_pairs, histogram, copy
-  std::string contender;  // gpgpu, cub, cpu, cuda copy, gpgpu copy
+  std::string contender;  // gpgpu, cub, cpu, cuda copy, gpgpu copy; the sweep's tuning
   std::string family;     // gpgpu, cuda, cpu
   std::size_t n = 0;
   double ms = -1;    // median time of one call
@@ -58,21 +59,12 @@ struct Row {
   std::string note{};    // the check, or why it was skipped
 };
 
-// A row of the tuning sweep (primitives-sweep.json and .csv).
-struct SweepRow {
-  std::string primitive;
-  std::size_t n = 0;
-  std::string tuning;
-  double ms = -1, bytes = 0, gbps = 0;
-  std::string status{}, note{};
-};
-
 struct Report {
   RunFacts facts;
   std::string cpu_backend, timing;
   std::vector<std::size_t> sizes;
   std::vector<Row> rows;
-  std::vector<SweepRow> sweep;
+  std::vector<Row> sweep;
 };
 
 // Bytes per element the GB/s figures count, per primitive.
@@ -104,11 +96,6 @@ inline Measured time_gpgpu(const Context& ctx, const Budget& budget,
   const Timing t = profile(ctx, budget, call, setup);
   const bool gpu = !ctx.info().is_software && t.gpu_ms >= 0;
   return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
-}
-
-inline Measured time_cpu(const Budget& budget, const std::function<void()>& call) {
-  const auto ms = wall_times(budget, call);
-  return {median(ms), static_cast<int>(ms.size()), "steady_clock"};
 }
 
 // Reproducible data from a seed (splitmix64).

@@ -171,7 +171,7 @@ void run_tuning_sweep(const Context& ctx, primitives_detail::Report& report, int
     fastest.clear();
     for (const auto& v : all) {
       set_primitive_tuning(ctx, v.tuning);
-      primitives_detail::SweepRow row{v.primitive, n, describe(v.tuning, v.primitive)};
+      primitives_detail::Row row{v.primitive, describe(v.tuning, v.primitive), "gpgpu", n};
       row.bytes = primitives_detail::bytes_per_element(v.primitive) * static_cast<double>(n);
       try {
         const Budget few{warmup, repeats};
@@ -201,8 +201,8 @@ void run_tuning_sweep(const Context& ctx, primitives_detail::Report& report, int
         row.status = "error";
         row.note = e.what();
       }
-      std::cerr << fmt::format("  sweep {} 2^{} {}: {:.4f} ms {}\n", row.primitive, l, row.tuning,
-                               row.ms, row.status);
+      std::cerr << fmt::format("  sweep {} 2^{} {}: {:.4f} ms {}\n", row.primitive, l,
+                               row.contender, row.ms, row.status);
       report.sweep.push_back(row);
     }
   }

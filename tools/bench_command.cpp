@@ -433,10 +433,7 @@ Command add_bench_command(CLI::App& app) {
       return bench::run_datapath_bench(options, ctx);
     }
     if (ceiling->parsed()) {
-      bench::CeilingBenchOptions options;
-      options.out_dir = std::filesystem::path(o->out_dir) / "ceiling";
-      options.quick = o->quick;
-      return bench::run_ceiling_bench(options, ctx);
+      return bench::run_ceiling_bench(std::filesystem::path(o->out_dir) / "ceiling", o->quick, ctx);
     }
     bench::MemoryBenchOptions options;
     options.which = o->which;

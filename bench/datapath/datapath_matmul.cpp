@@ -1,6 +1,5 @@
 // matmul: C = A B from host arrays end to end (what a user with std::vectors gets) and on
 // device-resident Buffers (the kernel), against cuBLAS and OpenBLAS.
-#include <cmath>
 #include <random>
 
 #include <fmt/format.h>

@@ -17,7 +17,7 @@ int run_datapath_bench(const DataPathBenchOptions& o, Context& context) {
         "bench datapath: unknown benchmark '{}'; choose saxpy, pipeline, matmul, variants or all",
         o.which));
   }
-  Session env(context, {o.out_dir, "datapath-", o.warmup, o.repeats, o.cuda, o.log});
+  Session env(context, {o.out_dir, "datapath-", o.warmup, o.repeats, o.cuda});
   env.log << fmt::format("gpgpu data-path benchmarks on {} ({}), {}\n", env.device,
                          context.info().version, env.date);
   const auto pick = [&](const auto& given, const auto& quick, const auto& cpu, const auto& gpu) {
@@ -43,11 +43,11 @@ int run_datapath_bench(const DataPathBenchOptions& o, Context& context) {
   return 0;
 }
 
-int run_ceiling_bench(const CeilingBenchOptions& o, Context& context) {
-  Session env(context, {o.out_dir, "datapath-", o.warmup, o.repeats, false, o.log});
+int run_ceiling_bench(const std::filesystem::path& out_dir, bool quick, Context& context) {
+  Session env(context, {out_dir, "datapath-", 1, 5, false});
   env.log << fmt::format("gpgpu stage ceilings on {} ({}), {}\n", env.device,
                          context.info().version, env.date);
-  datapath::run_ceiling(env, o.quick);
+  datapath::run_ceiling(env, quick);
   return 0;
 }
 

@@ -1,28 +1,12 @@
-// bench/datapath/datapath_runner.hpp — the data-path benchmarks (docs/data-path.md), callable
-// from the CLI (`gpgpu bench datapath`, `gpgpu bench ceiling`).
-//
-//   saxpy     a SAXPY round trip from host arrays (upload x and y, run, download y) at
-//             n = 2^10 .. 2^26, against its parts (Buffer uploads, a resident run, a
-//             download) and against CUDA doing the same from pageable and from pinned memory.
-//   pipeline  1 GiB through a kernel in chunks: each run waited (sequential) against
-//             run_async keeping several in flight (overlapped).
-//   matmul    C = A B from host arrays end to end (MatmulMethod::Auto) and on device-resident
-//             Buffers (the kernel), against cuBLAS (end to end from pinned memory, and its
-//             kernel) and OpenBLAS on the host.
-//   variants  the engine's options (staging, host threads, chunk size, delivery thread,
-//             direct-upload threshold), matmul tiles, split-K and panels: the measurements
-//             that chose the defaults. Not part of "all".
-//   ceiling   (run_ceiling_bench) the ALU rate of the compute, vertex (transform feedback)
-//             and fragment stages, the texel-fetch rate of each, and the fragment and
-//             transform-feedback matmuls as fractions of their stage's ceiling.
-// Tables go to the log and, with an out_dir, to datapath-<name>.json and .csv. Times are the
-// wall clock around what a user calls (the call returns with the results in host memory),
-// median of `repeats` after `warmup`.
+// bench/datapath/datapath_runner.hpp — the data-path benchmarks, callable from the CLI
+// (`gpgpu bench datapath`: saxpy, pipeline, matmul, and variants, which "all" leaves out;
+// `gpgpu bench ceiling`). What each times: docs/data-path.md, "Benchmarks". Tables go to the
+// log and, with an out_dir, to datapath-<name>.json and .csv; times are the wall clock around
+// what a user calls, median of `repeats` after `warmup`.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -41,20 +25,12 @@ struct DataPathBenchOptions {
   std::size_t pipeline_bytes = 0;  // 0: 1 GiB on a GPU, 64 MiB on a CPU
   std::vector<int> matmul_sizes;   // empty: 1024..8192 on a GPU; 256,512,1024 on a CPU
   bool cuda = true;                // compare with CUDA when it is built and a device is there
-  std::ostream* log = nullptr;     // nullptr: std::cout
 };
 
 int run_datapath_bench(const DataPathBenchOptions& options, Context& context);
 
-struct CeilingBenchOptions {
-  std::filesystem::path out_dir;
-  int warmup = 1;
-  int repeats = 5;
-  bool quick = false;
-  std::ostream* log = nullptr;
-};
-
-int run_ceiling_bench(const CeilingBenchOptions& options, Context& context);
+// Medians of 5 runs after 1 warm-up.
+int run_ceiling_bench(const std::filesystem::path& out_dir, bool quick, Context& context);
 
 }  // namespace gpgpu::bench
 

@@ -3,11 +3,11 @@
 // and pinned memory. pipeline: a large array in chunks, each run waited against run_async with
 // several runs in flight (upload of chunk i+1, compute on i, download of i-1 together).
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -48,24 +48,21 @@ struct Inputs {
 // for the table's note (docs/data-path.md, "Ordinary memory"): the bench reports, the engine
 // uses none of these today.
 std::string host_import_routes(const DeviceInfo& info) {
-  std::string text;
-  auto add = [&](const char* name, bool present, const char* what) {
-    text +=
-        fmt::format("{}{} {} ({})", text.empty() ? "" : "; ", name, present ? "yes" : "no", what);
-  };
-  auto egl = [&](const char* name) {
-    return std::find(info.egl_extensions.begin(), info.egl_extensions.end(), name) !=
-           info.egl_extensions.end();
-  };
-  add("GL_EXT_external_buffer", info.has_extension("GL_EXT_external_buffer"),
-      "buffer storage over an EGL client buffer");
-  add("GL_AMD_pinned_memory", info.has_extension("GL_AMD_pinned_memory"),
-      "a buffer over a host pointer");
-  add("GL_EXT_memory_object_fd", info.has_extension("GL_EXT_memory_object_fd"),
-      "imports memory another API exported as an fd, not a host pointer");
-  add("EGL_EXT_image_dma_buf_import", egl("EGL_EXT_image_dma_buf_import"),
-      "images over dma-bufs, not buffers");
-  return "host memory import: " + text;
+  const auto& egl = info.egl_extensions;
+  const bool dma_buf =
+      std::find(egl.begin(), egl.end(), "EGL_EXT_image_dma_buf_import") != egl.end();
+  const std::tuple<const char*, bool, const char*> routes[] = {
+      {"GL_EXT_external_buffer", info.has_extension("GL_EXT_external_buffer"),
+       "buffer storage over an EGL client buffer"},
+      {"GL_AMD_pinned_memory", info.has_extension("GL_AMD_pinned_memory"),
+       "a buffer over a host pointer"},
+      {"GL_EXT_memory_object_fd", info.has_extension("GL_EXT_memory_object_fd"),
+       "imports memory another API exported as an fd, not a host pointer"},
+      {"EGL_EXT_image_dma_buf_import", dma_buf, "images over dma-bufs, not buffers"}};
+  std::vector<std::string> text;
+  for (const auto& [name, present, what] : routes)
+    text.push_back(fmt::format("{} {} ({})", name, present ? "yes" : "no", what));
+  return fmt::format("host memory import: {}", fmt::join(text, "; "));
 }
 
 struct Row {

@@ -3,7 +3,6 @@
 // and two contexts on two threads), matmul tiles and split-K per size, and row panels.
 #include <atomic>
 #include <functional>
-#include <random>
 #include <thread>
 
 #include <fmt/format.h>
@@ -192,15 +191,14 @@ void copy_compute_overlap(Session& env, bool quick) {
                Cell(compute_alone, 3), Cell(both, 3), Cell(copy_alone + compute_alone, 3),
                ratio_text(copy_alone + compute_alone, both)});
   };
-  try {
-    one_context();
-  } catch (const Error& e) {
-    table.note(std::string("one context failed: ") + e.what());
-  }
-  try {
-    two_contexts();
-  } catch (const Error& e) {
-    table.note(std::string("two contexts failed: ") + e.what());
+  for (const auto& [how, measure] :
+       {std::pair<const char*, std::function<void()>>{"one context", one_context},
+        {"two contexts", two_contexts}}) {
+    try {
+      measure();
+    } catch (const Error& e) {
+      table.note(fmt::format("{} failed: {}", how, e.what()));
+    }
   }
   ctx.make_current();
   table.note("overlap: (copy alone + compute alone) / both; 2.00x is perfect overlap, 1.00x none");

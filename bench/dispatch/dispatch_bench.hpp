@@ -1,13 +1,7 @@
-// `gpgpu bench dispatch`: what one compute dispatch costs the CPU issued by
+// `gpgpu bench dispatch`: what one compute dispatch costs the CPU, issued by
 // ComputeKernel::run and replayed from a gpgpu::Sequence, and what a dependent one costs the
-// GPU, beside CUDA stream launches and a CUDA-graph replay of the same tiny kernels on the
-// same GPU in the same run (where the CUDA reference is built: GPGPU_CUDA).
-//
-// The work: a chain of `chain` dispatches of one 64-invocation work group, each adding 1 to
-// the 64 floats the previous one wrote (a read-after-write dependency, so a barrier between
-// every two), and the same number of independent ones (each writes its own Buffer: no
-// barriers). Per measurement the median over `rounds` rounds after `warmup`; the final values
-// are checked.
+// GPU, beside CUDA stream launches and a CUDA-graph replay where the CUDA reference is built.
+// The chains it times and how: docs/sequences.md ("Measured"). The final values are checked.
 #pragma once
 
 #include <filesystem>

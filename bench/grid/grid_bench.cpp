@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -104,8 +103,32 @@ struct Row {
   double build_rss_mb = 0, rss_mb = 0;
 };
 
-Agreement agreement_of(const ge::Grid& a, const ge::Grid& b);
-std::string statistics_text(const ge::Grid& g);
+// Where the grids list their cells in other orders (a point that moved across a Morton
+// cell's boundary), each point of `a` is compared with the nearest point of `b`.
+Agreement agreement_of(const ge::Grid& a, const ge::Grid& b) {
+  const auto sa = ge::statistics(a), sb = ge::statistics(b);
+  Agreement g{0, 0};
+  for (auto [x, y] : {std::pair{sa.min_spacing, sb.min_spacing},
+                      {sa.mean_spacing, sb.mean_spacing},
+                      {sa.max_spacing, sb.max_spacing},
+                      {sa.area_ratio, sb.area_ratio}}) {
+    g.statistics = std::max(g.statistics, std::abs(x / y - 1));
+  }
+  const bool same_order = a.triangles == b.triangles;
+  std::optional<ge::Locator> locator;
+  if (!same_order) locator.emplace(b);
+  for (std::size_t i = 0; i < a.cell_count(); ++i) {
+    const std::size_t j = same_order ? i : locator->locate(a.centres[i]).nearest;
+    g.points = std::max(g.points, ge::norm(a.centres[i] - b.centres[j]) / sa.mean_spacing);
+  }
+  return g;
+}
+
+std::string statistics_text(const ge::Grid& g) {
+  const auto s = ge::statistics(g);
+  return fmt::format("{:.2f} / {:.2f} / {:.2f}  {:.4f}", s.min_spacing * radius_km,
+                     s.mean_spacing * radius_km, s.max_spacing * radius_km, s.area_ratio);
+}
 
 // The builds of one level, interleaved repeat by repeat (a machine whose load drifts slows
 // them alike); the grids are compared, then let go before the warm reads, so that the peak
@@ -166,33 +189,6 @@ void print_times(const std::vector<Row>& rows) {
                ratio_of(r.auto_kept.median(), best), Cell(r.build_rss_mb, 0)});
   }
   table.print(std::cout);
-}
-
-// Where the grids list their cells in other orders (a point that moved across a Morton
-// cell's boundary), each point of `a` is compared with the nearest point of `b`.
-Agreement agreement_of(const ge::Grid& a, const ge::Grid& b) {
-  const auto sa = ge::statistics(a), sb = ge::statistics(b);
-  Agreement g{0, 0};
-  for (auto [x, y] : {std::pair{sa.min_spacing, sb.min_spacing},
-                      {sa.mean_spacing, sb.mean_spacing},
-                      {sa.max_spacing, sb.max_spacing},
-                      {sa.area_ratio, sb.area_ratio}}) {
-    g.statistics = std::max(g.statistics, std::abs(x / y - 1));
-  }
-  const bool same_order = a.triangles == b.triangles;
-  std::optional<ge::Locator> locator;
-  if (!same_order) locator.emplace(b);
-  for (std::size_t i = 0; i < a.cell_count(); ++i) {
-    const std::size_t j = same_order ? i : locator->locate(a.centres[i]).nearest;
-    g.points = std::max(g.points, ge::norm(a.centres[i] - b.centres[j]) / sa.mean_spacing);
-  }
-  return g;
-}
-
-std::string statistics_text(const ge::Grid& g) {
-  const auto s = ge::statistics(g);
-  return fmt::format("{:.2f} / {:.2f} / {:.2f}  {:.4f}", s.min_spacing * radius_km,
-                     s.mean_spacing * radius_km, s.max_spacing * radius_km, s.area_ratio);
 }
 
 nlohmann::json print_grids(const std::vector<Row>& rows) {

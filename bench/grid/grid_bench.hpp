@@ -1,8 +1,6 @@
-// `gpgpu bench grid`: the earth grid per level, same run — a cold build with the spring
-// dynamics on the CPU (float64 on the CPU's threads, the path every machine has), a cold
-// build on the GPU (float32 sweeps checked in float64), Auto (first with its timed trial,
-// then following the timing it kept) and a warm read from the disk cache; with each
-// build's stages, and the statistics and point differences that show the grids agree.
+// `gpgpu bench grid`: the earth grid per level, same run, built on the CPU, on the GPU and by
+// Auto, and read warm from the disk cache, with the statistics that show the grids agree; what
+// it prints and writes: docs/earth-grid.md.
 #pragma once
 
 #include <filesystem>

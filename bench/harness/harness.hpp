@@ -1,23 +1,9 @@
 // bench/harness/harness.hpp — what every `gpgpu bench ...` is built on, so that a benchmark
-// only says what it times and how it checks the result:
-//
-//   facts    the date, the device, the host (CPU, load average) and whether the CUDA
-//            reference can run, gathered once per run (RunFacts);
-//   timing   warm-up runs, then timed ones up to a count or a time budget, and the median
-//            (sample, median_ms); GPU timestamps where the device has them (profile);
-//   ratios   same-run comparisons as "1.23x" (ratio, ratio_text);
-//   output   tables printed as text or markdown and written as JSON and CSV (Table), files
-//            (write_file), and gnuplot charts (Chart).
-//
-// A benchmark that times a few things and prints tables holds a Session:
-//
-//   Session s(ctx, {.out_dir = dir, .prefix = "memory-", .warmup = 2, .repeats = 7});
-//   Table t("copy", "device copies", {"copy", "median ms", "GB/s", "vs CUDA"});
-//   const Timing time = s.profile([&] { kernel.run(args, n); });
-//   t.add({"GLSL vec4 copy", Cell(time.kernel_ms(), 3), Cell(gbps), ratio(gbps, cuda_gbps)});
-//   s.finish(t);  // printed; with an out_dir, <out_dir>/memory-copy.json and .csv
-//
-// Part of the static library gpgpu_bench_harness, which every bench library links.
+// only says what it times and how it checks the result: the facts of a run (RunFacts),
+// timing (Budget, sample, median_ms, profile), same-run ratios (ratio), tables printed and
+// written as JSON and CSV (Table), files and charts (write_file, Chart), and a Session that
+// holds them for a benchmark of several tables; docs/contributing.md ("Add a benchmark")
+// shows one in use. Part of the static library gpgpu_bench_harness, which every bench links.
 #pragma once
 
 #include <chrono>

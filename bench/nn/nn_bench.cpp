@@ -103,7 +103,7 @@ double dispatch_overhead_us(const Context& ctx) {
 TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn::Dataset& train,
                           const nn::DeviceDataset& device_train, std::size_t batch,
                           nn::Backend backend, const nn::BackendOptions& backend_options,
-                          std::size_t limit_steps, nn::Sequential* keep) {
+                          nn::Sequential* keep) {
   auto recipe = nn::builtin_net(ctx, o.net, train.sample_shape(), train.classes);
   recipe.model.set_backend(backend, backend_options);
   recipe.model.set_normalization(nn::normalization_of(train));
@@ -111,7 +111,7 @@ TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn:
   auto options = recipe.options;
   options.batch = batch;
   options.report_every = 1000000;  // one read of the accumulators, at the end of the epoch
-  options.limit_steps = limit_steps;
+  options.limit_steps = 0;
   nn::Trainer trainer(recipe.model, device_train, options);
   TrainTiming t;
   t.batch = batch;
@@ -139,7 +139,7 @@ CpuFigures time_gpgpu_cpu(const Context& ctx, const NnBenchOptions& o, const nn:
                           const nn::DeviceDataset& device_test, std::size_t threads) {
   nn::Sequential model(ctx, train.sample_shape());
   const auto t = time_training(ctx, o, train, device_train, 64, nn::Backend::Cpu,
-                               {.threads = threads}, 0, &model);
+                               {.threads = threads}, &model);
   std::vector<double> seconds;
   for (int r = 0; r < 3; ++r) {
     seconds.push_back(nn::evaluate(model, device_test, o.cpu_inference_batch).seconds);
@@ -254,7 +254,7 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   report["fuse_pooling"] = o.fuse_pooling;
   for (std::size_t batch : o.batches) {
     const auto t =
-        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, 0, &last);
+        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, &last);
     report["train"].push_back(
         {{"batch", batch},
          {"steps", t.steps},
@@ -277,7 +277,7 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
     NnBenchOptions tf_options = o;
     tf_options.epochs = 2;
     const auto t = time_training(ctx, tf_options, tf_train, device_tf, 64,
-                                 nn::Backend::TransformFeedback, {}, 0, nullptr);
+                                 nn::Backend::TransformFeedback, {}, nullptr);
     const double images = static_cast<double>(t.steps * 64);
     const double tflops = training_flops(last) * images / t.steady / 1e12;
     report["transform_feedback"] = {{"images", images},

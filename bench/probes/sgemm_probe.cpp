@@ -3,7 +3,6 @@
 // Variant: A is pre-transposed (At = A^T, K x M) so that both shared tiles are filled with
 // plain vec4 copies (no scattered scalar stores), k-major tiles, double-buffered.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>

@@ -8,10 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -57,14 +54,12 @@ const char* mode_name(Mode m) {
 std::vector<std::string> environment(const fs::path& folder, Mode mode, const std::string& device) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('='));
-    if (name == "GPGPU_CACHE_DIR" || name == "GPGPU_CACHE" || name == "XDG_CACHE_HOME" ||
-        name == "MESA_SHADER_CACHE_DIR" || name == "__GL_SHADER_DISK_CACHE_PATH" ||
-        (name == "GPGPU_DEVICE" && !device.empty())) {
-      continue;
-    }
-    env.push_back(entry);
+    const std::string entry = *e, name = entry.substr(0, entry.find('='));
+    const bool replaced = name == "GPGPU_CACHE_DIR" || name == "GPGPU_CACHE" ||
+                          name == "XDG_CACHE_HOME" || name == "MESA_SHADER_CACHE_DIR" ||
+                          name == "__GL_SHADER_DISK_CACHE_PATH" ||
+                          (name == "GPGPU_DEVICE" && !device.empty());
+    if (!replaced) env.push_back(entry);
   }
   env.push_back("XDG_CACHE_HOME=" + folder.string());
   // NVIDIA's driver uses this folder only when it exists: pointed at a missing one it caches
@@ -157,6 +152,16 @@ std::vector<Case> cases(const StartupBenchOptions& o, const fs::path& work) {
   };
 }
 
+// The last line of `log` that starts with `prefix`; "" where none does.
+std::string last_line(const fs::path& log, const std::string& prefix) {
+  std::ifstream in(log);
+  std::string line, found;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) found = line;
+  }
+  return found;
+}
+
 // The steady state of a case: its probe's in-process figure, for training the second
 // epoch and its evaluation of a 2-epoch run, 0 for the bare process start.
 double steady_seconds(const StartupBenchOptions& o, const Case& c, const fs::path& folder,
@@ -166,26 +171,12 @@ double steady_seconds(const StartupBenchOptions& o, const Case& c, const fs::pat
   if (!c.probe.empty()) {
     const auto log = logs / "steady.log";
     run_child(c.probe, env, log);
-    std::ifstream in(log);
-    std::string line, last;
-    while (std::getline(in, line)) {
-      if (!line.empty() && line[0] == '{') last = line;
-    }
-    return json::parse(last).at("steady_seconds").get<double>();
+    return json::parse(last_line(log, "{")).at("steady_seconds").get<double>();
   }
   run_child(train_args(o, 2, work / "train-steady"), env, logs / "steady-train.log");
   std::ifstream in(work / "train-steady" / "history.json");
   const json epoch = json::parse(in).at("epochs").at(1);
   return epoch.at("seconds").get<double>() + epoch.at("eval_seconds").get<double>();
-}
-
-std::string program_line(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, found;
-  while (std::getline(in, line)) {
-    if (line.rfind("programs:", 0) == 0) found = line.substr(10);
-  }
-  return found;
 }
 
 struct Row {
@@ -214,7 +205,7 @@ Row measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, in
     for (const Mode m : modes) {
       const auto log = logs / fmt::format("{}-{}.log", mode_name(m), r);
       row.runs[m].push_back(run_child(c.args, environment(folder, m, o.device), log));
-      if (const auto p = program_line(log); !p.empty()) row.programs[m] = p;
+      if (const auto p = last_line(log, "programs:"); !p.empty()) row.programs[m] = p.substr(10);
     }
   }
   row.steady = steady_seconds(o, c, folder, logs, dir / "work");

@@ -2,7 +2,6 @@
 // and then in the steady state (median of five more after it), printed as one JSON line.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -75,23 +74,22 @@ class Laps {
 // where a warm process's time goes. Printed beside first/steady as "phases".
 nlohmann::json kernel_phases() {
   Laps laps;
-  const auto lap = [&](const char* name) { laps.lap(name); };
   Context ctx;
-  lap("context");
+  laps.lap("context");
   std::optional<ComputeKernel> kernel;
   kernel.emplace(ctx, saxpy_source, Defines{}, "startup saxpy");
-  lap("kernel built");
+  laps.lap("kernel built");
   const std::size_t n = std::size_t{1} << 20;
   std::vector<float> x(n, 1.0f), y(n, 1.0f);
-  lap("host arrays");
+  laps.lap("host arrays");
   kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-  lap("first run");
+  laps.lap("first run");
   kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-  lap("second run");
+  laps.lap("second run");
   if (y[n - 1] != 5.0f) throw Error("startup probe: wrong SAXPY");
   kernel.reset();
   ctx.release();
-  lap("context released");
+  laps.lap("context released");
   return laps.json();
 }
 
@@ -123,19 +121,18 @@ void main() {
   c[g.y * 64 + g.x] = sum;
 })";
   Laps laps;
-  const auto lap = [&](const char* name) { laps.lap(name); };
   const Context ctx;
-  lap("context");
+  laps.lap("context");
   std::vector<ComputeKernel> kernels;
   for (int v = 0; v < 12; ++v) {
     kernels.emplace_back(ctx, tiled, Defines{{"VARIANT", std::to_string(v)}}, "heavy kernel");
   }
-  lap("12 kernels built");
+  laps.lap("12 kernels built");
   const Buffer a(ctx, ElementType::Float32, 4 * 64 * 64), c(ctx, ElementType::Float32, 4 * 64 * 64);
   for (int round = 0; round < 2; ++round) {
     for (auto& k : kernels) k.run({{"a", a}, {"c", c}}, Size3{64, 64, 1});
     ctx.finish();
-    lap(round == 0 ? "first runs" : "second runs");
+    laps.lap(round == 0 ? "first runs" : "second runs");
   }
   const auto counts = ctx.program_counts();
   laps.json()["compiled"] = counts.compiled;
