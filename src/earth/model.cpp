@@ -89,11 +89,12 @@ std::optional<detail::FusedKernels> fused_kernels(const Context& ctx, const Case
       info.max_combined_shader_storage_blocks < 8 ||
       info.max_compute_shared_memory_size < 56 * o.work_group_size)
     return std::nullopt;
-  Defines fused = tendency_defines(s, {});
+  const Defines plain = tendency_defines(s, {});  // the lanes kernels have no PRELOAD
+  Defines fused = plain;
   fused.emplace_back("FUSED", "");
   const int group = o.work_group_size;
   return detail::FusedKernels{detail::Kernel(ctx, detail::tendency_lanes_source(group, false),
-                                             tendency_defines(s, {}), "earth tendency (lanes)"),
+                                             plain, "earth tendency (lanes)"),
                               detail::Kernel(ctx, detail::tendency_lanes_source(group, true), fused,
                                              "earth fused tendency")};
 }
@@ -351,10 +352,16 @@ int Model::Impl::step_dispatches() {
   return pass({std::nullopt, state_valid, true});
 }
 
-bool Model::Impl::replays_steps() const {
-  return options.replay_steps && team->size() == 1 && timeline == nullptr && !tendency.timing() &&
-         !update.timing() && !laplacian.timing() && !diffusion.timing() &&
-         !(fusion && fusion->later_stages.timing());
+std::vector<detail::Kernel*> Model::Impl::stepping_kernels() {
+  std::vector<detail::Kernel*> k{&tendency, &update, &laplacian, &diffusion};
+  if (fusion) k.insert(k.end(), {&fusion->first_stage, &fusion->later_stages});
+  return k;
+}
+
+bool Model::Impl::replays_steps() {
+  const auto kernels = stepping_kernels();
+  return options.replay_steps && team->size() == 1 && timeline == nullptr &&
+         std::none_of(kernels.begin(), kernels.end(), [](auto* k) { return k->timing(); });
 }
 
 int Model::Impl::replayed_step() {
@@ -515,12 +522,7 @@ StepTraffic Model::traffic() const {
 }
 
 void Model::set_kernel_timing(bool on) {
-  for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
-    k->set_timing(on);
-  if (impl_->fusion) {
-    impl_->fusion->first_stage.set_timing(on);
-    impl_->fusion->later_stages.set_timing(on);
-  }
+  for (detail::Kernel* k : impl_->stepping_kernels()) k->set_timing(on);
 }
 
 void Model::set_timeline(Timeline* timeline) {
@@ -546,12 +548,7 @@ KernelTimes Model::kernel_times() const {
 }
 
 void Model::reset_kernel_times() {
-  for (detail::Kernel* k : {&impl_->tendency, &impl_->update, &impl_->laplacian, &impl_->diffusion})
-    k->reset();
-  if (impl_->fusion) {
-    impl_->fusion->first_stage.reset();
-    impl_->fusion->later_stages.reset();
-  }
+  for (detail::Kernel* k : impl_->stepping_kernels()) k->reset();
 }
 
 const Grid& Model::grid() const {

@@ -119,7 +119,9 @@ struct Model::Impl {
   int step_dispatches();
   // The same from a recording (replay_steps): recorded on first use, replayed after.
   int replayed_step();
-  bool replays_steps() const;
+  bool replays_steps();
+  // The kernels a step runs that Model::set_kernel_timing times.
+  std::vector<detail::Kernel*> stepping_kernels();
   void one_step();
   void mark(const char* label);  // on the timeline, if any, at this step
   void refresh_halo(Buffer& values);
