@@ -22,6 +22,7 @@ packages=(
   emscripten node-acorn chromium-headless-shell                          # the browser build, tests
   node-typescript                                                        # checks the npm package's types
   mesa-vulkan-drivers                                                    # zink over lavapipe: a second GL driver
+  libvulkan-dev                                                          # large Buffers' memory from Vulkan
   libonnx-dev libprotobuf-dev python3-onnx                               # ONNX models in and out
   libnetcdf-dev netcdf-bin python3-netcdf4 python3-xarray                # the earth model's NetCDF output
   doxygen                                                                # the API reference

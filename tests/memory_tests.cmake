@@ -3,6 +3,7 @@
 find_package(nlohmann_json 3 REQUIRED)
 set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/device_copy_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/imported_memory_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/timeline_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/trace_test.cpp
@@ -10,7 +11,8 @@ set(_gpgpu_memory_test_sources
   ${CMAKE_CURRENT_LIST_DIR}/transpose_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/work_group_test.cpp)
 gpgpu_add_test(memory_test ${_gpgpu_memory_test_sources} LIBS nlohmann_json::nlohmann_json)
-# trace_test unit-tests the internal source rewriter; device_copy_test the internal copy.
+# trace_test unit-tests the internal source rewriter; device_copy_test the internal copy;
+# imported_memory_test asks the Context state where a Buffer's memory came from.
 target_include_directories(memory_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
 unset(_gpgpu_memory_test_sources)
 # The soa benchmark's kernels and the runner's output (when the benchmarks are built).

@@ -212,6 +212,14 @@ struct ContextOptions {
   // environment variable if set, else the driver's own figures ("device" says so too).
   // An unknown name is a ContextError listing the profiles.
   std::string limits{};
+  // Buffers of at least this many bytes take their memory from Vulkan on the same GPU,
+  // imported into GL (GL_EXT_memory_object_fd), where the driver offers both: NVIDIA's GL
+  // driver moves its own buffers of 512 MiB and more at about half the bandwidth of smaller
+  // ones, and imported memory at full bandwidth (docs/memory.md, "Large buffers"). -1 (auto):
+  // the GPGPU_IMPORTED_BUFFER_BYTES environment variable if set, else 64 MiB on GPUs and never
+  // on software devices (their memory is the host's either way); 0: never. A Buffer whose
+  // memory cannot be imported gets GL's own.
+  std::int64_t imported_buffer_bytes = -1;
 };
 
 // How a Context's programs were made (Context::program_counts): compiled from source, or

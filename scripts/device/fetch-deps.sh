@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # For a GPU machine whose image lacks gpgpu's build dependencies (the H100 image has cmake,
 # ninja, g++, CUDA and OpenBLAS but not GoogleTest, CLI11, fmt, nlohmann-json or the ONNX
-# library with protobuf):
+# library with protobuf, Vulkan's headers and loader):
 # downloads their amd64 Debian packages into .deps/ (git-ignored) here, and writes
 # .deps/prelude.sh, which unpacks them under /opt/gpgpu-deps there (never over /).
 # Run here, from the repository root:   bash scripts/device/fetch-deps.sh
@@ -15,7 +15,7 @@ cd .deps
 rm -f ./*.deb
 apt-get -qq $o download libgtest-dev libgmock-dev googletest libcli11-dev libfmt-dev libfmt9 \
     nlohmann-json3-dev libpng-dev libpng16-16 zlib1g-dev pybind11-dev \
-    libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 2>&1 | grep -v 'unsandboxed' || true
+    libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 libvulkan-dev libvulkan1 2>&1 | grep -v 'unsandboxed' || true
 cat > prelude.sh <<'PRE'
 # Sourced on the GPU machine: makes gpgpu's build dependencies findable by CMake.
 deps_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -113,6 +114,8 @@ void ContextState::release() noexcept {
     programs.abandon_all();
   }
   release_native();
+  // After the context: its imports hold their own references to the memory.
+  buffer_memory.reset();
   released = true;
 }
 
@@ -188,6 +191,29 @@ void warn_stale_uniforms(const DeviceInfo& info) {
 }
 }  // namespace
 
+// ContextOptions::imported_buffer_bytes resolved for the device; 0: no Buffer imports memory.
+std::size_t imported_buffer_threshold(const ContextOptions& options, const DeviceInfo& info) {
+  if (options.imported_buffer_bytes < -1) {
+    throw ContextError(fmt::format(
+        "ContextOptions::imported_buffer_bytes is {}: give -1 (auto), 0 (never) or a size in bytes",
+        options.imported_buffer_bytes));
+  }
+  if (options.imported_buffer_bytes >= 0) {
+    return static_cast<std::size_t>(options.imported_buffer_bytes);
+  }
+  if (const char* env = std::getenv("GPGPU_IMPORTED_BUFFER_BYTES"); env != nullptr && *env) {
+    char* end = nullptr;
+    const long long bytes = std::strtoll(env, &end, 10);
+    if (*end != '\0' || bytes < 0) {
+      throw ContextError(fmt::format(
+          "GPGPU_IMPORTED_BUFFER_BYTES is \"{}\": give a size in bytes (0: never import)", env));
+    }
+    return static_cast<std::size_t>(bytes);
+  }
+  // A software device's memory is the host's whichever way it is made.
+  return info.is_software ? 0 : default_imported_buffer_bytes;
+}
+
 void finish_context_setup(ContextState& state, const ContextOptions& options) {
   apply_limit_profile(state.info, options);  // before anything plans with the limits
   state.ext = load_extension_functions(state.info);
@@ -212,6 +238,7 @@ void finish_context_setup(ContextState& state, const ContextOptions& options) {
     state.info.work_completes_in_call = measure_work_completes_in_call(state.info, state.platform);
   }
   state.timeout = options.timeout;
+  state.imported_buffer_bytes = imported_buffer_threshold(options, state.info);
   state.programs.set_limit(options.program_cache_limit);
   // WebGL has no program binaries: there every process compiles (the browser keeps its own).
   state.binaries = std::make_unique<ProgramBinaryCache>(

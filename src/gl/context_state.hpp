@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gl/buffer_memory.hpp"
 #include "gl/gl.hpp"
 #include "gl/platform.hpp"
 #include "gpgpu/context.hpp"
@@ -76,6 +77,13 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // While a Sequence captures (gpgpu/sequence.hpp): where ComputeKernel runs are recorded
   // instead of run (kernels/dispatch_record.hpp). Null otherwise.
   DispatchSink* capture = nullptr;
+  // Large Buffers' memory (gl/buffer_memory.hpp): Buffers of at least imported_buffer_bytes
+  // (0: none) take it from buffer_memory, opened by the first of them (buffer_memory_tried);
+  // it stays null where it cannot be opened, for the reason in buffer_memory_why.
+  std::size_t imported_buffer_bytes = 0;
+  std::unique_ptr<BufferMemory> buffer_memory;
+  bool buffer_memory_tried = false;
+  std::string buffer_memory_why;
 
   ContextState();  // out of line: ProgramBinaryCache is incomplete here
   ContextState(const ContextState&) = delete;

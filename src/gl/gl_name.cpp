@@ -63,6 +63,10 @@ void delete_gl_name(GlKind kind, ContextState* state, unsigned name) noexcept {
   // (or having destroyed) its context frees it.
   if (state != nullptr && !state->try_make_current()) return;
   delete_current(kind, name);
+  // The memory under an imported buffer is freed once GL has let go of the buffer.
+  if (kind == GlKind::Buffer && state != nullptr && state->buffer_memory) {
+    state->buffer_memory->release(name);
+  }
 }
 
 template <GlKind Kind>

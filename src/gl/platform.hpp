@@ -12,7 +12,10 @@
 //                           natively; in WebGL2 a fence never signals while the program keeps
 //                           control, so waiting there is glFinish;
 //   second contexts         make_shared_context below (the transfer engine's copy lanes):
-//                           EGL makes one in the Context's share group; WebGL2 refuses.
+//                           EGL makes one in the Context's share group; WebGL2 refuses;
+//   large buffers' memory   open_buffer_memory below (gl/buffer_memory.hpp): natively,
+//                           memory Vulkan allocates on the same GPU, imported into GL;
+//                           WebGL2 has none.
 // The core reads PlatformTraits to choose its path at run time (no #ifdef), and refuses with
 // UnsupportedError what a platform cannot do (refuse_without below).
 #pragma once
@@ -63,6 +66,11 @@ std::shared_ptr<ContextState> make_context_state(const ContextOptions& options);
 
 // A GL entry point by name (eglGetProcAddress natively); null where the platform has none.
 void* platform_proc_address(const char* name);
+
+// Where large Buffers' memory comes from, for `state`'s current context; null with `why` where
+// the platform or the device has no such source.
+class BufferMemory;
+std::unique_ptr<BufferMemory> open_buffer_memory(const ContextState& state, std::string& why);
 
 // A fence that a thread without the context can wait for (the transfer engine's delivery
 // thread). Only where PlatformTraits::thread_fences; elsewhere insert throws UnsupportedError.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gl/buffer_memory.hpp"
 #include "gl/context_state.hpp"
 #include "gl/gl_buffer.hpp"
 #include "gl/gl_name.hpp"
@@ -24,7 +25,9 @@ Buffer::Buffer(const Context& context, ElementType type, std::size_t count)
   }
   auto& state = *context.state();
   state.ensure_current();
-  name_ = detail::make_gl_buffer(state, count * element_size, nullptr, GL_DYNAMIC_COPY);
+  bool imported = false;
+  const GLuint id = detail::create_device_buffer(state, count * element_size, imported);
+  name_ = detail::GlBuffer(state.shared_from_this(), id);
 }
 
 Buffer::~Buffer() {

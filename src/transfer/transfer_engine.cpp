@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gl/buffer_memory.hpp"
 #include "gl/context_state.hpp"
 #include "gl/fence_reach.hpp"
 #include "gl/gl_buffer.hpp"
@@ -278,7 +279,7 @@ void TransferEngine::upload(GLuint destination, std::size_t offset, const void* 
   wait_for_noted_use(destination);
   bytes_up_ += bytes;
   if (options_.staging == StagingMode::Direct || bytes <= options_.direct_upload_bytes) {
-    write_gl_buffer(destination, offset, bytes, data);
+    write_device_buffer(context_, destination, offset, bytes, data);
     return;
   }
   ring(true);
@@ -347,7 +348,7 @@ void TransferEngine::download(Ticket ticket, GLuint source, std::size_t offset, 
   // Shader writes to `source` must land before a copy or a mapping reads it.
   GL(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT));
   if (options_.staging == StagingMode::Direct) {
-    read_gl_buffer(source, offset, bytes, out);
+    read_device_buffer(context_, source, offset, bytes, out);
     return;
   }
   Ring& r = ring(false);

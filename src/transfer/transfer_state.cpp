@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gl/buffer_memory.hpp"
 #include "gl/gl_buffer.hpp"
 #include "gpgpu/error.hpp"
 
@@ -134,7 +135,7 @@ StagingSlot& TransferState::acquire(StagingRing& r, bool for_upload) {
 void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t offset,
                            const void* data, std::size_t bytes) {
   if (options_.method == TransferMethod::Direct) {
-    write_gl_buffer(destination, offset, bytes, data);
+    write_device_buffer(*context_, destination, offset, bytes, data);
     return;
   }
   StagingRing& r = ring(true);
@@ -174,7 +175,7 @@ void TransferState::upload(std::uint64_t id, GLuint destination, std::size_t off
 void TransferState::download(std::uint64_t id, GLuint source, std::size_t offset, void* out,
                              std::size_t bytes) {
   if (options_.method == TransferMethod::Direct) {
-    read_gl_buffer(source, offset, bytes, out);
+    read_device_buffer(*context_, source, offset, bytes, out);
     return;
   }
   // Shader writes to `source` must land before the copy reads it.
