@@ -8,6 +8,9 @@
 #     in the same run) with imports off (GPGPU_IMPORTED_BUFFER_BYTES=0) and on (the default),
 #     twice each, alternating.
 # Usage: bash scripts/device/imported-memory.sh OUT [BUILD_DIR]
+# Environment: TESTS (the test executables), ROUNDS (2), PRIMITIVES and SIZES (the bench's
+# --primitives and --log2-sizes); all of it takes over 10 minutes on an H200, more than one
+# device call: docs/results/h200/2026-12-01-imported-memory/COMMAND ran a shorter set.
 set -uo pipefail
 out=${1:-out/imported-memory}
 build=${2:-/tmp/bx}
