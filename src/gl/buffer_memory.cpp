@@ -21,15 +21,11 @@ BufferMemory* buffer_memory(ContextState& state) {
 
 }  // namespace
 
-GLuint create_device_buffer(ContextState& state, std::size_t bytes, bool& imported) {
-  imported = false;
+GLuint create_device_buffer(ContextState& state, std::size_t bytes) {
   if (state.imported_buffer_bytes != 0 && bytes >= state.imported_buffer_bytes) {
     if (BufferMemory* memory = buffer_memory(state)) {
       std::string why;
-      if (const GLuint id = memory->create_buffer(bytes, why); id != 0) {
-        imported = true;
-        return id;
-      }
+      if (const GLuint id = memory->create_buffer(bytes, why); id != 0) return id;
       state.buffer_memory_why = why;  // this Buffer only: the next one tries again
     }
   }

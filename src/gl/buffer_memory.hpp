@@ -40,9 +40,8 @@ class BufferMemory {
 
 // The buffer for a gpgpu::Buffer of `bytes` in `state`'s current context: over imported memory
 // where ContextOptions::imported_buffer_bytes asks for it and the platform can, else an
-// ordinary glBufferData buffer (GL_DYNAMIC_COPY). `imported` says which. Throws
-// OutOfMemoryError.
-GLuint create_device_buffer(ContextState& state, std::size_t bytes, bool& imported);
+// ordinary glBufferData buffer (GL_DYNAMIC_COPY). Throws OutOfMemoryError.
+GLuint create_device_buffer(ContextState& state, std::size_t bytes);
 
 // Whether buffer `id` of `state`'s context lies over imported memory.
 bool is_imported_buffer(const ContextState& state, GLuint id) noexcept;

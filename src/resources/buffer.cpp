@@ -25,9 +25,8 @@ Buffer::Buffer(const Context& context, ElementType type, std::size_t count)
   }
   auto& state = *context.state();
   state.ensure_current();
-  bool imported = false;
-  const GLuint id = detail::create_device_buffer(state, count * element_size, imported);
-  name_ = detail::GlBuffer(state.shared_from_this(), id);
+  name_ = detail::GlBuffer(state.shared_from_this(),
+                           detail::create_device_buffer(state, count * element_size));
 }
 
 Buffer::~Buffer() {

@@ -82,7 +82,8 @@ constexpr std::size_t page = std::size_t{64} << 10;
 struct Allocation {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  GLuint object = 0;  // the GL memory object
+  VkDeviceSize size = 0;  // of the allocation, which GL imports whole
+  GLuint object = 0;      // the GL memory object
 };
 
 class VulkanBufferMemory final : public BufferMemory {
@@ -261,7 +262,7 @@ class VulkanBufferMemory final : public BufferMemory {
       a.memory = VK_NULL_HANDLE;
       return why = fmt::format("vkAllocateMemory({} bytes) failed", req.size), -1;
     }
-    size_ = req.size;
+    a.size = req.size;
     if (vk_.bind(device_, a.buffer, a.memory, 0) != VK_SUCCESS) {
       return why = "vkBindBufferMemory failed", -1;
     }
@@ -283,7 +284,7 @@ class VulkanBufferMemory final : public BufferMemory {
     gl_.create_objects(1, &a.object);
     const GLint dedicated = GL_TRUE;
     gl_.parameter(a.object, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
-    gl_.import_fd(a.object, size_, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+    gl_.import_fd(a.object, a.size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
     if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
       ::close(fd);  // not taken by GL
       gl_.delete_objects(1, &a.object);
@@ -316,7 +317,6 @@ class VulkanBufferMemory final : public BufferMemory {
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
-  VkDeviceSize size_ = 0;  // of the allocation being made
   std::map<GLuint, Allocation> live_;
 };
 
