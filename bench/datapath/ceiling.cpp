@@ -10,13 +10,12 @@
 #include "datapath_runner.hpp"
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
-#include "gpgpu/error.hpp"
 #include "gpgpu/fragment_kernel.hpp"
 #include "gpgpu/matmul.hpp"
 #include "gpgpu/texture.hpp"
 #include "gpgpu/transform_feedback_kernel.hpp"
 
-namespace gpgpu::bench::datapath {
+namespace gpgpu::bench {
 
 namespace {
 
@@ -71,35 +70,35 @@ void main() {{
                      head, call);
 }
 
+// What the stages run: {alu args, fetch args, ALU FLOP, fetch count} over `items` invocations.
+struct Work {
+  Args alu, fetch;
+  double alu_flop, fetch_count;
+  std::size_t items;
+};
+
 struct StageRates {
   double alu_gflops = -1;
   double fetches_per_s = -1;
 };
 
-// The median milliseconds of `run`: the kernel's GL_TIME_ELAPSED on a GPU, the fenced wall
-// clock on llvmpipe (whose timer queries do not see the shader's work).
-template <class Kernel>
-double timed_ms(Session& env, Kernel& kernel, const std::function<void()>& run) {
-  const bool gpu = !env.software() && env.context.info().has_timer_query();
-  return kernel_ms(env.context, kernel, gpu, env.budget(), run);
-}
-
-// A stage's ALU and fetch rates: `work` is {alu args, fetch args, ALU FLOP, fetch count},
-// the kernels write `out` as `target`, and dispatch(kernel, args) runs one.
-struct Work {
-  Args alu, fetch;
-  double alu_flop, fetch_count;
-};
-template <class Kernel, class Out, class Dispatch>
-StageRates stage_rates(Session& env, const Work& work, const char* stage, const Out& out,
-                       const char* target, Dispatch dispatch) {
+// A stage's ALU and fetch rates, its kernels writing `out`. Times are the kernel's
+// GL_TIME_ELAPSED on a GPU, the fenced wall clock on llvmpipe (whose timer queries do not see
+// the shader's work).
+template <class Kernel, class Out>
+StageRates stage_rates(Session& env, const Work& work, const char* stage, const Out& out) {
+  constexpr bool compute = std::is_same_v<Kernel, ComputeKernel>;
   StageRates r;
   for (const bool fetch : {false, true}) {
-    Kernel kernel(env.context, stage_source(std::is_same_v<Kernel, ComputeKernel>, fetch), {},
+    Kernel kernel(env.context, stage_source(compute, fetch), {},
                   fmt::format("ceiling {} {}", stage, fetch ? "fetch" : "alu"));
     Args args = fetch ? work.fetch : work.alu;
-    args.emplace_back(target, out);
-    const double ms = timed_ms(env, kernel, [&] { dispatch(kernel, args); });
+    args.emplace_back(compute ? "o" : "result", out);
+    const bool gpu = !env.software() && env.context.info().has_timer_query();
+    const double ms = kernel_ms(env.context, kernel, gpu, env.budget(), [&] {
+      if constexpr (compute) kernel.run(args, work.items);
+      if constexpr (!compute) kernel.run(args);
+    });
     (fetch ? r.fetches_per_s : r.alu_gflops) =
         fetch ? work.fetch_count / (ms * 1e-3) : work.alu_flop / (ms * 1e6);
   }
@@ -108,8 +107,10 @@ StageRates stage_rates(Session& env, const Work& work, const char* stage, const 
 
 }  // namespace
 
-void run_ceiling(Session& env, bool quick) {
-  auto& ctx = env.context;
+int run_ceiling_bench(const std::filesystem::path& out_dir, bool quick, Context& ctx) {
+  Session env(ctx, {out_dir, "datapath-", 1, 5, false});
+  env.log << fmt::format("gpgpu stage ceilings on {} ({}), {}\n", env.device, ctx.info().version,
+                         env.date);
   const bool sw = env.software();
   // Work sizes: enough that launch overhead is negligible on a GPU, seconds at most on a CPU.
   const std::size_t side = quick || sw ? 256 : 4096;  // fragment grid and vertex count side^2
@@ -125,31 +126,29 @@ void run_ceiling(Session& env, bool quick) {
   const Work work{{{"rounds", std::int32_t{rounds}}},
                   {{"fetches", std::int32_t{fetches}}, {"texels", texels}},
                   static_cast<double>(items) * rounds * 64,
-                  static_cast<double>(items) * fetches};
-  const auto run = [](auto& kernel, const Args& args) { kernel.run(args); };
+                  static_cast<double>(items) * fetches,
+                  items};
   StageRates compute, vertex, fragment;
   {
     const Buffer out(ctx, ElementType::Float32, items * 4);
-    compute = stage_rates<ComputeKernel>(env, work, "compute", out, "o",
-                                         [&](auto& k, const Args& args) { k.run(args, items); });
-    vertex = stage_rates<TransformFeedbackKernel>(env, work, "vertex", out, "result", run);
+    compute = stage_rates<ComputeKernel>(env, work, "compute", out);
+    vertex = stage_rates<TransformFeedbackKernel>(env, work, "vertex", out);
   }
   if (ctx.info().has_color_buffer_float()) {
-    const Texture out(ctx, TexelType::Vec4, {side, side});
-    fragment = stage_rates<FragmentKernel>(env, work, "fragment", out, "result", run);
+    fragment = stage_rates<FragmentKernel>(env, work, "fragment",
+                                           Texture(ctx, TexelType::Vec4, {side, side}));
   }
 
   Table stages("ceiling", "per-stage ceilings: ALU-bound FMA chains and texel fetches",
                {"stage", "ALU GFLOPS", "vs compute", "G texel fetches/s", "vs compute"});
-  auto add = [&](const char* name, const StageRates& r) {
+  for (const auto& [name, r] : {std::pair<const char*, StageRates>{"compute shader", compute},
+                                {"vertex shader + transform feedback", vertex},
+                                {"fragment shader into RGBA32F", fragment}}) {
     stages.add({name, Cell::positive(r.alu_gflops, r.alu_gflops < 100 ? 1 : 0),
                 ratio_text(r.alu_gflops, compute.alu_gflops),
                 Cell::positive(r.fetches_per_s * 1e-9, 3),
                 ratio_text(r.fetches_per_s, compute.fetches_per_s)});
-  };
-  add("compute shader", compute);
-  add("vertex shader + transform feedback", vertex);
-  add("fragment shader into RGBA32F", fragment);
+  }
   stages.note(fmt::format(
       "{} invocations x {} rounds of 32 vec4-lane FMAs; {} RGBA32F fetches "
       "each from a {}^2 texture; {}",
@@ -162,18 +161,13 @@ void run_ceiling(Session& env, bool quick) {
               "fragment and transform-feedback matmul against their stage's ceilings",
               {"method", "n", "GFLOPS", "of stage ALU", "G fetches/s", "of stage fetch rate"});
   const int n = quick || sw ? 256 : 2048;
-  const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  std::vector<float> ones(count, 0.5f);
-  const auto a = Buffer::from(ctx, ones), b = Buffer::from(ctx, ones);
-  Buffer c(ctx, ElementType::Float32, count);
   for (auto [method, stage] : {std::pair{MatmulMethod::FragmentPacked, &fragment},
                                std::pair{MatmulMethod::TransformFeedbackBlocked, &vertex}}) {
     if (stage->alu_gflops <= 0) continue;
     MatmulOptions o;
     o.method = method;
-    MatmulPlan plan(ctx, n, n, n, o);
-    const double ms = timed_ms(env, plan, [&] { plan.run(a, b, c); });
-    const double gflops = 2.0 * n * static_cast<double>(n) * n / (ms * 1e6);
+    const double gflops =
+        datapath::halves_matmul_gflops(env, n, o, !sw && ctx.info().has_timer_query());
     const double fetch_rate = gflops * 1e9 / 16.0;  // 8 fetches per 64 FMAs = 128 FLOP
     paths.add({std::string(to_string(method)), Cell(n), Cell(gflops, gflops < 100 ? 1 : 0),
                ratio_text(gflops, stage->alu_gflops), Cell(fetch_rate * 1e-9, 3),
@@ -181,6 +175,7 @@ void run_ceiling(Session& env, bool quick) {
   }
   paths.note("times include packing the operands into textures and gathering C (every pass)");
   env.finish(paths);
+  return 0;
 }
 
-}  // namespace gpgpu::bench::datapath
+}  // namespace gpgpu::bench

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpgpu/context.hpp"
+#include "gpgpu/matmul.hpp"
 #include "harness.hpp"
 
 namespace gpgpu::bench {
@@ -38,8 +39,14 @@ namespace gpgpu::bench::datapath {
 
 void run_saxpy(Session& env, const std::vector<int>& log2_sizes);
 void run_pipeline(Session& env, std::size_t bytes);
-void run_matmul(Session& env, const std::vector<int>& sizes);
 void run_variants(Session& env, bool quick);
-void run_ceiling(Session& env, bool quick);
+
+// 2 n^3 FLOP in `ms` as GFLOPS; -1 without a time.
+double matmul_gflops(int n, double ms);
+// The kernel GFLOPS of an n x n x n MatmulPlan with `options` on Buffers of 0.5s, median of 5
+// runs after 1 (kernel_ms: by the plan's GPU timer where `gpu`); throws gpgpu::Error when C is
+// wrong. `tuning`: where to put the tuning the plan ran.
+double halves_matmul_gflops(Session& env, int n, const MatmulOptions& options, bool gpu,
+                            std::string* tuning = nullptr);
 
 }  // namespace gpgpu::bench::datapath

@@ -2,7 +2,6 @@
 // time around the defaults, whether the driver runs copies and compute at once (one context,
 // and two contexts on two threads), matmul tiles and split-K per size, and row panels.
 #include <atomic>
-#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -12,7 +11,6 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/host_buffer.hpp"
-#include "gpgpu/matmul.hpp"
 #include "gpgpu/transfer_queue.hpp"
 
 namespace gpgpu::bench::datapath {
@@ -37,34 +35,6 @@ void main() {
   y[i] = a + b + c + d;
 })";
 
-struct Probe {
-  double up = -1, down = -1, small = -1, mid = -1, large = -1;
-};
-
-// Upload and download of `bytes`, and SAXPY round trips at 2^10, 2^20 and 2^24.
-Probe probe(Session& env, std::size_t bytes) {
-  auto& ctx = env.context;
-  const std::size_t n = bytes / 4;
-  std::vector<float> host(n, 1.5f), back(n);
-  Buffer device(ctx, ElementType::Float32, n);
-  Probe p;
-  p.up = env.median_ms([&] {
-    device.upload(std::span<const float>(host));
-    ctx.finish();
-  });
-  p.down = env.median_ms([&] { device.download(std::span<float>(back)); });
-  if (back != host) throw Error("bench variants: a transfer delivered wrong data");
-  ComputeKernel saxpy(ctx, saxpy_source, {}, "bench saxpy");
-  auto round_trip = [&](std::size_t count) {
-    std::vector<float> x(count, 1.0f), y(count, 2.0f);
-    return env.median_ms([&] { saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}}); });
-  };
-  p.small = round_trip(std::size_t{1} << 10);
-  p.mid = round_trip(std::size_t{1} << 20);
-  p.large = round_trip(std::size_t{1} << 24);
-  return p;
-}
-
 void engine_options(Session& env, bool quick) {
   auto& ctx = env.context;
   const DataPathOptions defaults = ctx.data_path();
@@ -75,7 +45,8 @@ void engine_options(Session& env, bool quick) {
                           bytes >> 20),
               {"option", "value", "upload ms", "GB/s", "download ms", "GB/s", "saxpy 2^10 ms",
                "saxpy 2^20 ms", "saxpy 2^24 ms"});
-  // A row with `change` applied to the defaults.
+  // A row with `change` applied to the defaults: upload and download of `bytes`, and SAXPY
+  // round trips at 2^10, 2^20 and 2^24.
   auto row = [&](const std::string& option, const std::string& value,
                  const std::function<void(DataPathOptions&)>& change) {
     env.log << fmt::format("variants: {} = {} ...\n", option, value) << std::flush;
@@ -83,10 +54,24 @@ void engine_options(Session& env, bool quick) {
       DataPathOptions o = defaults;
       change(o);
       ctx.set_data_path(o);
-      const Probe p = probe(env, bytes);
-      const double b = static_cast<double>(bytes);
-      table.add({option, value, Cell(p.up, 3), Cell(b / (p.up * 1e6), 2), Cell(p.down, 3),
-                 Cell(b / (p.down * 1e6), 2), Cell(p.small, 4), Cell(p.mid, 3), Cell(p.large, 3)});
+      std::vector<float> host(bytes / 4, 1.5f), back(bytes / 4);
+      Buffer device(ctx, ElementType::Float32, host.size());
+      const double up = env.median_ms([&] {
+        device.upload(std::span<const float>(host));
+        ctx.finish();
+      });
+      const double down = env.median_ms([&] { device.download(std::span<float>(back)); });
+      if (back != host) throw Error("bench variants: a transfer delivered wrong data");
+      ComputeKernel saxpy(ctx, saxpy_source, {}, "bench saxpy");
+      std::vector<Cell> cells{option,        value,
+                              Cell(up, 3),   Cell(gbps(double(bytes), up), 2),
+                              Cell(down, 3), Cell(gbps(double(bytes), down), 2)};
+      for (const int e : {10, 20, 24}) {
+        std::vector<float> x(std::size_t{1} << e, 1.0f), y(x.size(), 2.0f);
+        const double ms = env.median_ms([&] { saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}}); });
+        cells.emplace_back(ms, e == 10 ? 4 : 3);
+      }
+      table.add(std::move(cells));
     } catch (const Error& e) {
       table.add({option, value, std::string("failed: ") + e.what(), "", "", "", "", "", ""});
     }
@@ -121,10 +106,15 @@ void copy_compute_overlap(Session& env, bool quick) {
   auto& ctx = env.context;
   const std::size_t bytes = quick ? 16 * mib : 512 * mib;
   const std::size_t n = bytes / 4;
+  const int rounds = quick ? 50 : 16000;  // about as long as the copy on an H100
   Table table(
       "overlap",
       fmt::format("copy ({} MiB from a HostBuffer) and compute at once? (wall ms)", bytes >> 20),
       {"how", "copy alone", "compute alone", "both", "sum", "overlap"});
+  const auto add = [&](const char* how, double copy, double compute, double both) {
+    table.add({how, Cell(copy, 3), Cell(compute, 3), Cell(both, 3), Cell(copy + compute, 3),
+               ratio_text(copy + compute, both)});
+  };
   auto one_context = [&] {
     HostBuffer pinned(ctx, ElementType::Float32, n, HostAccess::Write);
     std::fill(pinned.span<float>().begin(), pinned.span<float>().end(), 1.0f);
@@ -132,7 +122,6 @@ void copy_compute_overlap(Session& env, bool quick) {
     Buffer work(ctx, ElementType::Float32, 1 << 22);
     TransferQueue queue(ctx);
     ComputeKernel busy(ctx, busy_source, {}, "bench busy");
-    const int rounds = quick ? 50 : 16000;  // about as long as the copy on an H100
     const Args busy_args{{"y", work}, {"rounds", std::int32_t{rounds}}};
     const double copy = env.median_ms([&] { queue.copy(pinned, target).wait(); });
     const double compute = env.median_ms([&] {
@@ -145,51 +134,47 @@ void copy_compute_overlap(Session& env, bool quick) {
       transfer.wait();
       ctx.finish();
     });
-    table.add({"one context: copy, then a kernel", Cell(copy, 3), Cell(compute, 3), Cell(both, 3),
-               Cell(copy + compute, 3), ratio_text(copy + compute, both)});
+    add("one context: copy, then a kernel", copy, compute, both);
   };
   auto two_contexts = [&] {
-    // Each thread owns its Context; they start together and each times its own loop.
+    // Each thread owns its Context; they start together and each times its own loop: `run`
+    // once, then (both threads ready, when `together`) 8 times and `done`.
     std::atomic<int> ready{0};
-    const auto meet = [&](bool together) {  // both threads ready before either starts timing
-      if (!together) return;
-      ++ready;
-      while (ready.load() < 2) std::this_thread::yield();
+    const auto time8 = [&](bool together, const auto& run, const auto& done) {
+      run();
+      done();
+      if (together) {
+        for (++ready; ready.load() < 2;) std::this_thread::yield();
+      }
+      const auto start = Clock::now();
+      for (int i = 0; i < 8; ++i) run();
+      done();
+      return ms_since(start);
     };
-    double copy_alone = -1, compute_alone = -1, copy_both = -1, compute_both = -1;
     auto copier = [&](bool together, double& out) {
       Context own({.device = std::to_string(ctx.info().device_index)});
       HostBuffer pinned(own, ElementType::Float32, n, HostAccess::Write);
       Buffer target(own, ElementType::Float32, n);
       TransferQueue queue(own);
-      queue.copy(pinned, target).wait();
-      meet(together);
-      const auto start = Clock::now();
-      for (int i = 0; i < 8; ++i) queue.copy(pinned, target).wait();
-      out = ms_since(start);
+      out = time8(
+          together, [&] { queue.copy(pinned, target).wait(); }, [] {});
     };
     auto computer = [&](bool together, double& out) {
       Context own({.device = std::to_string(ctx.info().device_index)});
       Buffer work(own, ElementType::Float32, 1 << 22);
       ComputeKernel busy(own, busy_source, {}, "bench busy");
-      const Args args{{"y", work}, {"rounds", std::int32_t{quick ? 50 : 16000}}};
-      busy.run(args, std::size_t{1} << 20);
-      own.finish();
-      meet(together);
-      const auto start = Clock::now();
-      for (int i = 0; i < 8; ++i) busy.run(args, std::size_t{1} << 20);
-      own.finish();
-      out = ms_since(start);
+      const Args args{{"y", work}, {"rounds", std::int32_t{rounds}}};
+      out = time8(
+          together, [&] { busy.run(args, std::size_t{1} << 20); }, [&] { own.finish(); });
     };
+    double copy_alone = -1, compute_alone = -1, copy_both = -1, compute_both = -1;
     std::thread(copier, false, std::ref(copy_alone)).join();
     std::thread(computer, false, std::ref(compute_alone)).join();
     std::thread a(copier, true, std::ref(copy_both)), b(computer, true, std::ref(compute_both));
     a.join();
     b.join();
-    const double both = std::max(copy_both, compute_both);
-    table.add({"two contexts on two threads (8 copies | 8 kernels)", Cell(copy_alone, 3),
-               Cell(compute_alone, 3), Cell(both, 3), Cell(copy_alone + compute_alone, 3),
-               ratio_text(copy_alone + compute_alone, both)});
+    add("two contexts on two threads (8 copies | 8 kernels)", copy_alone, compute_alone,
+        std::max(copy_both, compute_both));
   };
   for (const auto& [how, measure] :
        {std::pair<const char*, std::function<void()>>{"one context", one_context},
@@ -205,26 +190,6 @@ void copy_compute_overlap(Session& env, bool quick) {
   env.finish(table);
 }
 
-double kernel_gflops(Session& env, int n, const MatmulOptions& options, std::string* what) {
-  auto& ctx = env.context;
-  const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-  static std::vector<float> ones;
-  if (ones.size() < count) ones.assign(count, 0.5f);
-  const auto a = Buffer::from(ctx, std::span<const float>(ones.data(), count));
-  const auto b = Buffer::from(ctx, std::span<const float>(ones.data(), count));
-  Buffer c(ctx, ElementType::Float32, count);
-  MatmulPlan plan(ctx, n, n, n, options);
-  if (what != nullptr) *what = plan.tuning().to_string();
-  const double t = kernel_ms(ctx, plan, true, {1, 5}, [&] { plan.run(a, b, c); });
-  const auto check = c.to_vector<float>();
-  if (check[count / 2] != 0.25f * static_cast<float>(n)) {
-    throw Error(fmt::format("bench variants: matmul {} gave {} instead of {}",
-                            plan.tuning().to_string(), check[count / 2],
-                            0.25f * static_cast<float>(n)));
-  }
-  return t > 0 ? 2.0 * n * static_cast<double>(n) * n / (t * 1e6) : -1;
-}
-
 void matmul_tiles(Session& env, bool quick) {
   Table table("tiles", "matmul kernel GFLOPS by tile and split-K (Buffers, GL_TIME_ELAPSED)",
               {"n", "tuning", "GFLOPS", "vs Auto"});
@@ -236,7 +201,7 @@ void matmul_tiles(Session& env, bool quick) {
   for (const int n : sizes) {
     env.log << fmt::format("variants: tiles at n = {} ...\n", n) << std::flush;
     std::string auto_what;
-    const double automatic = kernel_gflops(env, n, {}, &auto_what);
+    const double automatic = halves_matmul_gflops(env, n, {}, true, &auto_what);
     table.add({Cell(n), "Auto: " + auto_what, Cell(automatic, 0), "1.00x"});
     for (const auto& tile : tiles) {
       for (int split : {1, 2, 4, 8}) {
@@ -244,12 +209,12 @@ void matmul_tiles(Session& env, bool quick) {
         if (split > std::max(1, n / 128)) continue;
         MatmulTuning t = tile;
         t.split_k = split;
-        MatmulOptions o;
-        o.method = MatmulMethod::ComputeRegisterBlocked;
-        o.tuning = t;
         try {
           validate_matmul_tuning(t, env.context.info());
-          const double g = kernel_gflops(env, n, o, nullptr);
+          MatmulOptions o;
+          o.method = MatmulMethod::ComputeRegisterBlocked;
+          o.tuning = t;
+          const double g = halves_matmul_gflops(env, n, o, true);
           table.add({Cell(n), t.to_string(), Cell(g, 0), ratio_text(g, automatic)});
         } catch (const Error& e) {
           table.add({Cell(n), t.to_string(), std::string("failed: ") + e.what(), "-"});
@@ -261,23 +226,20 @@ void matmul_tiles(Session& env, bool quick) {
 }
 
 void matmul_panels(Session& env, bool quick) {
-  auto& ctx = env.context;
   Table table("panels", "matmul end to end from host arrays by row panels (wall ms, median)",
               {"n", "panels", "ms", "GFLOPS"});
-  const std::vector<int> sizes = quick ? std::vector<int>{512} : std::vector<int>{2048, 4096, 8192};
-  for (const int n : sizes) {
+  for (const int n : quick ? std::vector<int>{512} : std::vector<int>{2048, 4096, 8192}) {
     env.log << fmt::format("variants: panels at n = {} ...\n", n) << std::flush;
     const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     std::vector<float> a(count, 0.5f), b(count, 0.5f), c(count);
     for (int panels : {1, 2, 4, 8}) {
       MatmulOptions o;
       o.panels = panels;
-      MatmulPlan plan(ctx, n, n, n, o);
+      MatmulPlan plan(env.context, n, n, n, o);
       const double ms = env.median_ms([&] { plan.run(a, b, c); }, 5);
       if (c[count - 1] != 0.25f * static_cast<float>(n))
         throw Error("bench variants: panels gave a wrong C");
-      table.add({Cell(n), Cell(panels), Cell(ms, 2),
-                 Cell(2.0 * n * static_cast<double>(n) * n / (ms * 1e6), 0)});
+      table.add({Cell(n), Cell(panels), Cell(ms, 2), Cell(matmul_gflops(n, ms), 0)});
     }
   }
   env.finish(table);
