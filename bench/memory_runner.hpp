@@ -6,7 +6,6 @@
 
 #include <cstddef>
 
-#include "gpgpu/buffer.hpp"
 #include "harness.hpp"
 
 namespace gpgpu::bench {
@@ -29,20 +28,5 @@ struct MemoryBenchOptions {
 // Runs the chosen benchmarks on `context`. Returns 0; throws gpgpu::ArgumentError for an
 // unknown `which` or bad counts, gpgpu::Error when a kernel or file fails.
 int run_memory_bench(const MemoryBenchOptions& options, Context& context);
-
-// What the benchmarks share: a Session, the options with the sizes resolved for the device,
-// and the copies they are measured against.
-struct MemoryEnv : Session {
-  MemoryEnv(Context& context, const MemoryBenchOptions& resolved);
-  MemoryBenchOptions o;
-
-  // The CUDA reference's bandwidths in GB/s; -1 where it cannot run.
-  double cuda_pinned_gbps(std::size_t bytes, bool host_to_device) const;
-  double cuda_device_copy_gbps(std::size_t bytes) const;
-  // The device-to-device copy bandwidth of TransferQueue::copy (read + write counted).
-  double gl_copy_gbps(const Buffer& from, Buffer& to) const;
-};
-
-void run_transfer_bench(MemoryEnv& env);  // memory_transfer.cpp
 
 }  // namespace gpgpu::bench
