@@ -417,9 +417,9 @@ void run_soa_bench(MemoryEnv& env) {
   for (const auto layout : {ParticleLayout::AoS, ParticleLayout::SoA, ParticleLayout::SoAVec4}) {
     try {
       // A step on the device must agree with the CPU before its time means anything.
-      DeviceParticles check(ctx, layout, host, local);
-      check.step(params);
-      const Particles got = check.download();
+      DeviceParticles trial(ctx, layout, host, local);
+      trial.step(params);
+      const Particles got = trial.download();
       for (std::size_t i = 0; i < n; i += 61) {
         for (const auto& [d, c] : {std::pair{&got.px, &expected.px}, {&got.vy, &expected.vy}}) {
           if (std::abs((*d)[i] - (*c)[i]) > 1e-4f * (1.0f + std::abs((*c)[i]))) {
