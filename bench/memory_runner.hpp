@@ -5,12 +5,7 @@
 #pragma once
 
 #include <cstddef>
-#include <filesystem>
-#include <iosfwd>
-#include <string>
 
-#include "gpgpu/buffer.hpp"
-#include "gpgpu/context.hpp"
 #include "harness.hpp"
 
 namespace gpgpu::bench {
@@ -22,36 +17,16 @@ struct MemoryBenchOptions {
   int repeats = 7;
   bool quick = false;  // the smallest sizes: a smoke test, seconds even on llvmpipe
   // Sizes; 0 takes the defaults, which depend on the device (a GPU / llvmpipe):
-  std::size_t transfer_max_bytes =
-      0;                             // largest transfer: 1 GiB / 64 MiB (sizes go 1 MiB, x16, ...)
-  std::size_t bandwidth_floats = 0;  // 2^28 / 2^24, clamped to the storage-block limit
-  std::size_t transpose_n = 0;       // n x n, n x n/4 and n/4 x n matrices: 8192 / 1024
-  std::size_t particles = 0;         // 2^24 / 2^20
-  bool cuda = true;                  // compare with CUDA when gpgpu_cuda_ref is built
-  std::ostream* log = nullptr;       // progress and tables; nullptr: std::cout
+  std::size_t transfer_max_bytes = 0;  // largest transfer: 1 GiB / 64 MiB (1 MiB, x16, ...)
+  std::size_t bandwidth_floats = 0;    // 2^28 / 2^24, clamped to the storage-block limit
+  std::size_t transpose_n = 0;         // n x n, n x n/4 and n/4 x n matrices: 8192 / 1024
+  std::size_t particles = 0;           // 2^24 / 2^20
+  bool cuda = true;                    // compare with CUDA when gpgpu_cuda_ref is built
+  std::ostream* log = nullptr;         // progress and tables; nullptr: std::cout
 };
 
 // Runs the chosen benchmarks on `context`. Returns 0; throws gpgpu::ArgumentError for an
 // unknown `which` or bad counts, gpgpu::Error when a kernel or file fails.
 int run_memory_bench(const MemoryBenchOptions& options, Context& context);
-
-// What the benchmarks share: a Session, the options with the sizes resolved for the device,
-// and the copies they are measured against.
-struct MemoryEnv : Session {
-  MemoryEnv(Context& context, const MemoryBenchOptions& resolved);
-  MemoryBenchOptions o;
-
-  // The CUDA reference's bandwidths in GB/s; -1 where it cannot run.
-  double cuda_pinned_gbps(std::size_t bytes, bool host_to_device) const;
-  double cuda_device_copy_gbps(std::size_t bytes) const;
-  // The device-to-device copy bandwidth of TransferQueue::copy (read + write counted).
-  double gl_copy_gbps(const Buffer& from, Buffer& to) const;
-};
-
-void run_transfer_bench(MemoryEnv& env);
-void run_bandwidth_bench(MemoryEnv& env);
-void run_transpose_bench(MemoryEnv& env);
-void run_soa_bench(MemoryEnv& env);
-void run_workgroup_bench(MemoryEnv& env);
 
 }  // namespace gpgpu::bench

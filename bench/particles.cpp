@@ -10,6 +10,7 @@ namespace {
 
 // Shared by the three layouts: LOAD_* and STORE_* come from each layout's block.
 constexpr const char* step_body = R"(
+layout(local_size_x = LOCAL) in;
 uniform float dt;
 #if FORCES
 uniform vec3 gravity;
@@ -32,7 +33,6 @@ void main() {
 )";
 
 constexpr const char* aos_block = R"(
-layout(local_size_x = LOCAL) in;
 struct Particle { vec3 pos; float mass; vec3 vel; float charge; vec4 color; };
 layout(std430, binding = 0) buffer Particles { Particle p[]; };
 #define LOAD_POS(i) p[i].pos
@@ -44,7 +44,6 @@ layout(std430, binding = 0) buffer Particles { Particle p[]; };
 )";
 
 constexpr const char* soa_block = R"(
-layout(local_size_x = LOCAL) in;
 layout(std430, binding = 0) buffer PX { float px[]; };
 layout(std430, binding = 1) buffer PY { float py[]; };
 layout(std430, binding = 2) buffer PZ { float pz[]; };
@@ -64,7 +63,6 @@ layout(std430, binding = 7) readonly buffer Q { float charge[]; };
 )";
 
 constexpr const char* soa_vec4_block = R"(
-layout(local_size_x = LOCAL) in;
 layout(std430, binding = 0) buffer PosMass { vec4 pos_mass[]; };
 layout(std430, binding = 1) buffer VelCharge { vec4 vel_charge[]; };
 #define LOAD_POS(i) pos_mass[i].xyz
@@ -76,37 +74,28 @@ layout(std430, binding = 1) buffer VelCharge { vec4 vel_charge[]; };
 )";
 
 // Where each layout keeps a particle: its buffers, each an interleaving of fields (0..7 are
-// px py pz vx vy vz mass charge, 8..11 the colour's four channels). The mass and charge
-// arrays of SoA are bound only to the step, whose forces read them.
-struct LayoutBuffer {
-  const char* name;
-  std::vector<int> fields;
-  bool forces_only = false;
-};
-
+// px py pz vx vy vz mass charge, 8..11 the colour's four channels). A buffer of mass and
+// charge only (SoA's) is bound only to the step, whose forces read it.
 struct LayoutInfo {
   const char* block;
   const char* label;
-  std::vector<LayoutBuffer> buffers;
+  std::vector<std::pair<const char*, std::vector<int>>> buffers;
 };
 
 const LayoutInfo& layout_info(ParticleLayout layout) {
-  static const LayoutInfo aos{
-      aos_block, "AoS (48-byte struct)", {{"Particles", {0, 1, 2, 6, 3, 4, 5, 7, 8, 9, 10, 11}}}};
-  static const LayoutInfo soa{soa_block,
-                              "SoA (8 float arrays)",
-                              {{"px", {0}},
-                               {"py", {1}},
-                               {"pz", {2}},
-                               {"vx", {3}},
-                               {"vy", {4}},
-                               {"vz", {5}},
-                               {"mass", {6}, true},
-                               {"charge", {7}, true}}};
-  static const LayoutInfo soa_vec4{soa_vec4_block,
-                                   "SoA of vec4 (pos+mass, vel+charge)",
-                                   {{"pos_mass", {0, 1, 2, 6}}, {"vel_charge", {3, 4, 5, 7}}}};
-  return layout == ParticleLayout::AoS ? aos : layout == ParticleLayout::SoA ? soa : soa_vec4;
+  static const std::vector<LayoutInfo> layouts = [] {
+    std::vector<LayoutInfo> l{{aos_block,
+                               "AoS (48-byte struct)",
+                               {{"Particles", {0, 1, 2, 6, 3, 4, 5, 7, 8, 9, 10, 11}}}},
+                              {soa_block, "SoA (8 float arrays)", {}},
+                              {soa_vec4_block,
+                               "SoA of vec4 (pos+mass, vel+charge)",
+                               {{"pos_mass", {0, 1, 2, 6}}, {"vel_charge", {3, 4, 5, 7}}}}};
+    const char* soa_names[] = {"px", "py", "pz", "vx", "vy", "vz", "mass", "charge"};
+    for (int f = 0; f < 8; ++f) l[1].buffers.push_back({soa_names[f], {f}});
+    return l;
+  }();
+  return layouts[static_cast<std::size_t>(layout)];
 }
 
 // Field f of particle i (a colour channel for f >= 8).
@@ -114,6 +103,14 @@ template <class P>
 auto& field(P& p, int f, std::size_t i) {
   decltype(&p.px) fields[] = {&p.px, &p.py, &p.pz, &p.vx, &p.vy, &p.vz, &p.mass, &p.charge};
   return f < 8 ? (*fields[f])[i] : p.color[4 * i + static_cast<std::size_t>(f - 8)];
+}
+
+// Calls f(k, field, particle) for each float k of a buffer's interleaving of fields.
+template <class F>
+void interleave(const std::vector<int>& fields, std::size_t count, const F& f) {
+  for (std::size_t k = 0; k < fields.size() * count; ++k) {
+    f(k, fields[k % fields.size()], k / fields.size());
+  }
 }
 
 Particles sized(std::size_t n) {
@@ -144,23 +141,19 @@ Particles random_particles(std::size_t n, std::mt19937& rng) {
 
 void cpu_step(Particles& p, const ParticleParams& k) {
   for (std::size_t i = 0; i < p.size(); ++i) {
-    const float m = p.mass[i], q = p.charge[i], s = k.dt / m;
-    float* v[3] = {&p.vx[i], &p.vy[i], &p.vz[i]};
-    float* x[3] = {&p.px[i], &p.py[i], &p.pz[i]};
     for (int d = 0; d < 3; ++d) {
       const auto dd = static_cast<std::size_t>(d);
-      const float force = m * k.gravity[dd] + q * k.field[dd] - k.drag * *v[d];
-      *v[d] += force * s;
-      *x[d] += *v[d] * k.dt;
+      float& v = field(p, 3 + d, i);
+      v +=
+          (p.mass[i] * k.gravity[dd] + p.charge[i] * k.field[dd] - k.drag * v) * (k.dt / p.mass[i]);
+      field(p, d, i) += v * k.dt;
     }
   }
 }
 
 void cpu_drift(Particles& p, const ParticleParams& k) {
   for (std::size_t i = 0; i < p.size(); ++i) {
-    p.px[i] += p.vx[i] * k.dt;
-    p.py[i] += p.vy[i] * k.dt;
-    p.pz[i] += p.vz[i] * k.dt;
+    for (int d = 0; d < 3; ++d) field(p, d, i) += field(p, 3 + d, i) * k.dt;
   }
 }
 
@@ -170,18 +163,14 @@ DeviceParticles::DeviceParticles(const Context& context, ParticleLayout layout, 
   if (count_ == 0) throw ArgumentError("DeviceParticles: no particles");
   const LayoutInfo& info = layout_info(layout);
   for (const auto& buffer : info.buffers) {
-    const std::size_t stride = buffer.fields.size();
-    std::vector<float> packed(stride * count_);
-    for (std::size_t i = 0; i < count_; ++i) {
-      for (std::size_t s = 0; s < stride; ++s)
-        packed[stride * i + s] = field(h, buffer.fields[s], i);
-    }
+    std::vector<float> packed(buffer.second.size() * count_);
+    interleave(buffer.second, count_,
+               [&](std::size_t k, int f, std::size_t i) { packed[k] = field(h, f, i); });
     buffers_.push_back(Buffer::from(context, packed));
   }
-  const std::string source = std::string(info.block) + step_body;
   for (const bool forces : {true, false}) {
     (forces ? step_ : drift_) = std::make_unique<ComputeKernel>(
-        context, source,
+        context, std::string(info.block) + step_body,
         Defines{{"LOCAL", std::to_string(local_size)}, {"FORCES", forces ? "1" : "0"}},
         fmt::format("particles {} {}", info.label, forces ? "step" : "drift"));
   }
@@ -196,16 +185,9 @@ Args DeviceParticles::args(const ParticleParams& k, bool with_forces) const {
   }
   const auto& buffers = layout_info(layout_).buffers;
   for (std::size_t b = 0; b < buffers.size(); ++b) {
-    if (with_forces || !buffers[b].forces_only) a.emplace_back(buffers[b].name, buffers_[b]);
+    if (with_forces || buffers[b].second[0] < 6) a.emplace_back(buffers[b].first, buffers_[b]);
   }
   return a;
-}
-
-void DeviceParticles::step(const ParticleParams& params) {
-  step_->run(args(params, true), count_);
-}
-void DeviceParticles::drift(const ParticleParams& params) {
-  drift_->run(args(params, false), count_);
 }
 
 Particles DeviceParticles::download() const {
@@ -213,18 +195,11 @@ Particles DeviceParticles::download() const {
   const auto& buffers = layout_info(layout_).buffers;
   for (std::size_t b = 0; b < buffers.size(); ++b) {
     const auto packed = buffers_[b].to_vector<float>();
-    const std::size_t stride = buffers[b].fields.size();
-    for (std::size_t i = 0; i < count_; ++i) {
-      for (std::size_t s = 0; s < stride; ++s)
-        field(h, buffers[b].fields[s], i) = packed[stride * i + s];
-    }
+    interleave(buffers[b].second, count_,
+               [&](std::size_t k, int f, std::size_t i) { field(h, f, i) = packed[k]; });
   }
   if (layout_ != ParticleLayout::AoS) h.color.clear();  // not on the device in this layout
   return h;
-}
-
-std::size_t DeviceParticles::bytes_per_particle() const {
-  return layout_ == ParticleLayout::AoS ? 48 : 32;
 }
 
 }  // namespace gpgpu::bench

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-#include <cstddef>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,7 +11,6 @@
 
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
-#include "gpgpu/context.hpp"
 
 namespace gpgpu::bench {
 
@@ -47,11 +45,11 @@ class DeviceParticles {
  public:
   DeviceParticles(const Context& context, ParticleLayout layout, const Particles& host,
                   int local_size = 256);
-  void step(const ParticleParams& params);
-  void drift(const ParticleParams& params);
+  void step(const ParticleParams& params) { step_->run(args(params, true), count_); }
+  void drift(const ParticleParams& params) { drift_->run(args(params, false), count_); }
   Particles download() const;
   // Bytes a particle occupies in the arrays the kernels bind (AoS 48, the others 32).
-  std::size_t bytes_per_particle() const;
+  std::size_t bytes_per_particle() const { return layout_ == ParticleLayout::AoS ? 48 : 32; }
 
  private:
   Args args(const ParticleParams& params, bool with_forces) const;

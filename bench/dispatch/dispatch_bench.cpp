@@ -1,7 +1,6 @@
 // `gpgpu bench dispatch` (dispatch_bench.hpp).
 #include "dispatch_bench.hpp"
 
-#include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,7 +10,6 @@
 #include "gpgpu/buffer.hpp"
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
-#include "gpgpu/profiler.hpp"
 #include "gpgpu/sequence.hpp"
 #include "harness.hpp"
 
@@ -44,101 +42,6 @@ void main() {
   if (i < gpgpu_count) z[i] += 1.0;
 })";
 
-// Per-dispatch medians of one way of issuing: host microseconds to issue (no wait), and GPU
-// microseconds from timestamps around the round (-1 without timer queries).
-struct Way {
-  std::string name;
-  double cpu_us = -1, gpu_us = -1;
-};
-
-struct Setup {
-  const Context& ctx;
-  const DispatchBenchOptions& o;
-  ComputeKernel kernel, in_place;
-  Buffer a, b;
-  std::vector<Buffer> outs;  // the independent dispatches' own outputs
-
-  Setup(const Context& c, const DispatchBenchOptions& opts)
-      : ctx(c),
-        o(opts),
-        kernel(c, add_one_source, {}, "add one"),
-        in_place(c, add_one_in_place_source, {}, "add one in place"),
-        a(c, ElementType::Float32, lanes),
-        b(c, ElementType::Float32, lanes) {
-    for (int k = 0; k < o.chain; ++k) outs.emplace_back(c, ElementType::Float32, lanes);
-  }
-  Args link(int k) { return k % 2 == 0 ? Args{{"x", a}, {"y", b}} : Args{{"x", b}, {"y", a}}; }
-  Args independent(int k) { return {{"x", a}, {"y", outs[static_cast<std::size_t>(k)]}}; }
-  void reset() { a.upload(std::vector<float>(lanes, 0.0f)); }
-  // The chain leaves `chain` in a; every independent dispatch leaves a + 1 in its output.
-  void expect(bool chained) {
-    const auto check = [&](const Buffer& buf, float want, const char* what) {
-      for (float v : buf.to_vector<float>()) {
-        if (v != want) {
-          throw Error(fmt::format("bench dispatch: {} computed {} instead of {}", what, v, want));
-        }
-      }
-    };
-    if (chained) {
-      check(a, static_cast<float>(o.chain), "the chain");
-    } else {
-      check(outs.back(), 1.0f, "an independent dispatch");
-    }
-  }
-};
-
-// Times `issue` (one round of o.chain dispatches): median host time of issuing, and median GPU
-// time from a Profiler scope around a separate round.
-template <class Issue>
-Way time_way(Setup& s, Profiler& profiler, const std::string& name, bool chained, Issue issue) {
-  std::vector<double> cpu;
-  for (int r = 0; r < s.o.warmup + s.o.rounds; ++r) {
-    s.reset();
-    s.ctx.finish();
-    const auto start = Clock::now();
-    issue();
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    s.ctx.finish();
-    s.expect(chained);
-    if (r >= s.o.warmup) cpu.push_back(us / s.o.chain);
-  }
-  for (int r = 0; r < s.o.rounds; ++r) {
-    s.reset();
-    auto scope = profiler.scope(name);
-    issue();
-    scope.stop();
-  }
-  Way w{name, median(cpu), -1};
-  const auto stats = profiler.stats(name);
-  if (stats.gpu_samples > 0) w.gpu_us = 1e3 * stats.gpu_median_ms / s.o.chain;
-  return w;
-}
-
-std::vector<Way> time_gl(const Context& ctx, const DispatchBenchOptions& o) {
-  Setup s(ctx, o);
-  Profiler profiler(ctx);
-  std::vector<Way> ways;
-  ways.push_back(time_way(s, profiler, "ComputeKernel::run, dependent", true, [&] {
-    for (int k = 0; k < o.chain; ++k) s.kernel.run(s.link(k), lanes);
-  }));
-  Sequence chain(ctx, "dependent chain");
-  for (int k = 0; k < o.chain; ++k) chain.record(s.kernel, s.link(k), lanes);
-  ways.push_back(
-      time_way(s, profiler, "Sequence::replay, dependent", true, [&] { chain.replay(); }));
-  Sequence floor(ctx, "dependent chain in place");
-  for (int k = 0; k < o.chain; ++k) floor.record(s.in_place, {{"z", s.a}}, lanes);
-  ways.push_back(time_way(s, profiler, "Sequence::replay, dependent, in place", true,
-                          [&] { floor.replay(); }));
-  ways.push_back(time_way(s, profiler, "ComputeKernel::run, independent", false, [&] {
-    for (int k = 0; k < o.chain; ++k) s.kernel.run(s.independent(k), lanes);
-  }));
-  Sequence apart(ctx, "independent");
-  for (int k = 0; k < o.chain; ++k) apart.record(s.kernel, s.independent(k), lanes);
-  ways.push_back(
-      time_way(s, profiler, "Sequence::replay, independent", false, [&] { apart.replay(); }));
-  return ways;
-}
-
 }  // namespace
 
 int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
@@ -150,13 +53,66 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
       "dispatch cost on {}: chains of {} one-group dispatches of {} invocations, median of {} "
       "rounds\n",
       ctx.info().renderer, o.chain, lanes, o.rounds);
+  ComputeKernel kernel(ctx, add_one_source, {}, "add one");
+  ComputeKernel in_place(ctx, add_one_in_place_source, {}, "add one in place");
+  Buffer a(ctx, ElementType::Float32, lanes), b(ctx, ElementType::Float32, lanes);
+  std::vector<Buffer> outs;  // the independent dispatches' own outputs
+  for (int k = 0; k < o.chain; ++k) outs.emplace_back(ctx, ElementType::Float32, lanes);
+  const auto link = [&](int k) {
+    return k % 2 == 0 ? Args{{"x", a}, {"y", b}} : Args{{"x", b}, {"y", a}};
+  };
+  const auto independent = [&](int k) {
+    return Args{{"x", a}, {"y", outs[static_cast<std::size_t>(k)]}};
+  };
+  const auto reset = [&] { a.upload(std::vector<float>(lanes, 0.0f)); };
+
   Table table("dispatch", "", {"way", "CPU us/dispatch", "GPU us/dispatch"});
   const auto row = [&](const std::string& way, double cpu_us, double gpu_us) {
     table.add({way, Cell::positive(cpu_us, 3), Cell::positive(gpu_us, 3)});
   };
-  const auto ways = time_gl(ctx, o);
-  for (const auto& w : ways) row(w.name, w.cpu_us, w.gpu_us);
-  const double run_cpu = ways[0].cpu_us, replay_cpu = ways[1].cpu_us;
+  // One way of issuing a round of o.chain dispatches, per dispatch: the median host
+  // microseconds of issuing (no wait), checked after each round (the chain leaves `chain` in
+  // a, an independent dispatch a + 1 in its output), and the median GPU microseconds of other
+  // rounds (-1 without timer queries).
+  const auto time = [&](const std::string& name, bool chained, const std::function<void()>& issue) {
+    const double cpu_us = median(sample({o.warmup, o.rounds}, [&] {
+      reset();
+      ctx.finish();
+      const auto start = Clock::now();
+      issue();
+      const double us = 1e3 * ms_since(start);
+      ctx.finish();
+      const float want = chained ? static_cast<float>(o.chain) : 1.0f;
+      for (float v : (chained ? a : outs.back()).to_vector<float>()) {
+        if (v != want) {
+          throw Error(fmt::format("bench dispatch: {} computed {} instead of {}",
+                                  chained ? "the chain" : "an independent dispatch", v, want));
+        }
+      }
+      return us / o.chain;
+    }));
+    const double gpu_ms = profile(ctx, {0, o.rounds}, issue, reset).gpu_ms;
+    const double gpu_us = gpu_ms >= 0 ? 1e3 * gpu_ms / o.chain : -1;
+    row(name, cpu_us, gpu_us);
+    return std::pair{cpu_us, gpu_us};
+  };
+  const auto run_cpu = time("ComputeKernel::run, dependent", true, [&] {
+                         for (int k = 0; k < o.chain; ++k) kernel.run(link(k), lanes);
+                       }).first;
+  Sequence chain(ctx, "dependent chain"), floor(ctx, "dependent chain in place"),
+      apart(ctx, "independent");
+  for (int k = 0; k < o.chain; ++k) {
+    chain.record(kernel, link(k), lanes);
+    floor.record(in_place, {{"z", a}}, lanes);
+    apart.record(kernel, independent(k), lanes);
+  }
+  const auto [replay_cpu, replay_gpu] =
+      time("Sequence::replay, dependent", true, [&] { chain.replay(); });
+  time("Sequence::replay, dependent, in place", true, [&] { floor.replay(); });
+  time("ComputeKernel::run, independent", false, [&] {
+    for (int k = 0; k < o.chain; ++k) kernel.run(independent(k), lanes);
+  });
+  time("Sequence::replay, independent", false, [&] { apart.replay(); });
   std::string lines = fmt::format("replay / run, CPU per dispatch: {:.3f}\n", replay_cpu / run_cpu);
 #if GPGPU_BENCH_HAVE_CUDA
   std::string cuda = "turned off";
@@ -169,7 +125,7 @@ int run_dispatch_bench(const DispatchBenchOptions& o, const Context& ctx) {
       lines += fmt::format(
           "gpgpu replay / CUDA graph replay: CPU {:.2f}x, GPU per dependent "
           "dispatch {}\n",
-          replay_cpu / c.graph_cpu_us, ratio_text(ways[1].gpu_us, c.graph_gpu_us));
+          replay_cpu / c.graph_cpu_us, ratio_text(replay_gpu, c.graph_gpu_us));
     } catch (const Error& e) {
       lines += fmt::format("CUDA reference: {}\n", e.what());
       cuda = e.what();
