@@ -1,7 +1,7 @@
 // The report of `gpgpu bench primitives` (primitives_runner.hpp): a table per primitive, the
 // same-run ratios against their targets, the sweep; JSON, CSV and charts.
 #include <algorithm>
-#include <cmath>
+#include <bit>
 #include <iostream>
 #include <utility>
 
@@ -13,9 +13,9 @@ namespace gpgpu::bench::primitives_detail {
 
 namespace {
 
+// Sizes are powers of two.
 std::string size_label(std::size_t n) {
-  const int log2 = static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
-  return (std::size_t{1} << log2) == n ? fmt::format("2^{}", log2) : fmt::format("{}", n);
+  return fmt::format("2^{}", std::countr_zero(n));
 }
 
 // The row of one point; only where it is ok with `ok`.

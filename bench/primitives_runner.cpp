@@ -89,7 +89,6 @@ Check scan(std::span<const float> got, std::span<const float> x, int depth) {
                             worst, depth)};
 }
 
-// Equal element by element.
 Check same(std::span<const std::uint32_t> got, std::span<const std::uint32_t> want,
            const char* what) {
   if (got.size() != want.size())
@@ -147,16 +146,14 @@ unsigned threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// e.g. "std::execution::par (TBB), 16 threads"
 std::string backend() {
   if (!GPGPU_BENCH_CPU_TBB) return "std::execution::par without TBB: sequential";
   return fmt::format("std::execution::par (TBB), {} threads", threads());
 }
 
-// Stable sort of (key, value) pairs by key.
+// Stable by key: (key, value) packed in 64 bits, sorted; stable for distinct values (the index
+// payloads the benchmark uses).
 void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) {
-  // (key, value) packed in 64 bits: sorting those is stable for distinct values (the index
-  // payloads the benchmark uses).
   std::vector<std::uint64_t> packed(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i)
     packed[i] = (std::uint64_t{keys[i]} << 32) | values[i];
@@ -321,7 +318,7 @@ struct Bench {
     attempt(primitive, subgroups ? "gpgpu-shared" : "gpgpu-subgroups", "gpgpu", n, body);
     set_primitive_tuning(ctx, {});
   }
-  // The CUB contender, where the CUDA reference runs (callers are built only with CUB).
+  // Where the CUDA reference runs (callers are built only with CUB).
   void cub(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
     if (cuda) attempt(primitive, "cub", "cuda", n, body);
   }
@@ -439,8 +436,7 @@ void bench_histogram(Bench& b, std::size_t n) {
 #endif
 }
 
-// The bandwidth ceilings: the CUDA device copy and a GLSL copy of n uint32s (uvec4 where it
-// can).
+// The bandwidth ceilings: the CUDA device copy and a GLSL copy of n uint32s (uvec4s).
 void bench_copy(Bench& b, std::size_t n) {
 #if GPGPU_BENCH_HAVE_CUDA
   if (b.cuda) {
@@ -523,36 +519,11 @@ std::vector<Variant> variants(const Context& ctx) {
   return v;
 }
 
-// Keeps the fastest correct shapes of each primitive in the disk cache for this device
-// (store_primitive_tuning), so that later processes use them.
-void store_fastest(const Context& ctx,
-                   const std::map<std::string, std::pair<double, PrimitiveTuning>>& fastest) {
-  PrimitiveTuning t;
-  for (const auto& [primitive, best] : fastest) {
-    const PrimitiveTuning& b = best.second;
-    if (best.first <= 0) continue;
-    if (primitive == "reduce") {
-      t.reduce_local = b.reduce_local, t.reduce_unroll = b.reduce_unroll;
-      t.reduce_max_trips = b.reduce_max_trips, t.texel_loads = b.texel_loads;
-    } else if (primitive == "scan") {
-      t.scan_local = b.scan_local, t.scan_scalars = b.scan_scalars;
-    } else {
-      t.sort_serial = b.sort_serial, t.sort_local = b.sort_local, t.sort_keys = b.sort_keys;
-      t.onesweep_local = b.onesweep_local, t.onesweep_keys = b.onesweep_keys;
-    }
-  }
-  if (fastest.empty()) return;
-  store_primitive_tuning(ctx, t);
-  std::cerr << "  sweep: the fastest shapes are kept for this device (store_primitive_tuning): "
-            << describe(t, "reduce") << "; " << describe(t, "scan") << "; " << describe(t, "sort")
-            << "\n";
-}
-
 void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeats) {
   const PrimitiveTuning saved = primitive_tuning(ctx);
   const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
   const auto all = variants(ctx);
-  std::map<std::string, std::pair<double, PrimitiveTuning>> fastest;  // at the largest size
+  std::map<std::string, std::pair<double, PrimitiveTuning>> fastest;  // ms, at the largest size
   for (int l : {26, 28}) {
     const std::size_t n = std::size_t{1} << l;
     if (n > largest) continue;
@@ -581,7 +552,27 @@ void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeat
     }
   }
   set_primitive_tuning(ctx, saved);
-  store_fastest(ctx, fastest);
+  if (fastest.empty()) return;
+  // The fastest correct shapes at the largest size are kept in the disk cache for this device
+  // (store_primitive_tuning), so that later processes use them.
+  PrimitiveTuning t;
+  for (const auto& [primitive, best] : fastest) {
+    const PrimitiveTuning& b = best.second;
+    if (best.first <= 0) continue;
+    if (primitive == "reduce") {
+      t.reduce_local = b.reduce_local, t.reduce_unroll = b.reduce_unroll;
+      t.reduce_max_trips = b.reduce_max_trips, t.texel_loads = b.texel_loads;
+    } else if (primitive == "scan") {
+      t.scan_local = b.scan_local, t.scan_scalars = b.scan_scalars;
+    } else {
+      t.sort_serial = b.sort_serial, t.sort_local = b.sort_local, t.sort_keys = b.sort_keys;
+      t.onesweep_local = b.onesweep_local, t.onesweep_keys = b.onesweep_keys;
+    }
+  }
+  store_primitive_tuning(ctx, t);
+  std::cerr << "  sweep: the fastest shapes are kept for this device (store_primitive_tuning): "
+            << describe(t, "reduce") << "; " << describe(t, "scan") << "; " << describe(t, "sort")
+            << "\n";
 }
 
 }  // namespace
