@@ -1,42 +1,42 @@
-#include "primitives_runner.hpp"
-
+// The report of `gpgpu bench primitives` (primitives_runner.hpp): a table per primitive, the
+// same-run ratios against their targets, the sweep; JSON, CSV and charts.
 #include <algorithm>
-#include <cmath>
+#include <bit>
+#include <iostream>
+#include <utility>
 
 #include <fmt/format.h>
+
+#include "primitives_runner.hpp"
 
 namespace gpgpu::bench::primitives_detail {
 
 namespace {
 
+// Sizes are powers of two.
 std::string size_label(std::size_t n) {
-  const int log2 = static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
-  return (std::size_t{1} << log2) == n ? fmt::format("2^{}", log2) : fmt::format("{}", n);
+  return fmt::format("2^{}", std::countr_zero(n));
 }
 
+// The row of one point; only where it is ok with `ok`.
 const Row* find(const Report& r, const std::string& primitive, const std::string& contender,
-                std::size_t n) {
+                std::size_t n, bool ok = false) {
   for (const auto& row : r.rows) {
-    if (row.primitive == primitive && row.contender == contender && row.n == n) return &row;
+    if (row.primitive == primitive && row.contender == contender && row.n == n)
+      return ok && row.status != "ok" ? nullptr : &row;
   }
   return nullptr;
 }
 
+// The contenders of a primitive, in the order they first ran.
 std::vector<std::string> contenders_of(const Report& r, const std::string& primitive) {
   std::vector<std::string> names;
   for (const auto& row : r.rows) {
     if (row.primitive == primitive &&
-        std::find(names.begin(), names.end(), row.contender) == names.end()) {
+        std::find(names.begin(), names.end(), row.contender) == names.end())
       names.push_back(row.contender);
-    }
   }
   return names;
-}
-
-std::string cell(const Row* row) {
-  if (row == nullptr) return "";
-  if (row->status != "ok") return row->status;
-  return fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps, row->ms);
 }
 
 // The targets: gpgpu's speed as a fraction of CUB's (issue 18: scan at 2^24..2^28, sorts at
@@ -60,60 +60,50 @@ void print_ratios(std::ostream& out, const Report& r, const std::string& referen
                   const std::string& contender = "gpgpu") {
   std::vector<std::string> columns{"primitive", "target"};
   for (std::size_t n : r.sizes) columns.push_back(size_label(n));
-  Table table(columns);
+  Table table("", title, columns);
   for (const auto& t : targets) {
     std::vector<Cell> line{t.primitive, t.*target > 0 ? fmt::format("{:.1f}x", t.*target) : ""};
     bool any = false;
     for (std::size_t n : r.sizes) {
-      const Row* g = find(r, t.primitive, contender, n);
-      const Row* c = find(r, t.primitive, reference, n);
-      const bool both = g && c && g->status == "ok" && c->status == "ok";
-      line.emplace_back(both ? fmt::format("{:.2f}x", c->ms / g->ms) : "");
-      any |= both;
+      const Row *g = find(r, t.primitive, contender, n, true),
+                *c = find(r, t.primitive, reference, n, true);
+      line.emplace_back(g && c ? fmt::format("{:.2f}x", c->ms / g->ms) : "");
+      any |= g && c;
     }
     if (any) table.add(std::move(line));
   }
-  if (table.empty()) return;
-  out << title << "\n\n";
-  table.print(out, true);
-  out << "\n";
-}
-
-}  // namespace
-
-double bytes_per_element(const std::string& p) {
-  if (p == "reduce" || p == "histogram") return 4;          // one read
-  if (p == "scan" || p == "sort" || p == "copy") return 8;  // one read and one write
-  if (p == "sort_pairs") return 16;  // keys and values, read and written once
-  return 4;
+  if (!table.empty()) table.print(out, true);
 }
 
 void print(std::ostream& out, const Report& r) {
   const RunFacts& f = r.facts;
   out << fmt::format(
       "# gpgpu bench primitives\n\n{} ({}), {}\ncommand: {}\nCPU: {} ({})\nCUDA: {}\n"
-      "timing: {}\nload: {} before, {} after\n\n",
+      "timing: {}\nload: {} before, {} after\n",
       f.renderer, f.gl_version, f.date, f.command, f.cpu_model, r.cpu_backend, f.cuda, r.timing,
       f.load_before, f.load_after);
   for (const auto& p : primitives_bench_names()) {
     const auto names = contenders_of(r, p);
     if (names.empty()) continue;
-    out << fmt::format("## {} (GB/s counts {} bytes per element)\n\n", p, bytes_per_element(p));
     std::vector<std::string> columns{"n"};
     columns.insert(columns.end(), names.begin(), names.end());
-    Table table(columns);
+    Table table("",
+                fmt::format("## {} (GB/s counts {} bytes per element)", p, bytes_per_element(p)),
+                columns);
     for (std::size_t n : r.sizes) {
       std::vector<Cell> line{size_label(n)};
       bool any = false;
       for (const auto& c : names) {
         const Row* row = find(r, p, c, n);
         any |= row != nullptr;
-        line.emplace_back(cell(row));
+        line.emplace_back(!row ? ""
+                          : row->status != "ok"
+                              ? row->status
+                              : fmt::format("{:.3g} GB/s, {:.3g} ms", row->gbps, row->ms));
       }
       if (any) table.add(std::move(line));
     }
     table.print(out, true);
-    out << "\n";
   }
   // gpgpu, and the other kernel family when the bench timed it (--paths both).
   for (const char* contender : {"gpgpu", "gpgpu-shared", "gpgpu-subgroups"}) {
@@ -124,17 +114,17 @@ void print(std::ostream& out, const Report& r) {
                "## gpgpu / parallel CPU (same run; the target on CPU devices: 1.0x for reduce "
                "and scan)",
                &Target::cpu);
-  bool notes = false;
+  out << "\n";
+  const char* heading = "Not measured or wrong:\n";
   for (const auto& row : r.rows) {
     if (row.status == "ok") continue;
-    if (!notes) out << "Not measured or wrong:\n";
-    notes = true;
-    out << fmt::format("- {} {} n={}: {} — {}\n", row.primitive, row.contender, size_label(row.n),
+    out << std::exchange(heading, "")
+        << fmt::format("- {} {} n={}: {} — {}\n", row.primitive, row.contender, size_label(row.n),
                        row.status, row.note);
   }
   if (!r.sweep.empty()) {
-    out << "\n## tuning sweep (gpgpu only)\n\n";
-    Table table({"primitive", "n", "tuning", "ms", "GB/s", "status"});
+    Table table("", "## tuning sweep (gpgpu only)",
+                {"primitive", "n", "tuning", "ms", "GB/s", "status"});
     for (const auto& s : r.sweep) {
       table.add({s.primitive, size_label(s.n), s.contender, fmt::format("{:.4g}", s.ms),
                  fmt::format("{:.1f}", s.gbps),
@@ -170,6 +160,8 @@ void write_files(const std::filesystem::path& dir, const Report& r) {
   sweep.write(dir, "", f.renderer, f.date);
 }
 
+// primitives_chart.dat/.gp and one PNG per primitive (GB/s against n); a line saying what was
+// drawn or why not.
 std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
   Chart chart(
       dir, "primitives_chart",
@@ -180,8 +172,8 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
     for (const auto& c : contenders_of(r, p)) {
       std::string rows;
       for (std::size_t n : r.sizes) {
-        const Row* row = find(r, p, c, n);
-        if (row && row->status == "ok") rows += fmt::format("{} {:.6g}\n", n, row->gbps);
+        if (const Row* row = find(r, p, c, n, true))
+          rows += fmt::format("{} {:.6g}\n", n, row->gbps);
       }
       if (const int block = chart.block(fmt::format("{} {}", p, c), rows); block >= 0) {
         series.push_back(
@@ -196,6 +188,23 @@ std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
                series);
   }
   return chart.draw();
+}
+
+}  // namespace
+
+double bytes_per_element(const std::string& p) {
+  if (p == "reduce" || p == "histogram") return 4;          // one read
+  if (p == "scan" || p == "sort" || p == "copy") return 8;  // one read and one write
+  if (p == "sort_pairs") return 16;  // keys and values, read and written once
+  return 4;
+}
+
+void report(const Report& r, const std::filesystem::path& dir, bool charts) {
+  std::filesystem::create_directories(dir);
+  print(std::cout, r);
+  write_files(dir, r);
+  std::cout << "wrote " << (dir / "primitives.json").string() << " and primitives.csv\n";
+  if (charts) std::cout << draw_charts(dir, r) << "\n";
 }
 
 }  // namespace gpgpu::bench::primitives_detail

@@ -1,13 +1,16 @@
 // `gpgpu bench primitives` (primitives_runner.hpp): per size, each primitive timed and
-// checked for every contender, the slow ones stopped at the size where they became too slow.
+// checked for every contender, the slow ones stopped at the size where they became too slow;
+// then, with --sweep, a few kernel shapes of gpgpu's own.
 #include "primitives_runner.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <execution>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -31,11 +34,239 @@ using primitives_detail::Row;
 namespace {
 
 constexpr std::uint32_t histogram_bins = 256;
+using std::execution::par;  // the CPU contenders (cpu::backend)
+
+// Reproducible data from a seed: the top bits of splitmix64 draws.
+std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+std::vector<std::uint32_t> random_uints(std::size_t n, std::uint64_t state) {
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) x = static_cast<std::uint32_t>(splitmix(state) >> 32);
+  return v;
+}
+std::vector<float> random_floats(std::size_t n, std::uint64_t state, float lo, float hi) {
+  std::vector<float> v(n);
+  for (auto& x : v)
+    x = lo + (hi - lo) * static_cast<float>(splitmix(state) >> 40) * (1.0f / 16777216.0f);
+  return v;
+}
+
+// ---- What every result is checked against: a CPU reference, before its time counts.
+namespace checks {
+
+struct Check {
+  bool ok = true;
+  std::string note;  // what was compared, and the worst error or first mismatch
+};
+
+constexpr double u = 1.0 / (1 << 24);
+
+// |got - exact| <= (depth + 1) * 2^-24 * magnitude (magnitude = sum |x|).
+Check reduce(double got, double exact, double magnitude, int depth) {
+  const double error = std::fabs(got - exact), bound = (depth + 1) * u * magnitude;
+  return {error <= bound,
+          fmt::format("|error| {:.3g} <= bound {:.3g} (depth {})", error, bound, depth)};
+}
+
+// Every prefix within (depth + 1) * 2^-24 * sum_{j <= i} |x_j| of the float64 prefix.
+Check scan(std::span<const float> got, std::span<const float> x, int depth) {
+  double exact = 0, magnitude = 0, worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    exact += x[i];
+    magnitude += std::fabs(x[i]);
+    const double error = std::fabs(got[i] - exact), bound = (depth + 1) * u * magnitude;
+    if (!(error <= bound)) {
+      return {false, fmt::format("out[{}] = {} but the float64 prefix is {} (bound {:.3g})", i,
+                                 got[i], exact, bound)};
+    }
+    worst = std::max(worst, magnitude > 0 ? error / (u * magnitude) : 0.0);
+  }
+  return {true, fmt::format("every prefix within its bound; worst error {:.3g} u sum|x| (depth {})",
+                            worst, depth)};
+}
+
+Check same(std::span<const std::uint32_t> got, std::span<const std::uint32_t> want,
+           const char* what) {
+  if (got.size() != want.size())
+    return {false, fmt::format("{} values, expected {}", got.size(), want.size())};
+  const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin());
+  if (g != got.end())
+    return {false, fmt::format("{}[{}] = {}, expected {}", what, g - got.begin(), *g, *w)};
+  return {true, fmt::format("all {} {} exact", got.size(), what)};
+}
+
+// keys_out sorted, values_out a permutation of 0..n-1 with keys[values_out[i]] == keys_out[i],
+// and equal keys in increasing value order (stability).
+Check stable_pairs(std::span<const std::uint32_t> keys, std::span<const std::uint32_t> keys_out,
+                   std::span<const std::uint32_t> values_out) {
+  std::vector<bool> seen(keys.size(), false);
+  for (std::size_t i = 0; i < keys_out.size(); ++i) {
+    const std::uint32_t v = values_out[i];
+    if (v >= keys.size() || seen[v])
+      return {false, fmt::format("value[{}] = {} is not a fresh index", i, v)};
+    seen[v] = true;
+    if (keys[v] != keys_out[i])
+      return {false, fmt::format("key[{}] = {} but keys[{}] = {}", i, keys_out[i], v, keys[v])};
+    if (i > 0 && (keys_out[i - 1] > keys_out[i] ||
+                  (keys_out[i - 1] == keys_out[i] && values_out[i - 1] > v))) {
+      return {false, fmt::format("pairs {} and {} out of (stable) order", i - 1, i)};
+    }
+  }
+  return {true, fmt::format("{} pairs sorted and stable", keys_out.size())};
+}
+
+// Bins within `tolerance` (absolute) of the reference, and the same total.
+Check histogram(std::span<const std::uint32_t> got, std::span<const std::uint32_t> want,
+                std::uint32_t tolerance) {
+  std::uint64_t total_got = 0, total_want = 0;
+  std::uint32_t worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    total_got += got[i];
+    total_want += want[i];
+    worst = std::max(worst, got[i] > want[i] ? got[i] - want[i] : want[i] - got[i]);
+  }
+  const bool ok = worst <= tolerance && total_got == total_want;
+  return {ok, tolerance == 0
+                  ? fmt::format("all {} bins exact", want.size())
+                  : fmt::format("worst bin off by {} (allowed {}: edge rounding), totals {} vs {}",
+                                worst, tolerance, total_got, total_want)};
+}
+
+}  // namespace checks
+
+// ---- The CPU contenders, on every core: std::execution::par on TBB where the build found TBB,
+// else sequential; backend() says which.
+namespace cpu {
+
+unsigned threads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string backend() {
+  if (!GPGPU_BENCH_CPU_TBB) return "std::execution::par without TBB: sequential";
+  return fmt::format("std::execution::par (TBB), {} threads", threads());
+}
+
+// Stable by key: (key, value) packed in 64 bits, sorted; stable for distinct values (the index
+// payloads the benchmark uses).
+void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values) {
+  std::vector<std::uint64_t> packed(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    packed[i] = (std::uint64_t{keys[i]} << 32) | values[i];
+  std::sort(std::execution::par, packed.begin(), packed.end());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = static_cast<std::uint32_t>(packed[i] >> 32);
+    values[i] = static_cast<std::uint32_t>(packed[i]);
+  }
+}
+
+// gpgpu's float32 bin formula (primitives.hpp): bins + 3 counts (below, above, NaN last).
+std::vector<std::uint32_t> histogram(std::span<const float> x, std::uint32_t bins, float lo,
+                                     float hi) {
+  const float scale = static_cast<float>(bins) / (hi - lo);
+  const unsigned parts = threads();
+  std::vector<std::vector<std::uint32_t>> partial(parts, std::vector<std::uint32_t>(bins + 3, 0));
+  std::vector<std::thread> pool;
+  // One contiguous part of x per thread, each counted into its own bins.
+  for (unsigned p = 0; p < parts; ++p) {
+    pool.emplace_back([&, p] {
+      auto& c = partial[p];
+      for (std::size_t i = x.size() * p / parts; i < x.size() * (p + 1) / parts; ++i) {
+        const float v = x[i], t = (v - lo) * scale;  // float32 on x86-64 (SSE), as on the GPU
+        ++c[std::isnan(v) ? bins + 2
+            : v < lo      ? bins
+            : v > hi      ? bins + 1
+                          : std::min(static_cast<std::uint32_t>(t), bins - 1)];
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  std::vector<std::uint32_t> total(bins + 3, 0);
+  for (const auto& c : partial)
+    std::transform(c.begin(), c.end(), total.begin(), total.begin(), std::plus<>());
+  return total;
+}
+
+}  // namespace cpu
+
+struct Measured {
+  double ms = -1;  // median of one call
+  int runs = 0;
+  std::string timing;
+};
 
 struct Outcome {
   Measured m;
   checks::Check check;
 };
+
+// The median time of call(), setup() running before each, untimed: GPU timestamps where the
+// device has working timer queries, else the fenced wall clock (gpgpu::Profiler).
+Measured time_gpgpu(const Context& ctx, const Budget& budget, const std::function<void()>& call,
+                    const std::function<void()>& setup = {}) {
+  const Timing t = profile(ctx, budget, call, setup);
+  const bool gpu = !ctx.info().is_software && t.gpu_ms >= 0;
+  return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
+}
+
+// gpgpu's reduce, scan and sort of one input, timed and checked: the bench's gpgpu contenders
+// and each shape of the tuning sweep.
+Outcome gpgpu_reduce(const Context& ctx, const Budget& budget, const std::vector<float>& x,
+                     double exact, double magnitude) {
+  const Buffer in = Buffer::from(ctx, x);
+  Buffer out(ctx, ElementType::Float32, 1);
+  const Measured m = time_gpgpu(ctx, budget, [&] { reduce(ctx, in, out); });
+  const float got = out.to_vector<float>()[0];
+  return {m, checks::reduce(got, exact, magnitude, reduce_error_depth(ctx, x.size()))};
+}
+Outcome gpgpu_scan(const Context& ctx, const Budget& budget, const std::vector<float>& x) {
+  const Buffer in = Buffer::from(ctx, x);
+  Buffer out(ctx, ElementType::Float32, x.size());
+  const Measured m = time_gpgpu(ctx, budget, [&] { inclusive_scan(ctx, in, out); });
+  return {m, checks::scan(out.to_vector<float>(), x, scan_error_depth(ctx, x.size()))};
+}
+// Keys (equal to `want` once sorted), or with `pairs` keys and the values 0..n-1 (sorted and
+// stable), restored before each run, untimed.
+Outcome gpgpu_sort(const Context& ctx, const Budget& budget, const std::vector<std::uint32_t>& keys,
+                   bool pairs, const std::vector<std::uint32_t>& want) {
+  const std::size_t n = keys.size();
+  std::vector<std::uint32_t> iota(n);
+  std::iota(iota.begin(), iota.end(), 0u);
+  const Buffer pristine = Buffer::from(ctx, keys), pristine_values = Buffer::from(ctx, iota);
+  Buffer k(ctx, ElementType::Uint32, n), v(ctx, ElementType::Uint32, n);
+  const auto restore = [&] {
+    k.copy_from(pristine, 0, 0, n);
+    if (pairs) v.copy_from(pristine_values, 0, 0, n);
+  };
+  const Measured m = time_gpgpu(
+      ctx, budget, [&] { pairs ? sort_by_key(ctx, k, v) : sort(ctx, k); }, restore);
+  const auto got = k.to_vector<std::uint32_t>();
+  return {m, pairs ? checks::stable_pairs(keys, got, v.to_vector<std::uint32_t>())
+                   : checks::same(got, want, "keys")};
+}
+
+// `row` with body's time, GB/s and check, or an error when body throws.
+Row measure(Row row, const std::function<Outcome()>& body) {
+  try {
+    const Outcome r = body();
+    row.ms = r.m.ms;
+    row.runs = r.m.runs;
+    row.timing = r.m.timing;
+    row.bytes = primitives_detail::bytes_per_element(row.primitive) * static_cast<double>(row.n);
+    row.gbps = gbps(row.bytes, row.ms);
+    row.gelements_per_s = gbps(static_cast<double>(row.n), row.ms);
+    row.status = r.check.ok ? "ok" : "WRONG";
+    row.note = r.check.note;
+  } catch (const std::exception& e) {
+    row.status = "error";
+    row.note = e.what();
+  }
+  return row;
+}
 
 struct Bench {
   const Context& ctx;
@@ -47,13 +278,6 @@ struct Bench {
   // Up to o.repeats timed runs, at least 3, fewer once they total twice the slow limit.
   Budget budget() const {
     return {o.warmup, o.repeats, 2 * o.max_seconds_per_run, std::min(3, o.repeats)};
-  }
-  Measured gpu(const std::function<void()>& call, const std::function<void()>& setup = {}) const {
-    return time_gpgpu(ctx, budget(), call, setup);
-  }
-  Measured cpu_time(const std::function<void()>& call) const {
-    const auto ms = wall_times(budget(), call);
-    return {median(ms), static_cast<int>(ms.size()), "steady_clock"};
   }
   // CUB times itself with CUDA events.
   Measured cuda_events(double ms) const { return {ms, o.repeats, "CUDA events"}; }
@@ -67,27 +291,14 @@ struct Bench {
     if (const auto it = stopped.find(key); it != stopped.end()) {
       row.status = "skipped";
       row.note = it->second;
+    } else if (row = measure(std::move(row), body); row.status == "error") {
+      std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, row.note);
     } else {
-      try {
-        const Outcome r = body();
-        row.ms = r.m.ms;
-        row.runs = r.m.runs;
-        row.timing = r.m.timing;
-        row.bytes = primitives_detail::bytes_per_element(primitive) * static_cast<double>(n);
-        row.gbps = gbps(row.bytes, row.ms);
-        row.gelements_per_s = gbps(static_cast<double>(n), row.ms);
-        row.status = r.check.ok ? "ok" : "WRONG";
-        row.note = r.check.note;
-        if (row.ms > 1000.0 * o.max_seconds_per_run)
-          stopped[key] = fmt::format("n={} took {:.1f} s per run", n, row.ms / 1000);
-        std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
-                                 primitive, contender, n, row.ms, row.gbps,
-                                 row.status == "ok" ? "" : row.note);
-      } catch (const std::exception& e) {
-        row.status = "error";
-        row.note = e.what();
-        std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, e.what());
-      }
+      if (row.ms > 1000.0 * o.max_seconds_per_run)
+        stopped[key] = fmt::format("n={} took {:.1f} s per run", n, row.ms / 1000);
+      std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
+                               primitive, contender, n, row.ms, row.gbps,
+                               row.status == "ok" ? "" : row.note);
     }
     report.rows.push_back(std::move(row));
   }
@@ -95,30 +306,30 @@ struct Bench {
   // with both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
   // through PrimitiveTuning::subgroups for that run.
   void gpgpu(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
-    const auto run = [&](const char* contender) {
-      attempt(primitive, contender, "gpgpu", n, body);
-    };
-    run("gpgpu");
+    attempt(primitive, "gpgpu", "gpgpu", n, body);
     if (!o.both_paths) return;
     const bool subgroups = primitive_tuning(ctx).subgroups == 1;
-    PrimitiveTuning other;
-    other.subgroups = subgroups ? 0 : 1;
     try {
-      set_primitive_tuning(ctx, other);
+      set_primitive_tuning(ctx, {.subgroups = subgroups ? 0 : 1});
     } catch (const Error& e) {
       std::cerr << "  (no other kernel family: " << e.what() << ")\n";
       return;
     }
-    run(subgroups ? "gpgpu-shared" : "gpgpu-subgroups");
+    attempt(primitive, subgroups ? "gpgpu-shared" : "gpgpu-subgroups", "gpgpu", n, body);
     set_primitive_tuning(ctx, {});
   }
-  // The CUB contender, where the CUDA reference runs (callers are built only with CUB).
+  // Where the CUDA reference runs (callers are built only with CUB).
   void cub(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
     if (cuda) attempt(primitive, "cub", "cuda", n, body);
   }
-  // The parallel CPU contender, unless turned off.
-  void cpu(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
-    if (o.cpu) attempt(primitive, "cpu", "cpu", n, body);
+  // The parallel CPU contender, unless turned off: call() timed by steady_clock, then check().
+  void cpu(const std::string& primitive, std::size_t n, const std::function<void()>& call,
+           const std::function<checks::Check()>& check) {
+    if (!o.cpu) return;
+    attempt(primitive, "cpu", "cpu", n, [&] {
+      const auto ms = wall_times(budget(), call);
+      return Outcome{{median(ms), static_cast<int>(ms.size()), "steady_clock"}, check()};
+    });
   }
 };
 
@@ -126,13 +337,7 @@ void bench_reduce(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5eed0000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   double exact = 0, magnitude = 0;
   for (float v : x) exact += v, magnitude += std::fabs(v);
-  b.gpgpu("reduce", n, [&] {
-    const Buffer in = Buffer::from(b.ctx, x);
-    Buffer out(b.ctx, ElementType::Float32, 1);
-    const Measured m = b.gpu([&] { reduce(b.ctx, in, out); });
-    const float got = out.to_vector<float>()[0];
-    return Outcome{m, checks::reduce(got, exact, magnitude, reduce_error_depth(b.ctx, n))};
-  });
+  b.gpgpu("reduce", n, [&] { return gpgpu_reduce(b.ctx, b.budget(), x, exact, magnitude); });
 #if GPGPU_BENCH_HAVE_CUB
   b.cub("reduce", n, [&] {
     float got = 0;
@@ -142,34 +347,27 @@ void bench_reduce(Bench& b, std::size_t n) {
     return Outcome{b.cuda_events(ms), checks::reduce(got, exact, magnitude, depth)};
   });
 #endif
-  b.cpu("reduce", n, [&] {
-    double got = 0;
-    const Measured m = b.cpu_time([&] { got = cpu::reduce_sum(x); });
-    // Float sums in one chunk per thread: at most n / threads + threads terms in a row.
-    return Outcome{m, checks::reduce(got, exact, magnitude, static_cast<int>(n))};
-  });
+  // Summed in float, as the GPU does, in one chunk per thread: at most n / threads + threads
+  // terms in a row.
+  double got = 0;
+  b.cpu(
+      "reduce", n, [&] { got = std::reduce(par, x.begin(), x.end(), 0.0f); },
+      [&] { return checks::reduce(got, exact, magnitude, static_cast<int>(n)); });
 }
 
 void bench_scan(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5ca00000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
   std::vector<float> out(n);
-  b.gpgpu("scan", n, [&] {
-    const Buffer in = Buffer::from(b.ctx, x);
-    Buffer result(b.ctx, ElementType::Float32, n);
-    const Measured m = b.gpu([&] { inclusive_scan(b.ctx, in, result); });
-    result.download(std::span<float>(out));
-    return Outcome{m, checks::scan(out, x, scan_error_depth(b.ctx, n))};
-  });
+  b.gpgpu("scan", n, [&] { return gpgpu_scan(b.ctx, b.budget(), x); });
 #if GPGPU_BENCH_HAVE_CUB
   b.cub("scan", n, [&] {
     const double ms = cuda_ref::cub_inclusive_sum(x, out, b.o.warmup, b.o.repeats);
     return Outcome{b.cuda_events(ms), checks::scan(out, x, static_cast<int>(n))};
   });
 #endif
-  b.cpu("scan", n, [&] {
-    const Measured m = b.cpu_time([&] { cpu::inclusive_sum(x, out); });
-    return Outcome{m, checks::scan(out, x, static_cast<int>(n))};
-  });
+  b.cpu(
+      "scan", n, [&] { std::inclusive_scan(par, x.begin(), x.end(), out.begin()); },
+      [&] { return checks::scan(out, x, static_cast<int>(n)); });
 }
 
 void bench_sort(Bench& b, std::size_t n, bool pairs) {
@@ -177,42 +375,26 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
   const auto keys = random_uints(n, 0x50470000u + static_cast<std::uint32_t>(n));
   std::vector<std::uint32_t> iota(n);
   std::iota(iota.begin(), iota.end(), 0u);
-  // The reference: the CPU contender's own sort (checked there against std::is_sorted).
+  // The reference: the CPU contender's own sort (checked there against std::is_sorted), or
+  // the same sort untimed without it.
   std::vector<std::uint32_t> ref_keys = keys, ref_values = iota;
-  b.cpu(name, n, [&] {
-    std::vector<std::uint32_t> k, v;
-    const Measured m = b.cpu_time([&] {
-      k = keys;
-      v = iota;
-      pairs ? cpu::sort_pairs(k, v) : cpu::sort(k);
-    });
-    ref_keys = k;
-    ref_values = v;
-    const bool sorted = std::is_sorted(k.begin(), k.end());
-    return Outcome{m, pairs ? checks::stable_pairs(keys, k, v)
-                            : checks::Check{sorted, sorted ? "sorted" : "not sorted"}};
-  });
-  if (!b.o.cpu || b.stopped.count(name + "/cpu")) {  // no fresh reference: sort, untimed
+  bool fresh = false;
+  const auto cpu_sort = [&] {
     ref_keys = keys;
     ref_values = iota;
-    pairs ? cpu::sort_pairs(ref_keys, ref_values) : cpu::sort(ref_keys);
-  }
-  std::vector<std::uint32_t> got_keys(n), got_values(n);
-  b.gpgpu(name, n, [&] {
-    const Buffer pristine = Buffer::from(b.ctx, keys), pristine_values = Buffer::from(b.ctx, iota);
-    Buffer k(b.ctx, ElementType::Uint32, n), v(b.ctx, ElementType::Uint32, n);
-    DeviceCopy copy(b.ctx);
-    const auto restore = [&] {
-      copy.run(pristine, k);
-      if (pairs) copy.run(pristine_values, v);
-    };
-    const Measured m = b.gpu([&] { pairs ? sort_by_key(b.ctx, k, v) : sort(b.ctx, k); }, restore);
-    k.download(std::span<std::uint32_t>(got_keys));
-    v.download(std::span<std::uint32_t>(got_values));
-    return Outcome{m, pairs ? checks::stable_pairs(keys, got_keys, got_values)
-                            : checks::same(got_keys, ref_keys, "keys")};
+    pairs ? cpu::sort_pairs(ref_keys, ref_values)
+          : std::sort(par, ref_keys.begin(), ref_keys.end());
+  };
+  b.cpu(name, n, cpu_sort, [&] {
+    fresh = true;
+    const bool sorted = std::is_sorted(ref_keys.begin(), ref_keys.end());
+    return pairs ? checks::stable_pairs(keys, ref_keys, ref_values)
+                 : checks::Check{sorted, sorted ? "sorted" : "not sorted"};
   });
+  if (!fresh) cpu_sort();
+  b.gpgpu(name, n, [&] { return gpgpu_sort(b.ctx, b.budget(), keys, pairs, ref_keys); });
 #if GPGPU_BENCH_HAVE_CUB
+  std::vector<std::uint32_t> got_keys(n), got_values(n);
   b.cub(name, n, [&] {
     const double ms =
         pairs ? cuda_ref::cub_sort_pairs(keys, iota, got_keys, got_values, b.o.warmup, b.o.repeats)
@@ -226,18 +408,19 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
 void bench_histogram(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x4157u + static_cast<std::uint32_t>(n), 0.0f, 1.0f);
   std::vector<std::uint32_t> want;
-  b.cpu("histogram", n, [&] {
-    const Measured m = b.cpu_time([&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); });
-    const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
-    return Outcome{m, {total == n, fmt::format("{} values counted", total)}};
-  });
+  b.cpu(
+      "histogram", n, [&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); },
+      [&] {
+        const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
+        return checks::Check{total == n, fmt::format("{} values counted", total)};
+      });
   if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
   b.gpgpu("histogram", n, [&] {
     const Buffer in = Buffer::from(b.ctx, x);
     Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
-    const Measured m = b.gpu([&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
-    const auto got = counts.to_vector<std::uint32_t>();
-    return Outcome{m, checks::histogram(got, want, 0)};
+    const Measured m = time_gpgpu(
+        b.ctx, b.budget(), [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
+    return Outcome{m, checks::histogram(counts.to_vector<std::uint32_t>(), want, 0)};
   });
 #if GPGPU_BENCH_HAVE_CUB
   b.cub("histogram", n, [&] {
@@ -253,7 +436,7 @@ void bench_histogram(Bench& b, std::size_t n) {
 #endif
 }
 
-// The bandwidth ceilings: the CUDA device copy and a GLSL vec4 copy of n floats.
+// The bandwidth ceilings: the CUDA device copy and a GLSL copy of n uint32s (uvec4s).
 void bench_copy(Bench& b, std::size_t n) {
 #if GPGPU_BENCH_HAVE_CUDA
   if (b.cuda) {
@@ -268,10 +451,128 @@ void bench_copy(Bench& b, std::size_t n) {
     const auto x = random_uints(n, 7);
     const Buffer in = Buffer::from(b.ctx, x);
     Buffer out(b.ctx, ElementType::Uint32, n);
-    DeviceCopy copy(b.ctx);
-    const Measured m = b.gpu([&] { copy.run(in, out); });
+    const bool vec4 = n % 4 == 0;
+    ComputeKernel copy(b.ctx,
+                       fmt::format(R"(
+        layout(local_size_x = 256) in;
+        layout(std430, binding = 0) readonly buffer A {{ {0} a[]; }};
+        layout(std430, binding = 1) writeonly buffer B {{ {0} b[]; }};
+        void main() {{ uint i = gpgpu_index(); if (i < gpgpu_count) b[i] = a[i]; }})",
+                                   vec4 ? "uvec4" : "uint"),
+                       {}, vec4 ? "bench copy vec4" : "bench copy");
+    const Measured m = time_gpgpu(b.ctx, b.budget(), [&] {
+      copy.run({{"a", in}, {"b", out}}, vec4 ? n / 4 : n);
+    });
     return Outcome{m, checks::same(out.to_vector<std::uint32_t>(), x, "elements")};
   });
+}
+
+// ---- The tuning sweep: a few PrimitiveTuning shapes per primitive at 2^26 and 2^28 (what
+// fits), gpgpu only, each result checked; the Context's tuning restored afterwards.
+
+std::string describe(const PrimitiveTuning& t, const std::string& primitive) {
+  if (primitive == "reduce") {
+    return fmt::format("local {} unroll {} trips {}{}", t.reduce_local, t.reduce_unroll,
+                       t.reduce_max_trips, t.texel_loads == 1 ? " texels" : "");
+  }
+  if (primitive == "scan") return fmt::format("local {} scalars {}", t.scan_local, t.scan_scalars);
+  if (t.sort_onesweep == 1 && t.subgroups == 1)
+    return fmt::format("onesweep local {} keys {}", t.onesweep_local, t.onesweep_keys);
+  return fmt::format("{} local {} keys {}", t.sort_serial == 1 ? "serial" : "ranked", t.sort_local,
+                     t.sort_keys);
+}
+
+struct Variant {
+  std::string primitive;
+  PrimitiveTuning tuning;
+};
+
+// Each primitive's default and the shapes the device takes (set_primitive_tuning validates
+// them: shared memory), as primitive_tuning resolves them.
+std::vector<Variant> variants(const Context& ctx) {
+  std::vector<Variant> v;
+  const auto add = [&](const std::string& p, PrimitiveTuning t) {
+    try {
+      set_primitive_tuning(ctx, t);
+      v.push_back({p, primitive_tuning(ctx)});
+    } catch (const ArgumentError&) {
+    }
+  };
+  add("reduce", {});
+  const int reduce_shapes[][3] = {{256, 8, 16}, {256, 4, 8},  {256, 4, 128}, {512, 4, 16},
+                                  {128, 8, 32}, {1024, 4, 8}, {256, 2, 64},  {256, 8, 64}};
+  for (const auto& [l, u, trips] : reduce_shapes)
+    add("reduce", {.reduce_local = l, .reduce_unroll = u, .reduce_max_trips = trips});
+  add("reduce", {.texel_loads = 1});
+  add("scan", {});
+  const int scan_shapes[][2] = {{256, 8},  {256, 24}, {256, 32}, {128, 32},
+                                {512, 16}, {512, 8},  {1024, 8}};
+  for (const auto& [l, s] : scan_shapes) add("scan", {.scan_local = l, .scan_scalars = s});
+  add("sort", {});
+  const int ranked[][2] = {{128, 16}, {512, 16}, {256, 24}, {128, 32}, {256, 32}, {64, 32}};
+  for (const auto& [l, k] : ranked)
+    add("sort", {.sort_local = l, .sort_keys = k, .sort_serial = 0});
+  // Onesweep runs on the subgroup kernels only; elsewhere the row says "ranked".
+  const int onesweep[][2] = {{512, 11}, {256, 15}, {256, 16}, {512, 16}, {256, 32}};
+  for (const auto& [l, k] : onesweep)
+    add("sort", {.sort_serial = 0, .sort_onesweep = 1, .onesweep_local = l, .onesweep_keys = k});
+  return v;
+}
+
+void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeats) {
+  const PrimitiveTuning saved = primitive_tuning(ctx);
+  const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
+  const auto all = variants(ctx);
+  std::map<std::string, std::pair<double, PrimitiveTuning>> fastest;  // ms, at the largest size
+  for (int l : {26, 28}) {
+    const std::size_t n = std::size_t{1} << l;
+    if (n > largest) continue;
+    const auto x = random_floats(n, 99, -1.0f, 1.0f);
+    double exact = 0, magnitude = 0;
+    for (float v : x) exact += v, magnitude += std::fabs(v);
+    auto keys = random_uints(n, 98), sorted = keys;
+    std::sort(par, sorted.begin(), sorted.end());
+    fastest.clear();
+    for (const auto& v : all) {
+      set_primitive_tuning(ctx, v.tuning);
+      Row row{v.primitive, describe(v.tuning, v.primitive), "gpgpu", n};
+      row.bytes = primitives_detail::bytes_per_element(v.primitive) * static_cast<double>(n);
+      row = measure(std::move(row), [&] {
+        const Budget few{warmup, repeats};
+        if (v.primitive == "reduce") return gpgpu_reduce(ctx, few, x, exact, magnitude);
+        if (v.primitive == "scan") return gpgpu_scan(ctx, few, x);
+        return gpgpu_sort(ctx, few, keys, false, sorted);
+      });
+      auto& best = fastest[v.primitive];
+      if (row.status == "ok" && row.ms > 0 && (best.first <= 0 || row.ms < best.first))
+        best = {row.ms, v.tuning};
+      std::cerr << fmt::format("  sweep {} 2^{} {}: {:.4f} ms {}\n", row.primitive, l,
+                               row.contender, row.ms, row.status);
+      report.sweep.push_back(row);
+    }
+  }
+  set_primitive_tuning(ctx, saved);
+  if (fastest.empty()) return;
+  // The fastest correct shapes at the largest size are kept in the disk cache for this device
+  // (store_primitive_tuning), so that later processes use them.
+  PrimitiveTuning t;
+  for (const auto& [primitive, best] : fastest) {
+    const PrimitiveTuning& b = best.second;
+    if (best.first <= 0) continue;
+    if (primitive == "reduce") {
+      t.reduce_local = b.reduce_local, t.reduce_unroll = b.reduce_unroll;
+      t.reduce_max_trips = b.reduce_max_trips, t.texel_loads = b.texel_loads;
+    } else if (primitive == "scan") {
+      t.scan_local = b.scan_local, t.scan_scalars = b.scan_scalars;
+    } else {
+      t.sort_serial = b.sort_serial, t.sort_local = b.sort_local, t.sort_keys = b.sort_keys;
+      t.onesweep_local = b.onesweep_local, t.onesweep_keys = b.onesweep_keys;
+    }
+  }
+  store_primitive_tuning(ctx, t);
+  std::cerr << "  sweep: the fastest shapes are kept for this device (store_primitive_tuning): "
+            << describe(t, "reduce") << "; " << describe(t, "scan") << "; " << describe(t, "sort")
+            << "\n";
 }
 
 }  // namespace
@@ -326,11 +627,7 @@ int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
   }
   if (o.sweep) run_tuning_sweep(ctx, report, o.warmup, o.repeats);
   report.facts.end();
-  std::filesystem::create_directories(o.out_dir);
-  primitives_detail::print(std::cout, report);
-  primitives_detail::write_files(o.out_dir, report);
-  std::cout << "wrote " << (o.out_dir / "primitives.json").string() << " and primitives.csv\n";
-  if (o.charts) std::cout << primitives_detail::draw_charts(o.out_dir, report) << "\n";
+  primitives_detail::report(report, o.out_dir, o.charts);
   bool wrong = false;
   for (const auto& r : report.rows) wrong |= r.status == "WRONG";
   for (const auto& s : report.sweep) wrong |= s.status == "WRONG";

@@ -4,16 +4,10 @@
 // algorithms in the same run; tables, JSON, CSV and PNG charts.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
-#include <functional>
-#include <ostream>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "gpgpu/buffer.hpp"
-#include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/context.hpp"
 #include "harness.hpp"
 
@@ -63,100 +57,15 @@ struct Report {
   RunFacts facts;
   std::string cpu_backend, timing;
   std::vector<std::size_t> sizes;
-  std::vector<Row> rows;
-  std::vector<Row> sweep;
+  std::vector<Row> rows, sweep;
 };
 
 // Bytes per element the GB/s figures count, per primitive.
 double bytes_per_element(const std::string& primitive);
 
-void print(std::ostream& out, const Report& report);
-// primitives.json and primitives.csv in dir (harness Tables: a row per point, the run's facts
-// as notes), and primitives-sweep.json and .csv after a sweep.
-void write_files(const std::filesystem::path& dir, const Report& report);
-// primitives_chart.dat/.gp and one PNG per primitive (GB/s against n); a line saying what
-// was drawn or why not.
-std::string draw_charts(const std::filesystem::path& dir, const Report& report);
+// Prints the report; writes primitives.json and .csv (harness Tables: a row per point, the
+// run's facts as notes), primitives-sweep.json and .csv after a sweep, and with `charts`
+// primitives_chart.dat/.gp and one PNG per primitive (GB/s against n).
+void report(const Report& report, const std::filesystem::path& dir, bool charts);
 
 }  // namespace gpgpu::bench::primitives_detail
-
-namespace gpgpu::bench {
-
-struct Measured {
-  double ms = -1;  // median of one call
-  int runs = 0;
-  std::string timing;
-};
-
-// The median time of call(), setup() running before each, untimed: GPU timestamps where the
-// device has working timer queries, else the fenced wall clock (gpgpu::Profiler).
-inline Measured time_gpgpu(const Context& ctx, const Budget& budget,
-                           const std::function<void()>& call,
-                           const std::function<void()>& setup = {}) {
-  const Timing t = profile(ctx, budget, call, setup);
-  const bool gpu = !ctx.info().is_software && t.gpu_ms >= 0;
-  return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
-}
-
-// Reproducible data from a seed (splitmix64).
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi);
-std::vector<std::uint32_t> random_uints(std::size_t n, std::uint64_t seed);
-
-// A GLSL copy of one uint32 Buffer into another of the same size (vec4 where it can).
-class DeviceCopy {
- public:
-  explicit DeviceCopy(const Context& ctx);
-  void run(const Buffer& from, Buffer& to);
-
- private:
-  ComputeKernel vec4_, scalar_;
-};
-
-// Times a few PrimitiveTuning shapes per primitive at 2^26 and 2^28 (what fits), gpgpu
-// only, each result checked; restores the Context's tuning afterwards.
-void run_tuning_sweep(const Context& ctx, primitives_detail::Report& report, int warmup,
-                      int repeats);
-
-}  // namespace gpgpu::bench
-
-// Every result is checked against a CPU reference before its time counts.
-namespace gpgpu::bench::checks {
-
-struct Check {
-  bool ok = true;
-  std::string note;  // what was compared, and the worst error or first mismatch
-};
-
-// |got - exact| <= (depth + 1) * 2^-24 * magnitude (magnitude = sum |x|).
-Check reduce(double got, double exact, double magnitude, int depth);
-// Every prefix within (depth + 1) * 2^-24 * sum_{j <= i} |x_j| of the float64 prefix.
-Check scan(std::span<const float> got, std::span<const float> x, int depth);
-// Equal element by element.
-Check same(std::span<const std::uint32_t> got, std::span<const std::uint32_t> want,
-           const char* what);
-// keys_out sorted, values_out a permutation of 0..n-1 with keys[values_out[i]] == keys_out[i],
-// and equal keys in increasing value order (stability).
-Check stable_pairs(std::span<const std::uint32_t> keys, std::span<const std::uint32_t> keys_out,
-                   std::span<const std::uint32_t> values_out);
-// Bins within `tolerance` (absolute) of the reference, and the same total.
-Check histogram(std::span<const std::uint32_t> got, std::span<const std::uint32_t> want,
-                std::uint32_t tolerance);
-
-}  // namespace gpgpu::bench::checks
-
-// The CPU contenders, on every core: std::execution::par on TBB where the build found TBB,
-// else sequential; backend() says which.
-namespace gpgpu::bench::cpu {
-
-std::string backend();  // e.g. "std::execution::par (TBB), 16 threads"
-
-double reduce_sum(std::span<const float> x);  // summed in float, as the GPU does
-void inclusive_sum(std::span<const float> x, std::span<float> out);
-void sort(std::span<std::uint32_t> keys);
-// Stable sort of (key, value) pairs by key.
-void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values);
-// gpgpu's float32 bin formula (primitives.hpp): bins + 3 counts (below, above, NaN last).
-std::vector<std::uint32_t> histogram(std::span<const float> x, std::uint32_t bins, float lo,
-                                     float hi);
-
-}  // namespace gpgpu::bench::cpu

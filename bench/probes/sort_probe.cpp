@@ -16,11 +16,8 @@
 
 // Most work groups resident at once, device-wide, for a kernel of LOCAL invocations with
 // SHW words of shared memory: each group counts itself in, spins a few microseconds, counts out.
-static int occupancy(int argc, char** argv) {
+static int occupancy(int shw, int local, int regs) {
   using namespace gpgpu;
-  const int shw = std::atoi(argv[2]);
-  const int local = argc > 3 ? std::atoi(argv[3]) : 256;
-  const int regs = argc > 4 ? std::atoi(argv[4]) : 0;
   Context ctx;
   std::string src = "#define SHW " + std::to_string(shw) + "u\n#define LOC " +
                     std::to_string(local) + "\n#define REGS " + std::to_string(regs) + R"(
@@ -51,11 +48,10 @@ void main() {
   if (x == 12345u) c[2] = x;
 })";
   ComputeKernel k(ctx, src, {}, "occupancy");
-  std::vector<std::uint32_t> zero(4, 0);
-  Buffer c = Buffer::from(ctx, zero);
+  Buffer c = Buffer::from(ctx, std::vector<std::uint32_t>(4, 0));
   const int units = std::max(1, ctx.info().compute_units);
   k.run({{"c", c}}, {static_cast<std::size_t>(units) * 64 * static_cast<std::size_t>(local), 1, 1});
-  auto got = c.to_vector<std::uint32_t>();
+  const auto got = c.to_vector<std::uint32_t>();
   std::printf(
       "occupancy: shared %d words (%d B) local %d regs %d: at most %u groups at once "
       "(%.2f per each of %d compute units)\n",
@@ -65,12 +61,11 @@ void main() {
 
 int main(int argc, char** argv) {
   using namespace gpgpu;
-  if (argc > 1 && std::string(argv[1]) == "occ") return occupancy(argc, argv);
-  const int lg = argc > 1 ? std::atoi(argv[1]) : 24;
-  const int os = argc > 2 ? std::atoi(argv[2]) : 0;
-  const int local = argc > 3 ? std::atoi(argv[3]) : 0;
-  const int keys_per = argc > 4 ? std::atoi(argv[4]) : 0;
-  const bool pairs = argc > 5 && std::atoi(argv[5]) != 0;
+  const auto arg = [&](int i, int otherwise) { return argc > i ? std::atoi(argv[i]) : otherwise; };
+  if (argc > 1 && std::string(argv[1]) == "occ")
+    return occupancy(arg(2, 0), arg(3, 256), arg(4, 0));
+  const int lg = arg(1, 24), os = arg(2, 0), local = arg(3, 0), keys_per = arg(4, 0);
+  const bool pairs = arg(5, 0) != 0;
   const std::size_t n = std::size_t{1} << lg;
   Context ctx;
   PrimitiveTuning t{};
@@ -81,25 +76,19 @@ int main(int argc, char** argv) {
   (os == 1 ? t.onesweep_keys : t.sort_keys) = keys_per;
   set_primitive_tuning(ctx, t);
   std::vector<std::uint32_t> host(n);
-  std::mt19937 rng(42);
-  for (auto& x : host) x = static_cast<std::uint32_t>(rng());
-  Buffer src = Buffer::from(ctx, host);
-  Buffer keys(ctx, ElementType::Uint32, n);
-  Buffer vals(ctx, ElementType::Uint32, n);
+  std::generate(host.begin(), host.end(), std::mt19937(42));
+  Buffer src = Buffer::from(ctx, host), keys(ctx, ElementType::Uint32, n),
+         vals(ctx, ElementType::Uint32, n);
   Profiler prof(ctx);
   for (int i = 0; i < 13; ++i) {
     keys.copy_from(src, 0, 0, n);
     ctx.finish();
     auto s = prof.scope(i < 3 ? "warm" : "sort");
-    if (pairs)
-      sort_by_key(ctx, keys, vals);
-    else
-      sort(ctx, keys);
+    pairs ? sort_by_key(ctx, keys, vals) : sort(ctx, keys);
   }
-  auto got = keys.to_vector<std::uint32_t>();
   std::sort(host.begin(), host.end());
-  const bool ok = got == host;
-  auto st = prof.stats("sort");
+  const bool ok = keys.to_vector<std::uint32_t>() == host;
+  const auto st = prof.stats("sort");
   std::printf("n=2^%d onesweep=%d local=%d keys=%d pairs=%d: gpu median %.4f ms (min %.4f) %s\n",
               lg, os, local, keys_per, pairs, st.gpu_median_ms, st.gpu_min_ms, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
