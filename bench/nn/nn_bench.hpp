@@ -1,12 +1,8 @@
 // `gpgpu bench nn`: epoch times of a network (the plain 2-conv net by default) at several
-// batch sizes, the time to classify the test set, the CPU cost of one kernel dispatch, and
-// (optionally) the transform-feedback backend's rate against the graphics stage's ceiling.
-// The figures match bench/nn/torch_cnn.py's, for a same-run comparison with PyTorch.
-//
-// The CPU section (cpu_threads): the Cpu backend's training (batch 64) and inference
-// images/s at each thread count, and, where python3 can import torch, PyTorch on the CPU
-// with the same thread count, network, data, batch and optimizer, run by this benchmark
-// (bench/nn/torch_cnn.py --device cpu) right after each gpgpu measurement.
+// batch sizes, the time to classify the test set, the CPU cost of one kernel dispatch, the Cpu
+// backend's images/s at several thread counts beside PyTorch on the CPU, and (optionally) the
+// transform-feedback backend's rate against the graphics stage's ceiling. The figures match
+// bench/nn/torch_cnn.py's, for a same-run comparison with PyTorch.
 #pragma once
 
 #include <cstddef>
