@@ -259,11 +259,10 @@ def main():
             call()
         warmup = len(times) - 1
         correct = [call() for _ in range(a.inference_calls)][-1]
-    report["inference_ms"] = times
-    report["inference_warmup_calls"] = warmup
-    report["inference_steady_ms"] = upper_median(times[-a.inference_calls:])
-    report["inference_batch"] = a.inference_batch
-    report["test_accuracy_after_bench"] = correct / test_x.shape[0]
+    report.update(inference_ms=times, inference_warmup_calls=warmup,
+                  inference_steady_ms=upper_median(times[-a.inference_calls:]),
+                  inference_batch=a.inference_batch,
+                  test_accuracy_after_bench=correct / test_x.shape[0])
     text = json.dumps(report, indent=2)
     print(text)
     if a.out:
