@@ -5,21 +5,11 @@
 //   mpirun -np 2 gpgpu-mpi-rates --json rates.json        (one GPU per rank, as gpgpu-mpi)
 //
 // For each size, the median over repetitions (after a warm-up), ranks in step (a barrier
-// before each repetition):
-//   sendrecv   MPI_Sendrecv of host memory both ways at once (a halo's MPI part)
-//   allreduce  MPI_Allreduce of host floats
-//   iallreduce MPI_Iallreduce + MPI_Wait of the same (what a gradient bucket and an allreduce
-//              on a Buffer use)
-//   halo       gpgpu::mpi::HaloExchange::exchange of `bytes` each way between two Buffers,
-//              then Context::finish: pack kernel, download, MPI, upload, all of it
-//   buffer_allreduce  gpgpu::mpi::allreduce on a Buffer (download, MPI, upload) + finish
-//   buffer_allreduce_mapped  the same given the Buffer's Context (AllreduceOptions::context:
-//              staging in mapped memory, one GPU copy each way)
-//   download, upload  Buffer::download / Buffer::upload + finish of `bytes` (the data path;
-//              both ranks at once, each on its GPU)
-//   mapped_download, mapped_upload  the same between a Buffer and a mapped HostBuffer through a
-//              TransferQueue (one GPU copy each way)
-//   mapped_sendrecv  MPI_Sendrecv between mapped HostBuffers (the halo exchange's MPI part)
+// before each repetition), of: host MPI (sendrecv, allreduce, iallreduce + wait), and
+// gpgpu's data path, each followed by Context::finish: a HaloExchange of `bytes` each way
+// (pack kernel, download, MPI, upload), mpi::allreduce on a Buffer (download, MPI, upload),
+// Buffer download and upload (both ranks at once, each on its GPU), and the mapped variants
+// (one GPU copy each way) that the halo exchange and the gradient buckets use.
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -70,17 +60,22 @@ struct Rows {
   }
 };
 
-void host_rows(Rows& rows) {
+// MPI_Sendrecv of n floats both ways at once, `out` to the peer's `in`.
+void sendrecv(Rows& rows, const char* what, const void* out, void* in, int n, int tag) {
   const int peer = 1 - rows.comm.rank();
+  rows.add(what, [&] {
+    MPI_Sendrecv(out, n, MPI_FLOAT, peer, tag, in, n, MPI_FLOAT, peer, tag, rows.comm.get(),
+                 MPI_STATUS_IGNORE);
+  });
+}
+
+void host_rows(Rows& rows) {
   const int n = static_cast<int>(rows.bytes / sizeof(float));
   std::vector<float> a(static_cast<std::size_t>(n), 1.0f), b(a.size());
   MPI_Comm comm = rows.comm.get();
-  rows.add("sendrecv", [&] {
-    MPI_Sendrecv(a.data(), n, MPI_FLOAT, peer, 7, b.data(), n, MPI_FLOAT, peer, 7, comm,
-                 MPI_STATUS_IGNORE);
-  });
+  sendrecv(rows, "sendrecv", a.data(), b.data(), n, 7);  // a halo's MPI part
   rows.add("allreduce", [&] { MPI_Allreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm); });
-  rows.add("iallreduce", [&] {
+  rows.add("iallreduce", [&] {  // what a gradient bucket and an allreduce on a Buffer use
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Iallreduce(a.data(), b.data(), n, MPI_FLOAT, MPI_SUM, comm, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
@@ -110,11 +105,7 @@ void device_rows(Rows& rows, const gpgpu::Context& ctx) {
   // reaches ordinary memory (sendrecv).
   gpgpu::HostBuffer out(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Read);
   gpgpu::HostBuffer in(ctx, gpgpu::ElementType::Float32, grads.size(), gpgpu::HostAccess::Write);
-  const int n = static_cast<int>(grads.size()), peer = 1 - comm.rank();
-  rows.add("mapped_sendrecv", [&] {
-    MPI_Sendrecv(out.data(), n, MPI_FLOAT, peer, 8, in.data(), n, MPI_FLOAT, peer, 8, comm.get(),
-                 MPI_STATUS_IGNORE);
-  });
+  sendrecv(rows, "mapped_sendrecv", out.data(), in.data(), static_cast<int>(grads.size()), 8);
   rows.add("buffer_allreduce", [&] {
     gpgpu::mpi::allreduce(comm, grads, gpgpu::mpi::Reduction::Sum);
     ctx.finish();

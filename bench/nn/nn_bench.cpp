@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -25,14 +24,6 @@ using json = nlohmann::json;
 
 namespace {
 
-namespace nn = gpgpu::nn;
-
-struct TrainTiming {
-  std::size_t batch = 0, steps = 0;
-  std::vector<double> epoch_seconds;
-  double steady = 0, train_accuracy = 0;  // the median epoch after the first (a warm-up)
-};
-
 // Multiply-adds x 2 of one training image: each Conv2D and Dense forward, weight gradient
 // and (except for the first layer) input gradient.
 double training_flops(const nn::Sequential& model) {
@@ -52,31 +43,32 @@ double training_flops(const nn::Sequential& model) {
   return flops;
 }
 
-struct InferenceTiming {
-  std::vector<double> ms;  // every call: the first, the warm-up, then o.inference_calls timed
-  std::size_t warmup_calls = 0;
+// The test set classified into `report`: every call's milliseconds, the median of the last
+// o.inference_calls. The first call builds and tunes the programs of the inference batch:
+// seconds of host work while the GPU idles and lowers its clocks (an H200's SM clock fell
+// from 1980 to 930 MHz and took about 0.5 s of work to come back,
+// docs/results/h200/2026-11-30-clock-ramp), so calls repeat for at least a second before the
+// timed ones.
+void time_inference(nn::Sequential& model, const nn::DeviceDataset& test, const NnBenchOptions& o,
+                    json& report) {
+  std::vector<double> ms;
   nn::Evaluation last;
-};
-
-// The first call builds and tunes the programs of the inference batch: seconds of host work
-// while the GPU idles and lowers its clocks (an H200's SM clock fell from 1980 to 930 MHz and
-// took about 0.5 s of work to come back, docs/results/h200/2026-11-30-clock-ramp), so calls
-// repeat for at least a second before the timed ones.
-InferenceTiming time_inference(nn::Sequential& model, const nn::DeviceDataset& test,
-                               const NnBenchOptions& o) {
-  InferenceTiming t;
   const auto call = [&] {
-    t.last = nn::evaluate(model, test, o.inference_batch);
-    t.ms.push_back(1e3 * t.last.seconds);
+    last = nn::evaluate(model, test, o.inference_batch);
+    ms.push_back(1e3 * last.seconds);
   };
   call();
-  const auto warm_start = std::chrono::steady_clock::now();
+  const auto warm_start = Clock::now();
   do {
     call();
-    ++t.warmup_calls;
-  } while (std::chrono::steady_clock::now() - warm_start < std::chrono::seconds(1));
+  } while (ms_since(warm_start) < 1e3);
+  report["inference_warmup_calls"] = ms.size() - 1;
   for (std::size_t r = 0; r < o.inference_calls; ++r) call();
-  return t;
+  report["inference_ms"] = ms;
+  report["inference_steady_ms"] =
+      median({ms.end() - static_cast<std::ptrdiff_t>(o.inference_calls), ms.end()});
+  report["inference_batch"] = o.inference_batch;
+  report["test_accuracy_after_bench"] = last.accuracy();
 }
 
 // Wall time per ComputeKernel::run of a one-work-group kernel on a Buffer: the CPU cost of
@@ -98,6 +90,16 @@ double dispatch_overhead_us(const Context& ctx) {
   return 1e3 * ms_since(start) / runs;
 }
 
+// The epochs at one batch size, as the report's "train" entries hold them; steady: the median
+// epoch after the first (a warm-up).
+struct TrainTiming {
+  std::size_t batch = 0, steps = 0;
+  std::vector<double> epoch_seconds{};
+  double steady_epoch_seconds = 0, images_per_second = 0, train_accuracy_last_epoch = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrainTiming, batch, steps, epoch_seconds, steady_epoch_seconds,
+                                   images_per_second, train_accuracy_last_epoch)
+
 // o.epochs epochs of o.net's recipe at `batch` on `backend`; the trained model goes to
 // *keep when given.
 TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn::Dataset& train,
@@ -113,50 +115,29 @@ TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn:
   options.report_every = 1000000;  // one read of the accumulators, at the end of the epoch
   options.limit_steps = 0;
   nn::Trainer trainer(recipe.model, device_train, options);
-  TrainTiming t;
-  t.batch = batch;
+  TrainTiming t{.batch = batch};
   for (std::size_t e = 0; e < o.epochs; ++e) {
     const auto r = trainer.run_epoch();
     t.epoch_seconds.push_back(r.seconds);
     t.steps = r.steps;
-    t.train_accuracy = r.stats.accuracy();
+    t.train_accuracy_last_epoch = r.stats.accuracy();
     std::cerr << fmt::format(
         "  batch {:4}: epoch {} of {} steps in {:.3f} s (train accuracy {:.2f}%)\n", batch, e + 1,
         r.steps, r.seconds, 100 * r.stats.accuracy());
   }
-  t.steady = median(std::vector<double>(
-      t.epoch_seconds.begin() + (t.epoch_seconds.size() > 1 ? 1 : 0), t.epoch_seconds.end()));
+  t.steady_epoch_seconds = median(
+      {t.epoch_seconds.begin() + (t.epoch_seconds.size() > 1 ? 1 : 0), t.epoch_seconds.end()});
+  t.images_per_second = static_cast<double>(t.steps * batch) / t.steady_epoch_seconds;
   if (keep != nullptr) *keep = std::move(recipe.model);
   return t;
 }
 
-struct CpuFigures {
-  double train_images_per_second = 0, inference_images_per_second = 0, train_accuracy = 0;
-};
+using Rates = std::pair<double, double>;  // images/s: training, inference
 
-CpuFigures time_gpgpu_cpu(const Context& ctx, const NnBenchOptions& o, const nn::Dataset& train,
-                          const nn::DeviceDataset& device_train,
-                          const nn::DeviceDataset& device_test, std::size_t threads) {
-  nn::Sequential model(ctx, train.sample_shape());
-  const auto t = time_training(ctx, o, train, device_train, 64, nn::Backend::Cpu,
-                               {.threads = threads}, &model);
-  std::vector<double> seconds;
-  for (int r = 0; r < 3; ++r) {
-    seconds.push_back(nn::evaluate(model, device_test, o.cpu_inference_batch).seconds);
-  }
-  const double steady = median(std::vector<double>(seconds.begin() + 1, seconds.end()));
-  return {static_cast<double>(t.steps * 64) / t.steady,
-          static_cast<double>(device_test.count()) / steady, t.train_accuracy};
-}
-
-bool torch_importable(const std::string& python) {
-  return std::system(fmt::format("'{}' -c 'import torch' >/dev/null 2>&1", python).c_str()) == 0;
-}
-
-// PyTorch's figures for the same work, or nullopt (with the reason in `why`).
-std::optional<CpuFigures> time_torch_cpu(const NnBenchOptions& o, const std::filesystem::path& data,
-                                         std::size_t threads, std::size_t test_images,
-                                         std::string& why) {
+// PyTorch's rates for the same work as the Cpu backend's, or nullopt (with the reason in `why`).
+std::optional<Rates> time_torch_cpu(const NnBenchOptions& o, const std::filesystem::path& data,
+                                    std::size_t threads, std::size_t test_images,
+                                    std::string& why) {
   const auto script =
       o.torch_script.empty() ? std::filesystem::path(GPGPU_TORCH_CNN_SCRIPT) : o.torch_script;
   const auto out = std::filesystem::temp_directory_path() /
@@ -172,10 +153,9 @@ std::optional<CpuFigures> time_torch_cpu(const NnBenchOptions& o, const std::fil
   }
   const auto report = json::parse(std::ifstream(out));
   std::filesystem::remove(out);
-  const auto& train = report.at("train").at(0);
-  return CpuFigures{
-      train.at("images_per_second").get<double>(),
-      1e3 * static_cast<double>(test_images) / report.at("inference_steady_ms").get<double>(), 0};
+  return Rates{
+      report.at("train").at(0).at("images_per_second").get<double>(),
+      1e3 * static_cast<double>(test_images) / report.at("inference_steady_ms").get<double>()};
 }
 
 // The CPU section: the Cpu backend at each thread count, and PyTorch on the CPU at the same
@@ -184,7 +164,9 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
                      const nn::Dataset& full_train, const nn::DeviceDataset& device_test) {
   const auto train = full_train.first(o.cpu_images);
   nn::DeviceDataset device_train(ctx, train);
-  const bool torch = o.torch && torch_importable(o.python);
+  const bool torch =
+      o.torch &&
+      std::system(fmt::format("'{}' -c 'import torch' >/dev/null 2>&1", o.python).c_str()) == 0;
   json section = json::array();
   Table table(
       "cpu",
@@ -198,31 +180,36 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
     const std::size_t threads = requested == 0 ? nn::cpu_threads({}) : requested;
     if (std::find(done.begin(), done.end(), threads) != done.end()) continue;  // "all" = 2
     done.push_back(threads);
-    const auto g = time_gpgpu_cpu(ctx, o, train, device_train, device_test, threads);
+    nn::Sequential model(ctx, train.sample_shape());
+    const auto g = time_training(ctx, o, train, device_train, 64, nn::Backend::Cpu,
+                                 {.threads = threads}, &model);
+    const double train_rate = g.images_per_second;
+    std::vector<double> seconds;
+    for (int r = 0; r < 3; ++r) {
+      seconds.push_back(nn::evaluate(model, device_test, o.cpu_inference_batch).seconds);
+    }
+    const double infer_rate =
+        static_cast<double>(device_test.count()) / median({seconds.begin() + 1, seconds.end()});
     json row{{"threads", threads},
              {"gpgpu",
-              {{"train_images_per_second", g.train_images_per_second},
-               {"inference_images_per_second", g.inference_images_per_second},
-               {"train_accuracy_last_epoch", g.train_accuracy}}}};
+              {{"train_images_per_second", train_rate},
+               {"inference_images_per_second", infer_rate},
+               {"train_accuracy_last_epoch", g.train_accuracy_last_epoch}}}};
     std::string why = "torch not importable";
-    std::optional<CpuFigures> t;
-    if (torch) t = time_torch_cpu(o, dir, threads, device_test.count(), why);
-    const CpuFigures p = t.value_or(CpuFigures{-1, -1, 0});
-    if (t) {
-      row["torch"] = {{"train_images_per_second", t->train_images_per_second},
-                      {"inference_images_per_second", t->inference_images_per_second}};
-      row["ratio_train"] = g.train_images_per_second / t->train_images_per_second;
-      row["ratio_inference"] = g.inference_images_per_second / t->inference_images_per_second;
+    const auto p = torch ? time_torch_cpu(o, dir, threads, device_test.count(), why) : std::nullopt;
+    const auto [torch_train, torch_infer] = p.value_or(Rates{-1, -1});
+    if (p) {
+      row["torch"] = {{"train_images_per_second", torch_train},
+                      {"inference_images_per_second", torch_infer}};
+      row["ratio_train"] = train_rate / torch_train;
+      row["ratio_inference"] = infer_rate / torch_infer;
     } else {
       row["torch"] = nullptr;
       row["torch_missing"] = why;
     }
-    table.add({Cell(threads), Cell(g.train_images_per_second, 0),
-               Cell::positive(p.train_images_per_second, 0),
-               ratio(g.train_images_per_second, p.train_images_per_second),
-               Cell(g.inference_images_per_second, 0),
-               Cell::positive(p.inference_images_per_second, 0),
-               ratio(g.inference_images_per_second, p.inference_images_per_second)});
+    table.add({Cell(threads), Cell(train_rate, 0), Cell::positive(torch_train, 0),
+               ratio(train_rate, torch_train), Cell(infer_rate, 0), Cell::positive(torch_infer, 0),
+               ratio(infer_rate, torch_infer)});
     section.push_back(row);
   }
   table.print(std::cout);
@@ -238,55 +225,42 @@ void run_gpu_section(const Context& ctx, const NnBenchOptions& o, const nn::Data
   const double overhead = dispatch_overhead_us(ctx);
   report["dispatch_overhead_us"] = overhead;
   std::cerr << fmt::format("dispatch overhead: {:.2f} us per ComputeKernel::run\n", overhead);
-  nn::Sequential last(ctx, train.sample_shape());
-  report["train"] = json::array();
   // Steady state is the tuned speed: the warm-up epoch may tune every GEMM, without the
   // per-process budget that keeps a user's first run short (docs/startup.md).
-  nn::BackendOptions tuned;
-  tuned.autotune_seconds = std::numeric_limits<double>::infinity();
-  tuned.replay = o.replay;
-  report["replay"] = o.replay;
   using Fusion = nn::BackendOptions::Fusion;
-  tuned.fuse_pooling = o.fuse_pooling == "off"      ? Fusion::Off
-                       : o.fuse_pooling == "kernel" ? Fusion::GradientKernel
-                       : o.fuse_pooling == "loads"  ? Fusion::GradientInLoads
-                                                    : Fusion::Auto;
+  const nn::BackendOptions tuned{
+      .autotune_seconds = std::numeric_limits<double>::infinity(),
+      .replay = o.replay,
+      .fuse_pooling = o.fuse_pooling == "off"      ? Fusion::Off
+                      : o.fuse_pooling == "kernel" ? Fusion::GradientKernel
+                      : o.fuse_pooling == "loads"  ? Fusion::GradientInLoads
+                                                   : Fusion::Auto};
+  report["replay"] = o.replay;
   report["fuse_pooling"] = o.fuse_pooling;
+  report["train"] = json::array();
+  nn::Sequential last(ctx, train.sample_shape());
   for (std::size_t batch : o.batches) {
-    const auto t =
-        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, &last);
     report["train"].push_back(
-        {{"batch", batch},
-         {"steps", t.steps},
-         {"epoch_seconds", t.epoch_seconds},
-         {"steady_epoch_seconds", t.steady},
-         {"images_per_second", static_cast<double>(t.steps * batch) / t.steady},
-         {"train_accuracy_last_epoch", t.train_accuracy}});
+        time_training(ctx, o, train, device_train, batch, nn::Backend::Compute, tuned, &last));
   }
   report["training_gflop_per_image"] = training_flops(last) / 1e9;
-  const auto inference = time_inference(last, device_test, o);
-  report["inference_ms"] = inference.ms;
-  report["inference_warmup_calls"] = inference.warmup_calls;
-  report["inference_steady_ms"] = median(std::vector<double>(
-      inference.ms.end() - static_cast<std::ptrdiff_t>(o.inference_calls), inference.ms.end()));
-  report["inference_batch"] = o.inference_batch;
-  report["test_accuracy_after_bench"] = inference.last.accuracy();
-  if (o.tf_images > 0) {
-    const auto tf_train = train.first(o.tf_images);
-    nn::DeviceDataset device_tf(ctx, tf_train);
-    NnBenchOptions tf_options = o;
-    tf_options.epochs = 2;
-    const auto t = time_training(ctx, tf_options, tf_train, device_tf, 64,
-                                 nn::Backend::TransformFeedback, {}, nullptr);
-    const double images = static_cast<double>(t.steps * 64);
-    const double tflops = training_flops(last) * images / t.steady / 1e12;
-    report["transform_feedback"] = {{"images", images},
-                                    {"seconds", t.steady},
-                                    {"extrapolated_epoch_seconds", t.steady * 60000.0 / images},
-                                    {"tflops", tflops},
-                                    {"ceiling_tflops", o.tf_ceiling_tflops},
-                                    {"fraction_of_ceiling", tflops / o.tf_ceiling_tflops}};
-  }
+  time_inference(last, device_test, o, report);
+  if (o.tf_images == 0) return;
+  const auto tf_train = train.first(o.tf_images);
+  nn::DeviceDataset device_tf(ctx, tf_train);
+  NnBenchOptions tf_options = o;
+  tf_options.epochs = 2;
+  const auto t = time_training(ctx, tf_options, tf_train, device_tf, 64,
+                               nn::Backend::TransformFeedback, {}, nullptr);
+  const double images = static_cast<double>(t.steps * 64);
+  const double tflops = training_flops(last) * t.images_per_second / 1e12;
+  report["transform_feedback"] = {
+      {"images", images},
+      {"seconds", t.steady_epoch_seconds},
+      {"extrapolated_epoch_seconds", t.steady_epoch_seconds * 60000.0 / images},
+      {"tflops", tflops},
+      {"ceiling_tflops", o.tf_ceiling_tflops},
+      {"fraction_of_ceiling", tflops / o.tf_ceiling_tflops}};
 }
 
 }  // namespace

@@ -1,12 +1,8 @@
 // `gpgpu bench nn`: epoch times of a network (the plain 2-conv net by default) at several
-// batch sizes, the time to classify the test set, the CPU cost of one kernel dispatch, and
-// (optionally) the transform-feedback backend's rate against the graphics stage's ceiling.
-// The figures match bench/nn/torch_cnn.py's, for a same-run comparison with PyTorch.
-//
-// The CPU section (cpu_threads): the Cpu backend's training (batch 64) and inference
-// images/s at each thread count, and, where python3 can import torch, PyTorch on the CPU
-// with the same thread count, network, data, batch and optimizer, run by this benchmark
-// (bench/nn/torch_cnn.py --device cpu) right after each gpgpu measurement.
+// batch sizes, the time to classify the test set, the CPU cost of one kernel dispatch, the Cpu
+// backend's images/s at several thread counts beside PyTorch on the CPU, and (optionally) the
+// transform-feedback backend's rate against the graphics stage's ceiling. The figures match
+// bench/nn/torch_cnn.py's, for a same-run comparison with PyTorch.
 #pragma once
 
 #include <cstddef>
@@ -31,17 +27,14 @@ struct NnBenchOptions {
   double tf_ceiling_tflops = 1.63;  // vertex-stage ALU ceiling of the device (H100, measured)
   std::filesystem::path out = "out/bench";
   bool gpu = true;  // the compute-backend section
-  // The compute backend replays its passes (BackendOptions::replay); false: every kernel
-  // runs on its own, for a same-run comparison.
+  // The compute backend's BackendOptions::replay (false: every kernel on its own, for a
+  // same-run comparison) and fuse_pooling ("auto", "off", "kernel", "loads").
   bool replay = true;
-  // BackendOptions::fuse_pooling of the compute backend: "auto", "off", "kernel" (backward
-  // through a kernel), "loads" (in the GEMMs' loads).
   std::string fuse_pooling = "auto";
   // The CPU section: thread counts (0: all, as BackendOptions::threads = 0 gives), the
   // training images and the inference batch (the test set is classified in such batches).
   std::vector<std::size_t> cpu_threads;
-  std::size_t cpu_images = 6400;
-  std::size_t cpu_inference_batch = 1000;
+  std::size_t cpu_images = 6400, cpu_inference_batch = 1000;
   bool torch = true;                   // PyTorch on the CPU, when importable
   std::filesystem::path torch_script;  // empty: the source tree's bench/nn/torch_cnn.py
   std::string python = "python3";      // the interpreter that imports torch

@@ -44,55 +44,47 @@ def import_torch(threads):
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[name] = str(threads)
     import torch as t
-    import torch.nn as n
-    torch, nn = t, n
+    torch, nn = t, t.nn
 
 
-def read_idx(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
+def read_idx(directory, split, kind, rank):
+    """The unsigned-byte IDX file <split>-<kind>-<rank>-ubyte of `directory` ('.' for the
+    last '-' and .gz allowed) as an array."""
+    names = [f"{split}-{kind}{sep}{rank}-ubyte{gz}" for sep in "-." for gz in ("", ".gz")]
+    paths = [p for p in (os.path.join(directory, n) for n in names) if os.path.exists(p)]
+    if not paths:
+        raise FileNotFoundError(f"no {split} {kind} in {directory}")
+    with (gzip.open if paths[0].endswith(".gz") else open)(paths[0], "rb") as f:
         data = f.read()
-    if data[0] != 0 or data[1] != 0 or data[2] != 8:
-        raise ValueError(f"{path}: not an unsigned-byte IDX file")
+    if data[:3] != b"\0\0\x08":
+        raise ValueError(f"{paths[0]}: not an unsigned-byte IDX file")
     rank = data[3]
     shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank))
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(shape)
 
 
-def find(directory, split, kind, rank):
-    for sep in ("-", "."):
-        for suffix in ("", ".gz"):
-            path = os.path.join(directory, f"{split}-{kind}{sep}{rank}-ubyte{suffix}")
-            if os.path.exists(path):
-                return path
-    raise FileNotFoundError(f"no {split} {kind} in {directory}")
-
-
 def load(directory, device, train_limit=0, test_limit=0):
-    train_x = read_idx(find(directory, "train", "images", "idx3")).astype(np.float32) / 255.0
-    train_y = read_idx(find(directory, "train", "labels", "idx1")).astype(np.int64)
-    test_x = read_idx(find(directory, "t10k", "images", "idx3")).astype(np.float32) / 255.0
-    test_y = read_idx(find(directory, "t10k", "labels", "idx1")).astype(np.int64)
-    mean, std = float(train_x.mean()), float(train_x.std())
-    if train_limit:
-        train_x, train_y = train_x[:train_limit], train_y[:train_limit]
-    if test_limit:
-        test_x, test_y = test_x[:test_limit], test_y[:test_limit]
-    def to(x):
-        return torch.from_numpy((x - mean) / std).unsqueeze(1).to(device)
-    return (to(train_x), torch.from_numpy(train_y).to(device), to(test_x),
-            torch.from_numpy(test_y).to(device))
+    """Training and test images and labels as tensors on `device`, the first `limit` of each
+    (0: all); the images normalised with the whole training set's mean and deviation."""
+    splits = [(read_idx(directory, split, "images", "idx3").astype(np.float32) / 255.0,
+               read_idx(directory, split, "labels", "idx1").astype(np.int64))
+              for split in ("train", "t10k")]
+    mean, std = float(splits[0][0].mean()), float(splits[0][0].std())
+    tensors = []
+    for (x, y), limit in zip(splits, (train_limit, test_limit)):
+        x, y = x[:limit or None], y[:limit or None]
+        tensors += [torch.from_numpy((x - mean) / std).unsqueeze(1).to(device),
+                    torch.from_numpy(y).to(device)]
+    return tensors
 
 
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "cpu"
+            return next(line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return "cpu"
 
 
 def make_net():
@@ -102,52 +94,53 @@ def make_net():
         nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-def train_epoch(net, opt, loss_fn, x, y, batch):
-    perm = torch.randperm(x.shape[0], device=x.device)
-    steps = x.shape[0] // batch
-    total = torch.zeros((), device=x.device)
-    for s in range(steps):
-        idx = perm[s * batch:(s + 1) * batch]
+def plain_step(net, opt, loss_fn, x, y):
+    """The training step on the batch of x and y at indices `idx`; returns its loss."""
+    def step(idx):
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(net(x[idx]), y[idx])
         loss.backward()
         opt.step()
-        total += loss.detach()
-    return steps, total
+        return loss
+    return step
 
 
-class GraphedStep:
-    """The training step of `net` for batches of `batch`, captured in a CUDA graph."""
-
-    def __init__(self, net, opt, loss_fn, x, y, batch):
-        self.x = x[:batch].clone()
-        self.y = y[:batch].clone()
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                opt.zero_grad(set_to_none=True)
-                loss_fn(net(self.x), self.y).backward()
-                opt.step()
-        torch.cuda.current_stream().wait_stream(side)
-        self.graph = torch.cuda.CUDAGraph()
-        opt.zero_grad(set_to_none=True)
-        with torch.cuda.graph(self.graph):
-            self.loss = loss_fn(net(self.x), self.y)
-            self.loss.backward()
+def graphed_step(net, opt, loss_fn, x, y, batch):
+    """The same for batches of `batch`, captured in a CUDA graph: each batch is copied into
+    the graph's static input, then the graph replays."""
+    static_x, static_y = x[:batch].clone(), y[:batch].clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            loss_fn(net(static_x), static_y).backward()
             opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        loss = loss_fn(net(static_x), static_y)
+        loss.backward()
+        opt.step()
 
-    def epoch(self, x, y, batch):
-        perm = torch.randperm(x.shape[0], device=x.device)
-        steps = x.shape[0] // batch
-        total = torch.zeros((), device=x.device)
-        for s in range(steps):
-            idx = perm[s * batch:(s + 1) * batch]
-            torch.index_select(x, 0, idx, out=self.x)  # the batch into the static input
-            torch.index_select(y, 0, idx, out=self.y)
-            self.graph.replay()
-            total += self.loss.detach()
-        return steps, total
+    def step(idx):
+        torch.index_select(x, 0, idx, out=static_x)
+        torch.index_select(y, 0, idx, out=static_y)
+        graph.replay()
+        return loss
+    return step
+
+
+def train_epoch(step, x, batch):
+    """`step` over the batches of a permutation of x (dropping the last incomplete batch); the
+    steps and the sum of their losses."""
+    perm = torch.randperm(x.shape[0], device=x.device)
+    steps = x.shape[0] // batch
+    total = torch.zeros((), device=x.device)
+    for s in range(steps):
+        total += step(perm[s * batch:(s + 1) * batch]).detach()
+    return steps, total
 
 
 def classify(net, test_x, test_y, batch, graphs):
@@ -167,12 +160,15 @@ def classify(net, test_x, test_y, batch, graphs):
                 with torch.cuda.graph(g):
                     out = net(static)
                 graphs[first] = (g, static, out)
-            g, static, out = graphs[first]
+            g, static, logits = graphs[first]
             static.copy_(x)
             g.replay()
-            logits = out
         correct += int((logits.argmax(1) == test_y[first:first + batch]).sum())
     return correct
+
+
+def upper_median(values):
+    return sorted(values)[len(values) // 2]
 
 
 def positive_int(text):
@@ -183,8 +179,10 @@ def positive_int(text):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", default=os.environ.get("GPGPU_NN_DATA", "/usr/share/datasets/fashion-mnist"))
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data",
+                   default=os.environ.get("GPGPU_NN_DATA", "/usr/share/datasets/fashion-mnist"))
     p.add_argument("--batches", type=int, nargs="+", default=[64, 256])
     p.add_argument("--epochs", type=int, default=3, help="per batch size; the first is a warm-up")
     p.add_argument("--inference-batch", type=int, default=10000)
@@ -202,6 +200,7 @@ def main():
     a = p.parse_args()
     import_torch(a.threads)
     cuda = a.device == "cuda"
+    graphed = a.cuda_graph and cuda
     if cuda:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
@@ -214,39 +213,33 @@ def main():
     report = {"device": torch.cuda.get_device_name(0) if cuda else cpu_name(),
               "torch": torch.__version__, "threads": torch.get_num_threads(),
               "cudnn": torch.backends.cudnn.version() if cuda else None,
-              "cudnn_benchmark": a.cudnn_benchmark, "tf32": False,
-              "cuda_graph": a.cuda_graph and cuda,
+              "cudnn_benchmark": a.cudnn_benchmark, "tf32": False, "cuda_graph": graphed,
               "train_images": int(train_x.shape[0]), "test_images": int(test_x.shape[0]),
               "train": []}
     synchronize = torch.cuda.synchronize if cuda else (lambda: None)
     loss_fn = nn.CrossEntropyLoss()
-    net = None
     for batch in a.batches:
         net = make_net().to(device)
-        graphed = a.cuda_graph and cuda
         opt = torch.optim.Adam(net.parameters(), lr=1e-3, capturable=graphed)
-        step = None
+        step = None if graphed else plain_step(net, opt, loss_fn, train_x, train_y)
         seconds = []
         for e in range(a.epochs):
             synchronize()
             start = time.perf_counter()
-            if graphed:
-                if step is None:  # captured in the warm-up epoch, as it would be in training
-                    step = GraphedStep(net, opt, loss_fn, train_x, train_y, batch)
-                steps, total = step.epoch(train_x, train_y, batch)
-            else:
-                steps, total = train_epoch(net, opt, loss_fn, train_x, train_y, batch)
+            if step is None:  # captured in the warm-up epoch, as it would be in training
+                step = graphed_step(net, opt, loss_fn, train_x, train_y, batch)
+            steps, total = train_epoch(step, train_x, batch)
             synchronize()
             seconds.append(time.perf_counter() - start)
             print(f"  batch {batch:4}: epoch {e + 1} of {steps} steps in {seconds[-1]:.3f} s "
                   f"(mean loss {float(total) / steps:.4f})", flush=True)
-        steady = sorted(seconds[1:] or seconds)[len(seconds[1:] or seconds) // 2]
+        steady = upper_median(seconds[1:] or seconds)
         report["train"].append({"batch": batch, "steps": steps, "epoch_seconds": seconds,
                                 "steady_epoch_seconds": steady,
                                 "images_per_second": steps * batch / steady})
     net.eval()
     times = []
-    graphs = {} if a.cuda_graph and cuda else None
+    graphs = {} if graphed else None
 
     def call():
         synchronize()
@@ -261,19 +254,15 @@ def main():
     with torch.no_grad():
         call()
         warm_start = time.perf_counter()
-        while True:
+        call()
+        while time.perf_counter() - warm_start < 1.0:
             call()
-            if time.perf_counter() - warm_start >= 1.0:
-                break
         warmup = len(times) - 1
-        for r in range(a.inference_calls):
-            correct = call()
-    timed = sorted(times[-a.inference_calls:])
-    report["inference_ms"] = times
-    report["inference_warmup_calls"] = warmup
-    report["inference_steady_ms"] = timed[len(timed) // 2]
-    report["inference_batch"] = a.inference_batch
-    report["test_accuracy_after_bench"] = correct / test_x.shape[0]
+        correct = [call() for _ in range(a.inference_calls)][-1]
+    report.update(inference_ms=times, inference_warmup_calls=warmup,
+                  inference_steady_ms=upper_median(times[-a.inference_calls:]),
+                  inference_batch=a.inference_batch,
+                  test_accuracy_after_bench=correct / test_x.shape[0])
     text = json.dumps(report, indent=2)
     print(text)
     if a.out:

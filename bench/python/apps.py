@@ -27,40 +27,34 @@ import gpgpu.earth as earth
 import gpgpu.nn as nn
 
 
-def images_per_second(model, x, y, epochs, batch):
-    history = model.train(x, y, epochs=epochs, batch=batch, progress=False)
-    return statistics.median(h["images_per_second"] for h in history[1:])
-
-
 def train_rates(args):
     images, labels = nn.load_fashion_mnist("train", limit=args.limit)
-    floats = images.astype(np.float32) / 255
     rates = {}
-    for name, x in (("float32 arrays (ArrayTrainer)", floats), ("uint8 images (Trainer)", images)):
+    for name, x in (("float32 arrays (ArrayTrainer)", images.astype(np.float32) / 255),
+                    ("uint8 images (Trainer)", images)):
         model = nn.builtin(args.net)
         model.initialize(seed=1)
-        rates[name] = images_per_second(model, x, labels, args.epochs, model.recipe["batch"])
+        history = model.train(x, labels, epochs=args.epochs, batch=model.recipe["batch"],
+                              progress=False)
+        rates[name] = statistics.median(h["images_per_second"] for h in history[1:])
     return rates, nn.builtin(args.net).active_backend
+
+
+def seconds(call):
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 def netcdf_costs(args):
     if not earth.netcdf_available:
         return None
     model = earth.Model(case=5, level=args.level)
-    start = time.perf_counter()
-    model.advance(days=1)
-    model.h  # waits for the GPU
-    day = time.perf_counter() - start
+    day = seconds(lambda: (model.advance(days=1), model.h))  # reading h waits for the GPU
     with tempfile.TemporaryDirectory() as folder:
         out = model.netcdf_writer(os.path.join(folder, "bench.nc"))
-        writes = []
-        for _ in range(5):
-            start = time.perf_counter()
-            out.write()
-            writes.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        out.close()
-        close = time.perf_counter() - start
+        writes = [seconds(out.write) for _ in range(5)]
+        close = seconds(out.close)
         size = os.path.getsize(os.path.join(folder, "bench.nc"))
     return day, statistics.median(writes), close, size
 

@@ -2,13 +2,11 @@
 """The cost of Python around gpgpu, and a SAXPY round trip from NumPy against torch and CuPy.
 
 1. Overhead of k.run(...) from Python over the same C++ call: SAXPY bound to the same NumPy
-   arrays (or Buffers), timed (a) from Python, k.run(x=x, y=y, alpha=a), and (b) in a C++
-   loop of ComputeKernel::run on Args bound once (gpgpu._gpgpu._overhead.time_cpp_run). The
-   difference of the medians is what Python adds: keyword parsing, name lookup, dtype and
-   layout checks, wrapping the arrays' memory, releasing and taking the GIL. Measured at
-   several lengths: the data is never copied by the binding, so the overhead should not grow
-   with the length. The binding step alone (no GL call) is timed too
-   (gpgpu._gpgpu._overhead.time_bind): it is what could grow with the data if it copied.
+   arrays (or Buffers), timed from Python, k.run(x=x, y=y, alpha=a), and in C++ (ComputeKernel::
+   run on Args bound once, gpgpu._gpgpu._overhead.time_cpp_run). The difference is what Python
+   adds: keyword parsing, name lookup, dtype and layout checks, wrapping the arrays' memory,
+   the GIL. The binding never copies the data, so it should not grow with the length; the
+   binding step alone (no GL call, _overhead.time_bind) is timed too.
 2. SAXPY round trip on 2^20 float32 from NumPy and back (y += a * x, y ends up in a NumPy
    array): gpgpu (one k.run), torch (upload both, add_, copy back into y) and CuPy (upload,
    ElementwiseKernel, get(out=y)), in the same process; medians after warm-up.
@@ -68,73 +66,29 @@ def overhead_at(ctx, kernel, n, repeats, device_resident):
     if device_resident:
         x, y = gpgpu.Buffer.from_numpy(ctx, x), gpgpu.Buffer.from_numpy(ctx, y)
     args = {"x": x, "y": y, "alpha": 1e-3}
+    calls = {"python": lambda: sample(lambda: kernel.run(**args), 1),
+             "cpp": lambda: _overhead.time_cpp_run(kernel, 1, **args)}
     for _ in range(5):  # warm-up: first runs compile and allocate
         kernel.run(**args)
-        _overhead.time_cpp_run(kernel, 1, **args)
+        calls["cpp"]()
     ctx.finish()
-    def python_call():
-        ctx.finish()  # each call starts on an idle GPU (a Buffer run returns before the GPU ends)
-        return sample(lambda: kernel.run(**args), 1)
-
-    def cpp_call():
-        ctx.finish()
-        return _overhead.time_cpp_run(kernel, 1, **args)
-
-    times = {python_call: [], cpp_call: []}
+    times = {"python": [], "cpp": []}
     for i in range(repeats):
-        for call in (cpp_call, python_call) if i % 2 else (python_call, cpp_call):  # alternate
-            times[call] += call()
+        for name in ("cpp", "python") if i % 2 else ("python", "cpp"):  # alternate
+            # Each call starts on an idle GPU (a Buffer run returns before the GPU ends).
+            ctx.finish()
+            times[name] += calls[name]()
     ctx.finish()
-    py_times, cpp_times = times[python_call], times[cpp_call]
-    diffs = [p - c for p, c in zip(py_times, cpp_times)]
+    diffs = [p - c for p, c in zip(times["python"], times["cpp"])]
     bind = _overhead.time_bind(kernel, repeats, **args)
-    return {"n": n, "device_resident": device_resident, "python_us": median_us(py_times),
-            "cpp_us": median_us(cpp_times), "overhead_us": median_us(diffs),
-            "bind_us": median_us(bind), "repeats": len(py_times)}
-
-
-def from_y0(step, y0, repeats):
-    """The times of `step(y)`, y reset to y0 before each (untimed), and the y it leaves."""
-    y = y0.copy()
-    return sample(lambda: step(y), repeats, 5, lambda: np.copyto(y, y0)), y
-
-
-def saxpy_gpgpu(ctx, x, y0, alpha, repeats):
-    kernel = gpgpu.ComputeKernel(ctx, SAXPY)
-    return from_y0(lambda y: kernel.run(x=x, y=y, alpha=alpha), y0, repeats)
-
-
-def saxpy_torch(x, y0, alpha, repeats):
-    import torch
-
-    if not torch.cuda.is_available():
-        return None, None
-    y = y0.copy()
-    y_host = torch.from_numpy(y)
-
-    def call():
-        xd = torch.from_numpy(x).to("cuda")
-        yd = torch.from_numpy(y).to("cuda")
-        yd.add_(xd, alpha=alpha)
-        y_host.copy_(yd)  # device -> the NumPy array's memory; synchronises
-
-    return sample(call, repeats, 5, lambda: np.copyto(y, y0)), y
-
-
-def saxpy_cupy(x, y0, alpha, repeats):
-    import cupy as cp
-
-    kernel = cp.ElementwiseKernel("float32 x, float32 a", "float32 y", "y += a * x", "saxpy")
-
-    def step(y):
-        xd, yd = cp.asarray(x), cp.asarray(y)
-        kernel(xd, np.float32(alpha), yd)
-        yd.get(out=y)  # synchronises
-
-    return from_y0(step, y0, repeats)
+    return {"n": n, "device_resident": device_resident, "python_us": median_us(times["python"]),
+            "cpp_us": median_us(times["cpp"]), "overhead_us": median_us(diffs),
+            "bind_us": median_us(bind), "repeats": len(times["python"])}
 
 
 def round_trip(ctx, repeats):
+    """Each library's SAXPY round trip timed with y reset to y0 before each (untimed); a
+    library's `call(y)` gives the call that does one on y, or None where it has no device."""
     n = 1 << 20
     rng = np.random.default_rng(20)
     x = rng.uniform(-1, 1, n).astype(np.float32)
@@ -142,23 +96,52 @@ def round_trip(ctx, repeats):
     alpha = 1.5
     expected = y0.astype(np.float64) + alpha * x.astype(np.float64)
     bound = 2 * 2**-24 * (np.abs(y0) + alpha * np.abs(x))
+
+    def gpgpu_call(y):
+        kernel = gpgpu.ComputeKernel(ctx, SAXPY)
+        return lambda: kernel.run(x=x, y=y, alpha=alpha)
+
+    def torch_call(y):
+        import torch
+
+        if not torch.cuda.is_available():
+            return None
+        y_host = torch.from_numpy(y)
+
+        def call():
+            xd = torch.from_numpy(x).to("cuda")
+            yd = torch.from_numpy(y).to("cuda")
+            yd.add_(xd, alpha=alpha)
+            y_host.copy_(yd)  # device -> the NumPy array's memory; synchronises
+        return call
+
+    def cupy_call(y):
+        import cupy as cp
+
+        kernel = cp.ElementwiseKernel("float32 x, float32 a", "float32 y", "y += a * x", "saxpy")
+
+        def call():
+            xd, yd = cp.asarray(x), cp.asarray(y)
+            kernel(xd, np.float32(alpha), yd)
+            yd.get(out=y)  # synchronises
+        return call
+
     results = []
-    contenders = [("gpgpu", lambda: saxpy_gpgpu(ctx, x, y0, alpha, repeats))]
-    for name, fn in (("torch", saxpy_torch), ("cupy", saxpy_cupy)):
-        contenders.append((name, lambda fn=fn: fn(x, y0, alpha, repeats)))
-    for name, run in contenders:
+    for name, make in (("gpgpu", gpgpu_call), ("torch", torch_call), ("cupy", cupy_call)):
+        y = y0.copy()
         try:
-            times, y = run()
+            call = make(y)
         except ImportError as e:
             results.append({"name": name, "skipped": f"not importable: {e}"})
             continue
-        if times is None:
+        if call is None:
             results.append({"name": name, "skipped": "no CUDA device"})
             continue
-        correct = bool(np.all(np.abs(y - expected) <= bound))
+        times = sample(call, repeats, 5, lambda: np.copyto(y, y0))
         ms = statistics.median(times) * 1e3
         results.append({"name": name, "median_ms": ms, "min_ms": min(times) * 1e3,
-                        "gb_per_s": 3 * 4 * n / (ms * 1e-3) / 1e9, "correct": correct,
+                        "gb_per_s": 3 * 4 * n / (ms * 1e-3) / 1e9,
+                        "correct": bool(np.all(np.abs(y - expected) <= bound)),
                         "repeats": len(times)})
     return {"n": n, "results": results}
 
@@ -180,10 +163,9 @@ def markdown(report):
     for r in report["round_trip"]["results"]:
         if "skipped" in r:
             lines.append(f"| {r['name']} | skipped: {r['skipped']} | | | |")
-            continue
-        ratio = r["median_ms"] / ours["median_ms"]
-        lines.append(f"| {r['name']} | {r['median_ms']:.3f} | {r['gb_per_s']:.2f} | "
-                     f"{ratio:.2f}x | {r['correct']} |")
+        else:
+            lines.append(f"| {r['name']} | {r['median_ms']:.3f} | {r['gb_per_s']:.2f} | "
+                         f"{r['median_ms'] / ours['median_ms']:.2f}x | {r['correct']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -195,15 +177,16 @@ def main():
     args = parser.parse_args()
     ctx = gpgpu.Context()
     kernel = gpgpu.ComputeKernel(ctx, SAXPY)
-    sizes = [int(s) for s in args.sizes.split(",")]
     overhead = []
     for resident in (False, True):
-        for n in sizes:
+        for n in map(int, args.sizes.split(",")):
             # Large host round trips on llvmpipe take milliseconds: fewer repeats there.
-            repeats = args.repeats if n <= 65536 or not ctx.is_software else max(20, args.repeats // 10)
-            r = overhead_at(ctx, kernel, n, repeats, resident)
+            few = n > 65536 and ctx.is_software
+            r = overhead_at(ctx, kernel, n, max(20, args.repeats // 10) if few else args.repeats,
+                            resident)
             overhead.append(r)
-            print(f"n={n:>8} {'Buffers' if resident else 'NumPy  '}: python {r['python_us']:9.1f} us"
+            where = "Buffers" if resident else "NumPy  "
+            print(f"n={n:>8} {where}: python {r['python_us']:9.1f} us"
                   f"  C++ {r['cpp_us']:9.1f} us  overhead {r['overhead_us']:6.1f} us"
                   f"  binding {r['bind_us']:5.2f} us", flush=True)
     report = {

@@ -8,10 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <array>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <random>
 #include <sstream>
 
@@ -32,27 +31,16 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using Args = std::vector<std::string>;
 
-struct ProcessTime {
-  double wall = 0, cpu = 0;  // seconds
-};
+enum Mode { Empty, Warm, DriverOnly };
+constexpr Mode modes[] = {Empty, Warm, DriverOnly};
+constexpr const char* mode_names[] = {"empty", "warm", "driver-only"};
 
-struct Case {
-  std::string name;
-  std::vector<std::string> args;   // after the program
-  std::vector<std::string> probe;  // the steady-state child's arguments (empty: see
-                                   // steady_seconds)
-};
-
-enum class Mode { Empty, Warm, DriverOnly };
-constexpr Mode modes[] = {Mode::Empty, Mode::Warm, Mode::DriverOnly};
-const char* mode_name(Mode m) {
-  return m == Mode::Empty ? "empty" : m == Mode::Warm ? "warm" : "driver-only";
-}
-
-// This process's environment with the caches pointed at `folder` (see the header).
-std::vector<std::string> environment(const fs::path& folder, Mode mode, const std::string& device) {
-  std::vector<std::string> env;
+// This process's environment with every cache in `folder` (XDG_CACHE_HOME moves gpgpu's and
+// Mesa's), gpgpu's off in DriverOnly mode.
+Args environment(const fs::path& folder, Mode mode, const std::string& device) {
+  Args env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e, name = entry.substr(0, entry.find('='));
     const bool replaced = name == "GPGPU_CACHE_DIR" || name == "GPGPU_CACHE" ||
@@ -68,27 +56,20 @@ std::vector<std::string> environment(const fs::path& folder, Mode mode, const st
   std::error_code made;
   fs::create_directories(folder / "nvidia", made);
   env.push_back("__GL_SHADER_DISK_CACHE_PATH=" + (folder / "nvidia").string());
-  if (mode == Mode::DriverOnly) env.push_back("GPGPU_CACHE=off");
+  if (mode == DriverOnly) env.push_back("GPGPU_CACHE=off");
   if (!device.empty()) env.push_back("GPGPU_DEVICE=" + device);
   return env;
 }
 
-std::string tail_of(const fs::path& log) {
-  std::ifstream in(log);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text.size() > 2000 ? text.substr(text.size() - 2000) : text;
-}
-
-// Runs this gpgpu with `args` and `env`, output into `log`; its wall and CPU time.
-ProcessTime run_child(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                      const fs::path& log) {
+// Runs this gpgpu with `args` and `env`, output into `log`; its wall and CPU seconds.
+std::pair<double, double> run_child(const Args& args, const Args& env, const fs::path& log) {
   const std::string program = fs::read_symlink("/proc/self/exe").string();
-  std::vector<char*> argv{const_cast<char*>(program.c_str())};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  const auto pointers = [](std::vector<char*> out, const Args& strings) {
+    for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+    out.push_back(nullptr);
+    return out;
+  };
+  auto argv = pointers({const_cast<char*>(program.c_str())}, args), envp = pointers({}, env);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -101,53 +82,54 @@ ProcessTime run_child(const std::vector<std::string>& args, const std::vector<st
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
-  ProcessTime t;
-  t.wall = ms_since(start) / 1e3;
-  t.cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  const std::pair<double, double> t{
+      ms_since(start) / 1e3,
+      static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     throw Error(fmt::format("bench startup: `gpgpu {}` failed; its log ({}):\n{}",
-                            fmt::join(args, " "), log.string(), tail_of(log)));
+                            fmt::join(args, " "), log.string(),
+                            text.size() > 2000 ? text.substr(text.size() - 2000) : text));
   }
   return t;
 }
 
-// 2^20 random keys (fixed seed) for the sort case.
-void write_keys(const fs::path& file) {
-  std::mt19937 rng(20);
-  std::vector<std::uint32_t> keys(std::size_t{1} << 20);
-  for (auto& k : keys) k = static_cast<std::uint32_t>(rng());
-  npy::save(file, npy::make<std::uint32_t>({keys.size()}, keys));
-}
-
-std::vector<std::string> train_args(const StartupBenchOptions& o, int epochs, const fs::path& out) {
+Args train_args(const StartupBenchOptions& o, int epochs, const fs::path& out) {
   const std::string e = std::to_string(epochs), train = std::to_string(o.train_limit),
                     test = std::to_string(o.test_limit), folder = out.string();
-  std::vector<std::string> a{"train", "--net",        o.net, "--epochs",   e,    "--train-limit",
-                             train,   "--test-limit", test,  "--no-plots", "-q", "--out",
-                             folder};
+  Args a{"train",        "--net", o.net,        "--epochs", e,       "--train-limit", train,
+         "--test-limit", test,    "--no-plots", "-q",       "--out", folder};
   if (!o.data.empty()) a.insert(a.end(), {"--data", o.data.string()});
   return a;
 }
 
+struct Case {
+  std::string name;
+  Args args;   // after the program
+  Args probe;  // the steady-state child's arguments (empty: see steady_seconds)
+};
+
 std::vector<Case> cases(const StartupBenchOptions& o, const fs::path& work) {
-  const fs::path keys = work / "keys.npy", model = work / "model-run" / "model";
-  const std::string data = (o.data.empty() ? nn::default_data_dir() : o.data).string();
-  const std::vector<std::string> predict{"predict",    model.string(), "--data",
-                                         data,         "--limit",      "1",
-                                         "--no-plots", "--out",        (work / "predict").string()};
-  const std::vector<std::string> predict_probe{"bench",        "startup-probe", "predict",
-                                               model.string(), "--data",        data};
-  const std::vector<std::string> context{"bench", "startup-probe", "context"},
-      kernel{"bench", "startup-probe", "kernel"};
+  const std::string keys = (work / "keys.npy").string(),
+                    model = (work / "model-run" / "model").string(),
+                    data = (o.data.empty() ? nn::default_data_dir() : o.data).string();
+  const auto probe = [](Args a) {
+    a.insert(a.begin(), {"bench", "startup-probe"});
+    return a;
+  };
   return {
       {"process start (gpgpu --version)", {"--version"}, {}},
-      {"context", context, context},
-      {"context + first kernel", kernel, kernel},
+      {"context", probe({"context"}), probe({"context"})},
+      {"context + first kernel", probe({"kernel"}), probe({"kernel"})},
       {"gpgpu sort 2^20 keys",
-       {"sort", keys.string(), "-o", (work / "sorted.npy").string()},
-       {"bench", "startup-probe", "sort", keys.string()}},
-      {"gpgpu predict 1 image", predict, predict_probe},
+       {"sort", keys, "-o", (work / "sorted.npy").string()},
+       probe({"sort", keys})},
+      {"gpgpu predict 1 image",
+       {"predict", model, "--data", data, "--limit", "1", "--no-plots", "--out",
+        (work / "predict").string()},
+       probe({"predict", model, "--data", data})},
       {fmt::format("gpgpu train --net {} --epochs 1", o.net), train_args(o, 1, work / "train"), {}},
   };
 }
@@ -166,7 +148,7 @@ std::string last_line(const fs::path& log, const std::string& prefix) {
 // epoch and its evaluation of a 2-epoch run, 0 for the bare process start.
 double steady_seconds(const StartupBenchOptions& o, const Case& c, const fs::path& folder,
                       const fs::path& logs, const fs::path& work) {
-  const auto env = environment(folder, Mode::Warm, o.device);
+  const auto env = environment(folder, Warm, o.device);
   if (c.args.front() == "--version") return 0;  // nothing to repeat
   if (!c.probe.empty()) {
     const auto log = logs / "steady.log";
@@ -179,107 +161,69 @@ double steady_seconds(const StartupBenchOptions& o, const Case& c, const fs::pat
   return epoch.at("seconds").get<double>() + epoch.at("eval_seconds").get<double>();
 }
 
-struct Row {
-  std::string name, command;
-  std::map<Mode, std::vector<ProcessTime>> runs;
-  double steady = 0;
-  std::map<Mode, std::string> programs;  // train: what was compiled or restored
-
-  // The median wall (or CPU) seconds of the runs in mode m.
-  double median_of(Mode m, double ProcessTime::*field = &ProcessTime::wall) const {
-    std::vector<double> v;
-    for (const auto& t : runs.at(m)) v.push_back(t.*field);
-    return median(v);
-  }
-};
-
-Row measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, int index) {
-  Row row{c.name, "gpgpu " + fmt::format("{}", fmt::join(c.args, " ")), {}, 0, {}};
+// Runs case `c` in every mode, o.repeats times, each repeat in a new cache folder, then its
+// steady state: adds its row to `table` and the programs a mode compiled or restored (train
+// prints them) to `programs`; returns its JSON.
+json measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, int index,
+             Table& table, std::string& programs) {
   const fs::path logs = dir / "logs" / std::to_string(index);
   fs::create_directories(logs);
+  std::array<std::vector<double>, 3> wall, cpu;  // seconds of each run, by mode
+  std::array<std::string, 3> compiled;
   fs::path folder;
   for (int r = 0; r < o.repeats; ++r) {
     folder = dir / "caches" / fmt::format("{}-{}", index, r);
     fs::remove_all(folder);
     fs::create_directories(folder);
     for (const Mode m : modes) {
-      const auto log = logs / fmt::format("{}-{}.log", mode_name(m), r);
-      row.runs[m].push_back(run_child(c.args, environment(folder, m, o.device), log));
-      if (const auto p = last_line(log, "programs:"); !p.empty()) row.programs[m] = p.substr(10);
+      const auto log = logs / fmt::format("{}-{}.log", mode_names[m], r);
+      const auto t = run_child(c.args, environment(folder, m, o.device), log);
+      wall[m].push_back(t.first);
+      cpu[m].push_back(t.second);
+      if (const auto p = last_line(log, "programs:"); !p.empty()) compiled[m] = p.substr(10);
     }
   }
-  row.steady = steady_seconds(o, c, folder, logs, dir / "work");
+  const double steady = steady_seconds(o, c, folder, logs, dir / "work");
+  json j{{"case", c.name},
+         {"command", fmt::format("gpgpu {}", fmt::join(c.args, " "))},
+         {"steady_seconds", steady}};
+  std::vector<Cell> row{c.name};
+  for (const Mode m : modes) {
+    json runs = json::array();
+    for (std::size_t r = 0; r < wall[m].size(); ++r) {
+      runs.push_back({{"wall", wall[m][r]}, {"cpu", cpu[m][r]}});
+    }
+    j[mode_names[m]] = {{"median_wall_seconds", median(wall[m])},
+                        {"median_cpu_seconds", median(cpu[m])},
+                        {"runs", runs}};
+    row.emplace_back(fmt::format("{:.3f} ({:.2f})", median(wall[m]), median(cpu[m])));
+    if (compiled[m].empty()) continue;
+    j[mode_names[m]]["programs"] = compiled[m];
+    programs += fmt::format("\n{}, {}: programs {}", c.name, mode_names[m], compiled[m]);
+  }
+  row.insert(row.end(), {Cell(steady, 3), Cell(median(wall[Warm]) - steady, 3)});
+  table.add(row);
   std::cerr << fmt::format(
       "  {}: empty {:.3f} s, warm {:.3f} s, driver only {:.3f} s, steady {:.3f} s\n", c.name,
-      row.median_of(Mode::Empty), row.median_of(Mode::Warm), row.median_of(Mode::DriverOnly),
-      row.steady);
-  return row;
+      median(wall[Empty]), median(wall[Warm]), median(wall[DriverOnly]), steady);
+  return j;
 }
 
-// The model `gpgpu predict` classifies with: a short training run of its own.
+// The keys `gpgpu sort` sorts (2^20, a fixed seed), and the model `gpgpu predict` classifies
+// with: a short training run of its own.
 void prepare(const StartupBenchOptions& o, const fs::path& dir) {
   const fs::path work = dir / "work";
   fs::create_directories(work);
-  write_keys(work / "keys.npy");
+  std::mt19937 rng(20);
+  std::vector<std::uint32_t> keys(std::size_t{1} << 20);
+  for (auto& k : keys) k = static_cast<std::uint32_t>(rng());
+  npy::save(work / "keys.npy", npy::make<std::uint32_t>({keys.size()}, keys));
   StartupBenchOptions small = o;
   small.train_limit = 256;
   small.test_limit = 100;
   fs::create_directories(dir / "caches" / "model");
   run_child(train_args(small, 1, work / "model-run"),
-            environment(dir / "caches" / "model", Mode::Warm, o.device), dir / "model-run.log");
-}
-
-std::string markdown(const std::vector<Row>& rows, const std::string& device,
-                     const StartupBenchOptions& o) {
-  std::string md = fmt::format(
-      "# gpgpu bench startup: {} ({}; median of {} fresh processes per cell)\n\n"
-      "Wall seconds of a whole process (its CPU seconds in brackets). empty: a new cache "
-      "folder (gpgpu's and the driver's); warm: the same folder again; driver only: warm, "
-      "with GPGPU_CACHE=off; steady: the same work again inside a warm process.\n\n",
-      device, utc_now("%Y-%m-%d %H:%M UTC"), o.repeats);
-  Table table(
-      {"case", "empty cache", "warm cache", "driver only", "steady state", "warm - steady"});
-  for (const auto& r : rows) {
-    const auto cell = [&](Mode m) {
-      return fmt::format("{:.3f} ({:.2f})", r.median_of(m), r.median_of(m, &ProcessTime::cpu));
-    };
-    table.add({r.name, cell(Mode::Empty), cell(Mode::Warm), cell(Mode::DriverOnly),
-               Cell(r.steady, 3), Cell(r.median_of(Mode::Warm) - r.steady, 3)});
-  }
-  std::ostringstream text;
-  table.print(text, true);
-  md += text.str();
-  for (const auto& r : rows) {
-    for (const Mode m : modes) {
-      if (r.programs.count(m) != 0) {
-        md += fmt::format("\n{}, {}: programs {}", r.name, mode_name(m), r.programs.at(m));
-      }
-    }
-  }
-  return md + "\n";
-}
-
-json to_json(const std::vector<Row>& rows, const std::string& device, const std::string& gl,
-             const StartupBenchOptions& o) {
-  json j{{"device", device},
-         {"gl", gl},
-         {"date", utc_now("%Y-%m-%d %H:%M UTC")},
-         {"net", o.net},
-         {"repeats", o.repeats},
-         {"cases", json::array()}};
-  for (const auto& r : rows) {
-    json c{{"case", r.name}, {"command", r.command}, {"steady_seconds", r.steady}};
-    for (const Mode m : modes) {
-      json runs = json::array();
-      for (const auto& t : r.runs.at(m)) runs.push_back({{"wall", t.wall}, {"cpu", t.cpu}});
-      c[mode_name(m)] = {{"median_wall_seconds", r.median_of(m)},
-                         {"median_cpu_seconds", r.median_of(m, &ProcessTime::cpu)},
-                         {"runs", runs}};
-      if (r.programs.count(m) != 0) c[mode_name(m)]["programs"] = r.programs.at(m);
-    }
-    j["cases"].push_back(c);
-  }
-  return j;
+            environment(dir / "caches" / "model", Warm, o.device), dir / "model-run.log");
 }
 
 }  // namespace
@@ -289,24 +233,38 @@ int run_startup_bench(const StartupBenchOptions& o) {
   const fs::path dir = fs::absolute(o.out / "startup");
   fs::remove_all(dir / "caches");
   fs::create_directories(dir);
-  std::string device, gl;
-  {
+  const DeviceInfo info = [&] {
     const Context ctx({.device = o.device.empty() ? "auto" : o.device, .cache_programs = false});
-    device = ctx.info().renderer;
-    gl = ctx.info().version;
-  }
-  std::cerr << "device: " << device << "\npreparing (keys, a small model)\n";
+    return ctx.info();
+  }();
+  std::cerr << "device: " << info.renderer << "\npreparing (keys, a small model)\n";
   prepare(o, dir);
-  std::vector<Row> rows;
+  Table table(
+      {"case", "empty cache", "warm cache", "driver only", "steady state", "warm - steady"});
+  std::string programs;
+  json report{{"device", info.renderer},
+              {"gl", info.version},
+              {"net", o.net},
+              {"repeats", o.repeats},
+              {"cases", json::array()}};
   const auto all = cases(o, dir / "work");
   for (std::size_t i = 0; i < all.size(); ++i) {
-    rows.push_back(measure(o, all[i], dir, static_cast<int>(i)));
+    report["cases"].push_back(measure(o, all[i], dir, static_cast<int>(i), table, programs));
   }
   fs::remove_all(dir / "caches");
-  const std::string md = markdown(rows, device, o);
-  write_file(dir / "startup.md", md);
-  write_file(dir / "startup.json", to_json(rows, device, gl, o).dump(2) + "\n");
-  std::cout << md << "\nwritten: " << (dir / "startup.md").string() << ", startup.json\n";
+  report["date"] = utc_now("%Y-%m-%d %H:%M UTC");
+  std::ostringstream md;
+  md << fmt::format(
+      "# gpgpu bench startup: {} ({}; median of {} fresh processes per cell)\n\n"
+      "Wall seconds of a whole process (its CPU seconds in brackets). empty: a new cache "
+      "folder (gpgpu's and the driver's); warm: the same folder again; driver only: warm, "
+      "with GPGPU_CACHE=off; steady: the same work again inside a warm process.\n\n",
+      info.renderer, report["date"].get<std::string>(), o.repeats);
+  table.print(md, true);
+  md << programs << "\n";
+  write_file(dir / "startup.md", md.str());
+  write_file(dir / "startup.json", report.dump(2) + "\n");
+  std::cout << md.str() << "\nwritten: " << (dir / "startup.md").string() << ", startup.json\n";
   return 0;
 }
 

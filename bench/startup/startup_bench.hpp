@@ -1,14 +1,6 @@
 // `gpgpu bench startup`: how long a new process takes to its first result, with an empty
-// cache and with a warm one, beside the same work in a process that is already warm.
-//
-// Every case runs as a fresh process of this `gpgpu` (wall time from spawn to exit, and its
-// CPU time), three ways per repeat, each repeat in a new empty cache folder:
-//   empty cache   XDG_CACHE_HOME is the new folder: gpgpu's cache ($XDG_CACHE_HOME/gpgpu),
-//                 Mesa's shader cache and NVIDIA's (__GL_SHADER_DISK_CACHE_PATH) start empty;
-//   warm cache    the same folder again, as the empty-cache run left it;
-//   driver only   the same folder with GPGPU_CACHE=off: the drivers' own caches stay warm,
-//                 gpgpu keeps nothing (what gpgpu did before it had a cache).
-// The steady state is the same work repeated inside one warm process (startup_probe.cpp).
+// cache, a warm one and the drivers' caches alone (GPGPU_CACHE=off), beside the same work in a
+// process that is already warm (startup_probe.cpp); docs/startup.md says how each is set up.
 // Cases: a Context; a Context and the first ComputeKernel run (SAXPY over 2^20 floats);
 // `gpgpu sort` of 2^20 keys; `gpgpu predict` of one image (a model the bench trains first);
 // `gpgpu train --epochs 1` (steady: the second epoch and its evaluation of a 2-epoch run).

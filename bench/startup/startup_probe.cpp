@@ -1,7 +1,6 @@
 // The child side of `gpgpu bench startup`: one case timed inside this process, the first time
 // and then in the steady state (median of five more after it), printed as one JSON line.
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -22,33 +21,28 @@ namespace gpgpu::bench {
 
 namespace {
 
-// The first run of `work`, then the median of five more, in seconds.
-std::pair<double, double> first_and_steady(const std::function<void()>& work) {
-  const double first = median_ms({0, 1}, work) / 1e3;
-  return {first, median_ms({0, 5}, work) / 1e3};
-}
+using nlohmann::json;
 
-// Context creation (the first and later ones in this process).
-std::pair<double, double> time_context() {
-  std::vector<Context> keep;
-  return first_and_steady([&] { keep.emplace_back(); });
+// The first run of `work`, then the median of five more, in seconds.
+json first_and_steady(const std::function<void()>& work) {
+  const double first = median_ms({0, 1}, work) / 1e3;
+  return {{"first_seconds", first}, {"steady_seconds", median_ms({0, 5}, work) / 1e3}};
 }
 
 // A Context, then the SAXPY kernel built and run on host arrays of 2^20 floats; the steady
 // state is the run alone. alpha = 2, x = 1, y = 1 + i % 7 are exact in float32, so y grows by
 // exactly 2 per run: checked at the end.
-std::pair<double, double> time_first_kernel() {
+json time_first_kernel() {
   std::optional<Context> ctx;
   std::optional<ComputeKernel> kernel;
   const std::size_t n = std::size_t{1} << 20;
   std::vector<float> x(n, 1.0f), y(n);
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(1 + i % 7);
-  const auto run = [&] {
+  const auto t = first_and_steady([&] {
     if (!ctx) ctx.emplace();
     if (!kernel) kernel.emplace(*ctx, saxpy_source, Defines{}, "startup saxpy");
     kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-  };
-  const auto t = first_and_steady(run);
+  });
   for (std::size_t i = 0; i < n; ++i) {
     if (y[i] != static_cast<float>(1 + i % 7 + 12)) throw Error("startup probe: wrong SAXPY");
   }
@@ -56,48 +50,40 @@ std::pair<double, double> time_first_kernel() {
 }
 
 // Seconds between named points of a probe, as JSON.
-class Laps {
- public:
-  void lap(const char* name) {
-    phases_[name] = ms_since(start_) / 1e3;
-    start_ = Clock::now();
+struct Laps {
+  json phases;
+  Clock::time_point start = Clock::now();
+  void operator()(const char* name) {
+    phases[name] = ms_since(start) / 1e3;
+    start = Clock::now();
   }
-  nlohmann::json& json() { return phases_; }
-
- private:
-  nlohmann::json phases_;
-  Clock::time_point start_ = Clock::now();
 };
 
 // The first kernel's time split into its steps (a Context; the kernel built, from the disk
 // cache when warm; its first run with 2^20-float host arrays; a second run), for finding
-// where a warm process's time goes. Printed beside first/steady as "phases".
-nlohmann::json kernel_phases() {
-  Laps laps;
+// where a warm process's time goes.
+json kernel_phases() {
+  Laps lap;
   Context ctx;
-  laps.lap("context");
+  lap("context");
   std::optional<ComputeKernel> kernel;
   kernel.emplace(ctx, saxpy_source, Defines{}, "startup saxpy");
-  laps.lap("kernel built");
+  lap("kernel built");
   const std::size_t n = std::size_t{1} << 20;
   std::vector<float> x(n, 1.0f), y(n, 1.0f);
-  laps.lap("host arrays");
+  lap("host arrays");
   kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-  laps.lap("first run");
+  lap("first run");
   kernel->run({{"x", x}, {"y", y}, {"alpha", 2.0f}});
-  laps.lap("second run");
+  lap("second run");
   if (y[n - 1] != 5.0f) throw Error("startup probe: wrong SAXPY");
   kernel.reset();
   ctx.release();
-  laps.lap("context released");
-  return laps.json();
+  lap("context released");
+  return lap.phases;
 }
 
-// Twelve heavy kernels (a shared-memory tiled product, fully unrolled, as nn's GEMMs are),
-// each made distinct by a constant: their build (compiled, or restored from the disk cache)
-// and their first and second runs, all twelve together. Compared across an empty and a warm
-// cache, it shows whether a restored program's first run pays a compile the build skipped.
-nlohmann::json heavy_kernels() {
+json heavy_kernels() {
   constexpr const char* tiled = R"(
 #pragma optionNV(unroll all)
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -120,28 +106,27 @@ void main() {
   for (int i = 0; i < 8; ++i) sum += acc[i];
   c[g.y * 64 + g.x] = sum;
 })";
-  Laps laps;
+  Laps lap;
   const Context ctx;
-  laps.lap("context");
+  lap("context");
   std::vector<ComputeKernel> kernels;
   for (int v = 0; v < 12; ++v) {
     kernels.emplace_back(ctx, tiled, Defines{{"VARIANT", std::to_string(v)}}, "heavy kernel");
   }
-  laps.lap("12 kernels built");
+  lap("12 kernels built");
   const Buffer a(ctx, ElementType::Float32, 4 * 64 * 64), c(ctx, ElementType::Float32, 4 * 64 * 64);
   for (int round = 0; round < 2; ++round) {
     for (auto& k : kernels) k.run({{"a", a}, {"c", c}}, Size3{64, 64, 1});
     ctx.finish();
-    laps.lap(round == 0 ? "first runs" : "second runs");
+    lap(round == 0 ? "first runs" : "second runs");
   }
-  const auto counts = ctx.program_counts();
-  laps.json()["compiled"] = counts.compiled;
-  laps.json()["restored"] = counts.restored;
-  return laps.json();
+  lap.phases["compiled"] = ctx.program_counts().compiled;
+  lap.phases["restored"] = ctx.program_counts().restored;
+  return lap.phases;
 }
 
 // Sorting the keys of a .npy file (uint32), from and to host memory, as `gpgpu sort` does.
-std::pair<double, double> time_sort(const std::string& file) {
+json time_sort(const std::string& file) {
   const Context ctx;
   const auto array = npy::load(file);
   const auto keys = array.view<std::uint32_t>();
@@ -155,8 +140,7 @@ std::pair<double, double> time_sort(const std::string& file) {
 }
 
 // Classifying the first test image with a saved model, as `gpgpu predict --limit 1` does.
-std::pair<double, double> time_predict(const std::string& model_dir,
-                                       const std::filesystem::path& data) {
+json time_predict(const std::string& model_dir, const std::filesystem::path& data) {
   const Context ctx;
   auto model = nn::load_model(ctx, model_dir);
   model.set_backend(model.backend(), {.autotune = false});  // as `gpgpu predict` does
@@ -170,29 +154,24 @@ std::pair<double, double> time_predict(const std::string& model_dir,
 
 int run_startup_probe(const std::string& what, const std::string& file,
                       const std::filesystem::path& data) {
-  std::pair<double, double> t;
+  json out;
   if (what == "kernel-phases" || what == "heavy-kernels") {
-    const auto phases = what == "kernel-phases" ? kernel_phases() : heavy_kernels();
-    std::cout << nlohmann::json{{"probe", what}, {"phases", phases}}.dump() << "\n";
-    return 0;
-  }
-  if (what == "context") {
-    t = time_context();
+    out["phases"] = what == "kernel-phases" ? kernel_phases() : heavy_kernels();
+  } else if (what == "context") {
+    std::vector<Context> keep;  // the first Context and later ones in this process
+    out = first_and_steady([&] { keep.emplace_back(); });
   } else if (what == "kernel") {
-    t = time_first_kernel();
+    out = time_first_kernel();
   } else if (what == "sort") {
-    t = time_sort(file);
+    out = time_sort(file);
   } else if (what == "predict") {
-    t = time_predict(file, data);
+    out = time_predict(file, data);
   } else {
     throw ArgumentError(
         "startup-probe: expected context, kernel, sort FILE or predict MODEL; got " + what);
   }
-  std::cout << nlohmann::json{{"probe", what},
-                              {"first_seconds", t.first},
-                              {"steady_seconds", t.second}}
-                   .dump()
-            << "\n";
+  out["probe"] = what;
+  std::cout << out.dump() << "\n";
   return 0;
 }
 
