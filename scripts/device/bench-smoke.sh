@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# On a GPU machine: every `gpgpu bench ...` that needs no dataset, and the two probes, at small
+# sizes with the CUDA and CUB references built in, so that a change to the benches or their
+# harness is seen to build and run there (the CUDA-guarded code does not build without nvcc).
+# With Fashion-MNIST (common.sh's find_nn_data), also bench nn, bench startup and
+# bench/nn/torch_cnn.py with CUDA graphs. Each bench's log, JSON and CSV land under OUT; summary.txt lists each one's exit status.
+# Usage: bash scripts/device/bench-smoke.sh OUT [BUILD_DIR]   (about 5 minutes on an H200)
+set -uo pipefail
+out=${1:-out/bench-smoke}
+build=${2:-/tmp/bx}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+source scripts/device/common.sh
+device_preludes
+start_clock
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON -DGPGPU_BENCH_CUB=ON \
+  -DGPGPU_BUILD_TESTS=ON -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=ON \
+  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" --target gpgpu_cli sort_probe sgemm_probe matmul_bench_test \
+  memory_test > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+stamp built
+g=$build/tools/gpgpu
+# run NAME COMMAND...: the command's output in OUT/NAME.log, its exit status in summary.txt.
+run() {
+  local name=$1
+  shift
+  timeout 240 "$@" > "$out/$name.log" 2>&1
+  echo "$name: exit $?" | tee -a "$out/summary.txt"
+}
+run matmul $g bench matmul --sizes 1024,4096 --repeats 3 --no-charts --out "$out/matmul"
+run memory $g bench memory --quick --out "$out/memory"
+run datapath $g bench datapath --quick --out "$out/datapath"
+run ceiling $g bench ceiling --quick --out "$out/ceiling"
+run primitives $g bench primitives --log2-sizes 20,24 --no-charts --out "$out/primitives"
+run dispatch $g bench dispatch --out "$out/dispatch"
+run grid $g bench grid --levels 5,6 --repeats 2 --out "$out/grid"
+run sort_probe "$build/bench/sort_probe" 24 1 512 11
+run sort_probe_occ "$build/bench/sort_probe" occ 512
+run sgemm_probe "$build/bench/sgemm_probe" 2048
+if find_nn_data; then
+  run torch_cnn_graph "${TORCH_PYTHON:-python3}" bench/nn/torch_cnn.py --data "$GPGPU_NN_DATA" \
+    --batches 64 --epochs 2 --train-limit 6400 --cuda-graph --cudnn-benchmark --out "$out/torch.json"
+  run nn $g bench nn --batches 64 --epochs 2 --train-limit 6400 --data "$GPGPU_NN_DATA" --out "$out/nn"
+  run startup $g bench startup --repeats 1 --train-limit 256 --test-limit 100 \
+    --data "$GPGPU_NN_DATA" --out "$out/startup"
+fi
+run matmul_bench_test "$build/tests/matmul_bench_test"
+run memory_test "$build/tests/memory_test"
+stamp done
