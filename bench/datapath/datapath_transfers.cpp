@@ -58,97 +58,105 @@ layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) writeonly buffer Y { float y[]; };
 void main() { uint i = gpgpu_index(); if (i < gpgpu_count) y[i] = 2.0 * x[i] + 1.0; })";
 
+// One row of the SAXPY table: the round trip at n = 2^e through run, run_async, with copy lanes
+// off, as its parts on Buffers, zero-copy over HostBuffers and CUDA's, every result checked.
+std::vector<Cell> saxpy_row(Session& env, ComputeKernel& saxpy, int e) {
+  auto& ctx = env.context;
+  const std::size_t n = std::size_t{1} << e;
+  env.log << fmt::format("saxpy: n = 2^{} ...\n", e) << std::flush;
+  // Fewer repeats for the largest sizes on a CPU device: each run is long.
+  const int repeats =
+      env.software() && e >= 22 ? std::min(env.options.repeats, 3) : env.options.repeats;
+  const auto time = [&](const std::function<void()>& call) { return env.median_ms(call, repeats); };
+  // y = y0 + 2 x exactly (small integers and halves): one run from y0.
+  std::vector<float> x(n), y0(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 1024) * 0.5f;
+    y0[i] = static_cast<float>(i % 7) + 1.0f;
+  }
+  std::vector<float> y = y0;
+  const auto check_y = [&](std::span<const float> got, const char* what) {
+    check("saxpy", what, got, [&](std::size_t i) { return y0[i] + 2.0f * x[i]; });
+  };
+  const auto run = [&] { saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}}); };
+  const auto run_async = [&] { saxpy.run_async({{"x", x}, {"y", y}, {"alpha", 2.0f}}).wait(); };
+  // Correctness first, from y0.
+  run();
+  check_y(y, "host arrays");
+  y = y0;
+  run_async();
+  check_y(y, "run_async");
+
+  const double round_trip = time(run);
+  // With copy lanes on (GPUs), the same round trip with every copy in the Context's context.
+  double in_order = -1;
+  if (ctx.data_path_stats().copy_context) {
+    const DataPathOptions original = ctx.data_path();
+    DataPathOptions lanes_off = original;
+    lanes_off.copy_context = -1;
+    ctx.set_data_path(lanes_off);
+    in_order = time(run);
+    ctx.set_data_path(original);
+  }
+  const double async = time(run_async);
+
+  // The parts: the same work on Buffers, each part waited.
+  Buffer dx(ctx, ElementType::Float32, n), dy(ctx, ElementType::Float32, n);
+  const double up = time([&] {
+    dx.upload(std::span<const float>(x));
+    dy.upload(std::span<const float>(y0));
+    ctx.finish();
+  });
+  const double resident = time([&] {
+    saxpy.run({{"x", dx}, {"y", dy}, {"alpha", 2.0f}});
+    ctx.finish();
+  });
+  const double down = time([&] { dy.download(std::span<float>(y)); });
+  // Zero-copy: x and y in HostBuffers the kernel reads and writes over the bus (no copies).
+  HostBuffer hx(ctx, ElementType::Float32, n, HostAccess::Write);
+  HostBuffer hy(ctx, ElementType::Float32, n, HostAccess::ReadWrite);
+  std::copy(x.begin(), x.end(), hx.span<float>().begin());
+  std::copy(y0.begin(), y0.end(), hy.span<float>().begin());
+  const HostBuffer& hx_in = hx;
+  const auto zero_copy = [&] { saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}}); };
+  zero_copy();
+  check_y(hy.span<float>(), "HostBuffer");
+  const double zero = time(zero_copy);
+  double cuda_pageable = -1, cuda_pinned = -1;
+#if GPGPU_BENCH_HAVE_CUDA
+  if (env.cuda.ok) {
+    cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.options.warmup, repeats);
+    cuda_pinned = cuda_ref::saxpy_round_trip_ms(n, true, env.options.warmup, repeats);
+  }
+#endif
+  const double parts = up + resident + down;
+  return {fmt::format("2^{}", e),
+          Cell(round_trip, 3),
+          Cell::positive(in_order, 3),
+          Cell(async, 3),
+          fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, up, resident, down),
+          ratio_text(round_trip, parts),
+          Cell::positive(cuda_pageable, 3),
+          Cell::positive(cuda_pinned, 3),
+          ratio_text(cuda_pageable, round_trip),
+          ratio_text(cuda_pinned, round_trip),
+          Cell(gbps(3.0 * double(n) * 4, round_trip), 2),
+          Cell(zero, 3),
+          ratio_text(cuda_pinned, zero)};
+}
+
 }  // namespace
 
 void run_saxpy(Session& env, const std::vector<int>& log2_sizes) {
-  auto& ctx = env.context;
-  ComputeKernel saxpy(ctx, saxpy_source, {}, "bench saxpy");
+  ComputeKernel saxpy(env.context, saxpy_source, {}, "bench saxpy");
   Table table("saxpy",
               "SAXPY round trip from host arrays: upload x and y, y += 2x, download y "
               "(wall ms, median)",
               {"n", "gpgpu run", "run, copy lanes off", "run_async+wait", "parts: up + run + down",
                "run / parts", "CUDA pageable", "CUDA pinned", "vs CUDA pageable", "vs CUDA pinned",
                "GB/s", "HostBuffer zero-copy", "zero-copy vs CUDA pinned"});
-  for (const int e : log2_sizes) {
-    const std::size_t n = std::size_t{1} << e;
-    env.log << fmt::format("saxpy: n = 2^{} ...\n", e) << std::flush;
-    // Fewer repeats for the largest sizes on a CPU device: each run is long.
-    const int repeats =
-        env.software() && e >= 22 ? std::min(env.options.repeats, 3) : env.options.repeats;
-    const auto time = [&](const std::function<void()>& call) {
-      return env.median_ms(call, repeats);
-    };
-    // y = y0 + 2 x exactly (small integers and halves): one run from y0.
-    std::vector<float> x(n), y0(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      x[i] = static_cast<float>(i % 1024) * 0.5f;
-      y0[i] = static_cast<float>(i % 7) + 1.0f;
-    }
-    std::vector<float> y = y0;
-    const auto check_y = [&](std::span<const float> got, const char* what) {
-      check("saxpy", what, got, [&](std::size_t i) { return y0[i] + 2.0f * x[i]; });
-    };
-    const auto run = [&] { saxpy.run({{"x", x}, {"y", y}, {"alpha", 2.0f}}); };
-    const auto run_async = [&] { saxpy.run_async({{"x", x}, {"y", y}, {"alpha", 2.0f}}).wait(); };
-    // Correctness first, from y0.
-    run();
-    check_y(y, "host arrays");
-    y = y0;
-    run_async();
-    check_y(y, "run_async");
-
-    const double round_trip = time(run);
-    // With copy lanes on (GPUs), the same round trip with every copy in the Context's context.
-    double in_order = -1;
-    if (ctx.data_path_stats().copy_context) {
-      const DataPathOptions original = ctx.data_path();
-      DataPathOptions lanes_off = original;
-      lanes_off.copy_context = -1;
-      ctx.set_data_path(lanes_off);
-      in_order = time(run);
-      ctx.set_data_path(original);
-    }
-    const double async = time(run_async);
-
-    // The parts: the same work on Buffers, each part waited.
-    Buffer dx(ctx, ElementType::Float32, n), dy(ctx, ElementType::Float32, n);
-    const double up = time([&] {
-      dx.upload(std::span<const float>(x));
-      dy.upload(std::span<const float>(y0));
-      ctx.finish();
-    });
-    const double resident = time([&] {
-      saxpy.run({{"x", dx}, {"y", dy}, {"alpha", 2.0f}});
-      ctx.finish();
-    });
-    const double down = time([&] { dy.download(std::span<float>(y)); });
-    // Zero-copy: x and y in HostBuffers the kernel reads and writes over the bus (no copies).
-    HostBuffer hx(ctx, ElementType::Float32, n, HostAccess::Write);
-    HostBuffer hy(ctx, ElementType::Float32, n, HostAccess::ReadWrite);
-    std::copy(x.begin(), x.end(), hx.span<float>().begin());
-    std::copy(y0.begin(), y0.end(), hy.span<float>().begin());
-    const HostBuffer& hx_in = hx;
-    const auto zero_copy = [&] { saxpy.run({{"x", hx_in}, {"y", hy}, {"alpha", 2.0f}}); };
-    zero_copy();
-    check_y(hy.span<float>(), "HostBuffer");
-    const double zero = time(zero_copy);
-    double cuda_pageable = -1, cuda_pinned = -1;
-#if GPGPU_BENCH_HAVE_CUDA
-    if (env.cuda.ok) {
-      cuda_pageable = cuda_ref::saxpy_round_trip_ms(n, false, env.options.warmup, repeats);
-      cuda_pinned = cuda_ref::saxpy_round_trip_ms(n, true, env.options.warmup, repeats);
-    }
-#endif
-    const double parts = up + resident + down;
-    table.add({fmt::format("2^{}", e), Cell(round_trip, 3), Cell::positive(in_order, 3),
-               Cell(async, 3),
-               fmt::format("{:.3f} = {:.3f} + {:.3f} + {:.3f}", parts, up, resident, down),
-               ratio_text(round_trip, parts), Cell::positive(cuda_pageable, 3),
-               Cell::positive(cuda_pinned, 3), ratio_text(cuda_pageable, round_trip),
-               ratio_text(cuda_pinned, round_trip), Cell(gbps(3.0 * double(n) * 4, round_trip), 2),
-               Cell(zero, 3), ratio_text(cuda_pinned, zero)});
-  }
-  const auto stats = ctx.data_path_stats();
+  for (const int e : log2_sizes) table.add(saxpy_row(env, saxpy, e));
+  const auto stats = env.context.data_path_stats();
   table.note(
       fmt::format("data path: {} staging, {} host threads, {} KiB chunks x {}, uploads up "
                   "to {} KiB direct, delivery thread {}, copy lanes {}",
@@ -160,7 +168,7 @@ void run_saxpy(Session& env, const std::vector<int>& log2_sizes) {
       "run against Buffer uploads + a resident run + a download, each waited; HostBuffer "
       "zero-copy: x and y in HostBuffers bound to the kernel, which reads and writes them over "
       "the bus (the round trip's copies are the kernel's own loads and stores)");
-  table.note(host_import_routes(ctx.info()));
+  table.note(host_import_routes(env.context.info()));
   table.note("CUDA reference: " + env.cuda.status);
   env.finish(table);
 }
