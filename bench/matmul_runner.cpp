@@ -216,6 +216,9 @@ struct Report {
     return nullptr;
   }
   void print(std::ostream& out) const;                        // markdown tables, notes, headline
+  void print_tables(std::ostream& out) const;                 // one per measure
+  std::string notes() const;                                  // what did not run, and why
+  void print_headline(std::ostream& out) const;               // the best at the largest size
   void write(const std::filesystem::path& dir) const;         // matmul.json and .csv
   std::string chart(const std::filesystem::path& dir) const;  // what was drawn, or why not
 };
@@ -267,6 +270,14 @@ void Report::print(std::ostream& out) const {
       f.load_before, f.load_after, f.date, seed);
   if (!f.command.empty()) out << "command: " << f.command << "\n";
 
+  print_tables(out);
+  if (const std::string n = notes(); !n.empty()) out << "\nNotes\n" << n;
+  print_headline(out);
+  out << fmt::format("\ntotal time {:.1f} s\n", f.seconds);
+}
+
+void Report::print_tables(std::ostream& out) const {
+  const RunFacts& f = facts;
   // One table per heading: a row per method, a column per size; a point that did not run
   // says why. No heading: no table.
   using Text = std::function<std::string(const PointResult&)>;
@@ -312,23 +323,27 @@ void Report::print(std::ostream& out) const {
     out << "\n" << heading << "\n\n";
     table.print(out, true);
   }
+}
 
-  std::string notes;
+std::string Report::notes() const {
+  std::string text;
   for (const auto& [method, why] : unavailable)
-    notes += fmt::format("- {}: not run ({})\n", method, why);
+    text += fmt::format("- {}: not run ({})\n", method, why);
   std::map<std::string, std::string> details;
   std::map<std::string, std::pair<int, std::string>> skips;  // first skipped size per method
   for (const auto& r : results) {
     if (!r.detail.empty()) details[r.method] = r.detail;
     if (r.status == "WRONG" || r.status == "error")
-      notes += fmt::format("- {} n={}: {} — {}\n", r.method, r.n, r.status, r.note);
+      text += fmt::format("- {} n={}: {} — {}\n", r.method, r.n, r.status, r.note);
     if (r.status == "skipped" && !skips.count(r.method)) skips[r.method] = {r.n, r.note};
   }
   for (const auto& [method, skip] : skips)
-    notes += fmt::format("- {}: skipped from n={} ({})\n", method, skip.first, skip.second);
-  for (const auto& [method, detail] : details) notes += fmt::format("- {}: {}\n", method, detail);
-  if (!notes.empty()) out << "\nNotes\n" << notes;
+    text += fmt::format("- {}: skipped from n={} ({})\n", method, skip.first, skip.second);
+  for (const auto& [method, detail] : details) text += fmt::format("- {}: {}\n", method, detail);
+  return text;
+}
 
+void Report::print_headline(std::ostream& out) const {
   // The headline: at the largest size, the fastest correct gpgpu method against the others.
   for (auto n = options.sizes.rbegin(); n != options.sizes.rend(); ++n) {
     const PointResult* best = nullptr;
@@ -350,7 +365,6 @@ void Report::print(std::ostream& out) const {
     }
     break;
   }
-  out << fmt::format("\ntotal time {:.1f} s\n", f.seconds);
 }
 
 void Report::write(const std::filesystem::path& dir) const {
