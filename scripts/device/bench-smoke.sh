@@ -13,11 +13,7 @@ out=$(cd "$out" && pwd)
 source scripts/device/common.sh
 device_preludes
 start_clock
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON -DGPGPU_BENCH_CUB=ON \
-  -DGPGPU_BUILD_TESTS=ON -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=ON \
-  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target gpgpu_cli sort_probe sgemm_probe matmul_bench_test \
-  memory_test > "$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+cuda_build "$build" "$out" gpgpu_cli sort_probe sgemm_probe matmul_bench_test memory_test
 stamp built
 g=$build/tools/gpgpu
 # run NAME COMMAND...: the command's output in OUT/NAME.log, its exit status in summary.txt.

@@ -12,6 +12,9 @@
 #                    beside .zink under the device tool's 64 MiB); non-zero, GPGPU_NN_DATA
 #                    left as it was, when none is one
 #   require_nn_data  find_nn_data, else exits the script with a message
+#   cuda_build BUILD OUT TARGET...  configures BUILD (Release, CUDA and CUB references, tests
+#                    and benches) and builds the targets, logs in OUT/configure.log and
+#                    OUT/build.log; exits the script with the errors when either fails
 device_preludes() {
   if [ -f .gl/prelude.sh ]; then source .gl/prelude.sh; fi
   if [ -f .deps/prelude.sh ]; then source .deps/prelude.sh; fi
@@ -45,4 +48,13 @@ unpack_nn_data_xz() {
 }
 require_nn_data() {
   find_nn_data || { echo "no Fashion-MNIST directory (set GPGPU_NN_DATA)"; exit 1; }
+}
+cuda_build() {
+  local build=$1 out=$2
+  shift 2
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON -DGPGPU_BENCH_CUB=ON \
+    -DGPGPU_BUILD_TESTS=ON -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=ON \
+    > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target "$@" > "$out/build.log" 2>&1 ||
+    { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
 }

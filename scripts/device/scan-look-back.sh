@@ -16,12 +16,8 @@ out=$(cd "$out" && pwd)
 source scripts/device/common.sh
 device_preludes
 start_clock
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=ON -DGPGPU_BENCH_CUB=ON \
-  -DGPGPU_BUILD_TESTS=ON -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=ON \
-  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 tests=${TESTS-"primitives_look_back_test primitives_scan_test primitives_compaction_test primitives_subgroup_test"}
-cmake --build "$build" -j"$(nproc)" --target gpgpu_cli $tests > "$out/build.log" 2>&1 ||
-  { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+cuda_build "$build" "$out" gpgpu_cli $tests
 stamp built
 git rev-parse HEAD > "$out/commit.txt" 2>/dev/null
 for t in $tests; do
