@@ -62,8 +62,13 @@ void main() {
 int main(int argc, char** argv) {
   using namespace gpgpu;
   const auto arg = [&](int i, int otherwise) { return argc > i ? std::atoi(argv[i]) : otherwise; };
-  if (argc > 1 && std::string(argv[1]) == "occ")
+  if (argc > 1 && std::string(argv[1]) == "occ") {
+    if (arg(2, 0) <= 0 || arg(3, 256) <= 0) {
+      std::fprintf(stderr, "usage: sort_probe occ SHARED_WORDS [LOCAL [REGS]], both above 0\n");
+      return 2;
+    }
     return occupancy(arg(2, 0), arg(3, 256), arg(4, 0));
+  }
   const int lg = arg(1, 24), os = arg(2, 0), local = arg(3, 0), keys_per = arg(4, 0);
   const bool pairs = arg(5, 0) != 0;
   const std::size_t n = std::size_t{1} << lg;
