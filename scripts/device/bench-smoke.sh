@@ -8,11 +8,8 @@
 set -uo pipefail
 out=${1:-out/bench-smoke}
 build=${2:-/tmp/bx}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 cuda_build "$build" "$out" gpgpu_cli sort_probe sgemm_probe matmul_bench_test memory_test
 stamp built
 g=$build/tools/gpgpu

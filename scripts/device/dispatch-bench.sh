@@ -26,11 +26,8 @@
 set -uo pipefail
 out=${1:-out/dispatch-bench}
 build=${2:-/tmp/gpgpu-dispatch-build}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 require_nn_data
 
 if [ "${DISPATCH_BUILD:-1}" != 0 ]; then

@@ -11,17 +11,11 @@
 set -uo pipefail
 out=${1:-out/earth-fused}
 build=${2:-/tmp/gpgpu-earth-build}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPGPU_CUDA=OFF \
-  -DGPGPU_BUILD_TESTS=ON -DGPGPU_BUILD_EXAMPLES=OFF -DGPGPU_BUILD_BENCH=ON \
-  > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target gpgpu_cli earth_model_test > "$out/build.log" 2>&1 ||
-  { grep -E "error|FAILED" -A5 "$out/build.log" | head -60; exit 1; }
+configure_release "$build" "$out"
+build_targets "$build" "$out" gpgpu_cli earth_model_test
 gpgpu=$build/tools/gpgpu
 $gpgpu info > "$out/gpgpu-info.txt" 2>&1
 stamp "built; $(grep -m1 renderer "$out/gpgpu-info.txt")"

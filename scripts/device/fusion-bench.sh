@@ -23,11 +23,8 @@
 set -uo pipefail
 out=${1:-out/fusion-bench}
 build=${2:-/tmp/gpgpu-fusion-build}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 require_nn_data
 
 if [ "${FUSION_BUILD:-1}" != 0 ]; then

@@ -14,11 +14,8 @@
 set -uo pipefail
 out=${1:-out/imported-memory}
 build=${2:-/tmp/bx}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 tests=${TESTS-"memory_test primitives_scan_test primitives_sort_test primitives_reduce_test primitives_histogram_test primitives_compaction_test buffer_texels_test"}
 cuda_build "$build" "$out" gpgpu_cli $tests
 stamp built

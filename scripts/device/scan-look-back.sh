@@ -11,11 +11,8 @@
 set -uo pipefail
 out=${1:-out/scan-look-back}
 build=${2:-/tmp/bx}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 tests=${TESTS-"primitives_look_back_test primitives_scan_test primitives_compaction_test primitives_subgroup_test"}
 cuda_build "$build" "$out" gpgpu_cli $tests
 stamp built

@@ -15,11 +15,8 @@
 set -uo pipefail
 out=${1:-out/sort-probe}
 build=${2:-/tmp/bx}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 source scripts/device/common.sh
-device_preludes
-start_clock
+device_setup  # $out made and absolute, the preludes loaded, the clock started
 tests=${TESTS-"primitives_subgroup_test primitives_sort_test primitives_planner_test tuning_cache_test"}
 cuda_build "$build" "$out" gpgpu_cli sort_probe $tests
 stamp built
