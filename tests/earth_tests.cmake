@@ -9,12 +9,13 @@ set(_earth ${CMAKE_CURRENT_LIST_DIR}/earth)
 gpgpu_add_test(earth_grid_test ${_earth}/grid_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_operators_test ${_earth}/operators_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_model_test ${_earth}/model_test.cpp LIBS gpgpu::earth)
+gpgpu_add_test(earth_one_dispatch_test ${_earth}/one_dispatch_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_render_test ${_earth}/render_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_partition_test ${_earth}/partition_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_grid_build_test ${_earth}/grid_build_test.cpp LIBS gpgpu::earth)
 gpgpu_add_test(earth_grid_cache_test ${_earth}/grid_cache_test.cpp LIBS gpgpu::earth)
-set(_earth_tests earth_grid_test earth_operators_test earth_model_test earth_render_test
-                 earth_partition_test earth_grid_build_test earth_grid_cache_test)
+set(_earth_tests earth_grid_test earth_operators_test earth_model_test earth_one_dispatch_test
+                 earth_render_test earth_partition_test earth_grid_build_test earth_grid_cache_test)
 if(TARGET gpgpu_cli)
   # The option checks of `gpgpu earth` (runs across MPI ranks: mpi_tests.cmake).
   gpgpu_add_test(earth_cli_test ${_earth}/earth_cli_test.cpp)

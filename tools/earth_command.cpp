@@ -39,7 +39,7 @@ struct RunOptions {
   std::optional<double> days, compare_day;  // unset: the case's length / its default day
   double alpha = 0, courant = 1.6, diffusion_hours = 0, correction = 0.125;
   std::string out, device = "auto", grid = "spring", reference, json, halo = "step";
-  std::string overlap = "auto", fuse = "auto";
+  std::string overlap = "auto", fuse = "auto", one_dispatch = "auto";
   TimelineRequest timeline;
   bool no_recentre = false, no_pictures = false, save = false, force_courant = false;
   GridSource grid_source;  // --grid-device, --grid-file, --verbose
@@ -441,6 +441,10 @@ int run_case(RunOptions o, ge::Team& team) {
                                           : Overlap::Auto;
   using Fusion = ge::ModelOptions::StageFusion;
   mo.fuse_stages = o.fuse == "on" ? Fusion::On : o.fuse == "off" ? Fusion::Off : Fusion::Auto;
+  using One = ge::ModelOptions::OneDispatch;
+  mo.one_dispatch_steps = o.one_dispatch == "on"    ? One::On
+                          : o.one_dispatch == "off" ? One::Off
+                                                    : One::Auto;
   ge::Model model(ctx, grid, setup, mo, team);
   o.time_offset = start_from_netcdf(o.netcdf, model);  // --initial: the file's fields
   r.rank_lines = describe_ranks(team, ctx, model);
@@ -540,6 +544,13 @@ Command add_earth_command(CLI::App& app, TeamMaker make_team) {
          "Apply each Runge-Kutta stage's update inside the next stage's tendency "
          "kernel (5 dispatches a step instead of 8): on, off, or on GPUs for grids of up to "
          "16,384 cells, levels 0-5 (auto); results agree to float32 rounding")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  sub->add_option("--one-dispatch", o->one_dispatch,
+                  "One process: a whole step in one dispatch whose work groups wait for each "
+                  "other between the stages: on, off, or on GPUs for grids of up to 163,842 "
+                  "cells, levels 0-7, where the device runs them together (auto); results "
+                  "agree to float32 rounding")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   add_timeline_options(*sub, o->timeline);

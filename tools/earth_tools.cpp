@@ -170,22 +170,38 @@ struct Variant {
   bool preload = false;
   bool replay = true;          // ModelOptions::replay_steps
   Fusion fuse = Fusion::Auto;  // ModelOptions::fuse_stages
+  ge::ModelOptions::OneDispatch one = ge::ModelOptions::OneDispatch::Auto;
+  int groups = 0;  // ModelOptions::one_dispatch_groups
 };
+
+// fused, unfused and unfused-direct: a chain of 5 or 8 dispatches a step, never one.
+Variant chained(const std::string& name, bool replay, Fusion fuse) {
+  Variant v{name, 128, false, replay, fuse};
+  v.one = ge::ModelOptions::OneDispatch::Off;
+  return v;
+}
 
 Variant parse_variant(const std::string& v) {
   if (v == "default") return {v, 128, false, true, Fusion::Auto};
   if (v == "preload") return {v, 128, true, true, Fusion::Auto};
   if (v == "direct") return {v, 128, false, false, Fusion::Auto};  // every dispatch on its own
-  if (v == "fused") return {v, 128, false, true, Fusion::On};
-  if (v == "unfused") return {v, 128, false, true, Fusion::Off};  // 8 dispatches a step
-  if (v == "unfused-direct") return {v, 128, false, false, Fusion::Off};
+  if (v == "fused") return chained(v, true, Fusion::On);
+  if (v == "unfused") return chained(v, true, Fusion::Off);  // 8 dispatches a step
+  if (v == "unfused-direct") return chained(v, false, Fusion::Off);
+  // one, one-g<groups>: the whole step in one dispatch (one_dispatch_steps On)
+  if (v == "one" || v.rfind("one-g", 0) == 0) {
+    Variant r{v, 128, false, true, Fusion::Auto};
+    r.one = ge::ModelOptions::OneDispatch::On;
+    if (v.rfind("one-g", 0) == 0) r.groups = std::atoi(v.c_str() + 5);
+    if (v.rfind("one-g", 0) != 0 || r.groups > 0) return r;
+  }
   if (v.rfind("wg", 0) == 0) {
     const int size = std::atoi(v.c_str() + 2);
     if (size >= 32 && size <= 1024 && size % 32 == 0) return {v, size, false, true, Fusion::Auto};
   }
   throw ArgumentError(
       fmt::format("earth bench: variant '{}' is not default, preload, direct, "
-                  "fused, unfused, unfused-direct or wg<32..1024>",
+                  "fused, unfused, unfused-direct, one, one-g<groups> or wg<32..1024>",
                   v));
 }
 
@@ -249,6 +265,8 @@ BenchRow bench_variant(const Context& ctx, const ge::Grid& grid, const BenchSetu
   mo.preload_neighbours = v.preload;
   mo.replay_steps = v.replay;
   mo.fuse_stages = v.fuse;
+  mo.one_dispatch_steps = v.one;
+  mo.one_dispatch_groups = v.groups;
   ge::Model model(ctx, grid, ge::make_case(b.case_number), mo, team);
   BenchRow r;
   r.level = grid.level;
@@ -331,7 +349,8 @@ void add_bench_subcommand(CLI::App& earth, std::function<int()>& chosen) {
   sub->add_option("--variants", o->variants,
                   "Kernel variants: default, preload, wg64, wg256, ...; direct: steps not "
                   "replayed (every dispatch run on its own); fused, unfused, unfused-direct: "
-                  "fuse_stages on or off (8 dispatches a step)")
+                  "fuse_stages on or off (8 dispatches a step), never in one dispatch; one, "
+                  "one-g<groups>: the whole step in one dispatch (of that many work groups)")
       ->delimiter(',');
   sub->add_option("--case", o->setup.case_number, "Test case 1, 2, 5 or 6")
       ->check(CLI::IsMember({1, 2, 5, 6}));

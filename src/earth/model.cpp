@@ -21,6 +21,13 @@ namespace gpgpu::earth {
 
 namespace detail {
 
+Defines tendency_defines(const CaseSetup& s, const ModelOptions& o) {
+  Defines d;
+  if (s.advection_only) d.emplace_back("ADVECTION_ONLY", "");
+  if (o.preload_neighbours) d.emplace_back("PRELOAD", "");
+  return d;
+}
+
 Kernel::Kernel(const Context& ctx, const std::string& source, const Defines& defines,
                std::string label)
     : kernel_(ctx, source, defines, std::move(label)) {
@@ -63,13 +70,6 @@ Buffer vec4s(const Context& ctx, std::size_t cells) {
   return Buffer(ctx, ElementType::Float32, 4 * std::max<std::size_t>(cells, 1));
 }
 
-Defines tendency_defines(const CaseSetup& s, const ModelOptions& o) {
-  Defines d;
-  if (s.advection_only) d.emplace_back("ADVECTION_ONLY", "");
-  if (o.preload_neighbours) d.emplace_back("PRELOAD", "");
-  return d;
-}
-
 // The fused steps' tendency kernels (ModelOptions::fuse_stages): stage 0's and stages 1-3's
 // with the previous update, eight invocations a cell. The second binds 8 storage buffers,
 // and both take 56 bytes of shared memory an invocation; a device that allows less (OpenGL
@@ -89,7 +89,7 @@ std::optional<detail::FusedKernels> fused_kernels(const Context& ctx, const Case
       info.max_combined_shader_storage_blocks < 8 ||
       info.max_compute_shared_memory_size < 56 * o.work_group_size)
     return std::nullopt;
-  const Defines plain = tendency_defines(s, {});  // the lanes kernels have no PRELOAD
+  const Defines plain = detail::tendency_defines(s, {});  // the lanes kernels have no PRELOAD
   Defines fused = plain;
   fused.emplace_back("FUSED", "");
   const int group = o.work_group_size;
@@ -98,11 +98,6 @@ std::optional<detail::FusedKernels> fused_kernels(const Context& ctx, const Case
                               detail::Kernel(ctx, detail::tendency_lanes_source(group, true), fused,
                                              "earth fused tendency")};
 }
-
-// Classical RK4: a stage's tendency weighs next_weight in the next stage's input and
-// acc_weight in the step's result.
-constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
-constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
 
 std::array<float, 3> to_float3(const Vec3& v) {
   return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
@@ -165,8 +160,8 @@ Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const M
       own_team(t == nullptr ? one_process() : nullptr),
       team(t == nullptr ? own_team.get() : t),
       domain(partition(ctx, g, s, *team, options)),  // options.halo_steps chosen there
-      tendency(ctx, detail::tendency_kernel_source(o.work_group_size), tendency_defines(s, o),
-               "earth tendency"),
+      tendency(ctx, detail::tendency_kernel_source(o.work_group_size),
+               detail::tendency_defines(s, o), "earth tendency"),
       diagnose(ctx, detail::tendency_kernel_source(o.work_group_size), {{"DIAGNOSE", ""}},
                "earth diagnostics"),
       update(ctx, detail::update_kernel_source(o.work_group_size), {}, "earth update"),
@@ -250,8 +245,8 @@ void Model::Impl::update_stage(int s, const Buffer& base, Buffer& next, Band& b,
               {"stage", static_cast<std::int32_t>(s)},
               {"stride", u32(stride())},
               {"first", u32(first)},
-              {"next_step", static_cast<float>(next_weight[s] * dt)},
-              {"acc_step", static_cast<float>(acc_weight[s] * dt)}},
+              {"next_step", static_cast<float>(detail::next_weight[s] * dt)},
+              {"acc_step", static_cast<float>(detail::acc_weight[s] * dt)}},
              end - first);
   b.valid -= 2;
   if (b.from) *b.from += 2;
@@ -325,14 +320,18 @@ void Model::Impl::fused_stages(Buffer& result, Band& b) {
                              {"tend_in", u32((s - 1) % 2 * half)},
                              {"tend_out", u32(s % 2 * half)},
                              {"prev_stage", static_cast<std::int32_t>(s - 1)},
-                             {"next_step", static_cast<float>(next_weight[s - 1] * dt)},
-                             {"acc_step", static_cast<float>(acc_weight[s - 1] * dt)}});
+                             {"next_step", static_cast<float>(detail::next_weight[s - 1] * dt)},
+                             {"acc_step", static_cast<float>(detail::acc_weight[s - 1] * dt)}});
     fusion->later_stages.run(args, 8 * (end - first));  // eight lanes a cell
   }
   update_stage(3, state, result, b, half);  // stage 3's tendencies are in the second half
 }
 
 int Model::Impl::step_dispatches() {
+  if (one_dispatch) {
+    one_dispatch_step();
+    return 0;  // one process: no halo
+  }
   // A step's first stage reads the state, whose halo holds the rings the last step left
   // current (none after a swap once a step; more when the halo covers several steps).
   if (state_valid < 2 && overlap) {
@@ -355,6 +354,7 @@ int Model::Impl::step_dispatches() {
 std::vector<detail::Kernel*> Model::Impl::stepping_kernels() {
   std::vector<detail::Kernel*> k{&tendency, &update, &laplacian, &diffusion};
   if (fusion) k.insert(k.end(), {&fusion->first_stage, &fusion->later_stages});
+  if (one_dispatch) k.push_back(&one_dispatch->kernel);
   return k;
 }
 
@@ -437,6 +437,7 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   const Overlap o = m.options.overlap_swaps;
   m.overlap = m.options.halo_per_step && d.halo() > 0 &&
               (o == Overlap::On || (o == Overlap::Auto && !context.info().is_software));
+  m.choose_one_dispatch();
 }
 
 Model::~Model() = default;
@@ -502,7 +503,7 @@ StepTraffic Model::traffic() const {
   constexpr double update_bytes[4] = {64 + 48, 64 + 64, 64 + 64, 64 + 32};
   auto cells = [&](int rings) { return static_cast<double>(d.within(rings)); };
   const int steps = impl_->options.halo_per_step ? impl_->options.halo_steps : 1;
-  const bool fused = impl_->fusion && impl_->options.halo_per_step;
+  const bool fused = impl_->fusion && !impl_->one_dispatch && impl_->options.halo_per_step;
   double bytes = 0;
   int valid = 0;
   for (int step = 0; step < steps; ++step) {
@@ -518,6 +519,7 @@ StepTraffic Model::traffic() const {
       valid -= 2;
     }
   }
+  if (impl_->one_dispatch) return {bytes, 1};
   return {bytes / steps, (fused ? 5 : 8) + (impl_->nu > 0 ? 2 : 0)};
 }
 
@@ -532,10 +534,15 @@ void Model::set_timeline(Timeline* timeline) {
 KernelTimes Model::kernel_times() const {
   const Impl& m = *impl_;
   KernelTimes t;
-  const double fused_ms =
+  // Fused stages and one-dispatch steps count as tendencies.
+  double fused_ms =
       m.fusion ? m.fusion->first_stage.total_ms() + m.fusion->later_stages.total_ms() : 0;
-  const long long fused_timed =
+  long long fused_timed =
       m.fusion ? m.fusion->first_stage.timed() + m.fusion->later_stages.timed() : 0;
+  if (m.one_dispatch) {
+    fused_ms += m.one_dispatch->kernel.total_ms();
+    fused_timed += m.one_dispatch->kernel.timed();
+  }
   t.tendency_ms = m.tendency.total_ms() + fused_ms;
   t.update_ms = m.update.total_ms();
   t.diffusion_ms = m.laplacian.total_ms() + m.diffusion.total_ms();

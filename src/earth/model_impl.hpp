@@ -51,6 +51,23 @@ struct FusedKernels {
   Kernel first_stage, later_stages;
 };
 
+// Classical RK4: a stage's tendency weighs next_weight in the next stage's input and
+// acc_weight in the step's result.
+inline constexpr double next_weight[4] = {0.5, 0.5, 1.0, 0.0};
+inline constexpr double acc_weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+
+// The tendency kernels' defines: ADVECTION_ONLY for case 1, PRELOAD when asked for.
+Defines tendency_defines(const CaseSetup& s, const ModelOptions& o);
+
+// The one-dispatch step (ModelOptions::one_dispatch_steps): its kernel, the word its work
+// groups meet at, and how many groups it runs.
+struct OneDispatch {
+  Kernel kernel;
+  Buffer wait;  // arrived, departed, gave_up (step_kernel.cpp)
+  std::size_t groups = 0;
+  std::uint32_t spin_inner = 0, spin_rounds = 0;  // a wait's polls: their product
+};
+
 }  // namespace detail
 
 struct Model::Impl {
@@ -79,6 +96,7 @@ struct Model::Impl {
 
   detail::Kernel tendency, diagnose, update, laplacian, diffusion, check;
   std::optional<detail::FusedKernels> fusion;  // ModelOptions::fuse_stages, when used
+  std::optional<detail::OneDispatch> one_dispatch;  // one_dispatch_steps, when used
   // state, next_state, x, y, acc: every local cell; lap: cells with tendencies (stride());
   // tend: stride() cells, twice that when fused (the fused stages' previous and current
   // tendencies in turn). A step reads state and writes next_state (then they trade places),
@@ -117,6 +135,11 @@ struct Model::Impl {
   // One step's dispatches (state -> next_state); returns the rings of the result that hold
   // current values.
   int step_dispatches();
+  // model_one_dispatch.cpp: the one-dispatch step, when options and device allow it; the
+  // probe that drops it (or throws, when asked for) where its groups do not run together.
+  void choose_one_dispatch();
+  void one_dispatch_step();
+  bool one_dispatch_gave_up();  // reads and clears the kernel's flag
   // The same from a recording (replay_steps): recorded on first use, replayed after.
   int replayed_step();
   bool replays_steps();

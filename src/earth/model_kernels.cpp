@@ -266,6 +266,26 @@ std::string tendency_kernel_source(int group) {
          "layout(std430, binding = 4) writeonly buffer Tend { vec4 tend[]; };\n" + tendency_body;
 }
 
+std::string tendency_declarations(int group) {
+  return fmt::format(tendency_head, group);
+}
+
+std::string tendency_function(const std::string& name, const std::string& input) {
+  std::string body = tendency_body;
+  const std::string entry =
+      "void main() {\n  if (gpgpu_index() >= gpgpu_count) return;\n  uint i = first + "
+      "gpgpu_index();\n";
+  body.replace(body.find(entry), entry.size(), "void " + name + "(uint i) {\n");
+  for (auto at = body.find("state["); at != std::string::npos; at = body.find("state[", at + 1)) {
+    body.replace(at, 5, input);
+  }
+  return body;
+}
+
+std::string corrected_function() {
+  return corrected_source;
+}
+
 std::string tendency_lanes_source(int group, bool fused) {
   return fmt::format(tendency_head, group) + lanes_head +
          (fused ? std::string(corrected_source) + fused_input : plain_input) +

@@ -27,6 +27,20 @@ namespace gpgpu::earth::detail {
 // of n items computes cells [first, first + n).
 std::string tendency_kernel_source(int group);
 
+// The tendency kernel's declarations (its buffers but Tend, uniforms and corner helpers).
+std::string tendency_declarations(int group);
+// The tendency kernel's body as `void name(uint i)`, the tendencies of cell i, reading the
+// state from the array `input` instead of `state` (for the one-dispatch step, whose stages
+// read different arrays); it needs tendency_declarations and a `tend` array.
+std::string tendency_function(const std::string& name, const std::string& input);
+
+// `vec4 corrected(uint i)`: tend[tend_in + i] with the continuity correction applied (reads
+// tend, neighbour, correction, stride and tend_in).
+std::string corrected_function();
+
+// One whole step in one dispatch (ModelOptions::one_dispatch_steps; step_kernel.cpp).
+std::string one_dispatch_step_source(int group);
+
 // The same tendencies with eight invocations a cell (dispatch 8 items a cell; `group` a
 // multiple of 8, 56 bytes of shared memory an invocation). fused: the previous stage's
 // update applied to every state it reads (ModelOptions::fuse_stages), reading tend at

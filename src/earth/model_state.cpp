@@ -96,6 +96,12 @@ std::string Model::Impl::state_problem() {
 }
 
 void Model::Impl::check_state() {
+  if (one_dispatch_gave_up()) {
+    throw LimitError(
+        "earth model: a one-dispatch step's work groups did not all run at once (a grid-wide "
+        "wait gave up), so the steps since the last check are wrong; set "
+        "ModelOptions::one_dispatch_steps Off");
+  }
   const std::string problem = team->first_message(state_problem());
   if (!problem.empty()) throw InstabilityError(problem);
 }

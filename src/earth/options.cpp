@@ -33,6 +33,15 @@ void validate(const ModelOptions& o) {
     throw ArgumentError(fmt::format(
         "earth: work_group_size must be a multiple of 32 in 32..1024; got {}", o.work_group_size));
   }
+  if (o.one_dispatch_groups < 0 || o.one_dispatch_groups > 65535) {
+    throw ArgumentError(
+        fmt::format("earth: one_dispatch_groups must be in 1..65535 (0: chosen); got {}",
+                    o.one_dispatch_groups));
+  }
+  if (o.one_dispatch_polls < 0) {
+    throw ArgumentError(fmt::format("earth: one_dispatch_polls must be >= 1 (0: chosen); got {}",
+                                    o.one_dispatch_polls));
+  }
   if (o.halo_steps < 0 || o.halo_steps > 16) {
     throw ArgumentError(
         fmt::format("earth: halo_steps must be in 1..16 (0: chosen); got {}", o.halo_steps));

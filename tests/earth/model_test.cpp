@@ -27,6 +27,8 @@ using gpgpu::test::eps32;
 namespace {
 
 using gpgpu::earth::test::grid_at;
+using gpgpu::earth::test::perturbed;
+using gpgpu::earth::test::three_steps_disagreement;
 
 // Per cell, the sum of the magnitudes of the terms the height tendency adds up:
 // (1/(a A)) sum_k l_k max|h u| over the corners. Float32 rounding of each term (corner
@@ -59,23 +61,6 @@ std::vector<double> local_flux_scale(const ge::Grid& g, const ge::Fields& f, dou
     s[i] = perimeter * hu / (radius * g.areas[i]);
   }
   return s;
-}
-
-// Perturbs the case's fields with fresh random smooth noise so the tendency is far from the
-// balanced state's small value and every term matters.
-ge::Fields perturbed(const ge::Grid& g, const ge::CaseSetup& setup) {
-  ge::Fields f = ge::initial_fields(g, setup);
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  const ge::Vec3 k{d(gpgpu::test::rng()), d(gpgpu::test::rng()), d(gpgpu::test::rng())};
-  const double phase = d(gpgpu::test::rng());
-  for (std::size_t i = 0; i < g.cell_count(); ++i) {
-    const ge::Vec3& r = g.centres[i];
-    const double wave = std::sin(3 * ge::dot(k, r) + phase);
-    f.height[i] += 20 * wave;
-    if (!setup.advection_only)
-      f.velocity[i] += ge::tangent_part(ge::Vec3{wave, -wave, 0.5 * wave}, r) * 2.0;
-  }
-  return f;
 }
 
 class ModelVersusReference : public testing::TestWithParam<int> {};
@@ -149,6 +134,7 @@ TEST_P(ModelVersusReference, KernelVariantsAgree) {
   const auto setup = ge::make_case(number);
   const ge::Fields f = perturbed(g, setup);
   ge::ModelOptions a, b;
+  a.one_dispatch_steps = b.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;
   b.work_group_size = 64;
   b.preload_neighbours = true;
   ge::Model ma(gpgpu::test::context(), g, setup, a), mb(gpgpu::test::context(), g, setup, b);
@@ -218,14 +204,18 @@ TEST(Model, FusedStagesAgreeWithThePlainKernels) {
   using Fusion = ge::ModelOptions::StageFusion;
   auto& ctx = gpgpu::test::context();
   const auto& g = grid_at(3);
-  // Auto: fused on a GPU (642 cells are far below its 16,384), plain on a software rasterizer.
-  EXPECT_EQ(ge::Model(ctx, g, ge::make_case(2)).traffic().dispatches,
+  // Auto: fused on a GPU (642 cells are far below its 16,384), plain on a software rasterizer
+  // (where a step is not in one dispatch: one_dispatch_test.cpp).
+  ge::ModelOptions steps;
+  steps.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;
+  EXPECT_EQ(ge::Model(ctx, g, ge::make_case(2), steps).traffic().dispatches,
             ctx.info().is_software ? 8 : 5);
   for (const int number : {1, 2, 6}) {
     const auto setup = ge::make_case(number);
     for (const bool replay : {true, false}) {
       SCOPED_TRACE(fmt::format("case {}, {}", number, replay ? "replayed" : "one by one"));
       ge::ModelOptions fused, plain;
+      fused.one_dispatch_steps = plain.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;
       fused.fuse_stages = Fusion::On;
       plain.fuse_stages = Fusion::Off;
       fused.replay_steps = plain.replay_steps = replay;
@@ -240,16 +230,7 @@ TEST(Model, FusedStagesAgreeWithThePlainKernels) {
       a.step(3);
       b.step(3);
       const auto fa = a.fields(), fb = b.fields();
-      double umax = 0;
-      for (const auto& u : fb.velocity) umax = std::max(umax, ge::norm(u));
-      // Each stage rounds each term to float32 (eps32 = 6e-8 relative); 3 steps of 4 stages
-      // of some tens of terms stay within 1e-6 of a value (measured 2.2e-7 for h, 5e-7 of
-      // the largest velocity for u), or a sub-millimetre depth where h crosses zero.
-      for (std::size_t i = 0; i < g.cell_count(); ++i) {
-        ASSERT_NEAR(fa.height[i], fb.height[i], 1e-6 * std::abs(fb.height[i]) + 1e-3)
-            << "cell " << i;
-        ASSERT_LE(ge::norm(fa.velocity[i] - fb.velocity[i]), 1e-5 * umax) << "cell " << i;
-      }
+      ASSERT_EQ(three_steps_disagreement(fa, fb), "");
       if (number == 1) {  // the tracer's update has nothing to contract differently
         for (std::size_t i = 0; i < g.cell_count(); ++i)
           ASSERT_EQ(fa.height[i], fb.height[i]) << "cell " << i;
@@ -259,6 +240,7 @@ TEST(Model, FusedStagesAgreeWithThePlainKernels) {
   const auto setup = ge::make_case(6);
   ge::ModelOptions o;
   o.fuse_stages = Fusion::On;
+  o.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;  // the kernels the ranks run
   ge::Model whole(ctx, g, setup, o);
   whole.step(2);
   const auto want = whole.fields();
@@ -389,6 +371,7 @@ TEST(Model, ARehearsalStepsOneRanksShare) {
   const auto setup = ge::make_case(6);
   ge::ModelOptions o;
   o.halo_steps = 2;
+  o.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;  // the kernels the ranks run
   ge::Model whole(ctx, g, setup, o);
   whole.step(2);
   const auto want = whole.fields();
@@ -498,12 +481,15 @@ TEST(Model, UnderTheSpecsMinimumIsRefusedNamingTheStorageBufferLimit) {
 
 // A Mali-G610-class profile (8 storage buffers, 256 invocations a group) fits the model: its
 // steps give the bits of the same steps on the device's own limits (each cell's update reads
-// only its neighbours; no sum depends on the work-group size).
+// only its neighbours; no sum depends on the work-group size). The same kernels: the profile
+// has too few storage buffers for a step in one dispatch (one_dispatch_test.cpp).
 TEST(Model, UnderAMaliProfileStepsGiveTheBitsOfTheDevicesOwnLimits) {
   gpgpu::Context mali({.limits = "mali-g610-panfrost"});
   const auto& g = grid_at(3);
   const auto setup = ge::make_case(6);
-  ge::Model a(mali, g, setup), b(gpgpu::test::context(), g, setup);
+  ge::ModelOptions o;
+  o.one_dispatch_steps = ge::ModelOptions::OneDispatch::Off;
+  ge::Model a(mali, g, setup, o), b(gpgpu::test::context(), g, setup, o);
   const ge::Fields f = perturbed(g, setup);
   a.set_fields(f);
   b.set_fields(f);

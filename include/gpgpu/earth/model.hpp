@@ -15,14 +15,17 @@
 //             kernel) fused with the Runge-Kutta stage update;
 // two dispatches per stage, eight per step, plus two for hyperdiffusion when it is on; five
 // when stages 2-4's tendencies apply the previous stage's update themselves
-// (ModelOptions::fuse_stages: by default on GPUs for grids up to level 5). A step queues
+// (ModelOptions::fuse_stages: by default on GPUs for grids up to level 5); one in one process
+// on a GPU for grids up to level 7, whose work groups wait for each other between the
+// kernels' parts (ModelOptions::one_dispatch_steps). A step queues
 // its dispatches without waiting for the GPU (no read-back, no fence); only fields(),
 // sums(), vorticity() and the state check wait.
 //
 // Across processes (team.hpp). Given a Team of N ranks, each rank's Model holds one
 // subdomain (partition.hpp): its own cells plus two halo rings, swapped with the neighbours
 // before every stage's tendencies. The arithmetic of every cell is unchanged, so the state
-// of an N-rank run equals the one-process run's bit for bit. Then step() and run() are
+// of an N-rank run equals the one-process run's bit for bit (the one process running the
+// ranks' kernels: one_dispatch_steps Off). Then step() and run() are
 // collective (every rank calls them alike), and so are fields(), vorticity(), sums(),
 // raw_tendency() and check(): the per-cell results arrive in global cell order on rank 0
 // (the other ranks get empty ones), and the sums on every rank. The sums add the ranks'
@@ -83,7 +86,8 @@ struct StepTraffic {
 };
 
 // GPU time of each kernel, summed over the dispatches timed (see Model::set_kernel_timing).
-// A fused stage (ModelOptions::fuse_stages) counts as a tendency.
+// A fused stage (ModelOptions::fuse_stages) and a one-dispatch step (one_dispatch_steps)
+// count as tendencies.
 struct KernelTimes {
   double tendency_ms = 0, update_ms = 0, diffusion_ms = 0;  // per kind of kernel
   long long tendency_dispatches = 0, update_dispatches = 0;  // of those timed

@@ -58,6 +58,28 @@ struct ModelOptions {
   // as fast fused, level 6 (40,962 cells) 0.74x; on llvmpipe level 5 steps 6x slower fused.
   enum class StageFusion { Auto, On, Off };
   StageFusion fuse_stages = StageFusion::Auto;  // (above)
+  // One process, no hyperdiffusion: a whole step in one dispatch, whose work groups meet at
+  // a grid-wide wait between the stages' kernels instead of at the ends of 8 dependent
+  // dispatches (small grids' steps are that chain). The same expressions: results agree with
+  // the plain kernels to float32 rounding. Needs 12 storage buffers in a compute shader and
+  // all its work groups running at once, which OpenGL does not promise: a wait that polls
+  // too long gives up (the step's results are then wrong, and the next Model::check or run
+  // check throws), and a Model tries one step when it is built. On: throws LimitError where
+  // the device cannot; Auto: on GPUs, for grids of at most 163,842 cells (levels 0-7), where
+  // that first step's groups ran together. Measured on an H200 (docs/earth-speed.md): level
+  // 6 steps 1.6x as fast as 8 replayed dispatches, levels 3-5 1.2-1.4x as fast as fused
+  // stages, level 7 1.1x; level 8 0.96x. A run across ranks takes the plain kernels, so one
+  // process's steps differ from theirs by float32 rounding unless this is Off.
+  enum class OneDispatch { Auto, On, Off };
+  OneDispatch one_dispatch_steps = OneDispatch::Auto;  // (above)
+  // The one-dispatch step's work groups (of work_group_size); each invocation takes every
+  // so-many-th cell. 0: one invocation a cell, at most 512 groups; one on a software device
+  // (llvmpipe ends a shader's loops after 65,535 iterations in all, a few milliseconds of a
+  // wait's polls, so its groups cannot wait for each other for long).
+  int one_dispatch_groups = 0;
+  // Polls of a grid-wide wait before it gives up. 0: 2^18 (on an H200 about 0.1 s, under the
+  // watchdogs that reset a GPU whose shader runs for seconds).
+  int one_dispatch_polls = 0;
   // Across ranks (team.hpp, partition.hpp): true swaps a halo of 8 rings (10 with
   // hyperdiffusion) once per step and computes its stages redundantly on the rings; false
   // swaps 2 rings before every stage (4 exchanges a step, 5 with hyperdiffusion). The same
