@@ -78,17 +78,18 @@ Buffer vec4s(const Context& ctx, std::size_t cells) {
 // grid's, not a rank's, so that every rank takes the same kernels.
 constexpr std::size_t fused_cells = 16384;
 
-std::optional<detail::FusedKernels> fused_kernels(const Context& ctx, const CaseSetup& s,
-                                                  const ModelOptions& o, const Grid& g) {
+bool fusion_wanted(const Context& ctx, const ModelOptions& o, const Grid& g) {
   using Fusion = ModelOptions::StageFusion;
   const auto& info = ctx.info();
   const bool wanted =
       o.fuse_stages == Fusion::On ||
       (o.fuse_stages == Fusion::Auto && !info.is_software && g.cell_count() <= fused_cells);
-  if (!wanted || info.max_compute_shader_storage_blocks < 8 ||
-      info.max_combined_shader_storage_blocks < 8 ||
-      info.max_compute_shared_memory_size < 56 * o.work_group_size)
-    return std::nullopt;
+  return wanted && info.max_compute_shader_storage_blocks >= 8 &&
+         info.max_combined_shader_storage_blocks >= 8 &&
+         info.max_compute_shared_memory_size >= 56 * o.work_group_size;
+}
+
+detail::FusedKernels fused_kernels(const Context& ctx, const CaseSetup& s, const ModelOptions& o) {
   const Defines plain = detail::tendency_defines(s, {});  // the lanes kernels have no PRELOAD
   Defines fused = plain;
   fused.emplace_back("FUSED", "");
@@ -168,8 +169,7 @@ Model::Impl::Impl(const Context& ctx, const Grid& g, const CaseSetup& s, const M
       laplacian(ctx, detail::laplacian_kernel_source(o.work_group_size), {}, "earth laplacian"),
       diffusion(ctx, detail::diffusion_kernel_source(o.work_group_size), {},
                 "earth hyperdiffusion"),
-      check(ctx, detail::check_kernel_source(o.work_group_size), {}, "earth state check"),
-      fusion(fused_kernels(ctx, s, o, g)) {}
+      check(ctx, detail::check_kernel_source(o.work_group_size), {}, "earth state check") {}
 
 Args Model::Impl::tendency_args(const Buffer& in, std::size_t first) const {
   return {{"state", in},
@@ -430,7 +430,8 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.x = vec4s(context, d.size());
   m.y = vec4s(context, d.size());
   m.acc = vec4s(context, m.stride());
-  m.tend = vec4s(context, (m.fusion ? 2 : 1) * m.stride());
+  const bool fuse = fusion_wanted(context, options, grid);
+  m.tend = vec4s(context, (fuse ? 2 : 1) * m.stride());
   if (m.nu > 0) m.lap = vec4s(context, m.stride());
   m.halo = m.team->halo(context, d);
   using Overlap = ModelOptions::SwapOverlap;
@@ -438,6 +439,8 @@ Model::Model(const Context& context, const Grid& grid, const CaseSetup& setup,
   m.overlap = m.options.halo_per_step && d.halo() > 0 &&
               (o == Overlap::On || (o == Overlap::Auto && !context.info().is_software));
   m.choose_one_dispatch();
+  // The fused kernels only where the step is not one dispatch: compiling them costs start-up.
+  if (fuse && !m.one_dispatch) m.fusion = fused_kernels(context, setup, options);
 }
 
 Model::~Model() = default;

@@ -282,6 +282,25 @@ std::string tendency_function(const std::string& name, const std::string& input)
   return body;
 }
 
+// Stage s of classical Runge-Kutta at cell i: the next stage's input (at s == 3 the step's
+// result), acc moved on. One text for the update kernel and the one-dispatch step, which
+// differ in where the step's starting state is (BASE).
+constexpr const char* rk_stage_source = R"(
+vec4 rk_stage(uint i, int s, float next_step, float acc_step) {
+  vec4 t = corrected(i);
+  if (s == 3) return acc[i] + acc_step * t;
+  vec4 b = BASE;
+  acc[i] = (s == 0 ? b : acc[i]) + acc_step * t;
+  return b + next_step * t;
+}
+)";
+
+std::string rk_stage_function(const std::string& base) {
+  std::string body = rk_stage_source;
+  body.replace(body.find("BASE"), 4, base);
+  return body;
+}
+
 std::string corrected_function() {
   return corrected_source;
 }
@@ -308,24 +327,14 @@ uniform float acc_step;    // dt times its weight in the step's result
 uniform uint stride;       // cells per row of the slot-major tables
 uniform uint first;        // the first cell of this dispatch (local index)
 uniform uint tend_in;      // where this stage's tendencies start in tend
-{1}
+{1}{2}
 void main() {{
   if (gpgpu_index() >= gpgpu_count) return;
   uint i = first + gpgpu_index();
-  vec4 t = corrected(i);
-  if (stage == 0) {{
-    vec4 b = base[i];
-    next[i] = b + next_step * t;
-    acc[i] = b + acc_step * t;
-  }} else if (stage == 3) {{
-    next[i] = acc[i] + acc_step * t;
-  }} else {{
-    next[i] = base[i] + next_step * t;
-    acc[i] = acc[i] + acc_step * t;
-  }}
+  next[i] = rk_stage(i, stage, next_step, acc_step);
 }}
 )",
-                     group, corrected_source);
+                     group, corrected_source, rk_stage_function("base[i]"));
 }
 
 std::string laplacian_kernel_source(int group) {

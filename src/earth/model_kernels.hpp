@@ -37,6 +37,10 @@ std::string tendency_function(const std::string& name, const std::string& input)
 // `vec4 corrected(uint i)`: tend[tend_in + i] with the continuity correction applied (reads
 // tend, neighbour, correction, stride and tend_in).
 std::string corrected_function();
+// `vec4 rk_stage(uint i, int s, float next_step, float acc_step)`: Runge-Kutta stage s at
+// cell i from its corrected tendency; returns the next stage's input (at s == 3 the step's
+// result) and moves acc on. `base`: the GLSL expression of the step's starting state at i.
+std::string rk_stage_function(const std::string& base);
 
 // One whole step in one dispatch (ModelOptions::one_dispatch_steps; step_kernel.cpp).
 std::string one_dispatch_step_source(int group);

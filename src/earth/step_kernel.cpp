@@ -68,22 +68,14 @@ void grid_leave() {
 }
 )";
 
-// Stage s's update of cell i: the update kernel's expressions (update_kernel_source), the
-// next stage's input into stage_x or stage_y in turn and the result into next.
+// Stage s's update of cell i (rk_stage_function): the next stage's input into stage_x or
+// stage_y in turn, the step's result into next.
 constexpr const char* step_body = R"(
 void update_at(uint i, int s) {
-  vec4 t = corrected(i);
-  if (s == 0) {
-    vec4 b = state[i];
-    stage_x[i] = b + next_steps[0] * t;
-    acc[i] = b + acc_steps[0] * t;
-  } else if (s == 3) {
-    next[i] = acc[i] + acc_steps[3] * t;
-  } else {
-    vec4 v = state[i] + next_steps[s] * t;
-    if (s == 1) stage_y[i] = v; else stage_x[i] = v;
-    acc[i] = acc[i] + acc_steps[s] * t;
-  }
+  vec4 v = rk_stage(i, s, next_steps[s], acc_steps[s]);
+  if (s == 3) next[i] = v;
+  else if (s == 1) stage_y[i] = v;
+  else stage_x[i] = v;
 }
 
 void main() {
@@ -107,7 +99,8 @@ void main() {
 }  // namespace
 
 std::string one_dispatch_step_source(int group) {
-  return tendency_declarations(group) + step_declarations + corrected_function() + grid_wait +
+  return tendency_declarations(group) + step_declarations + corrected_function() +
+         rk_stage_function("state[i]") + grid_wait +
          tendency_function("tendency_of_state", "state") +
          tendency_function("tendency_of_x", "stage_x") +
          tendency_function("tendency_of_y", "stage_y") + step_body;
