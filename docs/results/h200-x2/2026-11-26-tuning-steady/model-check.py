@@ -9,7 +9,7 @@ import statistics
 spec = importlib.util.spec_from_file_location("sm", "scripts/scale-model.py")
 sm = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sm)
-rates = sm.Rates("docs/results/h200-x2/2026-11-26-s6-8-head-stages/mpi-rates/rates.json")
+rates = sm.Rates("docs/results/h200-x2/2026-11-26-mpi-head-stages/mpi-rates/rates.json")
 calls = {  # one process at 256, one process at 512, 2 ranks at a global 512 (images/s)
     "call 1, new": ([140974], [154051, 153545], [230544, 239048]),
     "call 1, head": ([127661], [144876, 144873], [218451, 216152]),
