@@ -1,4 +1,4 @@
-// Resources stay flat under repetition: 10^4 runs, 10^3 Contexts, 300 distinct kernels.
+// Resources stay flat under repetition: 10^4 runs, 10^3 Contexts, 500 distinct kernels.
 //
 // Growth is measured as resident memory (VmRSS: heap, and the JIT code llvmpipe maps for
 // each compiled shader) between a warmed-up point and the end, divided by the iterations in
@@ -9,6 +9,7 @@
 // ASan's quarantine off (tests/reliability_tests.cmake), or freed memory would look leaked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -84,9 +85,13 @@ TEST(Resources, AThousandContextsStayFlat) {
       << "bytes per Context; resident " << warm << " KiB after warm-up";
 }
 
-// 300 kernels of distinct sources, each made, run once and dropped, as a program generating
-// kernels would: the program cache keeps at most its limit, so memory stops growing.
-TEST(Resources, ThreeHundredKernelsStayFlatWithABoundedCache) {
+// 500 kernels of distinct sources, each made, run once and dropped, as a program generating
+// kernels would: the program cache keeps at most its limit, so memory stops growing. After
+// 100 kernels of warm-up, growth is measured over two windows of 200 and the smaller counts:
+// a leak grows in both, while a one-off step lands in one (llvmpipe maps its JIT code in
+// chunks of megabytes, and after the tests before this one a new chunk or a new ASan region
+// read as up to 24 KiB per kernel within one window, under the es31-minimum profile too).
+TEST(Resources, FiveHundredKernelsStayFlatWithABoundedCache) {
   gpgpu::Context ctx({.program_cache_limit = 32});
   auto make_and_run = [&](int i) {
     gpgpu::ComputeKernel k(ctx, std::string(add_source) + "\n// kernel " + std::to_string(i));
@@ -96,16 +101,19 @@ TEST(Resources, ThreeHundredKernelsStayFlatWithABoundedCache) {
   };
   for (int i = 0; i < 100; ++i) make_and_run(i);
   EXPECT_EQ(ctx.cached_program_count(), 32u);
-  const double warm = resident_kib();
-  for (int i = 100; i < 300; ++i) make_and_run(i);
-  EXPECT_EQ(ctx.cached_program_count(), 32u);
-  const double growth_per_kernel = (resident_kib() - warm) * 1024 / 200;
-  std::printf("resident %.0f KiB after 100 kernels, %+.1f bytes per kernel after\n", warm,
-              growth_per_kernel);
-  EXPECT_LT(growth_per_kernel, 20 * 1024)
-      << "bytes per kernel; resident " << warm << " KiB after warm-up";
+  double least = 0;  // bytes per kernel, the smaller window's
+  for (int window = 0; window < 2; ++window) {
+    const double before = resident_kib();
+    for (int i = 100 + 200 * window; i < 300 + 200 * window; ++i) make_and_run(i);
+    EXPECT_EQ(ctx.cached_program_count(), 32u);
+    const double growth = (resident_kib() - before) * 1024 / 200;
+    std::printf("resident %.0f KiB before window %d, %+.1f bytes per kernel in it\n", before,
+                window + 1, growth);
+    least = window == 0 ? growth : std::min(least, growth);
+  }
+  EXPECT_LT(least, 20 * 1024) << "bytes per kernel in both windows";
   // A cached program is reused, an evicted one recompiled: both still compute.
-  make_and_run(299);
+  make_and_run(499);
   make_and_run(0);
   ctx.clear_program_cache();
   EXPECT_EQ(ctx.cached_program_count(), 0u);
