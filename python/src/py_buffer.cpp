@@ -126,7 +126,7 @@ void set_shape(PyBuffer& b, const py::object& shape) {
   b.shape = std::move(s);
 }
 
-std::string describe(const PyBuffer& b) {
+std::string describe_buffer(const PyBuffer& b) {
   if (!b.buffer.valid()) return "<gpgpu.Buffer (released)>";
   std::string s = "<gpgpu.Buffer " + std::string(to_string(b.buffer.element_type())) + " (";
   for (std::size_t i = 0; i < b.shape.size(); ++i) {
@@ -178,7 +178,7 @@ void bind_buffer(py::module_& m) {
           },
           "Frees the device memory now.")
       .def("__len__", [](const PyBuffer& b) { return b.shape.empty() ? 1 : b.shape[0]; })
-      .def("__repr__", &describe);
+      .def("__repr__", &describe_buffer);
 }
 
 }  // namespace gpgpu::python

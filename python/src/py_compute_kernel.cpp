@@ -32,9 +32,10 @@ Size3 size3_from(const py::handle& value, const char* what) {
   return s;
 }
 
-std::unique_ptr<PyComputeKernel> make_kernel(std::shared_ptr<PyContext> context,
-                                             const std::string& source, const py::object& defines,
-                                             const std::string& label) {
+std::unique_ptr<PyComputeKernel> make_compute_kernel(std::shared_ptr<PyContext> context,
+                                                     const std::string& source,
+                                                     const py::object& defines,
+                                                     const std::string& label) {
   return make_py_kernel<PyComputeKernel>(std::move(context), source, defines, label,
                                          readonly_storage_blocks(source));
 }
@@ -97,7 +98,7 @@ void bind_compute_kernel(py::module_& m) {
 
 gpgpu adds #version, precisions, gpgpu_index() and gpgpu_count. Arrays must have the declared
 element type (float32, int32, uint32) and be C-contiguous, or pass copy=True to convert them.)");
-  cls.def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+  cls.def(py::init(&make_compute_kernel), py::arg("context"), py::arg("source"),
           py::arg("defines") = py::none(), py::arg("label") = "compute kernel")
       .def(
           "run",

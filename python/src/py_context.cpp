@@ -138,7 +138,7 @@ std::shared_ptr<PyContext> make_context(const std::string& device, bool prefer_g
   return std::make_shared<PyContext>(options);
 }
 
-std::string describe(const PyContext& p) {
+std::string describe_context(const PyContext& p) {
   const Context& c = p.peek();
   if (c.released()) return "<gpgpu.Context (released)>";
   const auto& i = c.info();
@@ -196,11 +196,12 @@ Context alive. `with gpgpu.Context() as ctx:` releases the GL objects when the b
           "clear_program_cache", [](PyContext& c) { c.use().clear_program_cache(); },
           "Drops every cached compiled program (kernels keep their own; others recompile).")
       .def_property_readonly(
-          "cached_program_count", [](const PyContext& c) { return c.peek().cached_program_count(); },
+          "cached_program_count",
+          [](const PyContext& c) { return c.peek().cached_program_count(); },
           "How many compiled programs the Context keeps for reuse.")
       .def("__enter__", [](std::shared_ptr<PyContext> c) { return c; })
       .def("__exit__", [](PyContext& c, py::args) { c.use().release(); })
-      .def("__repr__", &describe);
+      .def("__repr__", &describe_context);
 
   m.def(
       "limit_profiles",

@@ -81,9 +81,10 @@ py::object PyFragmentKernel::run(const py::dict& values, const py::object& out,
   return call.finish();
 }
 
-std::unique_ptr<PyFragmentKernel> make_kernel(std::shared_ptr<PyContext> context,
-                                              const std::string& source, const py::object& defines,
-                                              const std::string& label) {
+std::unique_ptr<PyFragmentKernel> make_fragment_kernel(std::shared_ptr<PyContext> context,
+                                                       const std::string& source,
+                                                       const py::object& defines,
+                                                       const std::string& label) {
   return make_py_kernel<PyFragmentKernel>(std::move(context), source, defines, label);
 }
 
@@ -107,7 +108,7 @@ void bind_fragment_kernel(py::module_& m) {
 The output grid: shape=(rows, cols), else the shape of a 2-D output array ((rows, cols) or
 (rows, cols, components)), else Texture outputs' shape, else a 1-D grid of the outputs'
 length (read element i with gpgpu_index()).)");
-  cls.def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+  cls.def(py::init(&make_fragment_kernel), py::arg("context"), py::arg("source"),
           py::arg("defines") = py::none(), py::arg("label") = "fragment kernel")
       .def(
           "run",

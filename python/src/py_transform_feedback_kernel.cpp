@@ -29,10 +29,9 @@ struct PyTransformFeedbackKernel : PyKernelState<TransformFeedbackKernel> {
   }
 };
 
-std::unique_ptr<PyTransformFeedbackKernel> make_kernel(std::shared_ptr<PyContext> context,
-                                                       const std::string& source,
-                                                       const py::object& defines,
-                                                       const std::string& label) {
+std::unique_ptr<PyTransformFeedbackKernel> make_transform_feedback_kernel(
+    std::shared_ptr<PyContext> context, const std::string& source, const py::object& defines,
+    const std::string& label) {
   return make_py_kernel<PyTransformFeedbackKernel>(std::move(context), source, defines, label);
 }
 
@@ -51,7 +50,7 @@ void bind_transform_feedback_kernel(py::module_& m) {
 
 Integer outputs must be declared `flat out`. The element count comes from the outputs (or,
 for outputs gpgpu allocates, from the inputs).)");
-  cls.def(py::init(&make_kernel), py::arg("context"), py::arg("source"),
+  cls.def(py::init(&make_transform_feedback_kernel), py::arg("context"), py::arg("source"),
           py::arg("defines") = py::none(), py::arg("label") = "transform-feedback kernel")
       .def(
           "run",

@@ -1,0 +1,21 @@
+# Unity builds: a library's sources compiled a batch at a time, one translation unit per batch.
+# Most of each file's compile is parsing and instantiating what every file of the target
+# includes (the STL, fmt, pybind11, CLI11, ONNX's protobuf headers), so batches take about
+# half the CPU time of the files compiled one by one: the fresh-clone build of scripts/test.sh
+# and scripts/package.sh on 2 cores (docs/reliability.md, "Measured"). GPGPU_UNITY_BUILD=OFF
+# compiles file by file, which rebuilds less after an edit.
+option(GPGPU_UNITY_BUILD "Compile the libraries, the command and the Python module in batches" ON)
+
+# gpgpu_unity_build(TARGET BATCH_SIZE [ALONE file...]): files named after ALONE (paths relative
+# to the calling folder) keep a translation unit of their own: they define names in an
+# anonymous namespace that another file of the target defines too.
+function(gpgpu_unity_build target batch_size)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "ALONE")
+  if(NOT GPGPU_UNITY_BUILD)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch_size})
+  if(arg_ALONE)
+    set_source_files_properties(${arg_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+endfunction()
