@@ -7,8 +7,10 @@
 option(GPGPU_UNITY_BUILD "Compile the libraries, the command and the Python module in batches" ON)
 
 # gpgpu_unity_build(TARGET BATCH_SIZE [ALONE file...]): files named after ALONE (paths relative
-# to the calling folder) keep a translation unit of their own: they define names in an
-# anonymous namespace that another file of the target defines too.
+# to the calling folder) keep a translation unit of their own, for one of two reasons the
+# caller's comment or the compiler names: a name (in an anonymous namespace, or one another
+# file's name shadows) that clashes within a batch, or an object that programs must be able
+# to leave out of a static library (the earth pictures: libpng).
 function(gpgpu_unity_build target batch_size)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "ALONE")
   if(NOT GPGPU_UNITY_BUILD)
