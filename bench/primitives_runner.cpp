@@ -1,15 +1,17 @@
 // `gpgpu bench primitives` (primitives_runner.hpp): per size, each primitive timed and
 // checked for every contender, the slow ones stopped at the size where they became too slow;
-// then, with --sweep, a few kernel shapes of gpgpu's own.
+// then, with --sweep, a few kernel shapes of gpgpu's own; then the report.
 #include "primitives_runner.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <execution>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,6 +20,7 @@
 #include "gpgpu/compute_kernel.hpp"
 #include "gpgpu/error.hpp"
 #include "gpgpu/primitives.hpp"
+#include "sweep.hpp"
 
 #if GPGPU_BENCH_HAVE_CUDA
 #include "cuda_matmul.hpp"
@@ -27,9 +30,6 @@
 #endif
 
 namespace gpgpu::bench {
-
-using primitives_detail::Report;
-using primitives_detail::Row;
 
 namespace {
 
@@ -48,6 +48,12 @@ std::vector<std::uint32_t> random_uints(std::size_t n, std::uint64_t state) {
   for (auto& x : v) x = static_cast<std::uint32_t>(splitmix(state) >> 32);
   return v;
 }
+// The float64 sum of x and of |x|: a reduction's reference and its error bound's magnitude.
+std::pair<double, double> float64_sum(std::span<const float> x) {
+  double exact = 0, magnitude = 0;
+  for (float v : x) exact += v, magnitude += std::fabs(v);
+  return {exact, magnitude};
+}
 std::vector<float> random_floats(std::size_t n, std::uint64_t state, float lo, float hi) {
   std::vector<float> v(n);
   for (auto& x : v)
@@ -55,13 +61,26 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t state, float lo, f
   return v;
 }
 
+// A run: a point per primitive (Point::group), contender and size, and the tuning sweep's
+// (primitives-sweep.json and .csv: the tuning in Point::contender).
+struct Report {
+  RunFacts facts;
+  std::string cpu_backend, timing;
+  std::vector<std::size_t> sizes;
+  Sweep points;
+  std::vector<Point> sweep;
+};
+
+// Bytes per element the GB/s figures count, per primitive.
+double bytes_per_element(const std::string& p) {
+  if (p == "reduce" || p == "histogram") return 4;          // one read
+  if (p == "scan" || p == "sort" || p == "copy") return 8;  // one read and one write
+  if (p == "sort_pairs") return 16;  // keys and values, read and written once
+  return 4;
+}
+
 // ---- What every result is checked against: a CPU reference, before its time counts.
 namespace checks {
-
-struct Check {
-  bool ok = true;
-  std::string note;  // what was compared, and the worst error or first mismatch
-};
 
 constexpr double u = 1.0 / (1 << 24);
 
@@ -193,40 +212,20 @@ std::vector<std::uint32_t> histogram(std::span<const float> x, std::uint32_t bin
 
 }  // namespace cpu
 
-struct Measured {
-  double ms = -1;  // median of one call
-  int runs = 0;
-  std::string timing;
-};
-
-struct Outcome {
-  Measured m;
-  checks::Check check;
-};
-
-// The median time of call(), setup() running before each, untimed: GPU timestamps where the
-// device has working timer queries, else the fenced wall clock (gpgpu::Profiler).
-Measured time_gpgpu(const Context& ctx, const Budget& budget, const std::function<void()>& call,
-                    const std::function<void()>& setup = {}) {
-  const Timing t = profile(ctx, budget, call, setup);
-  const bool gpu = !ctx.info().is_software && t.gpu_ms >= 0;
-  return {gpu ? t.gpu_ms : t.wall_ms, t.runs, gpu ? "GPU timestamps" : "fenced wall clock"};
-}
-
 // gpgpu's reduce, scan and sort of one input, timed and checked: the bench's gpgpu contenders
 // and each shape of the tuning sweep.
 Outcome gpgpu_reduce(const Context& ctx, const Budget& budget, const std::vector<float>& x,
                      double exact, double magnitude) {
   const Buffer in = Buffer::from(ctx, x);
   Buffer out(ctx, ElementType::Float32, 1);
-  const Measured m = time_gpgpu(ctx, budget, [&] { reduce(ctx, in, out); });
+  const Measured m = gpu_timed(ctx, budget, [&] { reduce(ctx, in, out); });
   const float got = out.to_vector<float>()[0];
   return {m, checks::reduce(got, exact, magnitude, reduce_error_depth(ctx, x.size()))};
 }
 Outcome gpgpu_scan(const Context& ctx, const Budget& budget, const std::vector<float>& x) {
   const Buffer in = Buffer::from(ctx, x);
   Buffer out(ctx, ElementType::Float32, x.size());
-  const Measured m = time_gpgpu(ctx, budget, [&] { inclusive_scan(ctx, in, out); });
+  const Measured m = gpu_timed(ctx, budget, [&] { inclusive_scan(ctx, in, out); });
   return {m, checks::scan(out.to_vector<float>(), x, scan_error_depth(ctx, x.size()))};
 }
 // Keys (equal to `want` once sorted), or with `pairs` keys and the values 0..n-1 (sorted and
@@ -242,65 +241,29 @@ Outcome gpgpu_sort(const Context& ctx, const Budget& budget, const std::vector<s
     k.copy_from(pristine, 0, 0, n);
     if (pairs) v.copy_from(pristine_values, 0, 0, n);
   };
-  const Measured m = time_gpgpu(
+  const Measured m = gpu_timed(
       ctx, budget, [&] { pairs ? sort_by_key(ctx, k, v) : sort(ctx, k); }, restore);
   const auto got = k.to_vector<std::uint32_t>();
   return {m, pairs ? checks::stable_pairs(keys, got, v.to_vector<std::uint32_t>())
                    : checks::same(got, want, "keys")};
 }
 
-// `row` with body's time, GB/s and check, or an error when body throws.
-Row measure(Row row, const std::function<Outcome()>& body) {
-  try {
-    const Outcome r = body();
-    row.ms = r.m.ms;
-    row.runs = r.m.runs;
-    row.timing = r.m.timing;
-    row.bytes = primitives_detail::bytes_per_element(row.primitive) * static_cast<double>(row.n);
-    row.gbps = gbps(row.bytes, row.ms);
-    row.gelements_per_s = gbps(static_cast<double>(row.n), row.ms);
-    row.status = r.check.ok ? "ok" : "WRONG";
-    row.note = r.check.note;
-  } catch (const std::exception& e) {
-    row.status = "error";
-    row.note = e.what();
-  }
-  return row;
-}
-
 struct Bench {
   const Context& ctx;
   const PrimitivesBenchOptions& o;
   Report& report;
+  PrimitiveTuning tuning;  // --tuning: the Context's for the whole run
   bool cuda = false;
-  std::map<std::string, std::string> stopped;  // "primitive/contender" -> why it stopped growing
 
-  // Up to o.repeats timed runs, at least 3, fewer once they total twice the slow limit.
-  Budget budget() const {
-    return {o.warmup, o.repeats, 2 * o.max_seconds_per_run, std::min(3, o.repeats)};
-  }
+  // Up to o.repeats timed runs, fewer once they total twice the slow limit.
+  Budget budget() const { return {o.warmup, o.repeats, 2 * o.max_seconds_per_run}; }
   // CUB times itself with CUDA events.
   Measured cuda_events(double ms) const { return {ms, o.repeats, "CUDA events"}; }
 
-  // One contender at size n: `body` times and checks it. A row is added either way: skipped
-  // when the contender became too slow at a smaller size, an error when body throws.
+  // One contender at size n: `body` times and checks it (Sweep::attempt).
   void attempt(const std::string& primitive, const std::string& contender,
                const std::string& family, std::size_t n, const std::function<Outcome()>& body) {
-    Row row{primitive, contender, family, n};
-    const std::string key = primitive + "/" + contender;
-    if (const auto it = stopped.find(key); it != stopped.end()) {
-      row.status = "skipped";
-      row.note = it->second;
-    } else if (row = measure(std::move(row), body); row.status == "error") {
-      std::cerr << fmt::format("  {} {} n={}: error: {}\n", primitive, contender, n, row.note);
-    } else {
-      if (row.ms > 1000.0 * o.max_seconds_per_run)
-        stopped[key] = fmt::format("n={} took {:.1f} s per run", n, row.ms / 1000);
-      std::cerr << fmt::format("  {:<10} {:<8} n={:<10} {:>10.4f} ms {:>8.1f} GB/s  {}\n",
-                               primitive, contender, n, row.ms, row.gbps,
-                               row.status == "ok" ? "" : row.note);
-    }
-    report.rows.push_back(std::move(row));
+    report.points.attempt({primitive, contender, family, n}, bytes_per_element(primitive), body);
   }
   // Attempts `body` once per gpgpu contender: "gpgpu" (the device's default kernels) and,
   // with both paths asked for, the other family ("gpgpu-shared" or "gpgpu-subgroups"), chosen
@@ -309,14 +272,16 @@ struct Bench {
     attempt(primitive, "gpgpu", "gpgpu", n, body);
     if (!o.both_paths) return;
     const bool subgroups = primitive_tuning(ctx).subgroups == 1;
+    PrimitiveTuning other = tuning;
+    other.subgroups = subgroups ? 0 : 1;
     try {
-      set_primitive_tuning(ctx, {.subgroups = subgroups ? 0 : 1});
+      set_primitive_tuning(ctx, other);
     } catch (const Error& e) {
       std::cerr << "  (no other kernel family: " << e.what() << ")\n";
       return;
     }
     attempt(primitive, subgroups ? "gpgpu-shared" : "gpgpu-subgroups", "gpgpu", n, body);
-    set_primitive_tuning(ctx, {});
+    set_primitive_tuning(ctx, tuning);
   }
   // Where the CUDA reference runs (callers are built only with CUB).
   void cub(const std::string& primitive, std::size_t n, const std::function<Outcome()>& body) {
@@ -324,19 +289,17 @@ struct Bench {
   }
   // The parallel CPU contender, unless turned off: call() timed by steady_clock, then check().
   void cpu(const std::string& primitive, std::size_t n, const std::function<void()>& call,
-           const std::function<checks::Check()>& check) {
+           const std::function<Check()>& check) {
     if (!o.cpu) return;
     attempt(primitive, "cpu", "cpu", n, [&] {
-      const auto ms = wall_times(budget(), call);
-      return Outcome{{median(ms), static_cast<int>(ms.size()), "steady_clock"}, check()};
+      return Outcome{wall_timed(budget(), call), check()};
     });
   }
 };
 
 void bench_reduce(Bench& b, std::size_t n) {
   const auto x = random_floats(n, 0x5eed0000u + static_cast<std::uint32_t>(n), -1.0f, 1.0f);
-  double exact = 0, magnitude = 0;
-  for (float v : x) exact += v, magnitude += std::fabs(v);
+  const auto [exact, magnitude] = float64_sum(x);
   b.gpgpu("reduce", n, [&] { return gpgpu_reduce(b.ctx, b.budget(), x, exact, magnitude); });
 #if GPGPU_BENCH_HAVE_CUB
   b.cub("reduce", n, [&] {
@@ -389,7 +352,7 @@ void bench_sort(Bench& b, std::size_t n, bool pairs) {
     fresh = true;
     const bool sorted = std::is_sorted(ref_keys.begin(), ref_keys.end());
     return pairs ? checks::stable_pairs(keys, ref_keys, ref_values)
-                 : checks::Check{sorted, sorted ? "sorted" : "not sorted"};
+                 : Check{sorted, sorted ? "sorted" : "not sorted"};
   });
   if (!fresh) cpu_sort();
   b.gpgpu(name, n, [&] { return gpgpu_sort(b.ctx, b.budget(), keys, pairs, ref_keys); });
@@ -412,14 +375,14 @@ void bench_histogram(Bench& b, std::size_t n) {
       "histogram", n, [&] { want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f); },
       [&] {
         const std::uint64_t total = std::accumulate(want.begin(), want.end(), std::uint64_t{0});
-        return checks::Check{total == n, fmt::format("{} values counted", total)};
+        return Check{total == n, fmt::format("{} values counted", total)};
       });
   if (want.empty()) want = cpu::histogram(x, histogram_bins, 0.0f, 1.0f);
   b.gpgpu("histogram", n, [&] {
     const Buffer in = Buffer::from(b.ctx, x);
     Buffer counts(b.ctx, ElementType::Uint32, histogram_bins + 3);
-    const Measured m = time_gpgpu(
-        b.ctx, b.budget(), [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
+    const Measured m = gpu_timed(b.ctx, b.budget(),
+                                 [&] { histogram(b.ctx, in, counts, histogram_bins, 0.0f, 1.0f); });
     return Outcome{m, checks::histogram(counts.to_vector<std::uint32_t>(), want, 0)};
   });
 #if GPGPU_BENCH_HAVE_CUB
@@ -460,7 +423,7 @@ void bench_copy(Bench& b, std::size_t n) {
         void main() {{ uint i = gpgpu_index(); if (i < gpgpu_count) b[i] = a[i]; }})",
                                    vec4 ? "uvec4" : "uint"),
                        {}, vec4 ? "bench copy vec4" : "bench copy");
-    const Measured m = time_gpgpu(b.ctx, b.budget(), [&] {
+    const Measured m = gpu_timed(b.ctx, b.budget(), [&] {
       copy.run({{"a", in}, {"b", out}}, vec4 ? n / 4 : n);
     });
     return Outcome{m, checks::same(out.to_vector<std::uint32_t>(), x, "elements")};
@@ -519,7 +482,15 @@ std::vector<Variant> variants(const Context& ctx) {
   return v;
 }
 
-void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeats) {
+// The fields of each primitive's shape: what the sweep keeps of its fastest variant.
+using T = PrimitiveTuning;
+const std::map<std::string, std::vector<int T::*>> shape_fields{
+    {"reduce", {&T::reduce_local, &T::reduce_unroll, &T::reduce_max_trips, &T::texel_loads}},
+    {"scan", {&T::scan_local, &T::scan_scalars}},
+    {"sort",
+     {&T::sort_serial, &T::sort_local, &T::sort_keys, &T::onesweep_local, &T::onesweep_keys}}};
+
+void run_tuning_sweep(const Context& ctx, Report& report, const Budget& few) {
   const PrimitiveTuning saved = primitive_tuning(ctx);
   const auto largest = static_cast<std::size_t>(ctx.info().max_shader_storage_block_size) / 4;
   const auto all = variants(ctx);
@@ -528,27 +499,25 @@ void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeat
     const std::size_t n = std::size_t{1} << l;
     if (n > largest) continue;
     const auto x = random_floats(n, 99, -1.0f, 1.0f);
-    double exact = 0, magnitude = 0;
-    for (float v : x) exact += v, magnitude += std::fabs(v);
+    const auto [exact, magnitude] = float64_sum(x);
     auto keys = random_uints(n, 98), sorted = keys;
     std::sort(par, sorted.begin(), sorted.end());
     fastest.clear();
     for (const auto& v : all) {
       set_primitive_tuning(ctx, v.tuning);
-      Row row{v.primitive, describe(v.tuning, v.primitive), "gpgpu", n};
-      row.bytes = primitives_detail::bytes_per_element(v.primitive) * static_cast<double>(n);
-      row = measure(std::move(row), [&] {
-        const Budget few{warmup, repeats};
-        if (v.primitive == "reduce") return gpgpu_reduce(ctx, few, x, exact, magnitude);
-        if (v.primitive == "scan") return gpgpu_scan(ctx, few, x);
-        return gpgpu_sort(ctx, few, keys, false, sorted);
-      });
+      const Point p = measure({v.primitive, describe(v.tuning, v.primitive), "gpgpu", n},
+                              bytes_per_element(v.primitive), [&] {
+                                if (v.primitive == "reduce")
+                                  return gpgpu_reduce(ctx, few, x, exact, magnitude);
+                                if (v.primitive == "scan") return gpgpu_scan(ctx, few, x);
+                                return gpgpu_sort(ctx, few, keys, false, sorted);
+                              });
       auto& best = fastest[v.primitive];
-      if (row.status == "ok" && row.ms > 0 && (best.first <= 0 || row.ms < best.first))
-        best = {row.ms, v.tuning};
-      std::cerr << fmt::format("  sweep {} 2^{} {}: {:.4f} ms {}\n", row.primitive, l,
-                               row.contender, row.ms, row.status);
-      report.sweep.push_back(row);
+      if (p.status == "ok" && p.ms > 0 && (best.first <= 0 || p.ms < best.first))
+        best = {p.ms, v.tuning};
+      std::cerr << fmt::format("  sweep {} 2^{} {}: {:.4f} ms {}\n", p.group, l, p.contender, p.ms,
+                               p.status);
+      report.sweep.push_back(p);
     }
   }
   set_primitive_tuning(ctx, saved);
@@ -557,22 +526,169 @@ void run_tuning_sweep(const Context& ctx, Report& report, int warmup, int repeat
   // (store_primitive_tuning), so that later processes use them.
   PrimitiveTuning t;
   for (const auto& [primitive, best] : fastest) {
-    const PrimitiveTuning& b = best.second;
     if (best.first <= 0) continue;
-    if (primitive == "reduce") {
-      t.reduce_local = b.reduce_local, t.reduce_unroll = b.reduce_unroll;
-      t.reduce_max_trips = b.reduce_max_trips, t.texel_loads = b.texel_loads;
-    } else if (primitive == "scan") {
-      t.scan_local = b.scan_local, t.scan_scalars = b.scan_scalars;
-    } else {
-      t.sort_serial = b.sort_serial, t.sort_local = b.sort_local, t.sort_keys = b.sort_keys;
-      t.onesweep_local = b.onesweep_local, t.onesweep_keys = b.onesweep_keys;
-    }
+    for (const auto field : shape_fields.at(primitive)) t.*field = best.second.*field;
   }
   store_primitive_tuning(ctx, t);
   std::cerr << "  sweep: the fastest shapes are kept for this device (store_primitive_tuning): "
             << describe(t, "reduce") << "; " << describe(t, "scan") << "; " << describe(t, "sort")
             << "\n";
+}
+
+// --tuning "field=value,...": the fields as PrimitiveTuning names them.
+PrimitiveTuning parse_tuning(const std::string& text) {
+  const std::pair<const char*, int T::*> fields[] = {{"reduce_local", &T::reduce_local},
+                                                     {"reduce_unroll", &T::reduce_unroll},
+                                                     {"reduce_max_trips", &T::reduce_max_trips},
+                                                     {"scan_local", &T::scan_local},
+                                                     {"scan_scalars", &T::scan_scalars},
+                                                     {"sort_local", &T::sort_local},
+                                                     {"sort_keys", &T::sort_keys},
+                                                     {"sort_serial", &T::sort_serial},
+                                                     {"texel_loads", &T::texel_loads},
+                                                     {"subgroups", &T::subgroups},
+                                                     {"sort_onesweep", &T::sort_onesweep},
+                                                     {"onesweep_local", &T::onesweep_local},
+                                                     {"onesweep_keys", &T::onesweep_keys}};
+  PrimitiveTuning t;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto eq = item.find('=');
+    const auto f = std::find_if(std::begin(fields), std::end(fields), [&](const auto& field) {
+      return item.substr(0, eq) == field.first;
+    });
+    const char* end = item.data() + item.size();
+    int value = 0;
+    if (eq == std::string::npos || f == std::end(fields) ||
+        std::from_chars(item.data() + eq + 1, end, value).ptr != end) {
+      throw ArgumentError(fmt::format(
+          "bench primitives: --tuning '{}': expected field=integer, a PrimitiveTuning field",
+          item));
+    }
+    t.*(f->second) = value;
+  }
+  return t;
+}
+
+// ---- The report: a table per primitive, the same-run ratios against their targets, the
+// sweep; JSON, CSV and charts.
+
+// The targets: gpgpu's speed as a fraction of CUB's (issue 18: scan at 2^24..2^28, sorts at
+// 2^24..2^28, reduce at 2^28, histogram from 2^16), and of the CPU algorithms', the yardstick
+// on a CPU device (llvmpipe): at least their speed for reduce and scan, no target otherwise.
+struct Target {
+  const char* primitive;
+  double cub, cpu;
+};
+const Target targets[] = {{"reduce", 0.9, 1.0},
+                          {"scan", 0.8, 1.0},
+                          {"sort", 0.6, 0.0},
+                          {"sort_pairs", 0.5, 0.0},
+                          {"histogram", 0.8, 0.0}};
+
+// One row per primitive of the reference's time over the contender's at each size (above 1:
+// the contender is faster); nothing at all when the reference did not run (no CUDA device for
+// CUB).
+void print_ratios(std::ostream& out, const Report& r, const std::string& reference,
+                  const std::string& title, double Target::*target,
+                  const std::string& contender = "gpgpu") {
+  std::vector<std::string> columns{"primitive", "target"};
+  for (std::size_t n : r.sizes) columns.push_back(size_label(n));
+  Table table("", title, columns);
+  for (const auto& t : targets) {
+    std::vector<Cell> line{t.primitive, t.*target > 0 ? fmt::format("{:.1f}x", t.*target) : ""};
+    bool any = false;
+    for (std::size_t n : r.sizes) {
+      const Point *g = r.points.find(t.primitive, contender, n, true),
+                  *c = r.points.find(t.primitive, reference, n, true);
+      line.emplace_back(g && c ? fmt::format("{:.2f}x", c->ms / g->ms) : "");
+      any |= g && c;
+    }
+    if (any) table.add(std::move(line));
+  }
+  if (!table.empty()) table.print(out, true);
+}
+
+void print(std::ostream& out, const Report& r) {
+  const RunFacts& f = r.facts;
+  out << fmt::format(
+      "# gpgpu bench primitives\n\n{} ({}), {}\ncommand: {}\nCPU: {} ({})\nCUDA: {}\n"
+      "timing: {}\nload: {} before, {} after\n",
+      f.renderer, f.gl_version, f.date, f.command, f.cpu_model, r.cpu_backend, f.cuda, r.timing,
+      f.load_before, f.load_after);
+  for (const auto& p : primitives_bench_names()) {
+    const auto title =
+        fmt::format("## {} (GB/s counts {} bytes per element)", p, bytes_per_element(p));
+    if (const Table t = r.points.table(p, title, r.sizes); !t.empty()) t.print(out, true);
+  }
+  // gpgpu, and the other kernel family when the bench timed it (--paths both).
+  for (const char* contender : {"gpgpu", "gpgpu-shared", "gpgpu-subgroups"}) {
+    print_ratios(out, r, "cub", fmt::format("## {} / CUB (same run)", contender), &Target::cub,
+                 contender);
+  }
+  print_ratios(out, r, "cpu",
+               "## gpgpu / parallel CPU (same run; the target on CPU devices: 1.0x for reduce "
+               "and scan)",
+               &Target::cpu);
+  out << "\n";
+  r.points.print_problems(out);
+  if (!r.sweep.empty()) {
+    Table table("", "## tuning sweep (gpgpu only)",
+                {"primitive", "n", "tuning", "ms", "GB/s", "status"});
+    for (const auto& s : r.sweep) {
+      table.add({s.group, size_label(s.n), s.contender, fmt::format("{:.4g}", s.ms),
+                 fmt::format("{:.1f}", s.gbps),
+                 s.status == "ok" ? "ok" : s.status + ": " + s.note});
+    }
+    table.print(out, true);
+  }
+  out << fmt::format("\ntotal {:.1f} s\n", f.seconds);
+}
+
+void write_files(const std::filesystem::path& dir, const Report& r) {
+  const RunFacts& f = r.facts;
+  Table results =
+      points_table("primitives", "gpgpu bench primitives", "primitive", r.points.points);
+  results.note("command: " + f.command);
+  results.note(fmt::format("device: {} ({}), {}", f.renderer, f.gl_version, f.device_kind));
+  results.note(fmt::format("CPU: {} ({})", f.cpu_model, r.cpu_backend));
+  results.note("CUDA: " + f.cuda);
+  results.note("timing: " + r.timing);
+  results.note(fmt::format("load: {} before, {} after", f.load_before, f.load_after));
+  results.note(fmt::format("sizes: {}; total {:.1f} s", fmt::join(r.sizes, ", "), f.seconds));
+  results.write(dir, "", f.renderer, f.date);
+  if (r.sweep.empty()) return;
+  Table sweep("primitives-sweep", "tuning sweep (gpgpu only)",
+              {"primitive", "n", "tuning", "ms", "gbps", "bytes", "status", "note"});
+  for (const auto& s : r.sweep)
+    sweep.add({s.group, s.n, s.contender, s.ms, s.gbps, s.bytes, s.status, s.note});
+  sweep.write(dir, "", f.renderer, f.date);
+}
+
+// primitives_chart.dat/.gp and one PNG per primitive (GB/s against n); a line saying what was
+// drawn or why not.
+std::string draw_charts(const std::filesystem::path& dir, const Report& r) {
+  Chart chart(
+      dir, "primitives_chart",
+      "set logscale x 2\nset format x '2^{%L}'\nset grid\nset key left top\n"
+      "set xlabel 'elements n'\nset ylabel 'GB/s (see the report for the bytes counted)'\n");
+  for (const auto& p : primitives_bench_names()) {
+    r.points.plot(chart, "primitives_chart", p, fmt::format("primitives_{}.png", p),
+                  fmt::format("{} — {} ({})", p, r.facts.renderer, r.facts.date.substr(0, 10)),
+                  r.sizes);
+  }
+  return chart.draw();
+}
+
+// Prints the report; writes primitives.json and .csv (harness Tables: a row per point, the
+// run's facts as notes), primitives-sweep.json and .csv after a sweep, and with `charts`
+// primitives_chart.dat/.gp and one PNG per primitive (GB/s against n).
+void write_report(const Report& r, const std::filesystem::path& dir, bool charts) {
+  std::filesystem::create_directories(dir);
+  print(std::cout, r);
+  write_files(dir, r);
+  std::cout << "wrote " << (dir / "primitives.json").string() << " and primitives.csv\n";
+  if (charts) std::cout << draw_charts(dir, r) << "\n";
 }
 
 }  // namespace
@@ -592,14 +708,17 @@ int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
     }
   }
   Report report;
-  report.facts = RunFacts::begin(ctx, o.command_line, "%Y-%m-%d %H:%M:%S UTC");
+  report.points = Sweep(o.max_seconds_per_run);
+  const std::string command = o.command_line + (o.tuning.empty() ? "" : " --tuning " + o.tuning);
+  report.facts = RunFacts::begin(ctx, command, "%Y-%m-%d %H:%M:%S UTC");
   report.cpu_backend = cpu::backend();
   report.timing =
       ctx.info().is_software
           ? "gpgpu: fenced wall clock (llvmpipe's timer queries do not see shader work); CPU: "
             "steady_clock"
           : "gpgpu: GPU timestamps (gpgpu::Profiler); CUB: CUDA events; CPU: steady_clock";
-  Bench b{ctx, o, report, cuda_reference().ok, {}};
+  Bench b{ctx, o, report, parse_tuning(o.tuning), cuda_reference().ok};
+  if (!o.tuning.empty()) set_primitive_tuning(ctx, b.tuning);
 #if !GPGPU_BENCH_HAVE_CUB
   if (report.facts.cuda != "not built") report.facts.cuda += " (CUB reference not built)";
 #endif
@@ -625,13 +744,12 @@ int run_primitives_bench(const PrimitivesBenchOptions& o, const Context& ctx) {
       if (w == "copy") bench_copy(b, n);
     }
   }
-  if (o.sweep) run_tuning_sweep(ctx, report, o.warmup, o.repeats);
+  if (o.sweep) run_tuning_sweep(ctx, report, {o.warmup, o.repeats});
   report.facts.end();
-  primitives_detail::report(report, o.out_dir, o.charts);
-  bool wrong = false;
-  for (const auto& r : report.rows) wrong |= r.status == "WRONG";
-  for (const auto& s : report.sweep) wrong |= s.status == "WRONG";
-  return wrong ? 1 : 0;
+  write_report(report, o.out_dir, o.charts);
+  const auto wrong = [](const Point& p) { return p.status == "WRONG"; };
+  return std::ranges::any_of(report.points.points, wrong) ||
+         std::ranges::any_of(report.sweep, wrong);
 }
 
 }  // namespace gpgpu::bench

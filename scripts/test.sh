@@ -43,6 +43,10 @@ stage_done "the build"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Mesa's shader cache lives in the build tree, not under the passwd entry's home (where Mesa
+# puts it even when HOME is changed): a fresh clone compiles every shader, as CI does, and the
+# tests leave nothing in the user's ~/.cache.
+export MESA_SHADER_CACHE_DIR="$PWD/build/asan/mesa-shader-cache"
 # Every test passes on its first run or the suite fails: no retries.
 ctest --test-dir build/asan --output-on-failure -j"$jobs"
 stage_done "the tests (examples, the CLI, the installed package and the leak-check proofs included)"

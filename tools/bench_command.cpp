@@ -79,6 +79,7 @@ Command add_bench_command(CLI::App& app) {
     std::vector<std::string> primitives;
     bool sweep = false;
     std::string paths = "auto";
+    std::string tuning;
     bool no_cpu = false;
     double max_seconds = 5;
     int primitive_repeats = 10;
@@ -173,6 +174,9 @@ Command add_bench_command(CLI::App& app) {
                    "shared-memory kernels), as contender gpgpu-shared / gpgpu-subgroups")
       ->check(CLI::IsMember({"auto", "both"}));
   primitives->add_flag("--no-cpu", o->no_cpu, "do not time the parallel CPU algorithms");
+  primitives->add_option("--tuning", o->tuning,
+                         "kernel shapes for the whole run, as PrimitiveTuning fields: "
+                         "field=value,... (e.g. onesweep_local=512,onesweep_keys=11)");
   // `gpgpu bench nn`: CNN epoch times at several batch sizes (bench/nn/nn_bench.hpp).
   struct NnOptions {
     std::string data, net = "cnn";
@@ -348,6 +352,7 @@ Command add_bench_command(CLI::App& app) {
       options.sweep = o->sweep;
       options.both_paths = o->paths == "both";
       options.cpu = !o->no_cpu;
+      options.tuning = o->tuning;
       options.command_line = "gpgpu bench primitives";
       return bench::run_primitives_bench(options, ctx);
 #else

@@ -49,15 +49,15 @@ struct TemporaryCache {
   }
 };
 
-// Wall times of repeated builds (or reads) and the last one's report.
+// Wall times of repeated builds (or reads) and the last one's report; the median is NaN and
+// the JSON null where none ran.
 struct Timed {
   std::vector<double> seconds;
-  ge::GridBuildReport report;
-  bool ran() const { return !seconds.empty(); }
+  std::optional<ge::GridBuildReport> report;
   double median() const { return bench::median(seconds); }
-  Cell cell() const { return ran() ? Cell(median(), 3) : Cell::missing(); }
-  nlohmann::json json() const { return ran() ? nlohmann::json(seconds) : nlohmann::json(); }
-  std::string report_text() const { return ran() ? report.to_string() : ""; }
+  Cell cell() const { return report ? Cell(median(), 3) : Cell::missing(); }
+  nlohmann::json json() const { return report ? nlohmann::json(seconds) : nlohmann::json(); }
+  std::string report_text() const { return report ? report->to_string() : ""; }
   // Times a build (or a read); keeps its report, returns its grid.
   ge::Grid time(const std::function<ge::GridBuild()>& build) {
     const auto start = Clock::now();
@@ -163,10 +163,9 @@ int run_grid_bench(const GridBenchOptions& o, const Context& ctx) {
   if (o.gpu) ge::build_grid({.level = 2, .device = ge::GridDevice::Gpu}, &ctx);  // compiles
   std::vector<Row> rows;
   for (int level : o.levels) {
-    rows.push_back(measure(o, ctx, cache, level));
-    for (const Timed* t :
-         {&rows.back().cpu, &rows.back().gpu, &rows.back().auto_kept, &rows.back().warm}) {
-      if (o.verbose && t->ran()) std::cout << t->report.to_string();
+    const Row& r = rows.emplace_back(measure(o, ctx, cache, level));
+    for (const Timed* t : {&r.cpu, &r.gpu, &r.auto_kept, &r.warm}) {
+      if (o.verbose) std::cout << t->report_text();
     }
   }
   std::cout << "\nMedian wall seconds per build (Auto 1st: with its timed trial; Auto: "

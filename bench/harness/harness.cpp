@@ -127,14 +127,12 @@ std::vector<double> sample(const Budget& budget, const std::function<double()>& 
 
 std::vector<double> wall_times(const Budget& budget, const std::function<void()>& call,
                                std::vector<double>* cpu_ms) {
-  return sample(
-      budget,
-      [&] {
-        const auto start = Clock::now();
-        call();
-        return ms_since(start);
-      },
-      cpu_ms);
+  const auto timed = [&] {
+    const auto start = Clock::now();
+    call();
+    return ms_since(start);
+  };
+  return sample(budget, timed, cpu_ms);
 }
 
 double median_ms(const Budget& budget, const std::function<void()>& call) {

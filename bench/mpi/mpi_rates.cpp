@@ -10,15 +10,14 @@
 // (pack kernel, download, MPI, upload), mpi::allreduce on a Buffer (download, MPI, upload),
 // Buffer download and upload (both ranks at once, each on its GPU), and the mapped variants
 // (one GPU copy each way) that the halo exchange and the gradient buckets use.
-#include <chrono>
-#include <cstdio>
+#include <iostream>
 #include <numeric>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
 #include <mpi.h>
+#include <nlohmann/json.hpp>
 
 #include "gpgpu/host_buffer.hpp"
 #include "gpgpu/mpi/collectives.hpp"
@@ -30,33 +29,31 @@
 
 namespace {
 
-using gpgpu::bench::Clock;
-
-constexpr gpgpu::bench::Budget budget{.warmup = 3, .repeats = 25};
-
-struct Row {
-  std::string what;
-  std::size_t bytes;
-  double seconds;
-};
+namespace bench = gpgpu::bench;
 
 // The rows of one size: add() times `body` over the repetitions, ranks in step, and keeps the
-// median of the slowest rank's seconds of each (the same on every rank).
+// median of the slowest rank's seconds of each (the same on every rank): as a JSON entry
+// {what, bytes, seconds} (scripts/scale-model.py reads them) and a table row.
 struct Rows {
   const gpgpu::mpi::Communicator& comm;
   std::size_t bytes;
-  std::vector<Row>& rows;
+  nlohmann::json& json;
+  bench::Table& table;
 
   template <class Body>
   void add(const char* what, Body&& body) {
-    rows.push_back({what, bytes, gpgpu::bench::median(gpgpu::bench::sample(budget, [&] {
-                      MPI_Barrier(comm.get());
-                      const auto start = Clock::now();
-                      body();
-                      double s = std::chrono::duration<double>(Clock::now() - start).count();
-                      MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, comm.get());
-                      return s;
-                    }))});
+    const auto run = [&] {
+      MPI_Barrier(comm.get());
+      const auto start = bench::Clock::now();
+      body();
+      double ms = bench::ms_since(start);
+      MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm.get());
+      return ms;
+    };
+    const double ms = bench::median(bench::sample({.warmup = 3, .repeats = 25}, run));
+    json.push_back({{"what", what}, {"bytes", bytes}, {"seconds", ms / 1e3}});
+    table.add({what, bench::Cell(bytes), bench::Cell(ms, 4),
+               bench::Cell(bench::gbps(static_cast<double>(bytes), ms))});
   }
 };
 
@@ -133,22 +130,6 @@ void device_rows(Rows& rows, const gpgpu::Context& ctx) {
   });
 }
 
-void write(const std::vector<Row>& rows, const std::string& json) {
-  std::string text = "[\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    text +=
-        fmt::format("  {{\"what\": \"{}\", \"bytes\": {}, \"seconds\": {:.9f}}}{}\n", rows[i].what,
-                    rows[i].bytes, rows[i].seconds, i + 1 < rows.size() ? "," : "");
-  }
-  text += "]\n";
-  if (!json.empty()) gpgpu::bench::write_file(json, text);
-  std::printf("| what | bytes | ms | GB/s |\n|---|---:|---:|---:|\n");
-  for (const auto& r : rows) {
-    std::printf("| %s | %zu | %.4f | %.2f |\n", r.what.c_str(), r.bytes, 1e3 * r.seconds,
-                static_cast<double>(r.bytes) / r.seconds / 1e9);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,13 +144,16 @@ int main(int argc, char** argv) {
       [&] {
         if (world.size() != 2) throw gpgpu::Error("gpgpu-mpi-rates runs on exactly 2 ranks");
         const gpgpu::Context ctx = gpgpu::mpi::make_context(world);
-        std::vector<Row> rows;
+        auto rates = nlohmann::json::array();
+        bench::Table table({"what", "bytes", "ms", "GB/s"});
         for (std::size_t kib = 4; kib <= 16384; kib *= 4) {
-          Rows size{world, kib * 1024, rows};
+          Rows size{world, kib * 1024, rates, table};
           host_rows(size);
           device_rows(size, ctx);
         }
-        if (world.rank() == 0) write(rows, json);
+        if (world.rank() != 0) return 0;
+        if (!json.empty()) bench::write_file(json, rates.dump(2) + "\n");
+        table.print(std::cout, true);
         return 0;
       },
       "gpgpu-mpi-rates");

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -81,13 +80,12 @@ double dispatch_overhead_us(const Context& ctx) {
     void main() { uint i = gpgpu_index(); if (i < gpgpu_count) b[i] = b[i] * s + 1.0; })",
                   {}, "dispatch overhead probe");
   Buffer b = Buffer::from(ctx, std::vector<float>(64, 1.0f));
-  for (int i = 0; i < 50; ++i) k.run({{"b", b}, {"s", 0.5f}}, 64);
-  ctx.finish();
   const int runs = 2000;
-  const auto start = Clock::now();
-  for (int i = 0; i < runs; ++i) k.run({{"b", b}, {"s", 0.5f}}, 64);
-  ctx.finish();
-  return 1e3 * ms_since(start) / runs;
+  const auto round = [&] {
+    for (int i = 0; i < runs; ++i) k.run({{"b", b}, {"s", 0.5f}}, 64);
+    ctx.finish();
+  };
+  return 1e3 * median_ms({.warmup = 1, .repeats = 1}, round) / runs;
 }
 
 // The epochs at one batch size, as the report's "train" entries hold them; steady: the median
@@ -132,12 +130,10 @@ TrainTiming time_training(const Context& ctx, const NnBenchOptions& o, const nn:
   return t;
 }
 
-using Rates = std::pair<double, double>;  // images/s: training, inference
-
-// PyTorch's rates for the same work as the Cpu backend's, or nullopt (with the reason in `why`).
-std::optional<Rates> time_torch_cpu(const NnBenchOptions& o, const std::filesystem::path& data,
-                                    std::size_t threads, std::size_t test_images,
-                                    std::string& why) {
+// PyTorch's images/s for the same work as the Cpu backend's, as {train,
+// inference}_images_per_second, or why there are none (a string).
+json time_torch_cpu(const NnBenchOptions& o, const std::filesystem::path& data, std::size_t threads,
+                    std::size_t test_images) {
   const auto script =
       o.torch_script.empty() ? std::filesystem::path(GPGPU_TORCH_CNN_SCRIPT) : o.torch_script;
   const auto out = std::filesystem::temp_directory_path() /
@@ -147,15 +143,12 @@ std::optional<Rates> time_torch_cpu(const NnBenchOptions& o, const std::filesyst
       "--test-limit {} --inference-batch {} --data '{}' --out '{}' >&2",
       o.python, script.string(), threads, o.epochs, o.cpu_images, test_images,
       o.cpu_inference_batch, data.string(), out.string());
-  if (std::system(command.c_str()) != 0) {
-    why = "bench/nn/torch_cnn.py failed: " + command;
-    return std::nullopt;
-  }
+  if (std::system(command.c_str()) != 0) return "bench/nn/torch_cnn.py failed: " + command;
   const auto report = json::parse(std::ifstream(out));
   std::filesystem::remove(out);
-  return Rates{
-      report.at("train").at(0).at("images_per_second").get<double>(),
-      1e3 * static_cast<double>(test_images) / report.at("inference_steady_ms").get<double>()};
+  return {{"train_images_per_second", report.at("train").at(0).at("images_per_second")},
+          {"inference_images_per_second", 1e3 * static_cast<double>(test_images) /
+                                              report.at("inference_steady_ms").get<double>()}};
 }
 
 // The CPU section: the Cpu backend at each thread count, and PyTorch on the CPU at the same
@@ -184,28 +177,26 @@ json run_cpu_section(const Context& ctx, const NnBenchOptions& o, const std::fil
     const auto g = time_training(ctx, o, train, device_train, 64, nn::Backend::Cpu,
                                  {.threads = threads}, &model);
     const double train_rate = g.images_per_second;
-    std::vector<double> seconds;
-    for (int r = 0; r < 3; ++r) {
-      seconds.push_back(nn::evaluate(model, device_test, o.cpu_inference_batch).seconds);
-    }
     const double infer_rate =
-        static_cast<double>(device_test.count()) / median({seconds.begin() + 1, seconds.end()});
+        static_cast<double>(device_test.count()) / median(sample({.warmup = 1, .repeats = 2}, [&] {
+          return nn::evaluate(model, device_test, o.cpu_inference_batch).seconds;
+        }));
     json row{{"threads", threads},
              {"gpgpu",
               {{"train_images_per_second", train_rate},
                {"inference_images_per_second", infer_rate},
                {"train_accuracy_last_epoch", g.train_accuracy_last_epoch}}}};
-    std::string why = "torch not importable";
-    const auto p = torch ? time_torch_cpu(o, dir, threads, device_test.count(), why) : std::nullopt;
-    const auto [torch_train, torch_infer] = p.value_or(Rates{-1, -1});
-    if (p) {
-      row["torch"] = {{"train_images_per_second", torch_train},
-                      {"inference_images_per_second", torch_infer}};
+    const json p =
+        torch ? time_torch_cpu(o, dir, threads, device_test.count()) : json("torch not importable");
+    const bool ran = p.is_object();
+    const double torch_train = ran ? p["train_images_per_second"].get<double>() : -1,
+                 torch_infer = ran ? p["inference_images_per_second"].get<double>() : -1;
+    row["torch"] = ran ? p : json(nullptr);
+    if (ran) {
       row["ratio_train"] = train_rate / torch_train;
       row["ratio_inference"] = infer_rate / torch_infer;
     } else {
-      row["torch"] = nullptr;
-      row["torch_missing"] = why;
+      row["torch_missing"] = p;
     }
     table.add({Cell(threads), Cell(train_rate, 0), Cell::positive(torch_train, 0),
                ratio(train_rate, torch_train), Cell(infer_rate, 0), Cell::positive(torch_infer, 0),

@@ -1,22 +1,17 @@
 #!/usr/bin/env python3
-"""PyTorch reference for `gpgpu bench nn`: the same plain 2-conv network, data, batch sizes
-and optimizer, timed the same way, on the GPU (--device cuda, the default) or on the CPU
-(--device cpu --threads N: torch.set_num_threads(N), which `gpgpu bench nn --cpu-threads`
-runs at each of its thread counts).
-
-Network: conv 32 5x5 pad 2 - ReLU - maxpool 2 - conv 64 5x5 pad 2 - ReLU - maxpool 2 -
-dense 128 - ReLU - dense 10 (gpgpu's built-in "cnn"); Adam, lr 1e-3; float32 with TF32 off.
-The IDX files are read with gzip + numpy, normalised with the training set's mean and
-standard deviation, and kept on the GPU as tensors; each epoch draws a permutation on the
-GPU and indexes batches from it (dropping the last incomplete batch, as gpgpu does).
-Epoch times are measured with torch.cuda.synchronize() around each epoch; the first epoch
-of each batch size is a warm-up (cuDNN algorithm choice, allocator growth). Inference: the
-10k test images classified in batches of --inference-batch (one batch by default).
---cuda-graph captures the whole training step (forward, loss, backward and a capturable Adam
-step) in a CUDA graph per batch size, replayed with each batch copied into its static input,
-and the inference batches likewise: the launch-free reference for `gpgpu bench dispatch`'s
-recorded sequences (warm-up steps on a side stream before the capture, as PyTorch's CUDA
-graph notes prescribe, are the graph's first-epoch cost).
+"""PyTorch reference for `gpgpu bench nn`: the same plain 2-conv network (gpgpu's built-in
+"cnn": conv 32 5x5 pad 2 - ReLU - maxpool 2 - conv 64 5x5 pad 2 - ReLU - maxpool 2 - dense 128
+- ReLU - dense 10), data, batch sizes and optimizer (Adam, lr 1e-3, float32, TF32 off), timed
+the same way, on the GPU (--device cuda) or on the CPU (--device cpu --threads N, as `gpgpu bench
+nn --cpu-threads` runs it at each of its thread counts).
+The images are normalised with the training set's mean and deviation and kept on the device;
+each epoch indexes batches from a permutation drawn there (the last incomplete batch dropped,
+as gpgpu does), timed with torch.cuda.synchronize() around it; the first epoch of each batch
+size is a warm-up (cuDNN algorithm choice, allocator growth). Inference: the test images in
+batches of --inference-batch. --cuda-graph replays the training step (forward, loss, backward,
+a capturable Adam step) and the inference batches from CUDA graphs: the launch-free reference
+for `gpgpu bench dispatch`'s recorded sequences (warm-up steps on a side stream before the
+capture, as PyTorch's CUDA graph notes prescribe, are the graph's first-epoch cost).
 
 Usage: python3 bench/nn/torch_cnn.py --data /usr/share/datasets/fashion-mnist \
            --batches 64 256 --epochs 3 --out out/torch-cnn.json
@@ -171,13 +166,6 @@ def upper_median(values):
     return sorted(values)[len(values) // 2]
 
 
-def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
-    return value
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -186,7 +174,7 @@ def main():
     p.add_argument("--batches", type=int, nargs="+", default=[64, 256])
     p.add_argument("--epochs", type=int, default=3, help="per batch size; the first is a warm-up")
     p.add_argument("--inference-batch", type=int, default=10000)
-    p.add_argument("--inference-calls", type=positive_int, default=5,
+    p.add_argument("--inference-calls", type=int, default=5,
                    help="timed classifications of the test set (the median is reported), after one "
                         "that builds and a second of warm-up")
     p.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN time its algorithms")
@@ -198,6 +186,8 @@ def main():
                    help="replay the training step and inference from CUDA graphs (GPU only)")
     p.add_argument("--out", default="")
     a = p.parse_args()
+    if a.inference_calls < 1:
+        p.error(f"argument --inference-calls: {a.inference_calls} is not a positive count")
     import_torch(a.threads)
     cuda = a.device == "cuda"
     graphed = a.cuda_graph and cuda

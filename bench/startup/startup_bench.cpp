@@ -82,10 +82,9 @@ std::pair<double, double> run_child(const Args& args, const Args& env, const fs:
   int status = 0;
   rusage usage{};
   ::wait4(pid, &status, 0, &usage);
-  const std::pair<double, double> t{
-      ms_since(start) / 1e3,
-      static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-          1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)};
+  const double wall = ms_since(start) / 1e3,
+               cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::ifstream in(log);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -93,7 +92,7 @@ std::pair<double, double> run_child(const Args& args, const Args& env, const fs:
                             fmt::join(args, " "), log.string(),
                             text.size() > 2000 ? text.substr(text.size() - 2000) : text));
   }
-  return t;
+  return {wall, cpu};
 }
 
 Args train_args(const StartupBenchOptions& o, int epochs, const fs::path& out) {
@@ -168,8 +167,8 @@ json measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, i
              Table& table, std::string& programs) {
   const fs::path logs = dir / "logs" / std::to_string(index);
   fs::create_directories(logs);
+  json j{{"case", c.name}, {"command", fmt::format("gpgpu {}", fmt::join(c.args, " "))}};
   std::array<std::vector<double>, 3> wall, cpu;  // seconds of each run, by mode
-  std::array<std::string, 3> compiled;
   fs::path folder;
   for (int r = 0; r < o.repeats; ++r) {
     folder = dir / "caches" / fmt::format("{}-{}", index, r);
@@ -177,29 +176,27 @@ json measure(const StartupBenchOptions& o, const Case& c, const fs::path& dir, i
     fs::create_directories(folder);
     for (const Mode m : modes) {
       const auto log = logs / fmt::format("{}-{}.log", mode_names[m], r);
-      const auto t = run_child(c.args, environment(folder, m, o.device), log);
-      wall[m].push_back(t.first);
-      cpu[m].push_back(t.second);
-      if (const auto p = last_line(log, "programs:"); !p.empty()) compiled[m] = p.substr(10);
+      const auto [w, u] = run_child(c.args, environment(folder, m, o.device), log);
+      wall[m].push_back(w);
+      cpu[m].push_back(u);
+      j[mode_names[m]]["runs"].push_back({{"wall", w}, {"cpu", u}});
+      if (const auto p = last_line(log, "programs:"); !p.empty()) {
+        j[mode_names[m]]["programs"] = p.substr(10);
+      }
     }
   }
   const double steady = steady_seconds(o, c, folder, logs, dir / "work");
-  json j{{"case", c.name},
-         {"command", fmt::format("gpgpu {}", fmt::join(c.args, " "))},
-         {"steady_seconds", steady}};
+  j["steady_seconds"] = steady;
   std::vector<Cell> row{c.name};
   for (const Mode m : modes) {
-    json runs = json::array();
-    for (std::size_t r = 0; r < wall[m].size(); ++r) {
-      runs.push_back({{"wall", wall[m][r]}, {"cpu", cpu[m][r]}});
-    }
-    j[mode_names[m]] = {{"median_wall_seconds", median(wall[m])},
-                        {"median_cpu_seconds", median(cpu[m])},
-                        {"runs", runs}};
+    json& mode = j[mode_names[m]];
+    mode["median_wall_seconds"] = median(wall[m]);
+    mode["median_cpu_seconds"] = median(cpu[m]);
     row.emplace_back(fmt::format("{:.3f} ({:.2f})", median(wall[m]), median(cpu[m])));
-    if (compiled[m].empty()) continue;
-    j[mode_names[m]]["programs"] = compiled[m];
-    programs += fmt::format("\n{}, {}: programs {}", c.name, mode_names[m], compiled[m]);
+    if (mode.contains("programs")) {
+      programs += fmt::format("\n{}, {}: programs {}", c.name, mode_names[m],
+                              mode["programs"].get<std::string>());
+    }
   }
   row.insert(row.end(), {Cell(steady, 3), Cell(median(wall[Warm]) - steady, 3)});
   table.add(row);
@@ -233,10 +230,8 @@ int run_startup_bench(const StartupBenchOptions& o) {
   const fs::path dir = fs::absolute(o.out / "startup");
   fs::remove_all(dir / "caches");
   fs::create_directories(dir);
-  const DeviceInfo info = [&] {
-    const Context ctx({.device = o.device.empty() ? "auto" : o.device, .cache_programs = false});
-    return ctx.info();
-  }();
+  const DeviceInfo info =
+      Context({.device = o.device.empty() ? "auto" : o.device, .cache_programs = false}).info();
   std::cerr << "device: " << info.renderer << "\npreparing (keys, a small model)\n";
   prepare(o, dir);
   Table table(
