@@ -255,8 +255,10 @@ struct Bench {
   PrimitiveTuning tuning;  // --tuning: the Context's for the whole run
   bool cuda = false;
 
-  // Up to o.repeats timed runs, fewer once they total twice the slow limit.
-  Budget budget() const { return {o.warmup, o.repeats, 2 * o.max_seconds_per_run}; }
+  // Up to o.repeats timed runs, at least 3, fewer once they total twice the slow limit.
+  Budget budget() const {
+    return {o.warmup, o.repeats, 2 * o.max_seconds_per_run, std::min(3, o.repeats)};
+  }
   // CUB times itself with CUDA events.
   Measured cuda_events(double ms) const { return {ms, o.repeats, "CUDA events"}; }
 
