@@ -71,8 +71,9 @@ if(TARGET gpgpu_nn)
            COMMAND nn_fusion_test --gtest_color=no --gtest_filter=*Training*)
   set_tests_properties(nn_fusion_training_test PROPERTIES TIMEOUT 900)
   # Under the two profiles only the cases run: the trainings add no plan the cases do not
-  # check (one epoch of the "small" net is made of the same fused kernels), and took nine
-  # tenths of these entries' time (mali-g610-panfrost on llvmpipe: 182 s with them, 20 s without).
+  # check (one epoch of the "small" net is made of the same fused kernels), and took most of
+  # these entries' time (mali-g610-panfrost on llvmpipe, the cases' shaders already in Mesa's
+  # cache: 182 s with the trainings, 20 s without).
   add_test(NAME nn_fusion_es31_minimum
            COMMAND nn_fusion_test --gtest_color=no
                    --gtest_filter=Kernels/NnFusion.FusedStages*/direct)
