@@ -484,13 +484,27 @@ std::vector<Variant> variants(const Context& ctx) {
   return v;
 }
 
-// The fields of each primitive's shape: what the sweep keeps of its fastest variant.
+// PrimitiveTuning's fields: their names (--tuning) and the primitive whose shape each is part
+// of (what the sweep keeps of that primitive's fastest variant; "" for the kernel family).
 using T = PrimitiveTuning;
-const std::map<std::string, std::vector<int T::*>> shape_fields{
-    {"reduce", {&T::reduce_local, &T::reduce_unroll, &T::reduce_max_trips, &T::texel_loads}},
-    {"scan", {&T::scan_local, &T::scan_scalars}},
-    {"sort",
-     {&T::sort_serial, &T::sort_local, &T::sort_keys, &T::onesweep_local, &T::onesweep_keys}}};
+struct TuningField {
+  const char* name;
+  int T::*member;
+  const char* shape;
+};
+constexpr TuningField tuning_fields[] = {{"reduce_local", &T::reduce_local, "reduce"},
+                                         {"reduce_unroll", &T::reduce_unroll, "reduce"},
+                                         {"reduce_max_trips", &T::reduce_max_trips, "reduce"},
+                                         {"texel_loads", &T::texel_loads, "reduce"},
+                                         {"scan_local", &T::scan_local, "scan"},
+                                         {"scan_scalars", &T::scan_scalars, "scan"},
+                                         {"sort_serial", &T::sort_serial, "sort"},
+                                         {"sort_local", &T::sort_local, "sort"},
+                                         {"sort_keys", &T::sort_keys, "sort"},
+                                         {"onesweep_local", &T::onesweep_local, "sort"},
+                                         {"onesweep_keys", &T::onesweep_keys, "sort"},
+                                         {"subgroups", &T::subgroups, ""},
+                                         {"sort_onesweep", &T::sort_onesweep, ""}};
 
 void run_tuning_sweep(const Context& ctx, Report& report, const Budget& few) {
   const PrimitiveTuning saved = primitive_tuning(ctx);
@@ -529,7 +543,8 @@ void run_tuning_sweep(const Context& ctx, Report& report, const Budget& few) {
   PrimitiveTuning t;
   for (const auto& [primitive, best] : fastest) {
     if (best.first <= 0) continue;
-    for (const auto field : shape_fields.at(primitive)) t.*field = best.second.*field;
+    for (const auto& f : tuning_fields)
+      if (primitive == f.shape) t.*f.member = best.second.*f.member;
   }
   store_primitive_tuning(ctx, t);
   std::cerr << "  sweep: the fastest shapes are kept for this device (store_primitive_tuning): "
@@ -539,35 +554,22 @@ void run_tuning_sweep(const Context& ctx, Report& report, const Budget& few) {
 
 // --tuning "field=value,...": the fields as PrimitiveTuning names them.
 PrimitiveTuning parse_tuning(const std::string& text) {
-  const std::pair<const char*, int T::*> fields[] = {{"reduce_local", &T::reduce_local},
-                                                     {"reduce_unroll", &T::reduce_unroll},
-                                                     {"reduce_max_trips", &T::reduce_max_trips},
-                                                     {"scan_local", &T::scan_local},
-                                                     {"scan_scalars", &T::scan_scalars},
-                                                     {"sort_local", &T::sort_local},
-                                                     {"sort_keys", &T::sort_keys},
-                                                     {"sort_serial", &T::sort_serial},
-                                                     {"texel_loads", &T::texel_loads},
-                                                     {"subgroups", &T::subgroups},
-                                                     {"sort_onesweep", &T::sort_onesweep},
-                                                     {"onesweep_local", &T::onesweep_local},
-                                                     {"onesweep_keys", &T::onesweep_keys}};
   PrimitiveTuning t;
   std::istringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
     const auto eq = item.find('=');
-    const auto f = std::find_if(std::begin(fields), std::end(fields), [&](const auto& field) {
-      return item.substr(0, eq) == field.first;
-    });
+    const auto f =
+        std::find_if(std::begin(tuning_fields), std::end(tuning_fields),
+                     [&](const auto& field) { return item.substr(0, eq) == field.name; });
     const char* end = item.data() + item.size();
     int value = 0;
-    if (eq == std::string::npos || f == std::end(fields) ||
+    if (eq == std::string::npos || f == std::end(tuning_fields) ||
         std::from_chars(item.data() + eq + 1, end, value).ptr != end) {
       throw ArgumentError(fmt::format(
           "bench primitives: --tuning '{}': expected field=integer, a PrimitiveTuning field",
           item));
     }
-    t.*(f->second) = value;
+    t.*(f->member) = value;
   }
   return t;
 }
